@@ -1,0 +1,3 @@
+from fashionrq.cli import main
+
+main()

@@ -1,0 +1,20 @@
+"""Catalog ingestion: Myntra layout or any mapped CSV/JSONL/Parquet catalog into one canonical items table."""
+
+from fashionrq.catalog.ingest import (
+    BUNDLED,
+    IngestResult,
+    bundled_catalog_dir,
+    bundled_items,
+    ingest,
+    load_items,
+    save_ingest,
+    write_items,
+)
+from fashionrq.catalog.mapping import Mapping
+from fashionrq.catalog.report import IngestReport
+from fashionrq.catalog.schema import FIELDS, ITEMS_SCHEMA, REQUIRED_FIELDS
+
+__all__ = [
+    "BUNDLED", "FIELDS", "ITEMS_SCHEMA", "REQUIRED_FIELDS", "IngestReport", "IngestResult", "Mapping",
+    "bundled_catalog_dir", "bundled_items", "ingest", "load_items", "save_ingest", "write_items",
+]

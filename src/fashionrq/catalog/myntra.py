@@ -1,0 +1,181 @@
+"""Reader for the Myntra "Fashion Product Images" layout: styles.csv, per-item JSON, optional images."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from fashionrq.catalog.report import IngestReport
+from fashionrq.catalog.schema import (
+    clean_string,
+    normalise_age_group,
+    normalise_gender,
+    parse_price,
+    parse_year,
+    strip_html,
+)
+from fashionrq.errors import InputError
+from fashionrq.progress import track
+
+STYLES_COLUMNS = (
+    "id", "gender", "masterCategory", "subCategory", "articleType",
+    "baseColour", "season", "year", "usage", "productDisplayName",
+)
+REQUIRED_STYLES_COLUMNS = ("id", "articleType", "productDisplayName")
+JSON_NAMES = ("styles_json.jsonl.gz", "styles_json.jsonl", "styles.jsonl.gz", "styles.jsonl")
+
+
+def is_myntra_layout(path: Path) -> bool:
+    """True when ``path`` is a folder holding a Myntra ``styles.csv`` (or ``styles.csv.gz``)."""
+    return path.is_dir() and any((path / name).exists() for name in ("styles.csv", "styles.csv.gz"))
+
+
+def read_text(path: Path, encoding: str = "utf-8") -> str:
+    """Read a (possibly gzipped) text file, turning decoding failures into one clear sentence."""
+    raw = path.read_bytes()
+    if path.suffix == ".gz":
+        raw = gzip.decompress(raw)
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as err:
+        raise InputError(
+            f"{path} is not valid {encoding} (byte 0x{raw[err.start]:02x} at offset {err.start}); "
+            "re-save it as UTF-8, or for a mapped catalog set encoding = \"latin-1\" (or the right one) in the mapping file."
+        ) from None
+    except LookupError:
+        raise InputError(f"the mapping file names an unknown text encoding {encoding!r}; use one Python knows, e.g. \"utf-8\".") from None
+
+
+def _styles_rows(path: Path, report: IngestReport) -> list[dict]:
+    text = read_text(path)
+    if not text.strip():
+        raise InputError(f"{path} is empty; a Myntra styles.csv needs the header {','.join(STYLES_COLUMNS)} and one line per product.")
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = [h.strip() for h in next(reader)]
+    for column in REQUIRED_STYLES_COLUMNS:
+        if column not in header:
+            raise InputError(
+                f"{path} is missing the required column {column!r} (header: {','.join(header)}); "
+                "add it, or ingest the file as a generic catalog with a --mapping file."
+            )
+    width = len(header)
+    name_at = header.index("productDisplayName")
+    rows = []
+    for line_no, fields in enumerate(reader, start=2):
+        report.rows_read += 1
+        if len(fields) > width and name_at == width - 1:
+            fields = fields[: width - 1] + [",".join(fields[width - 1:])]
+            report.repair("unquoted_comma_in_name", fields[header.index("id")].strip())
+        if len(fields) != width:
+            report.reject(f"{path.name}:{line_no}", f"expected {width} fields, found {len(fields)}")
+            continue
+        row = dict(zip(header, fields))
+        if clean_string(row["id"]) is None:
+            report.reject(f"{path.name}:{line_no}", "empty id")
+            continue
+        rows.append(row)
+    return rows
+
+
+def _json_records(folder: Path, report: IngestReport) -> dict[str, dict]:
+    """Per-item JSON ``data`` records keyed by id, from ``styles/<id>.json`` or a ``.jsonl(.gz)`` file."""
+    records: dict[str, dict] = {}
+    jsonl = next((folder / n for n in JSON_NAMES if (folder / n).exists()), None)
+    if jsonl is not None:
+        lines = read_text(jsonl).splitlines()
+        sources: Iterator[tuple[str, str]] = ((f"{jsonl.name}:{i}", line) for i, line in enumerate(lines, 1) if line.strip())
+        total = len(lines)
+    elif (folder / "styles").is_dir():
+        files = sorted((folder / "styles").glob("*.json"))
+        sources = ((f"styles/{f.name}", read_text(f)) for f in files)
+        total = len(files)
+    else:
+        report.notes.append("no per-item JSON found (styles/<id>.json or styles_json.jsonl[.gz]); rich fields are missing")
+        return records
+    for where, text in track(sources, "reading item JSON", total=total):
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as err:
+            report.reject(where, f"malformed JSON record ({err.msg}); its item keeps only the styles.csv fields")
+            continue
+        data = record.get("data", record) if isinstance(record, dict) else None
+        if not isinstance(data, dict) or clean_string(data.get("id")) is None:
+            report.reject(where, "JSON record without a data.id; its item keeps only the styles.csv fields")
+            continue
+        records[str(data["id"]).strip()] = data
+    return records
+
+
+def _attributes(data: dict) -> dict[str, str]:
+    attrs = data.get("articleAttributes") or {}
+    if not isinstance(attrs, dict):
+        return {}
+    out = {}
+    for key, value in attrs.items():
+        text = clean_string(value)
+        if text is not None and clean_string(key) is not None:
+            out[str(key).strip()] = text
+    return out
+
+
+def _description(data: dict) -> str | None:
+    descriptors = data.get("productDescriptors") or {}
+    desc = descriptors.get("description") if isinstance(descriptors, dict) else None
+    return strip_html(desc.get("value") if isinstance(desc, dict) else desc)
+
+
+def read_myntra(folder: Path, report: IngestReport, images: Path | None = None) -> list[dict]:
+    """Read a Myntra-layout folder into canonical item dicts, repairing and counting as it goes."""
+    styles = folder / "styles.csv" if (folder / "styles.csv").exists() else folder / "styles.csv.gz"
+    rows = _styles_rows(styles, report)
+    records = _json_records(folder, report)
+    image_dir = images if images is not None else folder / "images"
+    image_ids = {p.stem for p in image_dir.glob("*.jpg")} if image_dir.is_dir() else set()
+    without_json = []
+    items = []
+    for row in rows:
+        item_id = row["id"].strip()
+        data = records.get(item_id)
+        if data is None:
+            without_json.append(item_id)
+            data = {}
+        price, placeholder = parse_price(data.get("price"))
+        if placeholder:
+            report.null_value("placeholder_price", item_id)
+        discounted, placeholder = parse_price(data.get("discountedPrice"))
+        if placeholder:
+            report.null_value("placeholder_discounted_price", item_id)
+        base = clean_string(row.get("baseColour")) or clean_string(data.get("baseColour"))
+        colours = [c for c in (base, clean_string(data.get("colour1")), clean_string(data.get("colour2"))) if c]
+        items.append(
+            {
+                "item_id": item_id,
+                "name": clean_string(row.get("productDisplayName")),
+                "brand": clean_string(data.get("brandName")),
+                "gender": normalise_gender(row.get("gender")),
+                "age_group": normalise_age_group(data.get("ageGroup")),
+                "master_category": clean_string(row.get("masterCategory")),
+                "sub_category": clean_string(row.get("subCategory")),
+                "article_type": clean_string(row.get("articleType")),
+                "base_colour": base,
+                "colours": list(dict.fromkeys(colours)),
+                "season": clean_string(row.get("season")),
+                "year": parse_year(row.get("year")),
+                "usage": clean_string(row.get("usage")),
+                "price": price,
+                "discounted_price": discounted,
+                "description": _description(data),
+                "attributes": _attributes(data),
+                "image_path": str((image_dir / f"{item_id}.jpg").resolve()) if item_id in image_ids else None,
+            }
+        )
+    if without_json:
+        report.notes.append(f"{len(without_json)} items have no JSON record and keep only styles.csv fields: {', '.join(without_json)}")
+    orphan_json = len(set(records) - {row['id'].strip() for row in rows})
+    if orphan_json:
+        report.notes.append(f"{orphan_json} JSON records have no styles.csv row and were not ingested")
+    return items

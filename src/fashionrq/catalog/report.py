@@ -1,0 +1,91 @@
+"""The ingest report: every row read, repaired or rejected is counted, with ids and reasons."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fashionrq.catalog.schema import FIELDS, ITEMS_SCHEMA
+from fashionrq.errors import InputError
+
+
+@dataclass
+class IngestReport:
+    """What happened to every row of a catalog during ingestion."""
+
+    source: str
+    layout: str
+    rows_read: int = 0
+    repaired: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    rejected: list[dict[str, str]] = field(default_factory=list)
+    values_nulled: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    notes: list[str] = field(default_factory=list)
+    rows_written: int = 0
+    missing: dict[str, int] = field(default_factory=dict)
+
+    def repair(self, reason: str, item_id: str) -> None:
+        """Record that the row of ``item_id`` was repaired for ``reason``."""
+        self.repaired[reason].append(item_id)
+
+    def reject(self, where: str, reason: str) -> None:
+        """Record that the row at ``where`` was rejected for ``reason``."""
+        self.rejected.append({"row": where, "reason": reason})
+
+    def null_value(self, reason: str, item_id: str) -> None:
+        """Record a value that was set to null (e.g. a placeholder price)."""
+        self.values_nulled[reason].append(item_id)
+
+    @property
+    def repaired_rows(self) -> int:
+        return len({i for ids in self.repaired.values() for i in ids})
+
+    def finish(self, table: pa.Table) -> None:
+        """Count written rows and per-field missing values of the final table."""
+        self.rows_written = table.num_rows
+        self.missing = {name: int(table.column(name).null_count) for name in FIELDS}
+        for name in ("colours", "attributes"):  # list-like fields: an empty value counts as missing
+            column = table.column(name)
+            if pa.types.is_map(column.type):
+                column = column.cast(pa.list_(pa.struct([("key", pa.string()), ("value", pa.string())])))
+            lengths = pc.list_value_length(column)
+            self.missing[name] += int(pc.sum(pc.equal(lengths, 0)).as_py() or 0)
+
+    def to_dict(self) -> dict:
+        """A JSON-ready view, with ids sorted for byte-stable output."""
+        return {
+            "source": self.source,
+            "layout": self.layout,
+            "rows_read": self.rows_read,
+            "rows_written": self.rows_written,
+            "repaired_rows": self.repaired_rows,
+            "repaired": {k: {"count": len(v), "ids": v} for k, v in sorted(self.repaired.items())},
+            "rejected_rows": len(self.rejected),
+            "rejected": self.rejected,
+            "values_nulled": {k: {"count": len(v), "ids": v} for k, v in sorted(self.values_nulled.items())},
+            "missing": self.missing,
+            "notes": self.notes,
+        }
+
+    def write(self, path: Path) -> None:
+        path.write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def rows_to_table(rows: list[dict], source: str) -> pa.Table:
+    """Build the canonical items table, refusing duplicate ids with the rows that clash."""
+    seen: dict[str, int] = {}
+    for position, row in enumerate(rows, start=1):
+        first = seen.setdefault(row["item_id"], position)
+        if first != position:
+            raise InputError(
+                f"{source} has duplicate item id {row['item_id']!r} (records {first} and {position}); "
+                "ids must be unique, so remove or renumber the duplicate."
+            )
+    columns = {name: [row.get(name) for row in rows] for name in FIELDS}
+    columns["colours"] = [c or [] for c in columns["colours"]]
+    columns["attributes"] = [sorted((a or {}).items()) for a in columns["attributes"]]
+    return pa.table(columns, schema=ITEMS_SCHEMA)

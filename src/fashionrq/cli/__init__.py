@@ -1,0 +1,46 @@
+"""The ``fashionrq`` command line: thin wrappers that parse arguments and call the Python API."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from fashionrq.errors import FashionRQError
+from fashionrq.progress import console
+
+app = typer.Typer(
+    name="fashionrq",
+    help="Build graded, attribute-aware fashion-retrieval benchmarks from a product catalog and evaluate retrievers on them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", help="Print the fashionrq version and exit.", is_eager=True),
+) -> None:
+    """Build graded, attribute-aware fashion-retrieval benchmarks from a product catalog and evaluate retrievers on them."""
+    if version:
+        from fashionrq import __version__
+
+        console.print(f"fashionrq {__version__}")
+        raise typer.Exit()
+
+
+# Each stage registers its commands here (one module per stage).
+from fashionrq.cli import catalog as _catalog  # noqa: E402
+
+_catalog.register(app)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI, turning user errors into one sentence and a non-zero exit code."""
+    try:
+        app(args=argv, standalone_mode=True)
+    except FashionRQError as err:
+        console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
+        sys.exit(err.exit_code)

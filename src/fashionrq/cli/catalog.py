@@ -1,0 +1,52 @@
+"""``fashionrq ingest``: catalog in, canonical items table and ingest report out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from fashionrq.catalog import IngestReport, ingest, save_ingest
+from fashionrq.progress import console
+
+
+def print_ingest_report(report: IngestReport) -> None:
+    """Print rows read, repaired and rejected, and the missing count of every field."""
+    summary = report.to_dict()
+    console.print(
+        f"[bold]{summary['source']}[/]: {summary['rows_read']:,} rows read, {summary['rows_written']:,} items written, "
+        f"{summary['repaired_rows']} rows repaired, {summary['rejected_rows']} rows rejected"
+    )
+    for reason, entry in summary["repaired"].items():
+        console.print(f"  repaired ({reason}): {entry['count']} — ids {', '.join(entry['ids'])}", soft_wrap=True)
+    for row in summary["rejected"]:
+        console.print(f"  rejected {row['row']}: {row['reason']}", soft_wrap=True)
+    for reason, entry in summary["values_nulled"].items():
+        console.print(f"  values set to null ({reason}): {entry['count']}")
+    for note in summary["notes"]:
+        console.print(f"  note: {note}", soft_wrap=True)
+    table = Table(title="missing values per field", show_edge=False)
+    table.add_column("field")
+    table.add_column("missing", justify="right")
+    table.add_column("share", justify="right")
+    for name, count in summary["missing"].items():
+        table.add_row(name, f"{count:,}", f"{count / max(summary['rows_written'], 1):.1%}")
+    console.print(table)
+
+
+def ingest_command(
+    catalog: str = typer.Argument(..., help="A Myntra-layout folder, a CSV/JSONL/Parquet file, or 'bundled'."),
+    out: Path = typer.Option(..., "--out", help="Folder for items.parquet and ingest_report.json."),
+    mapping: Path = typer.Option(None, "--mapping", help="TOML file mapping the catalog's columns to the canonical fields."),
+    images: Path = typer.Option(None, "--images", help="Folder of <item_id>.jpg images (default: CATALOG/images)."),
+) -> None:
+    """Ingest a catalog into the canonical items table (items.parquet) with an ingest report."""
+    result = ingest(catalog, mapping=mapping, images=images)
+    path = save_ingest(result, out)
+    print_ingest_report(result.report)
+    console.print(f"wrote {path} and {path.parent / 'ingest_report.json'}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ingest")(ingest_command)
