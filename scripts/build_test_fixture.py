@@ -31,6 +31,29 @@ REPAIRED_IDS = {"44065", "3413", "23101", "23108", "4854", "23109", "23100", "23
 NO_JSON_IDS = {"12347", "39401"}
 
 
+OTHER_TARGET = ROOT / "tests" / "fixtures" / "other_schema"
+GENDER_CODES = {"Men": "M", "Women": "F", "Boys": "B", "Girls": "G", "Unisex": "U"}
+
+
+def write_other_schema(records: list[str], styles: dict[str, list[str]]) -> None:
+    """A 200-product catalog in a storefront-export schema (other column names, gender codes, colour lists)."""
+    OTHER_TARGET.mkdir(parents=True, exist_ok=True)
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["sku", "title", "vendor", "department", "category", "product_type", "colors", "list_price",
+                     "body_html", "fabric", "pattern"])
+    for line in records:
+        data = json.loads(line)["data"]
+        row = styles[str(data["id"])]
+        attrs = data.get("articleAttributes") or {}
+        colours = [c for c in (data.get("baseColour"), data.get("colour1"), data.get("colour2")) if c and c != "NA"]
+        description = ((data.get("productDescriptors") or {}).get("description") or {}).get("value", "")
+        writer.writerow([f"SKU-{data['id']}", ",".join(row[9:]), data.get("brandName", ""), GENDER_CODES.get(row[1], ""),
+                         row[2], row[4], "|".join(colours), data.get("price", ""), description,
+                         attrs.get("Fabric", ""), attrs.get("Pattern", "")])
+    (OTHER_TARGET / "catalog.csv").write_text(out.getvalue(), encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, default=ROOT.parent / "shared" / "data" / "myntra")
@@ -64,6 +87,8 @@ def main() -> None:
     with_images = sorted(i for i in chosen if (args.source / "images" / f"{i}.jpg").exists())
     for item_id in rng.sample(with_images, min(IMAGES, len(with_images))):
         shutil.copy(args.source / "images" / f"{item_id}.jpg", TARGET / "images" / f"{item_id}.jpg")
+    styles = {line.split(",", 1)[0]: next(csv.reader(io.StringIO(line))) for line in kept}
+    write_other_schema(records[:200], styles)
     print(f"{len(kept)} products, {len(records)} JSON records, {len(list((TARGET / 'images').glob('*.jpg')))} images in {TARGET}")
 
 

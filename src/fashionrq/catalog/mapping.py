@@ -191,8 +191,8 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
         attributes = raw["attributes"] if isinstance(raw["attributes"], dict) else {}
         attributes = {str(k): clean_string(v) for k, v in attributes.items()}
         attributes.update({key: clean_string(record.get(column)) for key, column in mapping.attributes.items()})
-        base = clean_string(raw["base_colour"])
         colours = _list_value(raw["colours"], mapping.list_separator)
+        base = clean_string(raw["base_colour"]) or (colours[0] if colours else None)
         items.append(
             {
                 "item_id": item_id,

@@ -73,7 +73,8 @@ def strip_html(value: object) -> str | None:
     text = clean_string(value)
     if text is None:
         return None
-    text = _SPACE.sub(" ", html.unescape(_TAG.sub(" ", text))).strip()
+    # Some Myntra descriptions are HTML-escaped twice ("&lt;b&gt;"), so unescape before and after stripping tags.
+    text = _SPACE.sub(" ", html.unescape(_TAG.sub(" ", html.unescape(text)))).strip()
     return text or None
 
 
