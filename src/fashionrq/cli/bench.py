@@ -1,0 +1,106 @@
+"""``fashionrq build`` / ``export`` / ``stats``: build a frozen release, export it for BEIR, print its statistics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from fashionrq.errors import InputError
+from fashionrq.progress import console
+
+
+def build_command(
+    catalog: str = typer.Option("bundled", "--catalog", help="A Myntra-layout folder, a mapped catalog file, or 'bundled'."),
+    out: Path = typer.Option(..., "--out", help="Release folder to write (BENCH/)."),
+    encoder: str = typer.Option("minilm", "--encoder", help="Item encoder for the semantic IDs."),
+    sid_method: str = typer.Option("rqvae", "--sid-method", help="Semantic-ID tokenizer: rqvae, vanilla or rkmeans."),
+    seed: int = typer.Option(0, "--seed", help="Seed of every random choice; the same seed gives a byte-identical release."),
+    queries_backend: str = typer.Option("verbalizer", "--queries-backend", help="Query generator: verbalizer or llm."),
+    codebook_size: int = typer.Option(64, "--codebook-size", help="Codes per SID level."),
+    pool_size: int = typer.Option(None, "--pool-size", help="T1/T4 candidates per query, a quarter per relevance tier [default: 40]."),
+    min_per_tier: int = typer.Option(None, "--min-per-tier", help="Items an anchor needs in every relevance tier for T1/T2/T4 [default: 3]."),
+    max_anchor_leaves: int = typer.Option(500, "--max-anchor-leaves", help="Seeded sample of anchor leaves (0 keeps every qualified leaf)."),
+    min_purity: float = typer.Option(0.80, "--min-purity", help="Article-type purity a cluster needs to qualify."),
+    min_size: int = typer.Option(2, "--min-size", help="Items a cluster needs to qualify."),
+) -> None:
+    """Build the frozen benchmark release: ingest, embed, SIDs, hierarchy, queries, tasks, manifest."""
+    from fashionrq.tasks import TaskConfig, build_release
+
+    sizes = {k: v for k, v in (("pool_size", pool_size), ("min_per_tier", min_per_tier)) if v is not None}
+    sizes["max_anchor_leaves"] = max_anchor_leaves or None
+    path = build_release(catalog, out, encoder=encoder, sid_method=sid_method, seed=seed, queries_backend=queries_backend,
+                         codebook_size=codebook_size, min_purity=min_purity, min_size=min_size,
+                         task_config=TaskConfig(**sizes))
+    manifest = json.loads(path.read_text())
+    counts = manifest["counts"]
+    levels = ", ".join(f"L{k}: {v['qualified']}/{v['prefixes']}" for k, v in sorted(counts["clusters"].items()))
+    console.print(f"qualified clusters per level {levels}")
+    console.print("queries per task " + ", ".join(f"{k}: {v:,}" for k, v in counts["queries"].items()))
+    console.print(f"wrote {path.parent} (manifest {path})")
+
+
+def export_command(
+    fmt: str = typer.Argument(..., help="Export format: beir."),
+    bench: Path = typer.Option(..., "--bench", help="Release folder (BENCH/)."),
+    out: Path = typer.Option(..., "--out", help="Folder to write the export to."),
+) -> None:
+    """Export T1 of a release for other tooling (``beir``: corpus.jsonl, queries.jsonl, qrels/test.tsv)."""
+    from fashionrq.tasks import export_beir
+
+    if fmt != "beir":
+        raise InputError(f"unknown export format {fmt!r}; the only format is 'beir'.")
+    path = export_beir(bench, out)
+    console.print(f"wrote {path / 'corpus.jsonl'}, {path / 'queries.jsonl'} and {path / 'qrels' / 'test.tsv'}")
+
+
+def _table(title: str, header: tuple[str, ...], rows: list[tuple]) -> Table:
+    table = Table(title=title, show_edge=False)
+    for i, name in enumerate(header):
+        table.add_column(name, justify="left" if i == 0 else "right")
+    for row in rows:
+        table.add_row(*[f"{v:,}" if isinstance(v, int) else str(v) for v in row])
+    return table
+
+
+def stats_command(
+    bench: Path = typer.Argument(..., help="Release folder (BENCH/)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
+) -> None:
+    """Print a release's statistics (Tables 1, 7, 8): clusters, queries per task, label balance, coverage."""
+    from fashionrq.tasks import bench_stats
+
+    s = bench_stats(bench)
+    if as_json:
+        print(json.dumps(s, indent=2, sort_keys=True))
+        return
+    console.print(_table("Table 1: clusters per level", ("level", "prefixes", "qualified"),
+                         [(lv, c["prefixes"], c["qualified"]) for lv, c in sorted(s["clusters"].items())]))
+    console.print(f"items {s['items']:,}; anchor queries {s['anchor_queries']:,}")
+    console.print(_table("Table 7: per-task composition", ("task", "queries", "anchor leaves", "candidates/query", "judged pairs"), [
+        (t, v["queries"], v["anchor_leaves"],
+         f"{v['candidates_per_query']['mean']} ({v['candidates_per_query']['min']}-{v['candidates_per_query']['max']})" if "candidates_per_query" in v
+         else "pairs " + ", ".join(f"{k} {n:,}" for k, n in sorted(v["pairs"].items())),
+         v.get("judged_pairs", sum(v.get("pairs", {}).values())))
+        for t, v in s["tasks"].items()]))
+    tiers = ("exact", "sibling", "related", "irrelevant")
+    console.print(_table("Table 8: relevance-label balance", ("task",) + tiers, [
+        (t, *[f"{v[k]['count']:,} ({v[k]['share']:.1%})" for k in tiers]) for t, v in s["labels"].items()]))
+    tags = s["attribute_tags"]
+    console.print(_table(f"attribute tags of φ(q) over {tags['queries']:,} T1 queries (mean {tags['tags_per_query']['mean']} per query)",
+                         ("attribute", "queries"), sorted(tags["per_attribute"].items(), key=lambda kv: -kv[1])))
+    cov = s["catalog_coverage"]
+    console.print(f"catalog coverage: {cov['items_touched']:,} of {cov['catalog_items']:,} items touched ({cov['share']:.1%})")
+    for key in ("t2_pairs_by_master_category", "t2_pairs_by_gender"):
+        console.print(f"  {key.replace('_', ' ')}: " + ", ".join(f"{k} {v:,}" for k, v in cov[key].items()), soft_wrap=True)
+    if cov["price"]:
+        p = cov["price"]
+        console.print(f"  price of touched items: {p['min']:,.0f}-{p['max']:,.0f} (median {p['median']:,.0f}, mean {p['mean']:,.0f})")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("build")(build_command)
+    app.command("export")(export_command)
+    app.command("stats")(stats_command)

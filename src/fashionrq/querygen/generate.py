@@ -1,0 +1,118 @@
+"""``generate_queries`` / ``generate_all``: the entry points the benchmark builder calls."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import pyarrow as pa
+
+from fashionrq.errors import InputError
+from fashionrq.hierarchy import Cluster
+from fashionrq.progress import track
+from fashionrq.querygen.enrich import normalise_query
+from fashionrq.querygen.evidence import MIN_SUPPORT, CatalogValues, items_frame, required_subtypes
+from fashionrq.querygen.llm import ChatResult, LLMBackend, parse_generation_answer
+from fashionrq.querygen.parser import LexiconParser
+from fashionrq.querygen.prompt import generation_messages
+from fashionrq.querygen.records import GeneratedQuery, QuerySet
+from fashionrq.querygen.verbalizer import MAX_QUERIES, verbalize
+
+VERBALIZER = "verbalizer"
+
+
+def _check(clusters: Sequence[Cluster], frame: pd.DataFrame, backend) -> None:
+    for cluster in clusters:
+        if cluster.item_rows and max(cluster.item_rows) >= len(frame):
+            raise InputError(f"cluster {cluster.cluster_id} refers to item row {max(cluster.item_rows)} but the items table has {len(frame)} rows; pass the items table the hierarchy was built from.")
+    if backend != VERBALIZER and not isinstance(backend, LLMBackend):
+        raise InputError(f"unknown query backend {backend!r}; pass 'verbalizer' or an LLMBackend.")
+
+
+def _key(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def _covered(answer, required: list[str], queries: list[str], parser: LexiconParser) -> tuple[list[str], dict[str, str]]:
+    """Required types the coverage map (or, for free-text answers, the parsed queries) leaves uncovered, and
+    each query's covered type."""
+    by_key = {_key(t): t for t in required}
+    covers: dict[str, str] = {}
+    covered: set[str] = set()
+    if answer.coverage_map is not None:
+        norm = {normalise_query(q): q for q in queries}
+        for name, refs in answer.coverage_map.items():
+            refs = refs if isinstance(refs, list) else [refs]
+            hits = []
+            for ref in refs:
+                if isinstance(ref, int) and not isinstance(ref, bool) and 0 <= ref < len(queries):
+                    hits.append(queries[ref])
+                elif isinstance(ref, str) and normalise_query(ref) in norm:
+                    hits.append(norm[normalise_query(ref)])
+            required_name = by_key.get(_key(str(name)))
+            if hits and required_name is not None:
+                covered.add(required_name)
+                for q in hits:
+                    covers.setdefault(q, required_name)
+    else:
+        for q, phi in zip(queries, parser.parse_many(queries)):
+            for t in phi["product_type"] or ():
+                if t in required:
+                    covered.add(t)
+                    covers.setdefault(q, t)
+    return [t for t in required if t not in covered], covers
+
+
+def _from_answer(cluster: Cluster, frame: pd.DataFrame, catalog: CatalogValues, result: ChatResult, backend: LLMBackend,
+                 parser: LexiconParser, seed: int) -> QuerySet:
+    if not result.ok:
+        fallback = verbalize(cluster, frame, seed=seed, catalog=catalog)
+        fallback.failed = 1
+        return fallback
+    answer = parse_generation_answer(result.text)
+    queries: list[str] = []
+    seen: set[str] = set()
+    for q in answer.queries:
+        if normalise_query(q) not in seen:
+            seen.add(normalise_query(q))
+            queries.append(q)
+    queries = queries[:MAX_QUERIES]
+    if not queries:
+        fallback = verbalize(cluster, frame, seed=seed, catalog=catalog)
+        fallback.malformed = 1
+        return fallback
+    ev = catalog.evidence(cluster.item_rows)
+    required = [t for t, _ in required_subtypes(cluster, ev)]
+    gaps, covers = _covered(answer, required, queries, parser)
+    out = []
+    unsupported = []
+    for text, phi in zip(queries, parser.parse_many(queries)):
+        expressed = {k: v for k, v in phi.items() if v}
+        # naming required sub-types is the coverage rule, not a universal claim; every other value needs 90 %
+        claims = {k: v for k, v in expressed.items() if not (k == "product_type" and set(v) <= set(required))}
+        if any(s < MIN_SUPPORT for s in ev.clause_support(claims).values()):
+            unsupported.append(text)
+        out.append(GeneratedQuery(text, cluster.cluster_id, expressed, covers.get(text), f"llm:{backend.model}"))
+    return QuerySet(cluster.cluster_id, out, coverage_gaps=gaps, malformed=int(answer.malformed), unsupported=unsupported)
+
+
+def generate_all(clusters: Sequence[Cluster], items: pd.DataFrame | pa.Table, backend=VERBALIZER, seed: int = 0,
+                 parser: LexiconParser | None = None) -> list[QuerySet]:
+    """Queries of many clusters (LLM calls run concurrently); ``parser`` reads what LLM queries express.
+
+    A failed LLM call, or an answer without a single query, falls back to the verbalizer for that cluster
+    and is counted in ``QuerySet.failed`` / ``QuerySet.malformed``.
+    """
+    frame = items_frame(items)
+    _check(clusters, frame, backend)
+    catalog = CatalogValues(frame)
+    if backend == VERBALIZER:
+        return [verbalize(c, frame, seed=seed, catalog=catalog) for c in track(clusters, "Writing queries", total=len(clusters))]
+    parser = parser or LexiconParser(frame)
+    results = backend.chat_many([generation_messages(c, frame, seed, catalog) for c in clusters])
+    return [_from_answer(c, frame, catalog, r, backend, parser, seed) for c, r in zip(clusters, results)]
+
+
+def generate_queries(cluster: Cluster, items: pd.DataFrame | pa.Table, backend=VERBALIZER, seed: int = 0) -> QuerySet:
+    """6-12 shopper queries for one cluster; ``backend`` is ``"verbalizer"`` (offline default) or an ``LLMBackend``."""
+    return generate_all([cluster], items, backend=backend, seed=seed)[0]

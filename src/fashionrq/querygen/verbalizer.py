@@ -1,0 +1,388 @@
+"""The built-in, offline query writer: turns a cluster's evidence into varied shopper queries.
+
+Every query asserts only attribute values that at least 90 % of the cluster's items hold (jointly, not
+just one by one); see docs/querygen.md for the design of sub-type coverage under that rule.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from fashionrq.hierarchy import Cluster
+from fashionrq.querygen import surface
+from fashionrq.querygen.evidence import (
+    ATTRIBUTE_TO_PHI,
+    MIN_SUPPORT,
+    SUBTYPE_SHARE,
+    PRODUCT_AXES,
+    CatalogValues,
+    Evidence,
+    required_subtypes,
+    subtype_axis,
+)
+from fashionrq.querygen.records import CATCH_ALL, GeneratedQuery, QuerySet
+from fashionrq.vocab import PRICE_TIERS
+
+MIN_QUERIES, MAX_QUERIES = 6, 12
+MAX_TYPES_PER_QUERY = 4
+MAX_MODIFIERS = 4
+WIDE_PRICE_RATE = 0.35  # chance a drawn two-tier price range is written
+SOURCE = "verbalizer"
+
+#: (name, template); ``{np}`` is the noun phrase with its trailing phrases.
+FRAMES: tuple[tuple[str, str], ...] = (
+    ("bare", "{np}"),
+    ("show", "Show me {np}"),
+    ("need", "I need {np}"),
+    ("looking", "Looking for {np}"),
+    ("any", "Any {np}?"),
+    ("buy", "I want to buy {np}"),
+    ("find", "Can you find me {np}?"),
+    ("where", "Where can I get {np}?"),
+    ("best", "best {np}"),
+    ("some", "need some {np}"),
+)
+_FALLBACK_NOUN = "styles"  # when no product type is supported by >= 90 % of the cluster
+_KIDS_GENDERS = frozenset({"Boys", "Girls"})
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One assertion: φ key and the (disjunctive) value set it claims, with its priority for selection."""
+
+    key: str
+    values: tuple[str, ...]
+    priority: float
+
+
+@dataclass(frozen=True)
+class _Spec:
+    product: tuple[str, ...] | None
+    covers: str | None
+
+
+def _rng(seed: int, cluster_id: str) -> np.random.Generator:
+    return np.random.default_rng([int(seed), zlib.crc32(cluster_id.encode())])
+
+
+@lru_cache(maxsize=8)
+def _article_spellings(article_types: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(form for value in article_types for form in surface.type_forms(value))
+
+
+def _usable_type(value: str, axis: str, article_spellings: frozenset[str]) -> bool:
+    """A coarse category whose preferred spelling names an article type would be read as that type."""
+    return axis == "article_type" or surface.type_forms(value)[0] not in article_spellings
+
+
+def _cover_set(first: str, shares: list[tuple[str, float]], ev: Evidence, usable) -> tuple[str, ...] | None:
+    """``first`` plus the largest other usable values of its axis until the set covers >= 90 % of the items."""
+    chosen = [first]
+    for value, _ in shares:
+        if ev.support("product_type", chosen) >= MIN_SUPPORT:
+            break
+        if value not in chosen and usable(value):
+            if len(chosen) == MAX_TYPES_PER_QUERY:
+                return None
+            chosen.append(value)
+    return tuple(chosen) if ev.support("product_type", chosen) >= MIN_SUPPORT else None
+
+
+def _general_products(ev: Evidence, spellings: frozenset[str]) -> list[tuple[str, ...]]:
+    """Product-type assertions >= 90 % of the items support, finest first: a single article type, else a
+    pair of article types and/or a single coarser category, else the smallest article-type set (<= 4)."""
+    shares = ev.axis_shares("article_type")
+    if shares and shares[0][1] >= MIN_SUPPORT:
+        return [(shares[0][0],)]
+    options = []
+    pair = _cover_set(shares[0][0], shares, ev, lambda v: True) if shares else None
+    if pair is not None and len(pair) <= 2:
+        options.append(pair)
+    for axis in PRODUCT_AXES[1:]:
+        top = ev.axis_shares(axis)
+        if top and top[0][1] >= MIN_SUPPORT and _usable_type(top[0][0], axis, spellings):
+            options.append((top[0][0],))
+            break
+    if not options and pair is not None:
+        options.append(pair)
+    return options
+
+
+def _catch_all_product(ev: Evidence, axis: str, spellings: frozenset[str]) -> tuple[str, ...] | None:
+    """The finest single category coarser than the sub-type axis that >= 90 % of the items share."""
+    for coarser in PRODUCT_AXES[PRODUCT_AXES.index(axis) + 1:]:
+        shares = ev.axis_shares(coarser)
+        if shares and shares[0][1] >= MIN_SUPPORT and _usable_type(shares[0][0], coarser, spellings):
+            return (shares[0][0],)
+    return None
+
+
+def _priorities(cluster: Cluster) -> dict[tuple[str, str], float]:
+    """Weight of (φ key, value): lift over siblings and parent, and membership in a discriminating signature."""
+    weight: dict[tuple[str, str], float] = {}
+
+    def bump(attr: str, value: str, amount: float) -> None:
+        key = ATTRIBUTE_TO_PHI.get(attr)
+        if key is not None and amount > 0:
+            weight[(key, value)] = weight.get((key, value), 0.0) + amount
+
+    for c in cluster.sibling_contrast:
+        bump(c.attribute, c.value, 2.0 * c.lift)
+    for c in cluster.parent_contrast:
+        bump(c.attribute, c.value, c.lift)
+    for sig in cluster.discriminating:
+        for attr, value in sig.attributes:
+            bump(attr, value, 0.5)
+    return weight
+
+
+def _modifier_clauses(ev: Evidence, cluster: Cluster) -> list[Clause]:
+    """Every non-product assertion the evidence supports, highest priority first."""
+    weight = _priorities(cluster)
+    candidates: list[tuple[str, tuple[str, ...]]] = []
+
+    def top(key: str, column: int = 0) -> list[tuple[str, float]]:
+        return ev.shares(key, column)
+
+    for key in ("gender", "brand", "pattern", "material"):
+        shares = top(key)
+        if shares and shares[0][1] >= MIN_SUPPORT:
+            candidates.append((key, (shares[0][0],)))
+    age = top("age_group")
+    if age and age[0][0] != "adult" and age[0][1] >= MIN_SUPPORT:
+        candidates.append(("age_group", (age[0][0],)))
+    colours = top("color")
+    if colours:
+        if colours[0][1] >= MIN_SUPPORT:
+            candidates.append(("color", (colours[0][0],)))
+        elif len(colours) > 1 and ev.support("color", [colours[0][0], colours[1][0]]) >= MIN_SUPPORT:
+            candidates.append(("color", tuple(sorted((colours[0][0], colours[1][0])))))
+    occasions = ev.values("occasion")
+    best = max(occasions, key=lambda v: (ev.support("occasion", [v]), v), default=None)
+    if best is not None and ev.support("occasion", [best]) >= MIN_SUPPORT:
+        candidates.append(("occasion", (best,)))
+    price_sets = [(t,) for t in PRICE_TIERS] + [("budget", "mid-range"), ("mid-range", "premium")]
+    price = next((s for s in price_sets if ev.support("price_hint", s) >= MIN_SUPPORT), None)
+    if price is not None:
+        candidates.append(("price_hint", price))
+    styles = ev.values("style_tags")
+    candidates += [("style_tags", (v,)) for v in styles if ev.support("style_tags", [v]) >= MIN_SUPPORT]
+    clauses = [Clause(k, vals, 0.1 + sum(weight.get((k, v), 0.0) for v in vals)) for k, vals in candidates]
+    return sorted(clauses, key=lambda c: (-c.priority, c.key, c.values))
+
+
+def _joint_ok(product: tuple[str, ...] | None, chosen: list[Clause], ev: Evidence) -> bool:
+    """The product type and the chosen clauses hold together for >= 90 % of the items."""
+    mask = ev.mask("product_type", product).copy() if product else np.ones(ev.n, dtype=bool)
+    for clause in chosen:
+        mask &= ev.mask(clause.key, clause.values)
+    return bool(mask.mean() >= MIN_SUPPORT) if ev.n else False
+
+
+def _pick(rng: np.random.Generator, options) -> str:
+    return options[int(rng.integers(len(options)))]
+
+
+def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.random.Generator, want_tail: bool) -> tuple[str, dict[str, list[str]]]:
+    """Render the noun phrase; return it and the φ attributes it expresses."""
+    noun = surface.type_display(product) if product else _FALLBACK_NOUN
+    by_key: dict[str, list[Clause]] = {}
+    for clause in mods:
+        by_key.setdefault(clause.key, []).append(clause)
+    pre: list[str] = []
+    post: list[str] = []
+    expressed: dict[str, list[str]] = {}
+    if product:
+        expressed["product_type"] = sorted(product)
+
+    def use(clause: Clause) -> None:
+        expressed.setdefault(clause.key, [])
+        expressed[clause.key] = sorted(set(expressed[clause.key]) | set(clause.values))
+
+    for_tails: list[str] = []  # at most one "for ..." phrase reads naturally
+
+    def adj_or_tail(clause: Clause, adjs, tails, prefer_tail: bool = False) -> tuple[str | None, str | None]:
+        if for_tails and adjs:
+            tails = tuple(t for t in tails if not t.startswith("for "))
+        if tails and (not adjs or prefer_tail or rng.random() < 0.4):
+            tail = _pick(rng, tails)
+            if tail.startswith("for "):
+                for_tails.append(tail)
+            return None, tail
+        return (_pick(rng, adjs), None) if adjs else (None, None)
+
+    o_adj = o_tail = None
+    for clause in by_key.get("occasion", []):
+        adjs, tails = surface.adj_tail_forms(surface.OCCASION_FORMS, clause.values[0])
+        o_adj, o_tail = adj_or_tail(clause, adjs, tails, prefer_tail=want_tail)
+        use(clause)
+    price_adj = price_tail = None
+    for clause in by_key.get("price_hint", []):
+        adjs, tails = surface.PRICE_FORMS[clause.values]
+        price_adj, price_tail = adj_or_tail(clause, adjs, tails)
+        use(clause)
+    if price_adj:
+        pre.append(price_adj)
+    for clause in by_key.get("brand", []):
+        pre.append(clause.values[0])
+        use(clause)
+    gender_tail = None
+    genders = by_key.get("gender", [])
+    for clause in genders:
+        before, after = surface.GENDER_FORMS.get(clause.values[0], ((clause.values[0].lower(),), ()))
+        g_adj, gender_tail = adj_or_tail(clause, before, after)
+        if g_adj:
+            pre.append(g_adj)
+        use(clause)
+    kid_gender = any(c.values[0] in _KIDS_GENDERS for c in genders)
+    for clause in by_key.get("age_group", []):
+        if kid_gender:
+            continue  # "boys'" already says it; do not stack "kids' ... for boys"
+        before, after = surface.AGE_FORMS[clause.values[0]]
+        a_adj, a_tail = adj_or_tail(clause, before, after if gender_tail is None else ())
+        if a_adj:
+            pre.append(a_adj)
+        if a_tail:
+            post.append(a_tail)
+        use(clause)
+    for clause in by_key.get("color", []):
+        pre.append(" or ".join(_pick(rng, surface.colour_forms(v)[:2]) for v in clause.values))
+        use(clause)
+    for key, forms in (("pattern", surface.pattern_forms), ("material", surface.material_forms)):
+        for clause in by_key.get(key, []):
+            pre.append(forms(clause.values[0])[0])
+            use(clause)
+    for clause in by_key.get("style_tags", []):
+        adjs, tails = surface.adj_tail_forms(surface.STYLE_FORMS, clause.values[0])
+        s_adj, s_tail = adj_or_tail(clause, adjs, tails)
+        if s_adj:
+            pre.append(s_adj)
+        if s_tail:
+            post.append(s_tail)
+        use(clause)
+    if o_adj:
+        pre.append(o_adj)
+    if o_tail:
+        post.append(o_tail)
+    if gender_tail:
+        post.append(gender_tail)
+    if price_tail:
+        post.append(price_tail)
+    return " ".join(pre + [noun] + post), expressed
+
+
+def _render(spec: _Spec, mods: list[Clause], frame: tuple[str, str], rng: np.random.Generator) -> tuple[str, dict[str, list[str]]]:
+    name, template = frame
+    phrase, expressed = _noun_phrase(spec.product, mods, rng, want_tail=name == "need")
+    text = template.format(np=phrase)
+    if name not in ("bare", "best", "some"):
+        text = text[0].upper() + text[1:]
+    return " ".join(text.split()), expressed
+
+
+def _usable_mods(spec: _Spec, clauses: list[Clause]) -> list[Clause]:
+    """Drop an occasion the product noun already names ("casual shoes" needs no "casual")."""
+    if not spec.product:
+        return clauses
+    noun = f" {surface.type_display(spec.product)} "
+    return [c for c in clauses if not (c.key == "occasion" and f" {c.values[0].lower()} " in noun)]
+
+
+def _choose_mods(product: tuple[str, ...] | None, clauses: list[Clause], rng: np.random.Generator, ev: Evidence, need_one: bool) -> list[Clause]:
+    if not clauses:
+        return []
+    # at least one modifier when the evidence offers one: a bare "t-shirts" cannot tell siblings apart
+    k = int(rng.choice([1, 1, 2, 2, 3, 4])) if not need_one else int(rng.integers(1, 4))
+    k = min(k, len(clauses), MAX_MODIFIERS)
+    weights = np.array([c.priority for c in clauses], dtype=float)
+    order = rng.choice(len(clauses), size=len(clauses), replace=False, p=weights / weights.sum())
+    chosen: list[Clause] = []
+    for i in order:
+        if len(chosen) == k:
+            break
+        if any(c.key == clauses[i].key and c.key != "style_tags" for c in chosen):
+            continue
+        if clauses[i].key == "price_hint" and len(clauses[i].values) > 1 and rng.random() >= WIDE_PRICE_RATE:
+            continue  # "under ₹2,000" holds for most clusters: keep it from crowding every query
+        if _joint_ok(product, chosen + [clauses[i]], ev):
+            chosen.append(clauses[i])
+    return chosen
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().strip(" ?.!").split())
+
+
+def verbalize(cluster: Cluster, items: pd.DataFrame, seed: int = 0, catalog: CatalogValues | None = None) -> QuerySet:
+    """6-12 unique, faithful shopper queries for ``cluster`` (``items`` is the whole items frame; pass
+    ``catalog = CatalogValues(items)`` when verbalizing many clusters)."""
+    catalog = catalog or CatalogValues(items)
+    ev = catalog.evidence(cluster.item_rows)
+    rng = _rng(seed, cluster.cluster_id)
+    spellings = _article_spellings(catalog.article_types)
+    generals = _general_products(ev, spellings)
+    general = generals[0] if generals else None
+    axis = subtype_axis(cluster)
+    axis_shares = ev.axis_shares(axis)
+    gaps: list[str] = []
+    specs: list[_Spec] = []
+    def usable(value: str) -> bool:
+        return _usable_type(value, axis, spellings)
+
+    for value, _ in required_subtypes(cluster, ev):
+        if general and value in general:
+            specs.append(_Spec(general, value))
+            continue
+        cover = _cover_set(value, axis_shares, ev, usable) if usable(value) else None
+        if cover is None:  # too spread to name: a coarser category >= 90 % share that holds every such item
+            held = ev.mask("product_type", [value])
+            cover = next((g for g in generals if len(g) == 1 and not (held & ~ev.mask("product_type", g)).any()), None)
+        if cover is None:
+            gaps.append(value)
+        else:
+            specs.append(_Spec(cover, value))
+    if any(share < SUBTYPE_SHARE for _, share in axis_shares):
+        specs.append(_Spec(_catch_all_product(ev, axis, spellings), CATCH_ALL))
+    if len(specs) > MAX_QUERIES:
+        gaps += [s.covers for s in specs[MAX_QUERIES - 1:-1]]
+        specs = specs[: MAX_QUERIES - 1] + specs[-1:]
+    target = int(np.clip(len(specs) + rng.integers(5, 11), MIN_QUERIES, MAX_QUERIES))
+    # Without one product type for the whole cluster, the general queries rotate over the coverage sets.
+    options = generals or [s.product for s in specs if s.product and s.covers != CATCH_ALL]
+    # Named types read better than a bare category: a coarse category is one general query in three.
+    weights = np.array([2.0 if len(o) > 1 or o[0] in dict(axis_shares) else 1.0 for o in options])
+    for _ in range(target - len(specs) if options else 0):
+        product = options[int(rng.choice(len(options), p=weights / weights.sum()))]
+        dominant = product[0] if product and len(product) == 1 and any(v == product[0] for v, _ in axis_shares) else None
+        specs.append(_Spec(product, dominant))
+
+    clauses = _modifier_clauses(ev, cluster)
+    frames = [FRAMES[i] for i in rng.permutation(len(FRAMES))]
+    queries: list[GeneratedQuery] = []
+    seen: set[str] = set()
+    for i, spec in enumerate(specs):
+        mods_pool = _usable_mods(spec, clauses)
+        need_one = spec.product is None
+        if need_one and not mods_pool:
+            continue
+        for attempt in range(40):
+            frame = frames[(i + attempt) % len(frames)]
+            # once the modifier wordings run out, the bare product type is a wording too
+            bare = attempt >= 20 and not need_one and rng.random() < 0.5
+            mods = [] if bare else _choose_mods(spec.product, mods_pool, rng, ev, need_one)
+            if need_one and not mods:
+                continue
+            text, expressed = _render(spec, mods, frame, rng)
+            if _norm(text) not in seen:
+                seen.add(_norm(text))
+                queries.append(GeneratedQuery(text, cluster.cluster_id, expressed, spec.covers, SOURCE))
+                break
+    # a sub-type is a gap only if no query ended up covering it (a general query may run out of new wordings)
+    covered = {q.covers for q in queries}
+    gaps += [s.covers for s in specs if s.covers is not None and s.covers not in covered and s.covers not in gaps]
+    return QuerySet(cluster_id=cluster.cluster_id, queries=queries, coverage_gaps=gaps)

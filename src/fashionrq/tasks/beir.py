@@ -1,0 +1,30 @@
+"""Export T1 of a release in the BEIR layout (corpus.jsonl, queries.jsonl, qrels/test.tsv) for BEIR/MTEB tooling."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from fashionrq.encoders import item_text
+from fashionrq.tasks.bench import read_jsonl, read_qrels, release_dir
+
+
+def export_beir(bench: str | Path, out: str | Path) -> Path:
+    """Write T1 as a BEIR dataset in ``out``: the whole catalog as corpus, T1 queries, and the graded T1 qrels."""
+    bench = release_dir(bench)
+    out = Path(out)
+    (out / "qrels").mkdir(parents=True, exist_ok=True)
+    items = pq.read_table(bench / "public" / "items.parquet")
+    with open(out / "corpus.jsonl", "w", encoding="utf-8", newline="\n") as fh:
+        for row in items.to_pylist():
+            fh.write(json.dumps({"_id": row["item_id"], "title": row["name"] or "", "text": item_text(row)}, ensure_ascii=False) + "\n")
+    with open(out / "queries.jsonl", "w", encoding="utf-8", newline="\n") as fh:
+        for row in read_jsonl(bench / "public" / "t1_queries.jsonl"):
+            fh.write(json.dumps({"_id": row["qid"], "text": row["text"]}, ensure_ascii=False) + "\n")
+    with open(out / "qrels" / "test.tsv", "w", encoding="utf-8", newline="\n") as fh:
+        fh.write("query-id\tcorpus-id\tscore\n")
+        for qid, item, grade in read_qrels(bench / "labels" / "t1.qrels"):
+            fh.write(f"{qid}\t{item}\t{grade}\n")
+    return out
