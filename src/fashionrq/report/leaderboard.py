@@ -1,0 +1,222 @@
+"""Leaderboard tables from score JSON files (``fashionrq score``): tasks side by side, attributes, rerank conditionals.
+
+* Table 2 equivalent: each task's metrics in its own columns, one row per run, never averaged over tasks.
+* Table 3 equivalent: weighted relevance R@10 and, per φ attribute, AttrScore with its annotation coverage;
+  a companion table gives T1 Recall@10 over the queries that express each attribute.
+* Rerank conditional: T1 metrics over the queries whose run has an Exact (grade 3) item in its top ``depth``
+  — for a verifier run, whose top ``depth`` set is the first stage's, these are exactly the queries the
+  first stage had a hit for, so the first-stage run scored on the same release gets the same subset.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from fashionrq.errors import InputError
+
+#: (task, metric key in the score JSON, column header) of the task table.
+TASK_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("t1", "ndcg@10", "T1 nDCG@10"), ("t1", "recall@10", "T1 R@10"),
+    ("t2", "accuracy", "T2 Acc"), ("t2", "macro_f1", "T2 Macro-F1"),
+    ("t3", "ndcg@3", "T3 nDCG@3"), ("t3", "recall@3(rel=3)", "T3 R@3"),
+    ("t4", "consistency@5", "T4 Cons@5"), ("t4", "consistency@10", "T4 Cons@10"), ("t4", "ndcg@10", "T4 nDCG@10"),
+)
+#: T1 metrics of the conditional table.
+CONDITIONAL_METRICS = ("ndcg@10", "recall@10", "recall@10(rel=3)", "mrr@10(rel=3)")
+SCORES_JSON = "scores.json"
+
+
+@dataclass
+class Scored:
+    """One score JSON and the run it came from."""
+
+    label: str
+    report: dict
+    path: Path
+
+    def aggregate(self, task: str, metric: str) -> float | None:
+        return self.report.get("tasks", {}).get(task, {}).get("aggregate", {}).get(metric)
+
+    def run_config(self) -> dict:
+        path = Path(self.report.get("run", "")) / "run.json"
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+
+
+def load_scores(bench: str | Path, paths: Sequence[str | Path]) -> list[Scored]:
+    """Read score JSON files (or RUN folders holding ``scores.json``), refusing any scored on another release."""
+    from fashionrq.protocol.manifest import release_hash
+
+    release = release_hash(bench)
+    out: list[Scored] = []
+    taken: set[str] = set()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            path = path / SCORES_JSON
+        if not path.is_file():
+            raise InputError(f"{path} does not exist; pass a score JSON written by `fashionrq score` or the RUN folder holding {SCORES_JSON}.")
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+            tasks = report["tasks"]
+            if not isinstance(tasks, dict):
+                raise TypeError
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+            raise InputError(f"{path} is not a score JSON (no 'tasks' object); write it with `fashionrq score`.") from None
+        if report.get("release") != release:
+            raise InputError(f"{path} scores release {str(report.get('release'))[:12]}…, not {Path(bench)}'s {release[:12]}…; score the run on this release.")
+        base = str(report.get("system") or path.parent.name)
+        label = base if base not in taken else f"{base} ({path.parent.name})"
+        taken.add(label)
+        out.append(Scored(label, report, path))
+    if not out:
+        raise InputError("no score files given; pass at least one score JSON or RUN folder.")
+    return out
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.4f}"
+
+
+def _mark_best(rows: list[list[str]], values: list[list[float | None]], start: int) -> list[list[str]]:
+    """Wrap the best value of each numeric column in ``**`` and the second best in ``_``."""
+    for col in range(start, len(rows[0]) if rows else 0):
+        column = sorted({v[col - start] for v in values if v[col - start] is not None}, reverse=True)
+        for row, vals in zip(rows, values):
+            value = vals[col - start]
+            if value is not None and len(values) > 1:
+                if value == column[0]:
+                    row[col] = f"**{row[col]}**"
+                elif len(column) > 1 and value == column[1]:
+                    row[col] = f"_{row[col]}_"
+    return rows
+
+
+def task_table(scored: Sequence[Scored]) -> tuple[list[str], list[list[str]]]:
+    """Table 2: one row per run, every task's metrics side by side (no cross-task average)."""
+    header = ["system", *(name for _, _, name in TASK_COLUMNS)]
+    values = [[s.aggregate(task, metric) for task, metric, _ in TASK_COLUMNS] for s in scored]
+    rows = [[s.label, *map(_fmt, vals)] for s, vals in zip(scored, values)]
+    return header, _mark_best(rows, values, 1)
+
+
+def _attributes(scored: Sequence[Scored]) -> dict[str, int]:
+    """Every φ attribute any run reports, with the number of T1 queries expressing it (annotation count)."""
+    counts: dict[str, int] = {}
+    for s in scored:
+        for attr, entry in (s.report.get("relevance") or {}).get("attributes", {}).items():
+            if entry.get("n_queries"):
+                counts[attr] = max(counts.get(attr, 0), int(entry["n_queries"]))
+        for attr, entry in s.report.get("tasks", {}).get("t1", {}).get("breakdowns", {}).get("by_attribute", {}).items():
+            n = (entry.get("present") or {}).get("n")
+            if n:
+                counts[attr] = max(counts.get(attr, 0), int(n))
+    return counts
+
+
+def attribute_table(scored: Sequence[Scored]) -> tuple[list[str], list[list[str]]]:
+    """Table 3: one row per run; weighted relevance R@10, then AttrScore (annotation coverage) per attribute."""
+    counts = _attributes(scored)
+    header = ["system", "Rel (R@10)", *(f"{a} (n={n:,})" for a, n in counts.items())]
+    rows, values = [], []
+    for s in scored:
+        relevance = s.report.get("relevance") or {}
+        entries = [relevance.get("attributes", {}).get(a) or {} for a in counts]
+        vals = [relevance.get("R@10"), *(e.get("attr_score") for e in entries)]
+        cells = [_fmt(vals[0])]
+        for e in entries:
+            score, coverage = e.get("attr_score"), e.get("coverage")
+            cells.append(_fmt(score) + (f" ({coverage:.0%})" if score is not None and coverage is not None else ""))
+        rows.append([s.label, *cells])
+        values.append(vals)
+    return header, _mark_best(rows, values, 1)
+
+
+def attribute_recall_table(scored: Sequence[Scored]) -> tuple[list[str], list[list[str]]]:
+    """T1 Recall@10 over the queries expressing each attribute (from the score's breakdowns), one row per run."""
+    counts = _attributes(scored)
+    header = ["system", "all queries", *(f"{a} (n={n:,})" for a, n in counts.items())]
+    rows, values = [], []
+    for s in scored:
+        t1 = s.report.get("tasks", {}).get("t1", {})
+        by_attr = t1.get("breakdowns", {}).get("by_attribute", {})
+        vals = [t1.get("aggregate", {}).get("recall@10"),
+                *((by_attr.get(a, {}).get("present") or {}).get("recall@10") for a in counts)]
+        rows.append([s.label, *map(_fmt, vals)])
+        values.append(vals)
+    return header, _mark_best(rows, values, 1)
+
+
+def _exact_hits(bench: Path, run_dir: Path, depth: int) -> tuple[set[str], int]:
+    """T1 queries whose run (in submitted rank order) has a grade-3 item in its top ``depth``, and the T1 query count."""
+    from fashionrq.metrics import read_qrels
+    from fashionrq.protocol import check_commitment, load_pools
+    from fashionrq.protocol.validate import validate_ranking
+
+    check_commitment(run_dir)
+    qrels = read_qrels(bench / "labels" / "t1.qrels").to_dict()
+    ranked = validate_ranking(run_dir / "t1.run", load_pools(bench).t1)
+    hits = {qid for qid, items in ranked.items()
+            if any(qrels.get(qid, {}).get(item, 0) >= 3 for item, _ in items[:depth])}
+    return hits, len(ranked)
+
+
+def conditional_table(bench: str | Path, scored: Sequence[Scored], depth: int | None) -> tuple[list[str], list[list[str]]]:
+    """T1 end to end and conditional on an Exact item in the run's top ``depth`` (default: its rerank depth or 50)."""
+    header = ["system", "rerank", "depth", "queries hit/total"]
+    header += [f"{m}" for m in CONDITIONAL_METRICS] + [f"{m} given hit" for m in CONDITIONAL_METRICS]
+    rows = []
+    for s in scored:
+        per_unit = s.report.get("tasks", {}).get("t1", {}).get("per_unit")
+        run_dir = Path(s.report.get("run", ""))
+        if not per_unit or not (run_dir / "t1.run").is_file():
+            continue
+        rerank = (s.run_config().get("config") or {}).get("rerank") or {}
+        k = depth or rerank.get("depth") or 50
+        hits, total = _exact_hits(Path(bench), run_dir, k)
+        end = [sum(u[m] for u in per_unit.values()) / len(per_unit) for m in CONDITIONAL_METRICS]
+        sub = [per_unit[q] for q in per_unit if q in hits]
+        cond = [sum(u[m] for u in sub) / len(sub) if sub else None for m in CONDITIONAL_METRICS]
+        rows.append([s.label, rerank.get("name", "–"), str(k), f"{len(hits):,}/{total:,}", *map(_fmt, end), *map(_fmt, cond)])
+    return header, rows
+
+
+def markdown(title: str, header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table with a heading."""
+    lines = [f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _rich(title: str, header: list[str], rows: list[list[str]]):
+    from rich.table import Table
+
+    table = Table(title=title, show_edge=False)
+    for i, name in enumerate(header):
+        table.add_column(name, justify="left" if i == 0 else "right")
+    for row in rows:
+        table.add_row(*(c.replace("**", "[bold]", 1).replace("**", "[/bold]", 1) if c.startswith("**") else
+                        f"[underline]{c[1:-1]}[/underline]" if c.startswith("_") and c.endswith("_") else c for c in row))
+    return table
+
+
+def leaderboard(bench: str | Path, paths: Sequence[str | Path], depth: int | None = None, console=None) -> str:
+    """Build the three tables from score JSON files; print them to ``console`` (rich) if given; return Markdown."""
+    scored = load_scores(bench, paths)
+    tables = [
+        ("Tasks (Table 2): best in bold, second in italics; tasks are never averaged", *task_table(scored)),
+        ("Weighted relevance R@10 and AttrScore (annotation coverage) per attribute (Table 3), T1 top 10",
+         *attribute_table(scored)),
+        ("T1 Recall@10 over the queries expressing each attribute", *attribute_recall_table(scored)),
+        ("T1 end to end and given a hit (an Exact item in the run's top depth; pools no larger than depth always hit)",
+         *conditional_table(bench, scored, depth)),
+    ]
+    if console is not None:
+        for title, header, rows in tables:
+            console.print(_rich(title, header, rows))
+    return "\n".join(markdown(title, header, rows) for title, header, rows in tables)

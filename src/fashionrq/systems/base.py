@@ -1,0 +1,83 @@
+"""The retriever interface every system implements, and a base class that fills in the batch and search parts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import pyarrow as pa
+
+from fashionrq.errors import FashionRQError
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """A text-to-product retriever.
+
+    Rows are integer positions in the items table given to :meth:`fit`. Higher scores mean more
+    relevant; every score must be finite.
+    """
+
+    name: str
+
+    def fit(self, items: pa.Table) -> Retriever:
+        """Index the corpus ``items`` (the canonical items table) and return ``self``."""
+
+    def score(self, query: str, candidate_rows: np.ndarray) -> np.ndarray:
+        """Scores of ``query`` against the items at ``candidate_rows``, a float array of the same length."""
+
+    def score_batch(self, queries: Sequence[str], candidate_rows: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """``[score(q, rows) for q, rows in zip(queries, candidate_rows)]``, possibly faster."""
+
+    def search(self, query: str, k: int) -> list[tuple[int, float]]:
+        """The ``k`` best ``(row, score)`` pairs of the whole corpus, best first."""
+
+
+def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """The ``k`` highest ``(row, score)`` pairs, ties broken by the lower row first."""
+    order = np.lexsort((np.arange(len(scores)), -scores))[:k]
+    return [(int(row), float(scores[row])) for row in order]
+
+
+def ranking_order(scores: np.ndarray, item_ids: Sequence[str]) -> np.ndarray:
+    """Positions by descending score, ties by ascending item id: the order of every written run."""
+    return np.lexsort((np.asarray(item_ids, dtype=object).astype(str), -np.asarray(scores, dtype=np.float64)))
+
+
+class BaseRetriever:
+    """Implements :meth:`score_batch` and :meth:`search` on top of :meth:`score` (override them for speed).
+
+    Subclasses set ``name`` and implement :meth:`fit` (which must call :meth:`_set_items`) and :meth:`score`.
+    """
+
+    name: str = "base"
+    items: pa.Table | None = None
+
+    def _set_items(self, items: pa.Table) -> None:
+        self.items = items
+        self.n_items = items.num_rows
+
+    def _check_fitted(self) -> None:
+        if self.items is None:
+            raise FashionRQError(f"system '{self.name}' was used before fit(items): call fit with the items table first.")
+
+    def fit(self, items: pa.Table) -> BaseRetriever:
+        raise NotImplementedError
+
+    def score(self, query: str, candidate_rows: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def score_batch(self, queries: Sequence[str], candidate_rows: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return [self.score(q, np.asarray(rows, dtype=np.int64)) for q, rows in zip(queries, candidate_rows)]
+
+    def search(self, query: str, k: int) -> list[tuple[int, float]]:
+        self._check_fitted()
+        return top_k(self.score(query, np.arange(self.n_items)), k)
+
+    def config(self) -> dict:
+        """The parameters that define this system (written to ``RUN/run.json``)."""
+        return {}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"

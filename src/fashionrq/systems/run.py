@@ -1,0 +1,176 @@
+"""``run_system``: score every task of a release with one system, reading only BENCH/public/, into RUN/."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from fashionrq.errors import FashionRQError, InputError
+from fashionrq.progress import track
+from fashionrq.systems.base import Retriever, ranking_order
+from fashionrq.systems.bench import PublicBench, labels_guard
+from fashionrq.systems.t2 import GradeCalibrator, corpus_percentile
+
+#: Candidate-visibility regimes of MCMR; only text candidates are available offline (see docs/systems.md).
+REGIMES = ("text", "image", "fused")
+RANKING_TASKS = ("t1", "t3", "t4")
+#: Queries scored per call in T2 corpus scoring (bounds memory at chunk x corpus size floats).
+T2_CHUNK = 64
+
+
+def _tag(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.:+-]", "_", name) or "system"
+
+
+def ranking_task(bench: PublicBench, task: str) -> tuple[list[str], list[str], list[list[str]]]:
+    """``(qids, texts, candidate id lists)`` of T1, T3 or T4 from the public files."""
+    if task == "t1":
+        queries = bench.jsonl("t1_queries.jsonl")
+        pools = {r["qid"]: r["candidates"] for r in bench.jsonl("t1_candidates.jsonl")}
+        cands = [pools.get(q["qid"]) for q in queries]
+    elif task == "t3":
+        queries = bench.jsonl("t3_queries.jsonl")
+        cands = [q.get("candidates") for q in queries]
+    elif task == "t4":
+        queries = bench.jsonl("t4_queries.jsonl")
+        pools = {g["group_id"]: g["candidates"] for g in bench.jsonl("t4_groups.jsonl")}
+        cands = [pools.get(q.get("group_id")) for q in queries]
+    else:
+        raise ValueError(task)
+    for q, pool in zip(queries, cands):
+        if not pool:
+            raise InputError(f"{bench.public}: {task} query {q.get('qid')} has no candidates; the release is incomplete, rebuild it.")
+    return [q["qid"] for q in queries], [q["text"] for q in queries], cands
+
+
+def write_trec(path: Path, qids: Sequence[str], candidates: Sequence[Sequence[str]], scores: Sequence[np.ndarray], tag: str) -> None:
+    """TREC run lines ``qid Q0 item_id rank score tag``, every candidate ranked, scores finite."""
+    with open(path, "w", encoding="utf-8") as handle:
+        for qid, pool, values in zip(qids, candidates, scores):
+            values = np.asarray(values, dtype=np.float64)
+            if len(values) != len(pool) or not np.all(np.isfinite(values)):
+                raise FashionRQError(f"the system returned {len(values)} scores, some not finite, for {len(pool)} candidates of query {qid}; fix its score().")
+            for rank, i in enumerate(ranking_order(values, pool), start=1):
+                handle.write(f"{qid} Q0 {pool[i]} {rank} {values[i]:.10g} {tag}\n")
+
+
+class _Rows:
+    """item_id -> row of the items table."""
+
+    def __init__(self, item_ids: Sequence[str], source: Path) -> None:
+        self.row = {item_id: i for i, item_id in enumerate(item_ids)}
+        self.source = source
+
+    def __call__(self, ids: Sequence[str]) -> np.ndarray:
+        try:
+            return np.fromiter((self.row[i] for i in ids), dtype=np.int64, count=len(ids))
+        except KeyError as err:
+            raise InputError(f"{self.source} names item {err.args[0]} that is not in public/items.parquet; rebuild the release.") from None
+
+
+def _scores(system, reranker, texts, rows) -> list[np.ndarray]:
+    first = system.score_batch(texts, rows)
+    if reranker is None:
+        return [np.asarray(s, dtype=np.float64) for s in first]
+    first = [np.asarray(s, dtype=np.float64) for s in first]
+    if hasattr(reranker, "rerank_batch"):
+        return reranker.rerank_batch(texts, rows, first)
+    return [reranker.rerank(t, r, s) for t, r, s in zip(texts, rows, first)]
+
+
+def _t2(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int, calibrator: GradeCalibrator) -> list[dict]:
+    pairs = bench.jsonl("t2_pairs.jsonl")
+    text_of = {q["qid"]: q["text"] for q in bench.jsonl("t2_queries.jsonl")}
+    dev = {r["pair_id"]: int(r["label"]) for r in bench.jsonl("t2_dev_labels.jsonl")}
+    for p in pairs:
+        if p["qid"] not in text_of:
+            raise InputError(f"{bench.path('t2_pairs.jsonl')}: pair {p['pair_id']} names query {p['qid']} missing from t2_queries.jsonl; rebuild the release.")
+    qids = sorted({p["qid"] for p in pairs})
+    by_query: dict[str, list[int]] = {}
+    for i, p in enumerate(pairs):
+        by_query.setdefault(p["qid"], []).append(i)
+    item_rows = rows_of([p["item_id"] for p in pairs])
+    features = np.zeros((len(pairs), 3 if reranker is not None else 2))
+    all_rows = np.arange(n_items)
+    chunks = range(0, len(qids), T2_CHUNK)
+    for start in track(chunks, f"{system.name}: T2 pairs", total=len(chunks)):
+        chunk = qids[start:start + T2_CHUNK]
+        corpus = system.score_batch([text_of[q] for q in chunk], [all_rows] * len(chunk))
+        for qid, scores in zip(chunk, corpus):
+            scores = np.asarray(scores, dtype=np.float64)
+            at = by_query[qid]
+            values = scores[item_rows[at]]
+            features[at, 0] = values
+            features[at, 1] = corpus_percentile(scores, values)
+    if reranker is not None:
+        texts, rows = [text_of[q] for q in qids], [item_rows[by_query[q]] for q in qids]
+        if hasattr(reranker, "constraint_scores_batch"):
+            constraint = reranker.constraint_scores_batch(texts, rows)
+        else:
+            constraint = [reranker.constraint_scores(t, r) for t, r in zip(texts, rows)]
+        for qid, values in zip(qids, constraint):
+            features[by_query[qid], 2] = values
+    if not np.all(np.isfinite(features)):
+        raise FashionRQError(f"system '{system.name}' returned non-finite T2 scores; fix its score().")
+    split = {p["pair_id"]: p.get("split") for p in pairs}
+    leaked = sorted(pair for pair in dev if split.get(pair) != "dev")
+    if leaked:
+        raise InputError(f"{bench.path('t2_dev_labels.jsonl')} labels pair {leaked[0]}, which is not a dev pair of t2_pairs.jsonl; rebuild the release.")
+    fit = np.flatnonzero([p["pair_id"] in dev for p in pairs])
+    calibrator.fit(features[fit], np.array([dev[pairs[i]["pair_id"]] for i in fit]))
+    test = np.flatnonzero([p.get("split") == "test" for p in pairs])
+    labels, expected = calibrator.predict(features[test])
+    return [{"pair_id": pairs[i]["pair_id"], "label": int(label), "score": round(float(score), 6)}
+            for i, label, score in zip(test, labels, expected)]
+
+
+def run_system(
+    bench: str | Path,
+    system: Retriever,
+    out: str | Path,
+    reranker=None,
+    regime: str = "text",
+    calibrator: GradeCalibrator | None = None,
+) -> dict:
+    """Fit ``system`` on BENCH/public/items.parquet, rank T1/T3/T4 candidates and classify T2 test pairs.
+
+    Reads only ``BENCH/public/`` (and hashes ``BENCH/manifest.json``); any access to ``BENCH/labels/``
+    while it runs raises :class:`~fashionrq.systems.bench.LabelAccessError`. With ``reranker``, the
+    first-stage scores of each query's top ``reranker.depth`` candidates are replaced by the reranker's.
+    Writes ``run.json``, ``t1.run``, ``t3.run``, ``t4.run`` and ``t2.jsonl`` into ``out`` and returns run.json.
+    """
+    if regime not in REGIMES:
+        raise InputError(f"candidate regime '{regime}' is unknown: use one of {', '.join(REGIMES)}.")
+    if regime != "text":
+        raise InputError(
+            f"candidate regime '{regime}' needs an image encoder (open_clip), which is not installed offline; use --regime text."
+        )
+    public = PublicBench(bench)
+    calibrator = calibrator or GradeCalibrator()
+    out = Path(out)
+    with labels_guard(public.root):
+        items = public.items()
+        rows_of = _Rows(items.column("item_id").to_pylist(), public.path("items.parquet"))
+        system.fit(items)
+        if reranker is not None:
+            reranker.fit(items)
+        out.mkdir(parents=True, exist_ok=True)
+        tag = _tag(system.name + (f"+{reranker.name}" if reranker is not None else ""))
+        for task in RANKING_TASKS:
+            qids, texts, cands = ranking_task(public, task)
+            rows = [rows_of(pool) for pool in cands]
+            write_trec(out / f"{task}.run", qids, cands, _scores(system, reranker, texts, rows), tag)
+        t2 = _t2(public, system, reranker, rows_of, items.num_rows, calibrator)
+    with open(out / "t2.jsonl", "w", encoding="utf-8") as handle:
+        for record in t2:
+            handle.write(json.dumps(record, sort_keys=True) + "\n")
+    config = {"system_config": system.config() if hasattr(system, "config") else {}, "regime": regime,
+              "rerank": reranker.config() if reranker is not None else None, "t2": calibrator.config()}
+    run = {"system": system.name + (f"+{reranker.name}" if reranker is not None else ""), "config": config,
+           "release": public.release}
+    (out / "run.json").write_text(json.dumps(run, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return run

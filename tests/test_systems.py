@@ -1,0 +1,325 @@
+"""Retrieval systems on the Myntra fixture: built-ins, plug-ins, the verifier, label-blind runs and the leaderboard."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import MYNTRA_SMALL
+from fashionrq.cli import main
+from fashionrq.errors import FashionRQError, InputError
+from fashionrq.metrics import evaluate, read_qrels, read_run
+from fashionrq.protocol import commit_run, load_pools, validate_run
+from fashionrq.systems import BaseRetriever, LabelAccessError, get_reranker, get_system, run_system
+from fashionrq.systems.hybrid import ranks, rrf
+from fashionrq.systems.lexical import tokenize
+
+BUILD = {"encoder": "minilm", "sid_method": "rkmeans", "codebook_size": 16, "seed": 0}
+#: Built-in systems that must beat random on T1 (dense ones reuse the shared embedding cache).
+BUILTINS = ("bm25", "tfidf", "minilm", "minilm-int8", "e5-small", "splade-tiny", "hybrid")
+
+
+# --- a plug-in, loaded by the tests as "test_systems:NameOverlap" --------------------------------------------
+
+
+class NameOverlap(BaseRetriever):
+    """Counts query tokens found in the product name (a deliberately simple plug-in)."""
+
+    name = "name-overlap"
+
+    def __init__(self, bonus: float = 0.0) -> None:
+        self.bonus = bonus
+
+    def fit(self, items):
+        self._set_items(items)
+        self.names = [set(tokenize(n or "")) for n in items.column("name").to_pylist()]
+        return self
+
+    def score(self, query, candidate_rows):
+        words = set(tokenize(query))
+        return np.array([len(words & self.names[r]) + self.bonus for r in candidate_rows], dtype=np.float64)
+
+
+class LabelPeeker(NameOverlap):
+    """A plug-in that tries to read the labels while fitting; the run must refuse it."""
+
+    target: Path | None = None
+
+    def fit(self, items):
+        self.target.read_text()
+        return super().fit(items)
+
+
+class Incomplete:
+    """Has no score_batch / search: not a Retriever."""
+
+    name = "incomplete"
+
+    def fit(self, items):
+        return self
+
+    def score(self, query, candidate_rows):
+        return np.zeros(len(candidate_rows))
+
+
+# --- catalog-derived queries on the fixture items (no release needed) ---------------------------------------
+
+
+def catalog_queries(items, n: int = 40, seed: int = 0) -> list[tuple[str, set[int]]]:
+    """Queries "<colour> <article type> for <gender>" of random items; relevant = rows sharing all three fields."""
+    cols = {c: items.column(c).to_pylist() for c in ("base_colour", "article_type", "gender")}
+    key = list(zip(cols["base_colour"], cols["article_type"], cols["gender"]))
+    groups: dict[tuple, set[int]] = {}
+    for row, k in enumerate(key):
+        if all(k):
+            groups.setdefault(k, set()).add(row)
+    eligible = sorted(k for k, rows in groups.items() if len(rows) >= 3)
+    picked = np.random.default_rng(seed).choice(len(eligible), size=min(n, len(eligible)), replace=False)
+    return [(f"{eligible[i][0]} {eligible[i][1]} for {eligible[i][2]}".lower(), groups[eligible[i]]) for i in picked]
+
+
+def mrr(system, queries, k: int = 10) -> float:
+    total = 0.0
+    for text, relevant in queries:
+        for rank, (row, _) in enumerate(system.search(text, k), start=1):
+            if row in relevant:
+                total += 1.0 / rank
+                break
+    return total / len(queries)
+
+
+@pytest.fixture(scope="module")
+def lexical(fixture_items):
+    return {name: get_system(name).fit(fixture_items) for name in ("random", "bm25", "tfidf")}
+
+
+def test_tokenize_joins_hyphens_and_strips_plurals():
+    assert tokenize("Navy-Blue T-shirts, Dress") == ["navyblue", "tshirt", "dress"]
+
+
+@pytest.mark.parametrize("name", ["bm25", "tfidf"])
+def test_lexical_systems_beat_random_on_catalog_queries(lexical, fixture_items, name):
+    queries = catalog_queries(fixture_items)
+    assert len(queries) == 40
+    ours, floor = mrr(lexical[name], queries), mrr(lexical["random"], queries)
+    assert ours > 0.6 and ours > floor + 0.4, (ours, floor)
+
+
+def test_dense_ranks_the_described_kind_above_unrelated_items(fixture_items):
+    system = get_system("minilm").fit(fixture_items)
+    types = fixture_items.column("article_type").to_pylist()
+    for text, relevant in catalog_queries(fixture_items, n=10, seed=1):
+        kind = types[min(relevant)]
+        unrelated = np.array([i for i, t in enumerate(types) if t != kind])
+        scores = system.score(text, np.array(sorted(relevant)))
+        assert scores.min() > np.quantile(system.score(text, unrelated), 0.9), text
+
+
+def test_batch_search_and_score_agree(lexical, fixture_items):
+    queries = [q for q, _ in catalog_queries(fixture_items, n=5)]
+    rows = [np.arange(0, fixture_items.num_rows, 7), np.array([3, 1, 2]), np.arange(50), np.array([0]), np.arange(10, 30)]
+    for system in lexical.values():
+        batch = system.score_batch(queries, rows)
+        for q, r, b in zip(queries, rows, batch):
+            np.testing.assert_allclose(b, system.score(q, r), rtol=1e-6)
+        hits = system.search(queries[0], 8)
+        assert len(hits) == 8 and [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+        everything = system.score(queries[0], np.arange(fixture_items.num_rows))
+        assert hits[0][1] == pytest.approx(everything.max())
+
+
+def test_random_is_seeded(fixture_items):
+    rows = np.arange(100)
+    a = get_system("random", seed=3).fit(fixture_items).score("red dress", rows)
+    b = get_system("random", seed=3).fit(fixture_items).score("red dress", rows)
+    c = get_system("random", seed=4).fit(fixture_items).score("red dress", rows)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    # a candidate's score does not depend on which other candidates are scored with it
+    assert get_system("random", seed=3).fit(fixture_items).score("red dress", np.array([5]))[0] == a[5]
+
+
+def test_reciprocal_rank_fusion():
+    np.testing.assert_array_equal(ranks(np.array([0.1, 0.9, 0.9, 0.5])), [4, 1, 2, 3])
+    fused = rrf([np.array([3.0, 2.0, 1.0]), np.array([0.9, 0.1, 0.5])], k=60)
+    assert fused.argmax() == 0 and fused[0] == pytest.approx(2 / 61)
+    assert get_system("hybrid", components="bm25,tfidf", k=10).components == ("bm25", "tfidf")
+
+
+def test_plugins_load_by_module_and_class(fixture_items):
+    system = get_system("test_systems:NameOverlap", bonus=1.0).fit(fixture_items)
+    assert isinstance(system, NameOverlap) and system.bonus == 1.0
+    assert system.score("navy blue shirt", np.array([0]))[0] >= 1.0
+    with pytest.raises(FashionRQError, match="lacks score_batch, search"):
+        get_system("test_systems:Incomplete")
+    with pytest.raises(FashionRQError, match="unknown system 'nosuch'"):
+        get_system("nosuch")
+    with pytest.raises(FashionRQError, match="cannot import module"):
+        get_system("no_such_module:Thing")
+    with pytest.raises(FashionRQError, match="does not accept parameters"):
+        get_system("bm25", nonsense=1)
+
+
+def test_plugins_load_from_an_installed_entry_point(tmp_path, monkeypatch):
+    dist = tmp_path / "my_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: my-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[fashionrq.systems]\nname-overlap = test_systems:NameOverlap\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert isinstance(get_system("name-overlap"), NameOverlap)
+
+
+def test_verifier_checks_every_condition(fixture_items):
+    verifier = get_reranker("verifier", depth=5).fit(fixture_items)
+    names = fixture_items.column("name").to_pylist()
+    query = "navy blue shirts for men"
+    match = next(i for i, n in enumerate(names) if n and "Men" in n and "Navy Blue Shirt" in n)
+    other = next(i for i, n in enumerate(names) if n and "Women" in n and "Red" in n)
+    checks = verifier.check(query, match)
+    assert {"product_type", "gender", "color"} <= set(checks)
+    assert all(score >= 0.85 for score, _ in checks.values())
+    assert verifier.check(query, other)["gender"][0] < 0.5
+    r = verifier.constraint_scores(query, np.array([match, other]))
+    assert r[0] > r[1]
+    # the reranker reorders only the top `depth`, which stays on top
+    rows = np.arange(20)
+    first = np.linspace(1, 0, 20)
+    new = verifier.rerank(query, rows, first)
+    assert set(np.argsort(-new)[:5]) == set(range(5)) and list(np.argsort(-new)[5:]) == list(range(5, 20))
+
+
+# --- runs on a real release -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory) -> Path:
+    from fashionrq.tasks import TaskConfig, build_release
+
+    out = tmp_path_factory.mktemp("systems") / "BENCH"
+    build_release(MYNTRA_SMALL, out, task_config=TaskConfig(pool_size=40, min_per_tier=2), **BUILD)
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(bench, tmp_path_factory) -> dict[str, Path]:
+    """One committed run per system, made lazily and shared by the tests."""
+    root = tmp_path_factory.mktemp("runs")
+    made: dict[str, Path] = {}
+
+    def make(name: str, reranker=None) -> Path:
+        key = name + (f"+{reranker.name}" if reranker else "")
+        if key not in made:
+            out = root / key.replace(":", "_")
+            run_system(bench, get_system(name), out, reranker=reranker)
+            commit_run(out, bench)
+            made[key] = out
+        return made[key]
+
+    return make
+
+
+def t1_ndcg(bench: Path, run: Path) -> float:
+    return evaluate(read_qrels(bench / "labels" / "t1.qrels"), read_run(run / "t1.run"), ["ndcg@10"])["ndcg@10"]
+
+
+def test_run_writes_valid_deterministic_files(bench, runs):
+    run = runs("bm25")
+    config = json.loads((run / "run.json").read_text())
+    assert config["system"] == "bm25" and len(config["release"]) == 64
+    predictions = validate_run(run, load_pools(bench))  # fail-closed protocol checks: pools, ranks, finiteness
+    assert set(predictions) == {"t1", "t2", "t3", "t4"}
+    t2 = [json.loads(line) for line in (run / "t2.jsonl").read_text().splitlines()]
+    test_pairs = {p["pair_id"] for p in map(json.loads, (bench / "public" / "t2_pairs.jsonl").read_text().splitlines())
+                  if p["split"] == "test"}
+    assert {r["pair_id"] for r in t2} == test_pairs and {r["label"] for r in t2} <= {0, 1, 2, 3}
+
+
+@pytest.mark.parametrize("name", BUILTINS)
+def test_every_builtin_beats_random_on_t1(bench, runs, name):
+    assert t1_ndcg(bench, runs(name)) > t1_ndcg(bench, runs("random")) + 0.05
+
+
+def test_t2_calibration_beats_chance(bench, runs):
+    truth = {r["pair_id"]: r["label"] for r in map(json.loads, (bench / "labels" / "t2_test.jsonl").read_text().splitlines())}
+
+    def accuracy(run):
+        rows = [json.loads(line) for line in (run / "t2.jsonl").read_text().splitlines()]
+        return np.mean([truth[r["pair_id"]] == r["label"] for r in rows])
+
+    assert accuracy(runs("bm25")) > accuracy(runs("random")) + 0.1
+
+
+def test_run_never_reads_labels(bench, runs, tmp_path):
+    copy = tmp_path / "BENCH"
+    shutil.copytree(bench, copy)
+    shutil.move(copy / "labels", tmp_path / "labels-elsewhere")
+    run_system(copy, get_system("bm25"), tmp_path / "blind")
+    for name in ("run.json", "t1.run", "t2.jsonl", "t3.run", "t4.run"):
+        assert (tmp_path / "blind" / name).read_bytes() == (runs("bm25") / name).read_bytes(), name
+
+
+def test_a_system_that_opens_labels_is_refused(bench, tmp_path):
+    LabelPeeker.target = bench / "labels" / "t1.qrels"
+    with pytest.raises(LabelAccessError, match="label-blind"):
+        run_system(bench, get_system("test_systems:LabelPeeker"), tmp_path / "peek")
+    # outside a run the same read is allowed: the guard is scoped to the run
+    assert LabelPeeker.target.read_text()
+
+
+def test_cli_runs_a_plugin_and_the_verifier(bench, runs, tmp_path):
+    assert main_code(["run", "--bench", str(bench), "--system", "test_systems:NameOverlap", "--param", "bonus=0.5",
+                      "--out", str(tmp_path / "plugin")]) == 0
+    assert json.loads((tmp_path / "plugin" / "run.json").read_text())["system"] == "name-overlap"
+    assert validate_run(tmp_path / "plugin", load_pools(bench))
+    assert main_code(["run", "--bench", str(bench), "--system", "bm25", "--rerank", "verifier", "--depth", "10",
+                      "--out", str(tmp_path / "reranked")]) == 0
+    pools = load_pools(bench)
+    reranked, first = (validate_run(run, pools)["t1"] for run in (tmp_path / "reranked", runs("bm25")))
+    top = {q: [item for item, _ in ranked[:10]] for q, ranked in first.items()}
+    assert all({item for item, _ in reranked[q][:10]} == set(top[q]) for q in top)  # only the top 10 is reordered
+    bad = [q for q in top if [i for i, _ in reranked[q][10:]] != [i for i, _ in first[q][10:]]]
+    assert not bad, (reranked[bad[0]], first[bad[0]])
+    assert any([item for item, _ in reranked[q][:10]] != top[q] for q in top)
+    assert main_code(["run", "--bench", str(bench), "--system", "bm25", "--regime", "image", "--out", str(tmp_path / "x")]) == 2
+
+
+def test_verifier_improves_bm25(bench, runs):
+    reranked = runs("bm25", get_reranker("verifier", depth=50))
+    assert t1_ndcg(bench, reranked) > t1_ndcg(bench, runs("bm25"))
+    validate_run(reranked, load_pools(bench))
+
+
+def main_code(args: list[str]) -> int:
+    try:
+        main(args)
+    except SystemExit as exit:
+        return exit.code or 0
+    return 0
+
+
+def test_leaderboard_prints_tasks_side_by_side(bench, runs, tmp_path, capsys):
+    from fashionrq.protocol.scoring import score_run, write_json
+    from fashionrq.report import leaderboard
+
+    paths = []
+    for name in ("random", "bm25"):
+        run = runs(name)
+        report = score_run(bench, run, relevance=(name == "bm25")).report
+        paths.append(write_json(report, run / "scores.json"))
+    text = leaderboard(bench, [paths[0], runs("bm25")])
+    bm25 = json.loads(paths[1].read_text())
+    row = next(line for line in text.splitlines() if line.startswith("| bm25 |"))
+    assert f"{bm25['tasks']['t1']['aggregate']['ndcg@10']:.4f}" in row
+    assert f"{bm25['tasks']['t3']['aggregate']['ndcg@3']:.4f}" in row
+    assert "T2 Macro-F1" in text and "T4 Cons@10" in text and "average" not in text.lower().replace("never averaged", "")
+    assert f"{bm25['relevance']['R@10']:.4f}" in text and "product_type (n=" in text
+    assert main_code(["leaderboard", str(bench), str(paths[0]), str(runs("bm25")), "--out", str(tmp_path / "lb.md")]) == 0
+    assert (tmp_path / "lb.md").read_text() == text
+    other = json.loads(paths[0].read_text()) | {"release": "0" * 64}
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    with pytest.raises(InputError, match="scores release 000000000000"):
+        leaderboard(bench, [tmp_path / "other.json"])
