@@ -1,0 +1,121 @@
+"""``fashionrq commit | verify | score | compare``: the evaluation protocol's gates from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from fashionrq.progress import console
+from fashionrq.protocol.commitment import commit_run
+from fashionrq.protocol.errors import ReleaseTamperedError
+from fashionrq.protocol.manifest import verify_release
+
+
+def commit_command(
+    run: Path = typer.Argument(..., help="Run folder with run.json and prediction files (t1.run, t2.jsonl, t3.run, t4.run)."),
+    bench: Path = typer.Option(None, "--bench", help="Release the run was made for; refuses a run.json naming another release."),
+) -> None:
+    """Hash the prediction files and append a commitment to RUN/commitments.jsonl (before any label is opened)."""
+    record = commit_run(run, bench)
+    for name, entry in sorted(record["files"].items()):
+        console.print(f"  {name}: {entry['rows']:,} rows, sha256 {entry['sha256']}", soft_wrap=True)
+    console.print(f"committed {run} as {record['hash']} (release {record['release'][:12]}…, {record['timestamp']})", soft_wrap=True)
+
+
+def verify_command(
+    bench: Path = typer.Argument(..., help="Release folder (BENCH) with manifest.json."),
+) -> None:
+    """Re-hash every file listed in BENCH/manifest.json and report changed, missing and unlisted files."""
+    report = verify_release(bench)
+    if not report.ok:
+        raise ReleaseTamperedError(report.sentence())
+    console.print(report.sentence())
+
+
+def _print_scores(report: dict) -> None:
+    table = Table(title=f"{report['system']} — commitment {report['commitment']['hash'][:12]}", show_edge=False)
+    for column in ("task", "metric", "mean over units", "mean over clusters", "units", "clusters"):
+        table.add_column(column, justify="left" if column in ("task", "metric") else "right")
+    for task, entry in report["tasks"].items():
+        for metric, value in entry["aggregate"].items():
+            macro = entry["cluster_macro"].get(metric)
+            table.add_row(task.upper(), metric, f"{value:.4f}", "" if macro is None else f"{macro:.4f}",
+                          f"{entry['n_units']:,}", f"{entry['n_clusters']:,}")
+    console.print(table)
+    if "relevance" in report:
+        rel = report["relevance"]
+        attrs = Table(title=f"T1 weighted relevance R@10 = {rel['R@10']:.4f}; AttrScore with annotation coverage", show_edge=False)
+        for column in ("attribute", "AttrScore", "coverage", "queries"):
+            attrs.add_column(column, justify="left" if column == "attribute" else "right")
+        for attr, entry in rel["attributes"].items():
+            if entry["attr_score"] is not None:
+                attrs.add_row(attr, f"{entry['attr_score']:.4f}", f"{entry['coverage']:.1%}", f"{entry['n_queries']:,}")
+        console.print(attrs)
+
+
+def score_command(
+    run: Path = typer.Argument(..., help="Committed run folder."),
+    bench: Path = typer.Option(..., "--bench", help="Release folder (BENCH)."),
+    out: Path = typer.Option(None, "--out", help="Score JSON to write (default: RUN/scores.json)."),
+    relevance: bool = typer.Option(True, "--relevance/--no-relevance", help="Also compute weighted relevance R@10 and AttrScore on T1."),
+) -> None:
+    """Score a committed run: refuses a tampered release, an uncommitted or changed run, and any malformed file."""
+    from fashionrq.protocol.scoring import score_run, write_json
+
+    scored = score_run(bench, run, relevance=relevance)
+    path = write_json(scored.report, out or Path(run) / "scores.json")
+    _print_scores(scored.report)
+    console.print(f"wrote {path}")
+
+
+def _print_comparison(result: dict) -> None:
+    boot = result["bootstrap"]
+    heads = result["headline"]
+    table = Table(title=f"paired cluster bootstrap, {boot['resamples']:,} resamples, seed {boot['seed']}, {boot['level']:.0%} interval; Δ = B − A",
+                  show_edge=False)
+    for column in ("B", "A", *(f"{t.upper()} {m}" for t, m in heads.items())):
+        table.add_column(column)
+    for pair in result["pairs"]:
+        cells = []
+        for task in heads:
+            entry = pair["gate"]["tasks"][task]
+            cells.append(entry.get("reason") or f"{entry['delta']:+.4f} [{entry['lower']:+.4f}, {entry['upper']:+.4f}]")
+        table.add_row(pair["b"], pair["a"], *cells)
+    console.print(table)
+    for pair in result["pairs"]:
+        console.print(f"  {pair['b']} over {pair['a']}: {pair['gate']['verdict']}", soft_wrap=True, highlight=False)
+    for flag in result.get("analysis", {}).get("flags", []):
+        console.print(f"  aggregation flip: {flag}", soft_wrap=True)
+
+
+def compare_command(
+    runs: list[Path] = typer.Argument(..., help="Two or more committed run folders."),
+    bench: Path = typer.Option(..., "--bench", help="Release folder (BENCH)."),
+    resamples: int = typer.Option(10_000, "--resamples", help="Bootstrap resamples."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the resampling (recorded in the output)."),
+    level: float = typer.Option(0.95, "--level", help="Interval level of the percentile interval."),
+    headline: str = typer.Option(None, "--headline", help="Override headline metrics, e.g. 't1=ndcg@5,t3=recall@1(rel=3)'."),
+    relevance: bool = typer.Option(False, "--relevance/--no-relevance", help="Also score weighted relevance (slower) for AttrScore sensitivity."),
+    out: Path = typer.Option(None, "--out", help="Comparison JSON to write (default: print only)."),
+    markdown: Path = typer.Option(None, "--markdown", help="Also write the verdict table as Markdown to this file."),
+) -> None:
+    """Paired cluster bootstrap of every pair of runs on every task, with the conjunctive promotion gate."""
+    from fashionrq.protocol.compare import compare_runs, verdict_markdown
+    from fashionrq.protocol.scoring import write_json
+
+    result = compare_runs(bench, runs, resamples=resamples, seed=seed, level=level, headline=headline, relevance=relevance)
+    _print_comparison(result)
+    if out is not None:
+        console.print(f"wrote {write_json(result, out)}")
+    if markdown is not None:
+        markdown.write_text(verdict_markdown(result), encoding="utf-8")
+        console.print(f"wrote {markdown}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("commit")(commit_command)
+    app.command("verify")(verify_command)
+    app.command("score")(score_command)
+    app.command("compare")(compare_command)

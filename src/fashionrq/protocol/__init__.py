@@ -1,0 +1,21 @@
+"""The evaluation protocol: release verification, commitment before labels, fail-closed scoring, paired bootstrap.
+
+Order of gates when scoring a run: run.json names this release -> predictions match their latest
+commitment -> public half of the release verifies -> predictions validate against the public pools
+-> labels verify -> only then are labels opened.
+"""
+
+from fashionrq.protocol.commitment import check_commitment, commit_run, read_ledger
+from fashionrq.protocol.manifest import release_hash, sha256_file, verify_release
+from fashionrq.protocol.validate import load_pools, validate_run
+
+__all__ = [
+    "check_commitment",
+    "commit_run",
+    "load_pools",
+    "read_ledger",
+    "release_hash",
+    "sha256_file",
+    "validate_run",
+    "verify_release",
+]

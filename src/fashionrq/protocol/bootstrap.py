@@ -1,0 +1,151 @@
+"""Vectorised paired cluster bootstrap.
+
+A resample draws as many clusters as there are, with replacement; it is stored as a row of counts
+(how often each cluster was drawn). Per-cluster sufficient statistics (sums of per-unit values and
+unit counts, or confusion-matrix counts) times the ``(resamples, clusters)`` count matrix give every
+resampled statistic at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+_CHUNK_CELLS = 8_000_000
+
+
+def draw_dtype(n_clusters: int) -> type:
+    """Integer type of the cluster draws (and counts): uint16 below 65,536 clusters, else int64."""
+    return np.uint16 if n_clusters < 2**16 else np.int64
+
+
+def resample_counts(n_clusters: int, resamples: int, seed: int) -> np.ndarray:
+    """``(resamples, n_clusters)`` integer matrix: row r counts how often each cluster is drawn in resample r.
+
+    Resample r draws ``rng.integers(0, n_clusters, size=n_clusters, dtype=draw_dtype(n_clusters))`` from
+    ``rng = np.random.default_rng(seed)``, one call per resample in order. Use :func:`weighted` to
+    multiply the matrix with per-cluster statistics.
+    """
+    if n_clusters < 1 or resamples < 1:
+        raise ValueError("the bootstrap needs at least one cluster and one resample")
+    rng = np.random.default_rng(seed)
+    dtype = draw_dtype(n_clusters)
+    counts = np.empty((resamples, n_clusters), dtype=dtype)
+    for row in counts:
+        row[:] = np.bincount(rng.integers(0, n_clusters, size=n_clusters, dtype=dtype), minlength=n_clusters)
+    return counts
+
+
+def weighted(counts: np.ndarray, stats: np.ndarray) -> np.ndarray:
+    """``counts @ stats`` in float64, computed in row blocks so the count matrix is never copied whole."""
+    stats = np.asarray(stats, dtype=np.float64)
+    out = np.empty((counts.shape[0],) + stats.shape[1:])
+    block = max(1, _CHUNK_CELLS // max(counts.shape[1], 1))
+    for start in range(0, counts.shape[0], block):
+        out[start:start + block] = counts[start:start + block].astype(np.float64) @ stats
+    return out
+
+
+def cluster_sums(values: np.ndarray, cluster_index: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster sums of ``values`` (``(units, metrics)``) and per-cluster unit counts."""
+    values = np.asarray(values, dtype=np.float64).reshape(len(values), -1)
+    sums = np.column_stack([np.bincount(cluster_index, weights=values[:, m], minlength=n_clusters)
+                            for m in range(values.shape[1])])
+    return sums, np.bincount(cluster_index, minlength=n_clusters).astype(np.float64)
+
+
+def resampled_means(counts: np.ndarray, sums: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Mean over units in every resample, ``(resamples, metrics)``: ``(counts @ sums) / (counts @ sizes)``."""
+    both = weighted(counts, np.column_stack([sums, sizes]))
+    return both[:, :-1] / both[:, -1:]
+
+
+def macro_f1_from_confusions(confusions: np.ndarray, n_classes: int) -> np.ndarray:
+    """Macro-F1 of flattened ``(..., n_classes * n_classes)`` confusion counts (row = true, column = predicted).
+
+    Averages F1 = 2TP / (2TP + FP + FN) over all ``n_classes`` classes; a class with no true positive has
+    F1 0 (as ``fashionrq.metrics.macro_f1``).
+    """
+    conf = confusions.reshape(confusions.shape[:-1] + (n_classes, n_classes))
+    tp = np.diagonal(conf, axis1=-2, axis2=-1)
+    denom = conf.sum(axis=-2) + conf.sum(axis=-1)
+    f1 = np.divide(2 * tp, denom, out=np.zeros(tp.shape), where=tp > 0)
+    return f1.mean(axis=-1)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A bootstrap summary of Δ = B − A."""
+
+    delta: float
+    lower: float
+    upper: float
+    p_positive: float
+    level: float
+
+    def to_dict(self) -> dict:
+        return {"delta": self.delta, "lower": self.lower, "upper": self.upper,
+                "p_positive": self.p_positive, "level": self.level}
+
+
+def summarise(delta: float, resampled: np.ndarray, level: float) -> Interval:
+    """Point Δ, percentile interval at ``level`` and P(Δ > 0) from resampled Δ values."""
+    tail = 100.0 * (1.0 - level) / 2.0
+    lower, upper = np.percentile(resampled, [tail, 100.0 - tail])
+    # "+ 0.0" turns a negated zero (-0.0) into 0.0
+    return Interval(float(delta) + 0.0, float(lower) + 0.0, float(upper) + 0.0, float(np.mean(resampled > 0)), level)
+
+
+def mean_diff_draws(diffs: np.ndarray, cluster_index: np.ndarray, n_clusters: int, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Point mean and resampled means of per-unit differences ``(units,)`` or ``(units, metrics)``.
+
+    Returns ``(point (metrics,), resampled (resamples, metrics))``.
+    """
+    flat = np.asarray(diffs, dtype=np.float64).reshape(len(diffs), -1)
+    sums, sizes = cluster_sums(flat, cluster_index, n_clusters)
+    return flat.mean(axis=0), resampled_means(counts, sums, sizes)
+
+
+def _confusions(truth: np.ndarray, pred: np.ndarray, cluster_index: np.ndarray, n_clusters: int, n_classes: int) -> np.ndarray:
+    cells = n_classes * n_classes
+    return np.bincount(cluster_index * cells + truth * n_classes + pred, minlength=n_clusters * cells).reshape(n_clusters, cells)
+
+
+def macro_f1_diff_draws(truth: np.ndarray, pred_a: np.ndarray, pred_b: np.ndarray, cluster_index: np.ndarray,
+                        n_clusters: int, counts: np.ndarray, n_classes: int = 4) -> tuple[float, np.ndarray]:
+    """Point and resampled Δ macro-F1 (B − A) from per-cluster confusion counts of both systems."""
+    cells = n_classes * n_classes
+    stats = [_confusions(truth, pred, cluster_index, n_clusters, n_classes) for pred in (pred_a, pred_b)]
+    delta = macro_f1_from_confusions(stats[1].sum(axis=0), n_classes) - macro_f1_from_confusions(stats[0].sum(axis=0), n_classes)
+    pooled = weighted(counts, np.hstack(stats))
+    resampled = macro_f1_from_confusions(pooled[:, cells:], n_classes) - macro_f1_from_confusions(pooled[:, :cells], n_classes)
+    return float(delta), resampled
+
+
+def t2_diff_draws(diffs: np.ndarray, truth: np.ndarray, pred_a: np.ndarray, pred_b: np.ndarray, cluster_index: np.ndarray,
+                  n_clusters: int, counts: np.ndarray, n_classes: int = 4) -> tuple[np.ndarray, np.ndarray, tuple[float, np.ndarray]]:
+    """:func:`mean_diff_draws` of ``diffs`` and :func:`macro_f1_diff_draws` in one pass over the count matrix."""
+    cells = n_classes * n_classes
+    flat = np.asarray(diffs, dtype=np.float64).reshape(len(diffs), -1)
+    sums, sizes = cluster_sums(flat, cluster_index, n_clusters)
+    conf = [_confusions(truth, pred, cluster_index, n_clusters, n_classes) for pred in (pred_a, pred_b)]
+    pooled = weighted(counts, np.hstack([sums, sizes[:, None], *conf]))
+    m = flat.shape[1]
+    means = pooled[:, :m] / pooled[:, m:m + 1]
+    f1 = macro_f1_from_confusions(pooled[:, m + 1 + cells:], n_classes) - macro_f1_from_confusions(pooled[:, m + 1:m + 1 + cells], n_classes)
+    delta = macro_f1_from_confusions(conf[1].sum(axis=0), n_classes) - macro_f1_from_confusions(conf[0].sum(axis=0), n_classes)
+    return flat.mean(axis=0), means, (float(delta), f1)
+
+
+def paired_mean_bootstrap(diffs: np.ndarray, cluster_index: np.ndarray, n_clusters: int, counts: np.ndarray,
+                          level: float = 0.95) -> list[Interval]:
+    """Bootstrap the mean per-unit difference (``(units,)`` or ``(units, metrics)``) clustered by ``cluster_index``."""
+    point, resampled = mean_diff_draws(diffs, cluster_index, n_clusters, counts)
+    return [summarise(point[m], resampled[:, m], level) for m in range(len(point))]
+
+
+def paired_macro_f1_bootstrap(truth: np.ndarray, pred_a: np.ndarray, pred_b: np.ndarray, cluster_index: np.ndarray,
+                              n_clusters: int, counts: np.ndarray, n_classes: int = 4, level: float = 0.95) -> Interval:
+    """Bootstrap Δ macro-F1 (B − A) from per-cluster confusion counts of both systems."""
+    return summarise(*macro_f1_diff_draws(truth, pred_a, pred_b, cluster_index, n_clusters, counts, n_classes), level)

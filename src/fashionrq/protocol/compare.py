@@ -1,0 +1,196 @@
+"""Paired comparison of committed runs: cluster bootstrap per task and metric, and the conjunctive gate.
+
+Tasks are never averaged. B is promoted over A only if the interval's lower bound of Δ = B − A is
+above 0 on every task's headline metric.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations, permutations
+from pathlib import Path
+
+import numpy as np
+
+from fashionrq.protocol.bootstrap import Interval, mean_diff_draws, resample_counts, summarise, t2_diff_draws
+from fashionrq.protocol.errors import ComparisonError
+from fashionrq.protocol.scoring import TASKS, ScoredRun, score_run
+
+DEFAULT_HEADLINE = {"t1": "ndcg@10", "t2": "macro_f1", "t3": "ndcg@3", "t4": "consistency@10"}
+TASK_NAMES = {"t1": "T1", "t2": "T2", "t3": "T3", "t4": "T4"}
+
+
+def parse_headline(spec: str | dict | None) -> dict[str, str]:
+    """Headline metric per task: the defaults, overridden by ``{"t1": ...}`` or ``"t1=ndcg@5,t3=recall@1(rel=3)"``."""
+    headline = dict(DEFAULT_HEADLINE)
+    if isinstance(spec, str):
+        pairs = [part.split("=", 1) for part in spec.split(",") if part.strip()]
+        if any(len(pair) != 2 for pair in pairs):
+            raise ComparisonError(f"headline {spec!r} is not of the form t1=ndcg@10,t3=ndcg@3; write task=metric pairs.")
+        spec = {task.strip().lower(): metric.strip() for task, metric in pairs}
+    for task, metric in (spec or {}).items():
+        if task not in DEFAULT_HEADLINE:
+            raise ComparisonError(f"headline names task {task!r}; use t1, t2, t3 or t4.")
+        headline[task] = metric
+    return headline
+
+
+def _name(scored: ScoredRun, index: int, taken: set[str]) -> str:
+    base = str(scored.report.get("system") or Path(scored.report["run"]).name)
+    name = base if base not in taken else f"{base}#{index + 1}"
+    taken.add(name)
+    return name
+
+
+def _fmt(value: float) -> str:
+    return f"{value:+.4f}"
+
+
+def gate(intervals: dict[str, dict[str, Interval]], headline: dict[str, str], tasks: list[str], missing: dict[str, str],
+         level: float) -> dict:
+    """The conjunctive promotion gate for one ordered pair: verdict, failing tasks and the binding task."""
+    per_task, failing = {}, []
+    for task in tasks:
+        if task in missing:
+            per_task[task] = {"metric": headline[task], "passes": False, "reason": missing[task]}
+            failing.append(f"{TASK_NAMES[task]} {missing[task]}")
+            continue
+        interval = intervals[task][headline[task]]
+        passes = interval.lower > 0
+        per_task[task] = {"metric": headline[task], "passes": passes, **interval.to_dict()}
+        if not passes:
+            where = "includes 0" if interval.upper >= 0 else "is below 0"
+            failing.append(f"{TASK_NAMES[task]} {headline[task]} interval [{_fmt(interval.lower)}, {_fmt(interval.upper)}] {where}")
+    scored = [t for t in tasks if t not in missing]
+    binding = min(scored, key=lambda t: intervals[t][headline[t]].lower) if scored else None
+    failing_tasks = [t for t in tasks if not per_task[t]["passes"]]
+    promoted = not failing_tasks and bool(tasks)
+    if promoted:
+        b = intervals[binding][headline[binding]]
+        verdict = (f"promoted: every headline lower bound of the {level:.0%} interval is above 0 "
+                   f"(binding: {TASK_NAMES[binding]} {headline[binding]}, lower bound {_fmt(b.lower)})")
+    else:
+        verdict = "not promoted: " + "; ".join(failing)
+    return {"promoted": promoted, "verdict": verdict, "tasks": per_task, "failing": failing_tasks,
+            "binding": binding, "decided_by": failing_tasks[0] if len(failing_tasks) == 1 else None}
+
+
+def _pair_draws(a: ScoredRun, b: ScoredRun, task: str, counts: np.ndarray, clusters: list[str]) -> dict[str, tuple]:
+    """``{metric: (point Δ, resampled Δ)}`` of Δ = B − A on one task, all metrics from the same resamples."""
+    ua, ub = a.units[task], b.units[task]
+    if ua.ids != ub.ids:
+        raise ComparisonError(f"runs {a.report['run']} and {b.report['run']} scored different {task} units; score both on the same release.")
+    index = ua.cluster_index(clusters)
+    names = sorted(set(ua.values) & set(ub.values))
+    diffs = np.stack([ub.values[n] - ua.values[n] for n in names], axis=1)
+    if task != "t2":
+        point, resampled = mean_diff_draws(diffs, index, len(clusters), counts)
+        return {name: (point[m], resampled[:, m]) for m, name in enumerate(names)}
+    point, resampled, f1 = t2_diff_draws(diffs, ua.truth, ua.pred, ub.pred, index, len(clusters), counts)
+    return {**{name: (point[m], resampled[:, m]) for m, name in enumerate(names)}, "macro_f1": f1}
+
+
+def resample_draws(scored: list[ScoredRun], resamples: int, seed: int) -> tuple[dict[str, list[str]], dict[str, np.ndarray]]:
+    """Per task: the sorted leakage units (anchor leaf clusters) and the ``(resamples, clusters)`` count matrix.
+
+    Every task draws from a fresh ``default_rng(seed)``, so a task's draws do not depend on which other tasks exist.
+    """
+    clusters, counts, by_size = {}, {}, {}
+    for task in TASKS:
+        first = next((s for s in scored if task in s.units), None)
+        if first is not None:
+            clusters[task] = sorted(set(first.units[task].clusters))
+            size = len(clusters[task])
+            if size not in by_size:  # same size and seed give the same draws: compute them once
+                by_size[size] = resample_counts(size, resamples, seed)
+            counts[task] = by_size[size]
+    return clusters, counts
+
+
+def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: int = 0, level: float = 0.95,
+                   headline: str | dict | None = None, draws: tuple[dict, dict] | None = None) -> dict:
+    """Full pairwise comparison of already-scored runs (every ordered pair: Δ = row − column)."""
+    if len(scored) < 2:
+        raise ComparisonError("compare needs at least two runs; pass RUN_A RUN_B [RUN_C ...].")
+    if not 0 < level < 1:
+        raise ComparisonError(f"interval level {level} is not between 0 and 1; use e.g. 0.95.")
+    if resamples < 1:
+        raise ComparisonError(f"resamples is {resamples}; use a positive number such as 10000.")
+    heads = parse_headline(headline)
+    taken: set[str] = set()
+    names = [_name(s, i, taken) for i, s in enumerate(scored)]
+    tasks = [t for t in TASKS if any(t in s.units for s in scored)]
+    for task in tasks:
+        known = {m for s in scored if task in s.units for m in s.units[task].values} | ({"macro_f1"} if task == "t2" else set())
+        if heads[task] not in known:
+            raise ComparisonError(f"headline metric {heads[task]!r} is not scored for {task}; choose one of {', '.join(sorted(known))}.")
+    clusters, counts = draws if draws is not None else resample_draws(scored, resamples, seed)
+    draws = {}
+    for i, j in combinations(range(len(scored)), 2):
+        for task in tasks:
+            if task in scored[i].units and task in scored[j].units:
+                draws[(i, j, task)] = _pair_draws(scored[j], scored[i], task, counts[task], clusters[task])
+    pairs = []
+    for i, j in permutations(range(len(scored)), 2):
+        a, b = scored[j], scored[i]
+        intervals, missing = {}, {}
+        for task in tasks:
+            lacking = [n for n, s in ((names[j], a), (names[i], b)) if task not in s.units]
+            if lacking:
+                missing[task] = f"not submitted by {' and '.join(lacking)}"
+                continue
+            # Δ(row i − column j); the reverse direction negates the same resampled values
+            sign = 1.0 if i < j else -1.0
+            found = draws[(min(i, j), max(i, j), task)]
+            intervals[task] = {m: summarise(sign * point, sign * values, level) for m, (point, values) in found.items()}
+        entry = {"b": names[i], "a": names[j], "delta": "b - a",
+                 "tasks": {t: {"unit": a.units[t].unit if t in a.units else b.units[t].unit,
+                               "leakage_unit": "anchor leaf cluster", "n_clusters": len(clusters[t]),
+                               "metrics": {m: iv.to_dict() for m, iv in sorted(intervals[t].items())}}
+                           for t in tasks if t in intervals},
+                 "gate": gate(intervals, heads, tasks, missing, level)}
+        pairs.append(entry)
+    matrix = {names[i]: {names[j]: None for j in range(len(names))} for i in range(len(names))}
+    for entry in pairs:
+        matrix[entry["b"]][entry["a"]] = {"promoted": entry["gate"]["promoted"], "binding": entry["gate"]["binding"],
+                                          "failing": entry["gate"]["failing"]}
+    return {
+        "runs": {name: {"run": s.report["run"], "commitment": s.report["commitment"]["hash"]} for name, s in zip(names, scored)},
+        "release": scored[0].report["release"],
+        "bootstrap": {"resamples": resamples, "seed": seed, "level": level, "method": "paired cluster bootstrap, percentile interval",
+                      "unit": "anchor leaf cluster", "rng": "numpy.random.default_rng(seed).integers per resample"},
+        "headline": {t: heads[t] for t in tasks},
+        "gate_rule": "row promoted over column only if the lower bound of Δ = row − column is > 0 on every task's headline metric",
+        "pairs": pairs,
+        "matrix": matrix,
+    }
+
+
+def compare_runs(bench: str | Path, runs: list[str | Path], *, resamples: int = 10_000, seed: int = 0, level: float = 0.95,
+                 headline: str | dict | None = None, relevance: bool = False, cache_dir: str | Path | None = None) -> dict:
+    """Score every run (all protocol gates apply) and compare them pairwise; adds the headline analysis."""
+    from fashionrq.protocol.headline import headline_analysis
+
+    if len(runs) < 2:
+        raise ComparisonError("compare needs at least two runs; pass RUN_A RUN_B [RUN_C ...].")
+    scored = [score_run(bench, run, relevance=relevance, cache_dir=cache_dir) for run in runs]
+    draws = resample_draws(scored, resamples, seed)
+    result = compare_scored(scored, resamples=resamples, seed=seed, level=level, headline=headline, draws=draws)
+    result["analysis"] = headline_analysis(scored, result, draws)
+    return result
+
+
+def verdict_markdown(result: dict) -> str:
+    """The comparison as a Markdown table: Δ [interval] of every headline metric per ordered pair, and the verdict."""
+    heads = result["headline"]
+    boot = result["bootstrap"]
+    lines = [f"Δ = B − A, {boot['level']:.0%} percentile interval, paired cluster bootstrap over anchor leaf clusters, "
+             f"{boot['resamples']:,} resamples, seed {boot['seed']}.", "",
+             "| B | A | " + " | ".join(f"{TASK_NAMES[t]} {m}" for t, m in heads.items()) + " | verdict |",
+             "|---|---|" + "---|" * len(heads) + "---|"]
+    for pair in result["pairs"]:
+        cells = []
+        for task in heads:
+            entry = pair["gate"]["tasks"][task]
+            cells.append(entry.get("reason") or f"{entry['delta']:+.4f} [{entry['lower']:+.4f}, {entry['upper']:+.4f}]")
+        lines.append(f"| {pair['b']} | {pair['a']} | " + " | ".join(cells) + f" | {pair['gate']['verdict']} |")
+    return "\n".join(lines) + "\n"

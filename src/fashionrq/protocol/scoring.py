@@ -1,0 +1,244 @@
+"""Scoring a committed, validated run: per-unit values, aggregates, breakdowns and weighted relevance.
+
+Gate order (nothing under BENCH/labels/ is read before step 5):
+1. RUN/run.json names this release (sha256 of BENCH/manifest.json);
+2. the prediction files match RUN's latest commitment;
+3. BENCH/public/ verifies against the manifest;
+4. every prediction file validates against the public pools (fail-closed);
+5. the whole release verifies, then the labels are read and the run is scored.
+
+The ranking scored is the submitted rank order (ties in score are resolved by rank, not by docno).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from fashionrq.metrics import Run, classification_metrics, consistency, evaluate, read_qrels
+from fashionrq.protocol.commitment import check_commitment, check_release, read_ledger, read_run_config
+from fashionrq.protocol.errors import CommitmentMismatchError, ReleaseTamperedError
+from fashionrq.protocol.manifest import verify_release
+from fashionrq.protocol.validate import LABELS, load_pools, validate_run
+
+TASKS = ("t1", "t2", "t3", "t4")
+#: Ranking metrics per task, in fashionrq.metrics names. recall@k counts grade >= 1 (trec_eval recall.k);
+#: a "(rel=3)" suffix counts only the Exact tier (for T3: the target leaf).
+RANKING_METRICS = {
+    "t1": ("ndcg@5", "ndcg@10", "recall@5", "recall@10", "recall@5(rel=3)", "recall@10(rel=3)", "mrr@10(rel=3)"),
+    "t3": ("ndcg@1", "ndcg@3", "recall@1(rel=3)", "recall@3(rel=3)"),
+    "t4": ("ndcg@10",),
+}
+CONSISTENCY_K = (5, 10)
+T2_METRICS = ("accuracy", "macro_f1")
+METRIC_NOTES = {
+    "ndcg@k": "nDCG@k with linear gains (grades 3/2/1/0), trec_eval ndcg_cut.k",
+    "recall@k": "share of the query's items with grade >= 1 (Exact, Sibling or Related) ranked in the top k (trec_eval recall.k)",
+    "recall@k(rel=3)": "share of the query's Exact items (grade 3; for T3 the target) ranked in the top k",
+    "mrr@10(rel=3)": "reciprocal rank of the first Exact item within the top 10 (0 if none)",
+    "consistency@k": "T4: mean pairwise Jaccard overlap of the top-k sets of a group's paraphrases; unit = group",
+    "t4 ndcg@10": "T4: mean nDCG@10 across a group's paraphrases; unit = group",
+    "macro_f1": "T2: unweighted mean F1 over grades 0-3 on the test split (a class never true nor predicted has F1 0)",
+    "R@10": "weighted query relevance of the top 10 (fashionrq.relevance), T1 queries",
+    "cluster_macro": "mean over anchor leaf clusters of the per-cluster mean (micro = mean over units)",
+    "ranking": "the submitted rank order is scored; scores must not increase down it",
+}
+
+
+@dataclass
+class TaskUnits:
+    """Per-unit values of one task: unit ids, their leakage unit (anchor leaf cluster) and metric columns."""
+
+    unit: str
+    ids: list[str]
+    clusters: list[str]
+    values: dict[str, np.ndarray] = field(default_factory=dict)
+    truth: np.ndarray | None = None
+    pred: np.ndarray | None = None
+
+    def cluster_index(self, order: list[str]) -> np.ndarray:
+        """Position of every unit's cluster in ``order`` (a sorted list of cluster ids)."""
+        return np.searchsorted(np.asarray(order), np.asarray(self.clusters))
+
+
+@dataclass
+class ScoredRun:
+    """Everything ``score_run`` computed; ``report`` is what is written to JSON."""
+
+    report: dict
+    units: dict[str, TaskUnits]
+    attr: dict | None = None
+
+
+def _jsonl(path: Path) -> list[dict]:
+    try:
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, ValueError, UnicodeDecodeError):
+        raise ReleaseTamperedError(f"{path} is unreadable; the release is damaged, rebuild it.") from None
+
+
+def _rank_run(ranked: dict[str, list[tuple[str, float]]], name: str) -> Run:
+    """A metrics Run whose scores reproduce the submitted rank order exactly (n, n-1, ..., 1)."""
+    return Run({qid: {item: float(len(items) - i) for i, (item, _) in enumerate(items)} for qid, items in ranked.items()},
+               name=name)
+
+
+def _means(units: TaskUnits, rows: np.ndarray | None = None) -> dict[str, float]:
+    pick = slice(None) if rows is None else rows
+    return {name: float(column[pick].mean()) for name, column in units.values.items()}
+
+
+def _cluster_macro(units: TaskUnits) -> dict[str, float]:
+    order = sorted(set(units.clusters))
+    index = units.cluster_index(order)
+    sizes = np.bincount(index, minlength=len(order))
+    return {name: float((np.bincount(index, weights=column, minlength=len(order)) / sizes).mean())
+            for name, column in units.values.items()}
+
+
+def _breakdowns(units: TaskUnits, expressed: dict[str, list[str]], attributes: list[str]) -> dict:
+    """Every metric by number of expressed attributes in φ(q) and by each attribute's presence."""
+    counts = np.array([len(expressed[qid]) for qid in units.ids])
+    by_n = {str(n): {"n": int((counts == n).sum()), **_means(units, counts == n)} for n in sorted(set(counts.tolist()))}
+    by_attr = {}
+    for attr in attributes:
+        present = np.array([attr in expressed[qid] for qid in units.ids])
+        by_attr[attr] = {key: ({"n": int(mask.sum()), **_means(units, mask)} if mask.any() else {"n": 0})
+                         for key, mask in (("present", present), ("absent", ~present))}
+    return {"by_n_attributes": by_n, "by_attribute": by_attr}
+
+
+def _ranking_units(task: str, ranked, qrels_path: Path, leaf: dict[str, str]) -> TaskUnits:
+    per_query = evaluate(read_qrels(qrels_path), _rank_run(ranked, task), RANKING_METRICS[task], per_query=True, complete=True)
+    missing = set(ranked) - set(per_query)
+    if missing:
+        raise ReleaseTamperedError(f"{qrels_path} judges no candidate of {len(missing)} {task} queries; the release is damaged, rebuild it.")
+    ids = sorted(ranked)
+    units = TaskUnits("query", ids, [leaf[qid] for qid in ids])
+    units.values = {name: np.array([per_query[qid][name] for qid in ids]) for name in RANKING_METRICS[task]}
+    return units
+
+
+def _t4_units(ranked, qrels_path: Path, leaf: dict[str, str], group_of: dict[str, str]) -> tuple[TaskUnits, TaskUnits]:
+    queries = _ranking_units("t4", ranked, qrels_path, leaf)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for qid in sorted(group_of):
+        groups[group_of[qid]].append(qid)
+    ids = sorted(groups)
+    units = TaskUnits("paraphrase group", ids, [leaf[groups[g][0]] for g in ids])
+    run = _rank_run(ranked, "t4")
+    for k in CONSISTENCY_K:
+        per_group = consistency(run, groups, k)
+        units.values[f"consistency@{k}"] = np.array([per_group[g] for g in ids])
+    ndcg = dict(zip(queries.ids, queries.values["ndcg@10"]))
+    units.values["ndcg@10"] = np.array([np.mean([ndcg[q] for q in groups[g]]) for g in ids])
+    return units, queries
+
+
+def _t2_units(predictions, labels_path: Path, pair_qid: dict[str, str], leaf: dict[str, str]) -> tuple[TaskUnits, dict]:
+    truth_rows = {row["pair_id"]: row["label"] for row in _jsonl(labels_path)}
+    ids = sorted(truth_rows)
+    unknown = [pair for pair in ids if pair not in predictions]
+    if unknown:
+        raise ReleaseTamperedError(f"{labels_path} labels pairs that t2_pairs.jsonl does not mark as test; the release is damaged.")
+    truth = np.array([truth_rows[p] for p in ids], dtype=np.int64)
+    pred = np.array([predictions[p][0] for p in ids], dtype=np.int64)
+    units = TaskUnits("test pair", ids, [leaf[pair_qid[p]] for p in ids], truth=truth, pred=pred)
+    units.values = {"accuracy": (truth == pred).astype(np.float64)}
+    return units, classification_metrics(truth.tolist(), pred.tolist(), LABELS)
+
+
+def _relevance(bench: Path, ranked, phi: dict[str, dict], cache_dir) -> dict:
+    import pyarrow.parquet as pq
+
+    from fashionrq.relevance import AttributeMatcher
+
+    matcher = AttributeMatcher(pq.read_table(bench / "public" / "items.parquet"), cache_dir=cache_dir)
+    return matcher.score_run({qid: phi[qid] for qid in ranked}, {qid: [i for i, _ in items] for qid, items in ranked.items()}, k=10)
+
+
+def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cache_dir: str | Path | None = None) -> ScoredRun:
+    """Score RUN on BENCH after every gate passes (see module docstring); returns a ScoredRun."""
+    bench, run = Path(bench), Path(run)
+    release = check_release(run, bench)
+    commitment = check_commitment(run)
+    if commitment.get("release") != release:
+        raise CommitmentMismatchError(f"{run}'s latest commitment names release {str(commitment.get('release'))[:12]}…, not {release[:12]}…; commit again for this release.")
+    verify_release(bench, under="public", strict=True)
+    pools = load_pools(bench)
+    predictions = validate_run(run, pools)
+    verify_release(bench, strict=True)
+    # --- labels are opened only from here on ---
+    labels = bench / "labels"
+    meta = {row["qid"]: row for row in _jsonl(labels / "queries.jsonl")}
+    leaf = {qid: row["leaf"] for qid, row in meta.items()}
+    phi_rows = {row["qid"]: row for row in _jsonl(labels / "phi.jsonl")}
+    expressed = {qid: list(row.get("expressed") or []) for qid, row in phi_rows.items()}
+    attributes = sorted({a for names in expressed.values() for a in names})
+    pair_qid = {row["pair_id"]: row["qid"] for row in _jsonl(bench / "public" / "t2_pairs.jsonl")}
+
+    units: dict[str, TaskUnits] = {}
+    tasks: dict[str, dict] = {}
+    attr = None
+    for task in TASKS:
+        if task not in predictions:
+            continue
+        entry: dict = {}
+        if task == "t2":
+            units[task], metrics = _t2_units(predictions[task], labels / "t2_test.jsonl", pair_qid, leaf)
+            entry["aggregate"] = {"accuracy": metrics["accuracy"], "macro_f1": metrics["macro_f1"]}
+            entry["per_class"] = {str(k): v for k, v in metrics["per_class"].items()}
+            entry["confusion_matrix"] = metrics["confusion_matrix"]
+            entry["cluster_macro"] = _cluster_macro(units[task])
+            entry["per_unit"] = {p: {"label": int(t), "predicted": int(y)} for p, t, y in zip(units[task].ids, units[task].truth, units[task].pred)}
+        else:
+            if task == "t4":
+                units[task], queries = _t4_units(predictions[task], labels / "t4.qrels", leaf, pools.t4_group)
+                entry["breakdowns"] = _breakdowns(queries, expressed, attributes)
+            else:
+                units[task] = _ranking_units(task, predictions[task], labels / f"{task}.qrels", leaf)
+                entry["breakdowns"] = _breakdowns(units[task], expressed, attributes)
+            if task == "t1" and relevance:
+                attr = _relevance(bench, predictions[task], {q: r["phi"] for q, r in phi_rows.items()}, cache_dir)
+                ids = units[task].ids
+                units[task].values["R@10"] = np.array([attr["per_query"][q] for q in ids])
+            entry["aggregate"] = _means(units[task])
+            entry["cluster_macro"] = _cluster_macro(units[task])
+            entry["per_unit"] = {uid: {name: float(col[i]) for name, col in units[task].values.items()}
+                                 for i, uid in enumerate(units[task].ids)}
+        unit = units[task]
+        entry.update({"unit": unit.unit, "n_units": len(unit.ids), "n_clusters": len(set(unit.clusters)),
+                      "leakage_unit": "anchor leaf cluster"})
+        tasks[task] = entry
+
+    config = read_run_config(run)
+    report = {
+        "release": release,
+        "run": str(run),
+        "system": config.get("system"),
+        "commitment": {"hash": commitment["hash"], "timestamp": commitment["timestamp"],
+                       "ledger_records": len(read_ledger(run))},
+        "tasks": tasks,
+        "notes": METRIC_NOTES,
+    }
+    if attr is not None:
+        report["relevance"] = {
+            "task": "t1", "k": attr["k"], "R@10": attr["R@k"],
+            "attributes": {a: {"attr_score": attr["attr_score"][a], "coverage": attr["coverage"][a],
+                               "n_queries": attr["attr_queries"][a], "sources": attr["sources"][a]}
+                           for a in attr["attr_score"]},
+            "weights": attr["weights"],
+        }
+    return ScoredRun(report=report, units=units, attr=attr)
+
+
+def write_json(data: dict, path: str | Path) -> Path:
+    """Write ``data`` as sorted, indented JSON (byte-identical for identical inputs)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,225 @@
+"""Fail-closed validation of prediction files against BENCH/public only (pools and ids, never labels).
+
+Every rule raises its own ProtocolError subclass (distinct exit code) with one sentence; nothing is
+ever filled in with a default. The same rules apply to every task.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from fashionrq.protocol.commitment import TASK_FILES
+from fashionrq.protocol.errors import (
+    DuplicateError,
+    EmptyFileError,
+    ExtraIdsError,
+    MissingIdsError,
+    NonFiniteScoreError,
+    OutOfPoolError,
+    RankOrderError,
+    ReleaseTamperedError,
+    UnparseableLineError,
+    WrongTypeError,
+    examples,
+)
+
+LABELS = (0, 1, 2, 3)
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_NONFINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+_RANK = re.compile(r"\d+")
+
+
+@dataclass(frozen=True)
+class Pools:
+    """What a system may see and must answer, read from BENCH/public."""
+
+    t1: dict[str, frozenset[str]]
+    t3: dict[str, frozenset[str]]
+    t4: dict[str, frozenset[str]]
+    t4_group: dict[str, str]
+    t2_split: dict[str, str]
+
+    def ranking(self, task: str) -> dict[str, frozenset[str]]:
+        return {"t1": self.t1, "t3": self.t3, "t4": self.t4}[task]
+
+    def t2_required(self) -> set[str]:
+        """Pairs a T2 prediction file must cover: the test split (dev pairs are optional)."""
+        return {pair for pair, split in self.t2_split.items() if split == "test"}
+
+
+def _public_rows(path: Path, fields: tuple[str, ...]) -> list[dict]:
+    rows = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        raise ReleaseTamperedError(f"{path} cannot be read as UTF-8; the release is incomplete, rebuild it.") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict) or any(name not in row for name in fields):
+                raise ValueError
+        except ValueError:
+            raise ReleaseTamperedError(f"{path} line {number} lacks {', '.join(fields)}; the release is damaged, rebuild it.") from None
+        rows.append(row)
+    return rows
+
+
+def load_pools(bench: str | Path) -> Pools:
+    """Read the candidate pools and ids of every task from BENCH/public (labels are not touched)."""
+    public = Path(bench) / "public"
+    t1 = {row["qid"]: frozenset(row["candidates"]) for row in _public_rows(public / "t1_candidates.jsonl", ("qid", "candidates"))}
+    t3 = {row["qid"]: frozenset(row["candidates"]) for row in _public_rows(public / "t3_queries.jsonl", ("qid", "candidates"))}
+    groups = {row["group_id"]: frozenset(row["candidates"]) for row in _public_rows(public / "t4_groups.jsonl", ("group_id", "candidates"))}
+    t4_group = {row["qid"]: row["group_id"] for row in _public_rows(public / "t4_queries.jsonl", ("qid", "group_id"))}
+    unknown = {group for group in t4_group.values() if group not in groups}
+    if unknown:
+        raise ReleaseTamperedError(f"{public / 't4_queries.jsonl'} names groups missing from t4_groups.jsonl ({examples(unknown)}); rebuild the release.")
+    t4 = {qid: groups[group] for qid, group in t4_group.items()}
+    t2 = {row["pair_id"]: row["split"] for row in _public_rows(public / "t2_pairs.jsonl", ("pair_id", "split"))}
+    return Pools(t1=t1, t3=t3, t4=t4, t4_group=t4_group, t2_split=t2)
+
+
+def _lines(path: Path) -> list[tuple[int, str]]:
+    """Numbered text lines; refuses an empty file, bytes that are not UTF-8, and blank lines."""
+    data = path.read_bytes()
+    if not data.strip():
+        raise EmptyFileError(f"{path} is empty; write one prediction per line.")
+    raw = data.split(b"\n")
+    if raw[-1] == b"":
+        raw.pop()
+    lines = []
+    for number, chunk in enumerate(raw, start=1):
+        try:
+            text = chunk.decode("utf-8")
+        except UnicodeDecodeError:
+            raise UnparseableLineError(f"{path} line {number} is not valid UTF-8; write the file as UTF-8 text.") from None
+        if not text.strip():
+            raise UnparseableLineError(f"{path} line {number} is blank; remove blank lines.")
+        lines.append((number, text))
+    return lines
+
+
+def _score(path: Path, number: int, token, text: bool = True) -> float:
+    """A finite score from a TREC token (``text``) or a JSON number."""
+    if isinstance(token, str) and text:
+        if _NONFINITE.fullmatch(token):
+            raise NonFiniteScoreError(f"{path} line {number}: score {token!r} is not finite; every score must be a finite number.")
+        if not _NUMBER.fullmatch(token):
+            raise WrongTypeError(f"{path} line {number}: score {token[:40]!r} is not a number; write a decimal number.")
+    elif isinstance(token, bool) or not isinstance(token, (int, float)):
+        raise WrongTypeError(f"{path} line {number}: score {token!r} is a {type(token).__name__}, not a number; write a number.")
+    try:
+        value = float(token)
+    except OverflowError:
+        value = math.inf
+    if not math.isfinite(value):
+        raise NonFiniteScoreError(f"{path} line {number}: score {str(token)[:40]} is not finite; every score must be a finite number.")
+    return value
+
+
+def _collect(kind: type, path: Path, what: str, ids, fix: str) -> None:
+    if ids:
+        raise kind(f"{path}: {len(ids)} {what} ({examples(ids)}); {fix}")
+
+
+def validate_ranking(path: str | Path, pools: dict[str, frozenset[str]]) -> dict[str, list[tuple[str, float]]]:
+    """Validate a TREC run ("qid Q0 item_id rank score tag") against ``{qid: pool}``.
+
+    Every query of the pool table must rank its whole pool exactly once, ranks 1..n with scores
+    non-increasing by rank. Returns ``{qid: [(item_id, score), ...]}`` in rank order.
+    """
+    path = Path(path)
+    rows: dict[str, list[tuple[int, str, float]]] = {}
+    for number, text in _lines(path):
+        fields = text.split()
+        if len(fields) != 6:
+            raise UnparseableLineError(f"{path} line {number} has {len(fields)} fields, not 6; write 'qid Q0 item_id rank score tag'.")
+        qid, q0, item, rank, score, _tag = fields
+        if q0 != "Q0":
+            raise WrongTypeError(f"{path} line {number}: field 2 is {q0[:20]!r}, not 'Q0'; write the literal Q0.")
+        if not _RANK.fullmatch(rank) or not rank.isascii() or int(rank) < 1:
+            raise WrongTypeError(f"{path} line {number}: rank {rank[:20]!r} is not a positive integer; number ranks 1, 2, 3, ...")
+        rows.setdefault(qid, []).append((int(rank), item, _score(path, number, score)))
+    extra = set(rows) - set(pools)
+    _collect(ExtraIdsError, path, "query id(s) not in this release", extra, "remove them or use the release's query file.")
+    duplicates = {f"{qid}/{item}" for qid, ranked in rows.items()
+                  for item, count in Counter(item for _, item, _ in ranked).items() if count > 1}
+    _collect(DuplicateError, path, "(query, item) pair(s) listed more than once", duplicates, "rank each candidate once.")
+    outside = {f"{qid}/{item}" for qid, ranked in rows.items() for _, item, _ in ranked if item not in pools[qid]}
+    _collect(OutOfPoolError, path, "ranked item(s) outside the query's candidate pool", outside, "rank only the candidates the release gives for that query.")
+    missing = set(pools) - set(rows)
+    _collect(MissingIdsError, path, "query id(s) with no ranking", missing, "rank every query of the release.")
+    unranked = {f"{qid}/{item}" for qid, ranked in rows.items() for item in pools[qid] - {item for _, item, _ in ranked}}
+    _collect(MissingIdsError, path, "candidate(s) missing from their query's ranking", unranked, "rank the whole candidate pool of every query.")
+    result = {}
+    for qid, ranked in rows.items():
+        ranked.sort()
+        if [rank for rank, _, _ in ranked] != list(range(1, len(ranked) + 1)):
+            raise RankOrderError(f"{path}: ranks of query {qid} are not 1..{len(ranked)} without gaps or repeats; renumber them.")
+        if any(later[2] > earlier[2] for earlier, later in zip(ranked, ranked[1:])):
+            raise RankOrderError(f"{path}: query {qid} has a higher score at a lower rank; scores must not increase down the ranking.")
+        result[qid] = [(item, score) for _, item, score in ranked]
+    return result
+
+
+def _reject_constant(token: str):
+    raise ValueError(token)
+
+
+def validate_classification(path: str | Path, split: dict[str, str]) -> dict[str, tuple[int, float]]:
+    """Validate T2 predictions (JSONL ``{"pair_id", "label", "score"}``) against ``{pair_id: split}``.
+
+    Test pairs are required, dev pairs optional, anything else refused. Returns ``{pair_id: (label, score)}``.
+    """
+    path = Path(path)
+    seen: dict[str, tuple[int, float]] = {}
+    duplicates = set()
+    for number, text in _lines(path):
+        try:
+            row = json.loads(text, parse_constant=_reject_constant)
+        except ValueError as err:
+            if str(err) in ("NaN", "Infinity", "-Infinity"):
+                raise NonFiniteScoreError(f"{path} line {number} holds {err}; every score must be a finite number.") from None
+            raise UnparseableLineError(f"{path} line {number} is not JSON; write one JSON object per line.") from None
+        except RecursionError:
+            raise UnparseableLineError(f"{path} line {number} is nested too deeply to be a prediction; write one flat JSON object per line.") from None
+        if not isinstance(row, dict):
+            raise UnparseableLineError(f"{path} line {number} is a JSON {type(row).__name__}, not an object; write {{\"pair_id\", \"label\", \"score\"}}.")
+        for name in ("pair_id", "label", "score"):
+            if name not in row:
+                raise WrongTypeError(f"{path} line {number} lacks field {name!r}; every line needs pair_id, label and score.")
+        pair, label = row["pair_id"], row["label"]
+        if not isinstance(pair, str):
+            raise WrongTypeError(f"{path} line {number}: pair_id {str(pair)[:40]!r} is not a string; copy the id from t2_pairs.jsonl.")
+        if isinstance(label, bool) or not isinstance(label, int) or label not in LABELS:
+            raise WrongTypeError(f"{path} line {number}: label {str(label)[:40]!r} is not one of 0, 1, 2, 3; write an integer grade.")
+        score = _score(path, number, row["score"], text=False)
+        if pair in seen:
+            duplicates.add(pair)
+        seen[pair] = (label, score)
+    extra = set(seen) - set(split)
+    _collect(ExtraIdsError, path, "pair id(s) not in this release", extra, "predict only pairs from t2_pairs.jsonl.")
+    _collect(DuplicateError, path, "pair id(s) listed more than once", duplicates, "predict each pair once.")
+    missing = {pair for pair, name in split.items() if name == "test"} - set(seen)
+    _collect(MissingIdsError, path, "test pair id(s) with no prediction", missing, "predict every test pair of t2_pairs.jsonl.")
+    return seen
+
+
+def validate_run(run: str | Path, pools: Pools, tasks=None) -> dict:
+    """Validate every prediction file of RUN (or only ``tasks``); returns ``{task: parsed predictions}``."""
+    root = Path(run)
+    out = {}
+    for task, name in TASK_FILES.items():
+        path = root / name
+        if (tasks is not None and task not in tasks) or not path.is_file():
+            continue
+        out[task] = (validate_classification(path, pools.t2_split) if task == "t2"
+                     else validate_ranking(path, pools.ranking(task)))
+    return out

@@ -1,0 +1,139 @@
+"""The vectorised paired cluster bootstrap against an explicit per-resample reference loop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fashionrq.metrics import macro_f1
+from fashionrq.protocol import bootstrap as bs
+
+
+def reference_mean_bootstrap(diffs, clusters, n_clusters, resamples, seed, level=0.95):
+    """Plain loop: per resample draw clusters with replacement, pool their units, average the differences."""
+    rng = np.random.default_rng(seed)
+    members = [[i for i, c in enumerate(clusters) if c == k] for k in range(n_clusters)]
+    values = []
+    for _ in range(resamples):
+        drawn = rng.integers(0, n_clusters, size=n_clusters, dtype=bs.draw_dtype(n_clusters))
+        total, count = 0.0, 0
+        for k in drawn:
+            for i in members[k]:
+                total += diffs[i]
+                count += 1
+        values.append(total / count)
+    values = np.array(values)
+    tail = 100 * (1 - level) / 2
+    lower, upper = np.percentile(values, [tail, 100 - tail])
+    return float(np.mean(diffs)), float(lower), float(upper), float(np.mean(values > 0))
+
+
+def reference_macro_f1(truth, pred_a, pred_b, clusters, n_clusters, resamples, seed, level=0.95):
+    rng = np.random.default_rng(seed)
+    members = [[i for i, c in enumerate(clusters) if c == k] for k in range(n_clusters)]
+    values = []
+    for _ in range(resamples):
+        rows = [i for k in rng.integers(0, n_clusters, size=n_clusters, dtype=bs.draw_dtype(n_clusters)) for i in members[k]]
+        values.append(macro_f1(truth[rows], pred_b[rows]) - macro_f1(truth[rows], pred_a[rows]))
+    tail = 100 * (1 - level) / 2
+    lower, upper = np.percentile(values, [tail, 100 - tail])
+    return macro_f1(truth, pred_b) - macro_f1(truth, pred_a), lower, upper, float(np.mean(np.array(values) > 0))
+
+
+def _case(seed, n_units=60, n_clusters=13, dyadic=True):
+    rng = np.random.default_rng(seed)
+    clusters = np.concatenate([np.arange(n_clusters), rng.integers(0, n_clusters, n_units - n_clusters)])
+    rng.shuffle(clusters)
+    # multiples of 1/8 sum exactly in floating point, so loop and matrix product agree bit for bit
+    diffs = rng.integers(-8, 9, n_units) / 8.0 if dyadic else rng.normal(0.05, 0.2, n_units)
+    return diffs, clusters
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_vectorised_bootstrap_equals_reference_loop_exactly(seed):
+    diffs, clusters = _case(seed)
+    counts = bs.resample_counts(13, 500, seed)
+    got = bs.paired_mean_bootstrap(diffs, clusters, 13, counts)[0]
+    want = reference_mean_bootstrap(diffs, clusters, 13, 500, seed)
+    assert (got.delta, got.lower, got.upper, got.p_positive) == want
+
+
+def test_vectorised_bootstrap_matches_loop_on_real_valued_differences():
+    diffs, clusters = _case(3, n_units=80, dyadic=False)
+    got = bs.paired_mean_bootstrap(diffs, clusters, 13, bs.resample_counts(13, 400, 11), level=0.9)[0]
+    want = reference_mean_bootstrap(diffs, clusters, 13, 400, 11, level=0.9)
+    assert got.delta == pytest.approx(want[0], abs=1e-15)
+    assert (got.lower, got.upper) == pytest.approx(want[1:3], abs=1e-12)
+    assert got.p_positive == want[3]
+
+
+def test_resample_counts_are_one_draw_per_resample_and_sum_to_the_cluster_count():
+    counts = bs.resample_counts(9, 37, 4)
+    rng = np.random.default_rng(4)
+    reference = np.array([np.bincount(rng.integers(0, 9, size=9, dtype=np.uint16), minlength=9) for _ in range(37)])
+    assert np.array_equal(counts, reference)
+    assert (counts.sum(axis=1) == 9).all()
+
+
+def test_weighted_in_blocks_equals_one_matrix_product(monkeypatch):
+    counts = bs.resample_counts(13, 50, 1)
+    stats = np.random.default_rng(0).normal(size=(13, 3))
+    monkeypatch.setattr(bs, "_CHUNK_CELLS", 20)  # force many row blocks
+    assert np.allclose(bs.weighted(counts, stats), counts.astype(float) @ stats, rtol=0, atol=1e-12)
+
+
+def test_several_metrics_at_once_equal_one_at_a_time():
+    diffs, clusters = _case(5)
+    other = np.roll(diffs, 3) / 2
+    counts = bs.resample_counts(13, 300, 2)
+    both = bs.paired_mean_bootstrap(np.stack([diffs, other], axis=1), clusters, 13, counts)
+    assert both[0] == bs.paired_mean_bootstrap(diffs, clusters, 13, counts)[0]
+    assert both[1] == bs.paired_mean_bootstrap(other, clusters, 13, counts)[0]
+
+
+def test_macro_f1_bootstrap_equals_reference_loop_with_metrics_macro_f1():
+    rng = np.random.default_rng(8)
+    n, k = 90, 11
+    clusters = np.concatenate([np.arange(k), rng.integers(0, k, n - k)])
+    truth = rng.integers(0, 4, n)
+    pred_a = np.where(rng.random(n) < 0.5, truth, rng.integers(0, 4, n))
+    pred_b = np.where(rng.random(n) < 0.7, truth, rng.integers(0, 4, n))
+    got = bs.paired_macro_f1_bootstrap(truth, pred_a, pred_b, clusters, k, bs.resample_counts(k, 200, 3))
+    want = reference_macro_f1(truth, pred_a, pred_b, clusters, k, 200, 3)
+    assert got.delta == pytest.approx(want[0], abs=1e-12)
+    assert (got.lower, got.upper) == pytest.approx(want[1:3], abs=1e-12)
+    assert got.p_positive == want[3]
+
+
+def test_macro_f1_counts_absent_classes_as_zero_like_metrics():
+    truth, pred = np.array([0, 0, 1, 1]), np.array([0, 1, 1, 1])
+    conf = np.bincount(truth * 4 + pred, minlength=16).astype(float)
+    assert bs.macro_f1_from_confusions(conf, 4) == pytest.approx(macro_f1(truth, pred))
+
+
+def test_identical_systems_give_a_zero_interval_and_no_positive_mass():
+    diffs, clusters = _case(2)
+    got = bs.paired_mean_bootstrap(np.zeros_like(diffs), clusters, 13, bs.resample_counts(13, 100, 0))[0]
+    assert (got.delta, got.lower, got.upper, got.p_positive) == (0.0, 0.0, 0.0, 0.0)
+
+
+def test_same_seed_same_interval_other_seed_differs():
+    diffs, clusters = _case(4, dyadic=False)
+    first = bs.paired_mean_bootstrap(diffs, clusters, 13, bs.resample_counts(13, 300, 1))[0]
+    again = bs.paired_mean_bootstrap(diffs, clusters, 13, bs.resample_counts(13, 300, 1))[0]
+    other = bs.paired_mean_bootstrap(diffs, clusters, 13, bs.resample_counts(13, 300, 2))[0]
+    assert first == again
+    assert (first.lower, first.upper) != (other.lower, other.upper)
+
+
+def test_one_pass_t2_draws_equal_the_separate_bootstraps():
+    rng = np.random.default_rng(9)
+    n, k = 70, 9
+    clusters = np.concatenate([np.arange(k), rng.integers(0, k, n - k)])
+    truth, pred_a, pred_b = rng.integers(0, 4, n), rng.integers(0, 4, n), rng.integers(0, 4, n)
+    diffs = ((pred_b == truth).astype(float) - (pred_a == truth))[:, None]
+    counts = bs.resample_counts(k, 100, 0)
+    point, means, (delta, f1) = bs.t2_diff_draws(diffs, truth, pred_a, pred_b, clusters, k, counts)
+    assert np.array_equal(means, bs.mean_diff_draws(diffs, clusters, k, counts)[1])
+    want = bs.macro_f1_diff_draws(truth, pred_a, pred_b, clusters, k, counts)
+    assert delta == want[0] and np.array_equal(f1, want[1])
