@@ -35,6 +35,23 @@ def _root(
 from fashionrq.cli import catalog as _catalog  # noqa: E402
 
 _catalog.register(app)
+from fashionrq.cli import encoders as _encoders  # noqa: E402
+_encoders.register(app)
+from fashionrq.cli import metrics as _metrics  # noqa: E402
+
+_metrics.register(app)
+from fashionrq.cli import bench as _bench  # noqa: E402
+_bench.register(app)
+from fashionrq.cli import relevance as _relevance  # noqa: E402
+_relevance.register(app)
+from fashionrq.cli import protocol as _protocol  # noqa: E402
+_protocol.register(app)
+from fashionrq.cli import sid as _sid  # noqa: E402
+_sid.register(app)
+from fashionrq.cli import systems as _systems  # noqa: E402
+_systems.register(app)
+from fashionrq.cli import demo as _demo  # noqa: E402
+_demo.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:
