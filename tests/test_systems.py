@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import MYNTRA_SMALL
 from fashionrq.cli import main
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.metrics import evaluate, read_qrels, read_run
@@ -18,7 +17,7 @@ from fashionrq.systems import BaseRetriever, LabelAccessError, get_reranker, get
 from fashionrq.systems.hybrid import ranks, rrf
 from fashionrq.systems.lexical import tokenize
 
-BUILD = {"encoder": "minilm", "sid_method": "rkmeans", "codebook_size": 16, "seed": 0}
+
 #: Built-in systems that must beat random on T1 (dense ones reuse the shared embedding cache).
 BUILTINS = ("bm25", "tfidf", "minilm", "minilm-int8", "e5-small", "splade-tiny", "hybrid")
 
@@ -196,12 +195,8 @@ def test_verifier_checks_every_condition(fixture_items):
 
 
 @pytest.fixture(scope="module")
-def bench(tmp_path_factory) -> Path:
-    from fashionrq.tasks import TaskConfig, build_release
-
-    out = tmp_path_factory.mktemp("systems") / "BENCH"
-    build_release(MYNTRA_SMALL, out, task_config=TaskConfig(pool_size=40, min_per_tier=2), **BUILD)
-    return out
+def bench(small_bench) -> Path:
+    return small_bench
 
 
 @pytest.fixture(scope="module")

@@ -13,12 +13,12 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import MYNTRA_SMALL
+from conftest import MYNTRA_SMALL, SMALL_BUILD
 from fashionrq.catalog import FIELDS
 from fashionrq.errors import InputError
-from fashionrq.tasks import TaskConfig, bench_stats, build_release, export_beir, read_jsonl, read_qrels
+from fashionrq.tasks import bench_stats, build_release, export_beir, read_jsonl, read_qrels
 
-BUILD = {"encoder": "minilm", "sid_method": "rkmeans", "codebook_size": 16, "seed": 0}
+
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -26,10 +26,8 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def bench(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("bench") / "BENCH"
-    build_release(MYNTRA_SMALL, out, task_config=TaskConfig(pool_size=40, min_per_tier=2), **BUILD)
-    return out
+def bench(small_bench) -> Path:
+    return small_bench
 
 
 @pytest.fixture(scope="module")
@@ -237,4 +235,4 @@ def test_bad_inputs_are_one_sentence_errors(tmp_path):
     assert done.returncode == 2 and "unknown queries backend" in done.stdout + done.stderr
     (tmp_path / "junk.txt").write_text("x")
     with pytest.raises(InputError, match="not a release"):
-        build_release(MYNTRA_SMALL, tmp_path, **BUILD)
+        build_release(MYNTRA_SMALL, tmp_path, **SMALL_BUILD)

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from fashionrq.hierarchy import Cluster, attribute_frame
 
@@ -38,12 +37,6 @@ ATTRIBUTE_TO_PHI = {attr: key for key, attrs in PHI_SOURCES.items() for attr in 
 #: style, not an occasion, and is dropped.
 OCCASION_CANON = {"Everyday": "Casual", "Daily": "Casual", "General": "Casual", "Work": "Formal",
                   "Semiformal": "Smart Casual", "Western": None}
-
-
-def items_frame(items: pa.Table | pd.DataFrame) -> pd.DataFrame:
-    """The items as a pandas frame with a 0..N-1 index (row numbers match ``Cluster.item_rows``)."""
-    frame = items.to_pandas() if isinstance(items, pa.Table) else items
-    return frame.reset_index(drop=True)
 
 
 def _canonical_occasion(value: object) -> object:

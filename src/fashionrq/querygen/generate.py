@@ -11,7 +11,8 @@ from fashionrq.errors import InputError
 from fashionrq.hierarchy import Cluster
 from fashionrq.progress import track
 from fashionrq.querygen.enrich import normalise_query
-from fashionrq.querygen.evidence import MIN_SUPPORT, CatalogValues, items_frame, required_subtypes
+from fashionrq.hierarchy.attributes import items_frame
+from fashionrq.querygen.evidence import MIN_SUPPORT, CatalogValues, required_subtypes
 from fashionrq.querygen.llm import ChatResult, LLMBackend, parse_generation_answer
 from fashionrq.querygen.parser import LexiconParser
 from fashionrq.querygen.prompt import generation_messages

@@ -10,7 +10,8 @@ import pandas as pd
 import pyarrow as pa
 
 from fashionrq.querygen import surface
-from fashionrq.querygen.evidence import OCCASION_CANON, items_frame
+from fashionrq.hierarchy.attributes import items_frame
+from fashionrq.querygen.evidence import OCCASION_CANON
 from fashionrq.querygen.records import PHI_KEYS
 from fashionrq.vocab import COLOURS, MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, STYLE_TERMS, normalise_price_hint
 
