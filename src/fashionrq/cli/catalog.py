@@ -16,7 +16,8 @@ def print_ingest_report(report: IngestReport) -> None:
     summary = report.to_dict()
     console.print(
         f"[bold]{summary['source']}[/]: {summary['rows_read']:,} rows read, {summary['rows_written']:,} items written, "
-        f"{summary['repaired_rows']} rows repaired, {summary['rejected_rows']} rows rejected"
+        f"{summary['repaired_rows']} rows repaired, {summary['rejected_rows']} rows rejected",
+        soft_wrap=True,
     )
     for reason, entry in summary["repaired"].items():
         console.print(f"  repaired ({reason}): {entry['count']} — ids {', '.join(entry['ids'])}", soft_wrap=True)
@@ -45,7 +46,7 @@ def ingest_command(
     result = ingest(catalog, mapping=mapping, images=images)
     path = save_ingest(result, out)
     print_ingest_report(result.report)
-    console.print(f"wrote {path} and {path.parent / 'ingest_report.json'}")
+    console.print(f"wrote {path} and {path.parent / 'ingest_report.json'}", soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:
