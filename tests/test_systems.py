@@ -312,6 +312,10 @@ def test_leaderboard_prints_tasks_side_by_side(bench, runs, tmp_path, capsys):
     assert f"{bm25['tasks']['t3']['aggregate']['ndcg@3']:.4f}" in row
     assert "T2 Macro-F1" in text and "T4 Cons@10" in text and "average" not in text.lower().replace("never averaged", "")
     assert f"{bm25['relevance']['R@10']:.4f}" in text and "product_type (n=" in text
+    by_count = bm25["tasks"]["t1"]["breakdowns"]["by_n_attributes"]
+    counted = text.split("(constraint count)", 1)[1]
+    row = next(line for line in counted.splitlines() if line.startswith("| bm25 |"))
+    assert [f"{by_count[k]['ndcg@10']:.4f}" for k in sorted(by_count, key=int)] == [c.strip(" *_") for c in row.split("|")[2:-1]]
     assert main_code(["leaderboard", str(bench), str(paths[0]), str(runs("bm25")), "--out", str(tmp_path / "lb.md")]) == 0
     assert (tmp_path / "lb.md").read_text() == text
     other = json.loads(paths[0].read_text()) | {"release": "0" * 64}

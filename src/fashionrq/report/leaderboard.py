@@ -152,6 +152,23 @@ def attribute_recall_table(scored: Sequence[Scored]) -> tuple[list[str], list[li
     return header, _mark_best(rows, values, 1)
 
 
+def constraint_count_table(scored: Sequence[Scored], metric: str = "ndcg@10") -> tuple[list[str], list[list[str]]]:
+    """T1 ``metric`` by the number of attributes φ(q) expresses (seed 003 §5.2), one row per run."""
+    breakdowns = [s.report.get("tasks", {}).get("t1", {}).get("breakdowns", {}).get("by_n_attributes", {}) for s in scored]
+    counts: dict[str, int] = {}
+    for by_count in breakdowns:
+        for k, entry in by_count.items():
+            counts[k] = max(counts.get(k, 0), int(entry.get("n", 0)))
+    keys = sorted(counts, key=int)
+    header = ["system", *(f"{k} attributes (n={counts[k]:,})" for k in keys)]
+    rows, values = [], []
+    for s, by_count in zip(scored, breakdowns):
+        vals = [(by_count.get(k) or {}).get(metric) for k in keys]
+        rows.append([s.label, *map(_fmt, vals)])
+        values.append(vals)
+    return header, _mark_best(rows, values, 1)
+
+
 def _exact_hits(bench: Path, run_dir: Path, depth: int) -> tuple[set[str], int]:
     """T1 queries whose run (in submitted rank order) has a grade-3 item in its top ``depth``, and the T1 query count."""
     from fashionrq.metrics import read_qrels
@@ -213,6 +230,7 @@ def leaderboard(bench: str | Path, paths: Sequence[str | Path], depth: int | Non
         ("Weighted relevance R@10 and AttrScore (annotation coverage) per attribute (Table 3), T1 top 10",
          *attribute_table(scored)),
         ("T1 Recall@10 over the queries expressing each attribute", *attribute_recall_table(scored)),
+        ("T1 nDCG@10 by the number of attributes in φ(q) (constraint count)", *constraint_count_table(scored)),
         ("T1 end to end and given a hit (an Exact item in the run's top depth; pools no larger than depth always hit)",
          *conditional_table(bench, scored, depth)),
     ]
