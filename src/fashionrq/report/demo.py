@@ -111,13 +111,10 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
 
     bench = out / "bench"
     console.print("building the benchmark (embed, semantic IDs, clusters, queries, tasks) …")
-    build_release(config.catalog, bench, encoder=config.encoder, sid_method=config.sid_method, seed=config.seed)
-    item_ids, sids = read_sids(bench / "labels" / "sids.parquet")
-    items = ingested.table
-    if item_ids != items.column("item_id").to_pylist():
-        order = {item_id: row for row, item_id in enumerate(item_ids)}
-        sids = sids[[order[i] for i in items.column("item_id").to_pylist()]]
-    section("2. Semantic-ID hierarchy", sid_markdown(sid_report(sids, items)))
+    build_release(config.catalog, bench, encoder=config.encoder, sid_method=config.sid_method, seed=config.seed,
+                  ingested=ingested)
+    _, sids = read_sids(bench / "labels" / "sids.parquet")  # written in the order of ingested.table
+    section("2. Semantic-ID hierarchy", sid_markdown(sid_report(sids, ingested.table)))
     section("3. Benchmark", stats_markdown(bench_stats(bench)))
 
     runs = []

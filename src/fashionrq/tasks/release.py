@@ -272,8 +272,12 @@ def build_release(
     task_config: TaskConfig = TaskConfig(),
     sid_params: dict | None = None,
     cache_dir: str | Path | None = None,
+    ingested=None,
 ) -> Path:
-    """ingest -> embed -> SIDs -> hierarchy -> queries -> tasks -> frozen release in ``out``; returns the manifest path."""
+    """ingest -> embed -> SIDs -> hierarchy -> queries -> tasks -> frozen release in ``out``; returns the manifest path.
+
+    ``ingested``: the ``IngestResult`` of ``catalog`` when the caller already has it (it is not ingested again).
+    """
     from fashionrq.catalog import ingest
     from fashionrq.encoders import embed_items, get_encoder
 
@@ -281,7 +285,7 @@ def build_release(
         raise InputError(f"the benchmark tasks need levels=3 (got {levels}); rebuild with --levels 3.")
     check_out(out)
     check_backend(queries_backend, seed)
-    result = ingest(catalog)
+    result = ingested if ingested is not None else ingest(catalog)
     items = result.table
     enc = get_encoder(encoder)
     X = embed_items(items, enc, cache_dir=Path(cache_dir) if cache_dir else None)
