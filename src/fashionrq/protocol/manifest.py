@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fashionrq.io import sha256_file
 from fashionrq.protocol.errors import ReleaseTamperedError, examples
 
 MANIFEST = "manifest.json"
-_CHUNK = 1 << 20
-
-
-def sha256_file(path: str | Path) -> str:
-    """Hex SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def release_hash(bench: str | Path) -> str:

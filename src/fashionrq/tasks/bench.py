@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from pathlib import Path
 
 from fashionrq.errors import InputError
+from fashionrq.io import read_jsonl
 from fashionrq.tasks.release import MANIFEST
 
 
@@ -16,13 +15,6 @@ def release_dir(bench: str | Path) -> Path:
     if not (path / MANIFEST).is_file() or not (path / "public").is_dir():
         raise InputError(f"{path} is not a benchmark release (no {MANIFEST} or public/); build one with `fashionrq build --out {path}`.")
     return path
-
-
-def read_jsonl(path: Path) -> Iterator[dict]:
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                yield json.loads(line)
 
 
 def read_qrels(path: Path) -> list[tuple[str, str, int]]:

@@ -17,19 +17,12 @@ from fashionrq.catalog import write_items
 from fashionrq.errors import InputError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
+from fashionrq.io import sha256_file
 from fashionrq.tasks.construct import TaskConfig, Tasks, build_tasks
 
 MANIFEST = "manifest.json"
 RELEASE_FORMAT = 1
 _PACKAGES = ("fashionrq", "numpy", "pandas", "pyarrow", "scikit-learn", "torch", "sentence-transformers")
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def sha256_array(array: np.ndarray) -> str:

@@ -1,0 +1,134 @@
+"""Crash-safe file output and the small readers every stage shares.
+
+Every file fashionrq writes goes to a temporary name in the same folder, is flushed and fsynced, and is
+then renamed into place, so a crash or a full disk leaves either the old file or the new one, never half
+of each. An output that already exists is refused unless the caller passes ``force=True``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+from fashionrq.errors import InputError
+
+
+def refuse_existing(path: str | Path, force: bool = False, what: str = "output") -> None:
+    """Raise unless ``path`` is free, or ``force`` allows replacing it."""
+    path = Path(path)
+    if path.exists() and not force:
+        raise InputError(f"{what} {path} already exists; choose another path, delete it, or pass --force to replace it.")
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
+    """Open a temporary file beside ``path``; on success it is fsynced and renamed onto ``path``.
+
+    On any exception the temporary file is removed and ``path`` is left as it was.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    binary = "b" in mode
+    try:
+        with os.fdopen(fd, mode, encoding=None if binary else encoding, newline=None if binary else "\n") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_writer(path, "wb") as handle:
+        handle.write(data)
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` (UTF-8, ``\\n`` newlines) to ``path`` atomically."""
+    with atomic_writer(path, "w") as handle:
+        handle.write(text)
+
+
+def atomic_write_json(path: str | Path, obj, indent: int | None = 2) -> None:
+    """Write ``obj`` as JSON with sorted keys to ``path`` atomically; non-finite floats are refused."""
+    atomic_write_text(path, json.dumps(obj, indent=indent, sort_keys=True, allow_nan=False) + "\n")
+
+
+def atomic_write_jsonl(path: str | Path, records: Iterable[dict]) -> None:
+    """Write one JSON object per line (sorted keys, compact) to ``path`` atomically."""
+    with atomic_writer(path, "w") as handle:
+        for record in records:
+            handle.write(json.dumps(record, sort_keys=True, separators=(",", ":"), allow_nan=False) + "\n")
+
+
+@contextlib.contextmanager
+def atomic_directory(path: str | Path, force: bool = False, what: str = "output folder") -> Iterator[Path]:
+    """Build a folder under a temporary name beside ``path``, then rename it into place.
+
+    Yields the temporary folder to fill. An existing ``path`` is refused unless ``force``; with ``force`` it
+    is replaced only once the new folder is complete.
+    """
+    path = Path(path)
+    refuse_existing(path, force, what)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent))
+    try:
+        yield tmp
+        if path.exists():
+            old = path.with_name(f".{path.name}.old-{os.getpid()}")
+            os.replace(path, old)
+            os.replace(tmp, path)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_jsonl(path: str | Path) -> Iterator[dict]:
+    """Yield the JSON object on each non-blank line of ``path``; a bad line raises an error naming file and line."""
+    path = Path(path)
+    with open(path, encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise InputError(f"{path} line {lineno} is not valid JSON ({err.msg}); regenerate the file or fix that line.") from None
+            if not isinstance(record, dict):
+                raise InputError(f"{path} line {lineno} is not a JSON object; every line must be one {{...}} record.")
+            yield record
