@@ -84,8 +84,12 @@ def _print_comparison(result: dict) -> None:
             cells.append(entry.get("reason") or f"{entry['delta']:+.4f} [{entry['lower']:+.4f}, {entry['upper']:+.4f}]")
         table.add_row(pair["b"], pair["a"], *cells)
     console.print(table)
+    corr = result["correction"]
+    console.print(f"multiple comparisons: {corr['method']} over the {corr['family']} (alpha {corr['alpha']:.2f})", soft_wrap=True)
     for pair in result["pairs"]:
-        console.print(f"  {pair['b']} over {pair['a']}: {pair['gate']['verdict']}", soft_wrap=True, highlight=False)
+        holm = "promoted" if pair["gate"]["promoted_holm"] else "not promoted"
+        console.print(f"  {pair['b']} over {pair['a']}: {pair['gate']['verdict']}; Holm p {pair['gate']['p_holm']:.4f}: {holm}",
+                      soft_wrap=True, highlight=False)
     for flag in result.get("analysis", {}).get("flags", []):
         console.print(f"  aggregation flip: {flag}", soft_wrap=True)
 

@@ -149,3 +149,40 @@ def paired_macro_f1_bootstrap(truth: np.ndarray, pred_a: np.ndarray, pred_b: np.
                               n_clusters: int, counts: np.ndarray, n_classes: int = 4, level: float = 0.95) -> Interval:
     """Bootstrap Δ macro-F1 (B − A) from per-cluster confusion counts of both systems."""
     return summarise(*macro_f1_diff_draws(truth, pred_a, pred_b, cluster_index, n_clusters, counts, n_classes), level)
+
+
+def mean_interval_bounds(values: np.ndarray, cluster_index: np.ndarray, n_clusters: int, counts: np.ndarray,
+                         level: float) -> list[tuple[float, float]]:
+    """Percentile interval at ``level`` of the mean of ``values`` (``(units,)`` or ``(units, metrics)``), clustered."""
+    flat = np.asarray(values, dtype=np.float64).reshape(len(values), -1)
+    sums, sizes = cluster_sums(flat, cluster_index, n_clusters)
+    resampled = resampled_means(counts, sums, sizes)
+    tail = 100.0 * (1.0 - level) / 2.0
+    bounds = np.percentile(resampled, [tail, 100.0 - tail], axis=0)
+    return [(float(bounds[0, m]) + 0.0, float(bounds[1, m]) + 0.0) for m in range(flat.shape[1])]
+
+
+def macro_f1_interval_bounds(truth: np.ndarray, pred: np.ndarray, cluster_index: np.ndarray, n_clusters: int,
+                             counts: np.ndarray, level: float, n_classes: int = 4) -> tuple[float, float]:
+    """Percentile interval at ``level`` of one system's macro-F1, from per-cluster confusion counts."""
+    resampled = macro_f1_from_confusions(weighted(counts, _confusions(truth, pred, cluster_index, n_clusters, n_classes)), n_classes)
+    tail = 100.0 * (1.0 - level) / 2.0
+    lower, upper = np.percentile(resampled, [tail, 100.0 - tail])
+    return float(lower) + 0.0, float(upper) + 0.0
+
+
+def bootstrap_p_value(resampled: np.ndarray) -> float:
+    """One-sided bootstrap p-value of H0: Δ ≤ 0, ``(1 + #{Δ* ≤ 0}) / (1 + resamples)`` (never exactly 0)."""
+    resampled = np.asarray(resampled)
+    return float((1 + np.count_nonzero(resampled <= 0)) / (1 + resampled.size))
+
+
+def holm_adjust(p_values: list[float]) -> list[float]:
+    """Holm–Bonferroni step-down adjusted p-values, in the input order (Holm 1979)."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: (p_values[i], i))
+    adjusted, running = [0.0] * m, 0.0
+    for step, i in enumerate(order):
+        running = max(running, min(1.0, (m - step) * p_values[i]))
+        adjusted[i] = running
+    return adjusted

@@ -13,6 +13,7 @@ import numpy as np
 
 from fashionrq.protocol.bootstrap import Interval, mean_diff_draws, resample_counts, summarise, t2_diff_draws
 from fashionrq.protocol.errors import ComparisonError
+from fashionrq.protocol.multiplicity import attribute_comparisons, holm_pairs
 from fashionrq.protocol.scoring import TASKS, ScoredRun, score_run
 
 DEFAULT_HEADLINE = {"t1": "ndcg@10", "t2": "macro_f1", "t3": "ndcg@3", "t4": "consistency@10"}
@@ -149,10 +150,13 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
                            for t in tasks if t in intervals},
                  "gate": gate(intervals, heads, tasks, missing, level)}
         pairs.append(entry)
+    correction = holm_pairs(pairs, draws, {t: heads[t] for t in tasks}, {n: i for i, n in enumerate(names)}, level)
     matrix = {names[i]: {names[j]: None for j in range(len(names))} for i in range(len(names))}
     for entry in pairs:
-        matrix[entry["b"]][entry["a"]] = {"promoted": entry["gate"]["promoted"], "binding": entry["gate"]["binding"],
-                                          "failing": entry["gate"]["failing"]}
+        matrix[entry["b"]][entry["a"]] = {key: entry["gate"][key] for key in ("promoted", "promoted_holm", "p_holm", "binding", "failing")}
+    by_attribute = None
+    if "t1" in tasks:
+        by_attribute = attribute_comparisons(scored, names, clusters["t1"], counts["t1"], heads["t1"], level)
     return {
         "runs": {name: {"run": s.report["run"], "commitment": s.report["commitment"]["hash"]} for name, s in zip(names, scored)},
         "release": scored[0].report["release"],
@@ -160,8 +164,10 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
                       "unit": "anchor leaf cluster", "rng": "numpy.random.default_rng(seed).integers per resample"},
         "headline": {t: heads[t] for t in tasks},
         "gate_rule": "row promoted over column only if the lower bound of Δ = row − column is > 0 on every task's headline metric",
+        "correction": correction,
         "pairs": pairs,
         "matrix": matrix,
+        "by_attribute": by_attribute,
     }
 
 
@@ -183,14 +189,30 @@ def verdict_markdown(result: dict) -> str:
     """The comparison as a Markdown table: Δ [interval] of every headline metric per ordered pair, and the verdict."""
     heads = result["headline"]
     boot = result["bootstrap"]
+    corr = result["correction"]
     lines = [f"Δ = B − A, {boot['level']:.0%} percentile interval, paired cluster bootstrap over anchor leaf clusters, "
-             f"{boot['resamples']:,} resamples, seed {boot['seed']}.", "",
-             "| B | A | " + " | ".join(f"{TASK_NAMES[t]} {m}" for t, m in heads.items()) + " | verdict |",
-             "|---|---|" + "---|" * len(heads) + "---|"]
+             f"{boot['resamples']:,} resamples, seed {boot['seed']}. Multiple comparisons: {corr['method']} over the "
+             f"{corr['family']} (α = {corr['alpha']:.2f}); p_Holm is the adjusted p-value.", "",
+             "| B | A | " + " | ".join(f"{TASK_NAMES[t]} {m}" for t, m in heads.items()) + " | verdict | p_Holm | Holm verdict |",
+             "|---|---|" + "---|" * len(heads) + "---|---|---|"]
     for pair in result["pairs"]:
         cells = []
         for task in heads:
             entry = pair["gate"]["tasks"][task]
             cells.append(entry.get("reason") or f"{entry['delta']:+.4f} [{entry['lower']:+.4f}, {entry['upper']:+.4f}]")
-        lines.append(f"| {pair['b']} | {pair['a']} | " + " | ".join(cells) + f" | {pair['gate']['verdict']} |")
+        holm = "promoted" if pair["gate"]["promoted_holm"] else "not promoted"
+        lines.append(f"| {pair['b']} | {pair['a']} | " + " | ".join(cells) + f" | {pair['gate']['verdict']} | {pair['gate']['p_holm']:.4f} | {holm} |")
+    return "\n".join(lines) + "\n" + attribute_markdown(result.get("by_attribute"))
+
+
+def attribute_markdown(by_attribute: dict | None) -> str:
+    """Per-attribute Δ of the T1 headline for every pair, with Holm-adjusted p-values, as Markdown."""
+    if not by_attribute or not by_attribute["cells"]:
+        return ""
+    lines = ["", f"Per-attribute T1 {by_attribute['metric']} (Δ = B − A over the queries expressing the attribute); "
+             f"{by_attribute['method']} over {by_attribute['family']} (α = {by_attribute['alpha']:.2f}).", "",
+             "| B | A | attribute | n | Δ [interval] | p | p_Holm | verdict |", "|---|---|---|---|---|---|---|---|"]
+    for c in by_attribute["cells"]:
+        lines.append(f"| {c['b']} | {c['a']} | {c['attribute']} | {c['n']:,} | {c['delta']:+.4f} [{c['lower']:+.4f}, {c['upper']:+.4f}] "
+                     f"| {c['p_value']:.4f} | {c['p_holm']:.4f} | {c['verdict']} |")
     return "\n".join(lines) + "\n"

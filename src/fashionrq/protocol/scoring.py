@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from fashionrq.metrics import Run, classification_metrics, consistency, evaluate, read_qrels
+from fashionrq.protocol.bootstrap import macro_f1_interval_bounds, mean_interval_bounds, resample_counts
 from fashionrq.protocol.commitment import check_commitment, check_release, read_ledger, read_run_config
 from fashionrq.protocol.errors import CommitmentMismatchError, ReleaseTamperedError
 from fashionrq.protocol.manifest import verify_release
@@ -72,6 +73,8 @@ class ScoredRun:
     report: dict
     units: dict[str, TaskUnits]
     attr: dict | None = None
+    #: qid -> the attributes φ(q) expresses (for per-attribute comparisons)
+    expressed: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -98,6 +101,24 @@ def _cluster_macro(units: TaskUnits) -> dict[str, float]:
     sizes = np.bincount(index, minlength=len(order))
     return {name: float((np.bincount(index, weights=column, minlength=len(order)) / sizes).mean())
             for name, column in units.values.items()}
+
+
+#: How each run's own score intervals are drawn (recorded in the score JSON as ``bootstrap``).
+RUN_BOOTSTRAP = {"resamples": 10_000, "seed": 0, "level": 0.95,
+                 "method": "cluster bootstrap over anchor leaf clusters, percentile interval of the mean (macro-F1: of pooled confusions)"}
+
+
+def _intervals(units: TaskUnits) -> dict[str, list[float]]:
+    """``{metric: [lower, upper]}``: the run's own 95% cluster-bootstrap interval of every aggregate metric."""
+    order = sorted(set(units.clusters))
+    index = units.cluster_index(order)
+    counts = resample_counts(len(order), RUN_BOOTSTRAP["resamples"], RUN_BOOTSTRAP["seed"])
+    names = sorted(units.values)
+    bounds = mean_interval_bounds(np.column_stack([units.values[n] for n in names]), index, len(order), counts, RUN_BOOTSTRAP["level"])
+    out = {name: list(pair) for name, pair in zip(names, bounds)}
+    if units.truth is not None:
+        out["macro_f1"] = list(macro_f1_interval_bounds(units.truth, units.pred, index, len(order), counts, RUN_BOOTSTRAP["level"]))
+    return out
 
 
 def _breakdowns(units: TaskUnits, expressed: dict[str, list[str]], attributes: list[str]) -> dict:
@@ -210,6 +231,7 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
             entry["cluster_macro"] = _cluster_macro(units[task])
             entry["per_unit"] = {uid: {name: float(col[i]) for name, col in units[task].values.items()}
                                  for i, uid in enumerate(units[task].ids)}
+        entry["interval"] = _intervals(units[task])
         unit = units[task]
         entry.update({"unit": unit.unit, "n_units": len(unit.ids), "n_clusters": len(set(unit.clusters)),
                       "leakage_unit": "anchor leaf cluster"})
@@ -223,6 +245,7 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
         "commitment": {"hash": commitment["hash"], "timestamp": commitment["timestamp"],
                        "ledger_records": len(read_ledger(run))},
         "tasks": tasks,
+        "bootstrap": RUN_BOOTSTRAP,
         "notes": METRIC_NOTES,
     }
     if attr is not None:
@@ -233,7 +256,7 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
                            for a in attr["attr_score"]},
             "weights": attr["weights"],
         }
-    return ScoredRun(report=report, units=units, attr=attr)
+    return ScoredRun(report=report, units=units, attr=attr, expressed=expressed)
 
 
 def write_json(data: dict, path: str | Path) -> Path:
