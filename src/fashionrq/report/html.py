@@ -1,0 +1,213 @@
+"""``report.html``: one self-contained, offline page (inline SVG, no script or style from the network).
+
+Sections: leaderboard with each run's 95% interval, promotion verdicts with the binding constraint and Holm
+correction, per-attribute AttrScore, nDCG by number of constraints, the SID tree, tier balance, probes and
+the query-blind baseline, and the worst queries of every run. Metric names come from the score files and the
+comparison, never from a fixed list. Every number shown from a score file carries ``data-run``, ``data-task``,
+``data-metric`` and ``data-value`` so a test can check it against ``scores.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from html import escape
+from pathlib import Path
+
+from fashionrq.report import svg
+from fashionrq.report.leaderboard import Scored
+
+#: Score-file system names of the integrity checks: adversarial probes and the query-blind baseline.
+PROBE_PREFIX = "probe-"
+QUERY_BLIND = "query-blind"
+FALLBACK_HEADLINE = {"t1": "ndcg@10", "t2": "macro_f1", "t3": "ndcg@3", "t4": "consistency@10"}
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#222;line-height:1.4}
+h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:2em}
+table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{border:1px solid #ddd;padding:4px 6px;text-align:left;vertical-align:top}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}.ci{color:#666;font-size:11px}
+.promoted{background:#d9f0d3}.notpromoted{background:#f6f6f6}.self{background:#fff}.charts{display:flex;flex-wrap:wrap;gap:16px}
+.notrun{color:#a00;font-style:italic}.worst img{width:56px;height:auto;display:block}.fail{color:#b00}.note{color:#555;font-size:13px}
+"""
+
+#: Runs in the page after load: counts plots with marks and writes the result into the DOM for tests and readers.
+SELF_CHECK = """
+(function(){var charts=document.querySelectorAll('svg.chart');var empty=0;
+charts.forEach(function(s){if(!s.querySelector('.mark')){empty++;}});
+var b=document.body;b.setAttribute('data-plots',String(charts.length));b.setAttribute('data-empty-plots',String(empty));
+b.setAttribute('data-selfcheck','done');})();
+"""
+
+
+def headline_metrics(scored: Sequence[Scored], comparison: dict | None) -> dict[str, str]:
+    """Headline metric per task: the comparison's, else the manifest-registered one, else the first metric scored."""
+    tasks = sorted({t for s in scored for t in s.report.get("tasks", {})})
+    if comparison and comparison.get("headline"):
+        chosen = dict(comparison["headline"])
+    else:
+        chosen = {}
+    out = {}
+    for task in tasks:
+        known = sorted({m for s in scored for m in s.report["tasks"].get(task, {}).get("aggregate", {})})
+        preferred = chosen.get(task) or FALLBACK_HEADLINE.get(task)
+        if known:
+            out[task] = preferred if preferred in known else known[0]
+    return out
+
+
+def _value_cell(s: Scored, task: str, metric: str) -> str:
+    entry = s.report.get("tasks", {}).get(task, {})
+    value = entry.get("aggregate", {}).get(metric)
+    if value is None:
+        return '<td class="num">–</td>'
+    interval = (entry.get("interval") or {}).get(metric)
+    ci = f' <span class="ci">[{interval[0]:.4f}, {interval[1]:.4f}]</span>' if interval else ""
+    return (f'<td class="num" data-run="{escape(s.label)}" data-task="{task}" data-metric="{escape(metric)}" '
+            f'data-value="{value!r}">{value:.4f}{ci}</td>')
+
+
+def _table(header: Sequence[str], rows: Sequence[str], cls: str = "") -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def leaderboard_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
+    """Headline table (tasks side by side, never averaged), interval charts, and every metric in a details block."""
+    rows = [f"<tr><td>{escape(s.label)}</td>" + "".join(_value_cell(s, t, m) for t, m in heads.items()) + "</tr>" for s in scored]
+    table = _table(["system", *(f"{t.upper()} {m}" for t, m in heads.items())], rows, "leaderboard")
+    charts = []
+    for task, metric in heads.items():
+        bars = []
+        for s in scored:
+            entry = s.report["tasks"].get(task, {})
+            value = entry.get("aggregate", {}).get(metric)
+            if value is not None:
+                lower, upper = (entry.get("interval") or {}).get(metric) or (None, None)
+                bars.append((s.label, value, lower, upper))
+        charts.append(svg.interval_bars(bars, f"{task.upper()} {metric} (95% interval)"))
+    full = []
+    for task in heads:
+        metrics = sorted({m for s in scored for m in s.report["tasks"].get(task, {}).get("aggregate", {})})
+        body = [f"<tr><td>{escape(s.label)}</td>" + "".join(_value_cell(s, task, m) for m in metrics) + "</tr>" for s in scored]
+        full.append(f"<h3>{task.upper()}</h3>" + _table(["system", *metrics], body))
+    boot = next((s.report.get("bootstrap") for s in scored if s.report.get("bootstrap")), None)
+    note = (f'<p class="note">Each score carries its own {boot["level"]:.0%} interval: {escape(boot["method"])}, '
+            f'{boot["resamples"]:,} resamples, seed {boot["seed"]}. Tasks are never averaged.</p>') if boot else ""
+    return (table + note + f'<div class="charts">{"".join(charts)}</div>'
+            + f"<details><summary>Every metric of every task</summary>{''.join(full)}</details>")
+
+
+def verdict_section(comparison: dict | None) -> str:
+    """The promotion matrix: row B over column A, with the binding constraint and the Holm-corrected verdict."""
+    if not comparison:
+        return '<p class="notrun">not run: a comparison needs at least two runs.</p>'
+    names = list(comparison["runs"])
+    corr = comparison.get("correction") or {}
+    rows = []
+    for b in names:
+        cells = []
+        for a in names:
+            entry = comparison["matrix"][b][a]
+            if entry is None:
+                cells.append('<td class="self">—</td>')
+                continue
+            holm = entry.get("promoted_holm")
+            state = "promoted" if entry["promoted"] else "notpromoted"
+            failing = ", ".join(t.upper() for t in entry["failing"])
+            text = ("promoted" + ("" if holm is None else " (Holm ✓)" if holm else " (Holm ✗)")) if entry["promoted"] else f"fails {failing}"
+            binding = f"binding {entry['binding'].upper()}" if entry.get("binding") else ""
+            p = f"p<sub>Holm</sub> {entry['p_holm']:.4f}" if "p_holm" in entry else ""
+            cells.append(f'<td class="{state}" data-b="{escape(b)}" data-a="{escape(a)}">{escape(text)}<br>'
+                         f'<span class="ci">{binding} {p}</span></td>')
+        rows.append(f"<tr><th>{escape(b)}</th>{''.join(cells)}</tr>")
+    heads = ", ".join(f"{t.upper()} {m}" for t, m in comparison["headline"].items())
+    boot = comparison["bootstrap"]
+    note = (f'<p class="note">Row B over column A. Promoted only if the lower bound of Δ = B − A is above 0 on every headline '
+            f'({escape(heads)}); the binding constraint is the task with the lowest lower bound. Paired cluster bootstrap, '
+            f'{boot["resamples"]:,} resamples, {boot["level"]:.0%} interval. Multiple comparisons: '
+            f'{escape(corr.get("method", "none"))} over the {escape(corr.get("family", "pairs"))}.</p>')
+    return _table(["B \\ A", *names], rows, "verdicts") + note + _attribute_verdicts(comparison.get("by_attribute"))
+
+
+def _attribute_verdicts(by_attribute: dict | None) -> str:
+    if not by_attribute or not by_attribute.get("cells"):
+        return ""
+    rows = [f"<tr><td>{escape(c['b'])}</td><td>{escape(c['a'])}</td><td>{escape(c['attribute'])}</td><td class=num>{c['n']:,}</td>"
+            f"<td class=num>{c['delta']:+.4f} <span class=ci>[{c['lower']:+.4f}, {c['upper']:+.4f}]</span></td>"
+            f"<td class=num>{c['p_holm']:.4f}</td><td>{escape(c['verdict'])}</td></tr>" for c in by_attribute["cells"]]
+    return (f"<details><summary>Per-attribute T1 {escape(by_attribute['metric'])} verdicts ({escape(by_attribute['method'])} "
+            f"over {escape(by_attribute['family'])})</summary>"
+            + _table(["B", "A", "attribute", "queries", "Δ [interval]", "p Holm", "verdict"], rows) + "</details>")
+
+
+def attribute_section(scored: Sequence[Scored]) -> str:
+    """Per-attribute AttrScore bars, one bar per run, annotation coverage in the tooltip table below."""
+    have = [s for s in scored if (s.report.get("relevance") or {}).get("attributes")]
+    if not have:
+        return '<p class="notrun">not run: score with relevance on (`fashionrq score` default) to get AttrScore.</p>'
+    attrs = sorted({a for s in have for a, e in s.report["relevance"]["attributes"].items() if e.get("attr_score") is not None})
+    values = [[s.report["relevance"]["attributes"].get(a, {}).get("attr_score") for a in attrs] for s in have]
+    return svg.grouped_bars(attrs, [s.label for s in have], values, "AttrScore per φ attribute (T1 top 10)")
+
+
+def constraint_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
+    """T1 headline metric by the number of attributes φ(q) expresses (seed 003 §5.2)."""
+    metric = heads.get("t1")
+    by_n = [s.report["tasks"].get("t1", {}).get("breakdowns", {}).get("by_n_attributes", {}) for s in scored]
+    counts = sorted({int(n) for table in by_n for n in table}, key=int)
+    if metric is None or not counts:
+        return '<p class="notrun">not run: no T1 breakdown by number of constraints in the score files.</p>'
+    values = [[(table.get(str(n)) or {}).get(metric) for n in counts] for table in by_n]
+    sizes = ", ".join(f"{n}: {max((t.get(str(n)) or {}).get('n', 0) for t in by_n):,}" for n in counts)
+    return (svg.line_chart([str(n) for n in counts], [s.label for s in scored], values, f"T1 {metric} by number of constraints",
+                           "attributes expressed by φ(q)") + f'<p class="note">Queries per count — {escape(sizes)}.</p>')
+
+
+def sid_tree_section(bench: Path) -> str:
+    """Treemap of level-1 clusters split into their level-2 clusters, area = items, colour = article-type purity."""
+    import pyarrow.parquet as pq
+
+    path = bench / "labels" / "clusters.parquet"
+    if not path.is_file():
+        return '<p class="notrun">not available: the release has no labels/clusters.parquet.</p>'
+    rows = pq.read_table(path, columns=["cluster_id", "level", "size", "purity", "parent"]).to_pylist()
+    by_parent: dict[str, list[dict]] = {}
+    for row in rows:
+        if row["level"] == 2:
+            by_parent.setdefault(row["parent"], []).append({"id": row["cluster_id"], "size": row["size"], "purity": row["purity"]})
+    nodes = [{"id": r["cluster_id"], "size": r["size"], "purity": r["purity"], "children": by_parent.get(r["cluster_id"], [])}
+             for r in rows if r["level"] == 1]
+    levels = sorted({r["level"] for r in rows})
+    counts = ", ".join(f"level {lv}: {sum(1 for r in rows if r['level'] == lv):,}" for lv in levels)
+    return (svg.treemap(nodes, "SID tree: level-1 clusters (outlined) split into level-2 clusters; colour = purity")
+            + f'<p class="note">Clusters per level — {escape(counts)}. Purity colour: red ≤ 0.5, yellow 0.75, green 1.0. '
+            f'Hover a cell for its id, size and purity.</p>')
+
+
+def tier_section(bench: Path) -> str:
+    """Relevance-tier shares per task (from the release's labels) and the manifest's tier-balance report."""
+    from fashionrq.tasks import bench_stats
+
+    labels = bench_stats(bench)["labels"]
+    tiers = list(next(iter(labels.values())))
+    rows = [(task.upper(), [labels[task][t]["share"] for t in tiers]) for task in labels]
+    manifest = json.loads((bench / "manifest.json").read_text(encoding="utf-8"))
+    balance = ((manifest.get("report") or {}).get("tasks") or {}).get("tier_balance") or {}
+    table = _table(["task", *tiers, "within tolerance"],
+                   [f"<tr><td>{t.upper()}</td>" + "".join(f"<td class=num>{b.get('counts', {}).get(x, 0):,}</td>" for x in tiers)
+                    + f"<td>{b.get('within_tolerance', '–')}</td></tr>" for t, b in sorted(balance.items())]) if balance else ""
+    return svg.stacked_bars(rows, tiers, "Share of judged items per relevance tier") + table
+
+
+def probe_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
+    """The integrity runs present (``probe-*`` systems and the query-blind baseline) beside random; 'not run' otherwise."""
+    probes = [s for s in scored if str(s.report.get("system") or "").startswith((PROBE_PREFIX, QUERY_BLIND))]
+    if not probes:
+        return (f'<p class="notrun">not run: no probe (<code>{PROBE_PREFIX}*</code>) or <code>{QUERY_BLIND}</code> run was passed. '
+                "Pass their run folders to <code>fashionrq report</code> to show them here.</p>")
+    refs = [s for s in scored if s.report.get("system") == "random"] + [s for s in scored if s not in probes and s.report.get("system") != "random"]
+    rows = [f"<tr><td>{escape(s.label)}</td>" + "".join(_value_cell(s, t, m) for t, m in heads.items()) + "</tr>" for s in [*probes, *refs]]
+    return (_table(["run", *(f"{t.upper()} {m}" for t, m in heads.items())], rows, "probes")
+            + '<p class="note">A probe reads only public files; it should sit inside random\'s interval on every task. '
+              "The query-blind baseline never reads the query; the best real system should beat it clearly.</p>")
