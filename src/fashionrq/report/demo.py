@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from fashionrq.io import atomic_write_text
 from fashionrq.report.leaderboard import markdown
 
 #: The offline baselines the demo runs: (label, system, reranker).
@@ -33,6 +34,7 @@ class DemoConfig:
     seed: int = 0
     resamples: int = 10_000
     rerank_depth: int = 50
+    images: str | None = None  # folder of <item_id>.jpg: thumbnails in report.html
     systems: Sequence[tuple[str, str, str | None]] = DEMO_SYSTEMS
 
 
@@ -91,6 +93,7 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
     from fashionrq.protocol.compare import compare_runs, verdict_markdown
     from fashionrq.protocol.scoring import score_run, write_json
     from fashionrq.report.leaderboard import leaderboard
+    from fashionrq.report.page import write_report
     from fashionrq.sid.io import read_sids
     from fashionrq.sid.report import sid_report
     from fashionrq.systems import get_reranker, get_system, run_system
@@ -137,7 +140,10 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
     section("6. What the headline is made of", "Aggregation sensitivity (pairs whose order flips):\n\n" + flag_text)
 
     report = out / "report.md"
-    report.write_text("\n".join(sections), encoding="utf-8")
+    atomic_write_text(report, "\n".join(sections))
+    console.print("writing report.html …")
+    write_report(bench, runs, out / "report.html", comparison=comparison, images=config.images, force=True,
+                 title="fashionrq demo report")
     return report
 
 
