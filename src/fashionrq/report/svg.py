@@ -23,7 +23,7 @@ def colour(index: int) -> str:
 
 
 def _svg(width: float, height: float, body: list[str], label: str) -> str:
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" aria-label="{escape(label)}" '
+    return (f'<svg class="chart" role="img" aria-label="{escape(label)}" '
             f'width="{_n(width)}" height="{_n(height)}" viewBox="0 0 {_n(width)} {_n(height)}" {FONT}>'
             + "".join(body) + "</svg>")
 
