@@ -34,7 +34,6 @@ class NameOverlap(BaseRetriever):
         self.bonus = bonus
 
     def fit(self, items):
-        self._set_items(items)
         self.names = [set(tokenize(n or "")) for n in items.column("name").to_pylist()]
         return self
 
@@ -53,16 +52,36 @@ class LabelPeeker(NameOverlap):
         return super().fit(items)
 
 
-class Incomplete:
-    """Has no score_batch / search: not a Retriever."""
-
-    name = "incomplete"
+class ScoreOnly:
+    """Only fit and score, no base class: the adapter supplies name, batching and search."""
 
     def fit(self, items):
+        self.prices = np.nan_to_num(np.asarray(items.column("price").to_numpy(zero_copy_only=False), dtype=float))
         return self
 
     def score(self, query, candidate_rows):
-        return np.zeros(len(candidate_rows))
+        return -self.prices[candidate_rows]
+
+
+class SearchOnly:
+    """Only fit and search (open-corpus retrieval): the cheapest items first."""
+
+    name = "cheapest"
+
+    def fit(self, items):
+        self.prices = np.nan_to_num(np.asarray(items.column("price").to_numpy(zero_copy_only=False), dtype=float))
+        return self
+
+    def search(self, query, k):
+        order = np.argsort(self.prices, kind="stable")[:k]
+        return [(int(r), -float(self.prices[r])) for r in order]
+
+
+class Incomplete:
+    """Has fit but neither score nor search: not a retriever."""
+
+    def fit(self, items):
+        return self
 
 
 # --- catalog-derived queries on the fixture items (no release needed) ---------------------------------------
@@ -153,8 +172,22 @@ def test_plugins_load_by_module_and_class(fixture_items):
     system = get_system("test_systems:NameOverlap", bonus=1.0).fit(fixture_items)
     assert isinstance(system, NameOverlap) and system.bonus == 1.0
     assert system.score("navy blue shirt", np.array([0]))[0] >= 1.0
-    with pytest.raises(FashionRQError, match="lacks score_batch, search"):
+    with pytest.raises(FashionRQError, match=r"needs fit\(items\) and score.*it has fit"):
         get_system("test_systems:Incomplete")
+
+
+def test_minimal_plugins_get_batching_and_search_from_the_adapter(fixture_items):
+    from fashionrq.systems import RetrieverAdapter
+
+    rows = np.array([5, 0, 9])
+    scorer = get_system("test_systems:ScoreOnly").fit(fixture_items)
+    assert isinstance(scorer, RetrieverAdapter) and scorer.name == "ScoreOnly"
+    assert [list(v) for v in scorer.score_batch(["a", "b"], [rows, rows[:1]])] == [list(scorer.score("a", rows)), list(scorer.score("b", rows[:1]))]
+    best = scorer.search("anything", 3)
+    searcher = get_system("test_systems:SearchOnly").fit(fixture_items)
+    assert [r for r, _ in searcher.search("x", 3)] == [r for r, _ in best]
+    scores = searcher.score("x", np.array([best[0][0], best[1][0], 7]))
+    assert scores[0] >= scores[1] and np.all(np.isfinite(scores))
     with pytest.raises(FashionRQError, match="unknown system 'nosuch'"):
         get_system("nosuch")
     with pytest.raises(FashionRQError, match="cannot import module"):

@@ -8,7 +8,7 @@ ignores them; the ranking is defined by ``score`` alone, ties broken by docno de
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from numbers import Integral, Real
@@ -135,6 +135,10 @@ class Qrels(_Pairs):
 
     def __len__(self) -> int:
         return len(self.grade)
+
+    def __iter__(self) -> Iterator[tuple[str, str, int]]:
+        """``(qid, docno, grade)`` triples in file order."""
+        return zip(self.qid.to_pylist(), self.docno.to_pylist(), self.grade.tolist())
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         """``{qid: {docno: grade}}``."""

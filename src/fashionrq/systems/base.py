@@ -13,13 +13,13 @@ from fashionrq.errors import FashionRQError
 
 @runtime_checkable
 class Retriever(Protocol):
-    """A text-to-product retriever.
+    """What a plug-in must implement: index a corpus and score candidates. Nothing else is required.
 
     Rows are integer positions in the items table given to :meth:`fit`. Higher scores mean more
-    relevant; every score must be finite.
+    relevant; every score must be finite. ``name`` is optional (default: the class name). Batching and
+    whole-corpus search are supplied by :class:`fashionrq.systems.adapter.RetrieverAdapter` unless the
+    system has its own (:class:`BatchRetriever`).
     """
-
-    name: str
 
     def fit(self, items: pa.Table) -> Retriever:
         """Index the corpus ``items`` (the canonical items table) and return ``self``."""
@@ -27,11 +27,46 @@ class Retriever(Protocol):
     def score(self, query: str, candidate_rows: np.ndarray) -> np.ndarray:
         """Scores of ``query`` against the items at ``candidate_rows``, a float array of the same length."""
 
+
+@runtime_checkable
+class SearchRetriever(Protocol):
+    """An open-corpus plug-in: index a corpus and return its best rows for a query (no candidate scoring)."""
+
+    def fit(self, items: pa.Table) -> SearchRetriever:
+        """Index the corpus ``items`` and return ``self``."""
+
+    def search(self, query: str, k: int) -> list[tuple[int, float]]:
+        """The ``k`` best ``(row, score)`` pairs of the whole corpus, best first."""
+
+
+@runtime_checkable
+class BatchRetriever(Protocol):
+    """A full retriever, as the runner uses it: scoring, batched scoring and whole-corpus search."""
+
+    name: str
+
+    def fit(self, items: pa.Table) -> BatchRetriever:
+        """Index the corpus ``items`` and return ``self``."""
+
+    def score(self, query: str, candidate_rows: np.ndarray) -> np.ndarray:
+        """Scores of ``query`` against the items at ``candidate_rows``."""
+
     def score_batch(self, queries: Sequence[str], candidate_rows: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``[score(q, rows) for q, rows in zip(queries, candidate_rows)]``, possibly faster."""
 
     def search(self, query: str, k: int) -> list[tuple[int, float]]:
         """The ``k`` best ``(row, score)`` pairs of the whole corpus, best first."""
+
+
+def _recording_fit(fit):
+    """Wrap a subclass's ``fit`` so the corpus is recorded on the instance before the subclass indexes it."""
+    def wrapped(self, items: pa.Table, *args, **kwargs):
+        self.items = items
+        self.n_items = items.num_rows
+        return fit(self, items, *args, **kwargs)
+
+    wrapped.__doc__, wrapped.__name__, wrapped.__qualname__ = fit.__doc__, fit.__name__, fit.__qualname__
+    return wrapped
 
 
 def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -48,15 +83,17 @@ def ranking_order(scores: np.ndarray, item_ids: Sequence[str]) -> np.ndarray:
 class BaseRetriever:
     """Implements :meth:`score_batch` and :meth:`search` on top of :meth:`score` (override them for speed).
 
-    Subclasses set ``name`` and implement :meth:`fit` (which must call :meth:`_set_items`) and :meth:`score`.
+    Subclasses set ``name`` and implement :meth:`fit` and :meth:`score`. Every subclass's ``fit`` records
+    the corpus (``items``, ``n_items``) before its own body runs, so a subclass never does it by hand.
     """
 
     name: str = "base"
     items: pa.Table | None = None
 
-    def _set_items(self, items: pa.Table) -> None:
-        self.items = items
-        self.n_items = items.num_rows
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "fit" in cls.__dict__:
+            cls.fit = _recording_fit(cls.__dict__["fit"])
 
     def _check_fitted(self) -> None:
         if self.items is None:

@@ -30,7 +30,6 @@ class EncoderRetriever(BaseRetriever):
         self._query_vectors: list = []
 
     def fit(self, items: pa.Table) -> EncoderRetriever:
-        self._set_items(items)
         self.encoder = get_encoder(self.encoder_name)
         self.sparse = self.encoder.kind == "sparse"
         docs = embed_items(items, self.encoder, cache_dir=self.cache_dir)

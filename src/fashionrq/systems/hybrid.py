@@ -45,7 +45,6 @@ class HybridRetriever(BaseRetriever):
         self.systems = [get_system(name) for name in self.components]
 
     def fit(self, items: pa.Table) -> HybridRetriever:
-        self._set_items(items)
         for system in self.systems:
             system.fit(items)
         return self

@@ -30,7 +30,6 @@ class RandomRetriever(BaseRetriever):
         self.seed = seed
 
     def fit(self, items: pa.Table) -> RandomRetriever:
-        self._set_items(items)
         return self
 
     def _all_scores(self, query: str) -> np.ndarray:
@@ -57,7 +56,6 @@ class BM25Retriever(BaseRetriever):
     def fit(self, items: pa.Table) -> BM25Retriever:
         import bm25s
 
-        self._set_items(items)
         self.index = bm25s.BM25(k1=self.k1, b=self.b)
         self.index.index([tokenize(text) for text in item_texts(items)], show_progress=False)
         return self
@@ -90,7 +88,6 @@ class TfidfRetriever(BaseRetriever):
     def fit(self, items: pa.Table) -> TfidfRetriever:
         from sklearn.feature_extraction.text import TfidfVectorizer
 
-        self._set_items(items)
         self.vectorizer = TfidfVectorizer(
             analyzer="word", tokenizer=tokenize, preprocessor=None, lowercase=False, token_pattern=None,
             ngram_range=(1, self.ngram_max), min_df=self.min_df, sublinear_tf=True, dtype=np.float32,

@@ -6,7 +6,8 @@ import importlib
 from importlib.metadata import entry_points
 
 from fashionrq.errors import FashionRQError
-from fashionrq.systems.base import Retriever
+from fashionrq.systems.adapter import as_retriever
+from fashionrq.systems.base import BatchRetriever
 
 #: Entry-point group through which installed packages register systems (``name = "pkg.module:Class"``).
 ENTRY_POINT_GROUP = "fashionrq.systems"
@@ -52,10 +53,11 @@ def load_object(spec: str):
     return obj
 
 
-def get_system(spec: str, **params) -> Retriever:
+def get_system(spec: str, **params) -> BatchRetriever:
     """A new, unfitted retriever for ``spec``: a built-in name, ``st:<model>``, ``module:Class`` or an entry point.
 
-    ``params`` go to the constructor (e.g. ``get_system("hybrid", k=30)``).
+    ``params`` go to the constructor (e.g. ``get_system("hybrid", k=30)``). A plug-in needs only ``fit`` and
+    ``score`` (or ``search``); :func:`~fashionrq.systems.adapter.as_retriever` supplies the rest.
     """
     factory = _builtin(spec)
     if factory is None:
@@ -73,13 +75,7 @@ def get_system(spec: str, **params) -> Retriever:
         system = factory(**params)
     except TypeError as err:
         raise FashionRQError(f"system '{spec}' does not accept parameters {sorted(params)} ({err}); check --param names.") from None
-    missing = [m for m in ("name", "fit", "score", "score_batch", "search") if not hasattr(system, m)]
-    if missing:
-        raise FashionRQError(
-            f"system '{spec}' lacks {', '.join(missing)} of the Retriever interface: subclass "
-            f"fashionrq.systems.BaseRetriever, which supplies score_batch and search from score."
-        )
-    return system
+    return as_retriever(system, spec)
 
 
 def get_reranker(spec: str, **params):

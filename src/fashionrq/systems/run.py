@@ -11,6 +11,7 @@ import numpy as np
 
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.progress import track
+from fashionrq.systems.adapter import as_retriever
 from fashionrq.systems.base import Retriever, ranking_order
 from fashionrq.systems.bench import PublicBench, labels_guard
 from fashionrq.systems.t2 import GradeCalibrator, corpus_percentile
@@ -149,6 +150,7 @@ def run_system(
         raise InputError(
             f"candidate regime '{regime}' needs an image encoder (open_clip), which is not installed offline; use --regime text."
         )
+    system = as_retriever(system)
     public = PublicBench(bench)
     calibrator = calibrator or GradeCalibrator()
     out = Path(out)

@@ -1,0 +1,85 @@
+"""The flat API: ``load_benchmark``, ``evaluate`` and ``compare`` (ranx/MTEB style), re-exported by ``fashionrq``.
+
+    >>> bench = fashionrq.load_benchmark("BENCH")
+    >>> mine = fashionrq.evaluate(MyRetriever(), bench)      # label-blind run, commitment, scores
+    >>> print(fashionrq.compare(bench, [mine, fashionrq.evaluate("bm25", bench)]))
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from fashionrq.results import Comparison, Evaluation
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A verified, frozen release: its folder, release hash (sha256 of manifest.json) and manifest."""
+
+    path: Path
+    release: str
+    manifest: dict
+
+    def __str__(self) -> str:
+        counts = self.manifest.get("counts", {})
+        return f"fashionrq benchmark {self.path} (release {self.release[:12]}…, {counts.get('items', '?'):,} items)"
+
+
+def load_benchmark(path: str | Path) -> Benchmark:
+    """Open the release at ``path`` after verifying every file against its manifest (raises if tampered)."""
+    from fashionrq.protocol.errors import ReleaseTamperedError
+    from fashionrq.protocol.manifest import release_hash, verify_release
+    from fashionrq.tasks import MANIFEST, release_dir
+
+    folder = release_dir(path)
+    report = verify_release(folder, strict=True)
+    if not report.ok:
+        raise ReleaseTamperedError(report.sentence())
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    return Benchmark(folder, release_hash(folder), manifest)
+
+
+def _bench(bench: Benchmark | str | Path) -> Benchmark:
+    return bench if isinstance(bench, Benchmark) else load_benchmark(bench)
+
+
+def evaluate(system, bench: Benchmark | str | Path, *, out: str | Path | None = None, reranker=None,
+             relevance: bool = True, force: bool = False, **params) -> Evaluation:
+    """Run ``system`` label-blind on ``bench``, commit the predictions, score them and return the :class:`Evaluation`.
+
+    ``system`` is a name (``"bm25"``, ``"st:<model>"``, ``"module:Class"``; ``params`` go to its constructor) or
+    any object with ``fit(items)`` and ``score(query, candidate_rows)`` (or ``search(query, k)``). ``out`` is the
+    run folder (default: a new temporary folder); it also receives ``scores.json``.
+    """
+    from fashionrq.io import refuse_existing
+    from fashionrq.protocol.commitment import commit_run
+    from fashionrq.protocol.scoring import score_run, write_json
+    from fashionrq.systems import as_retriever, get_system, run_system
+
+    bench = _bench(bench)
+    retriever = get_system(system, **params) if isinstance(system, str) else as_retriever(system)
+    if out is None:
+        out = Path(tempfile.mkdtemp(prefix="fashionrq-run-"))
+    else:
+        out = Path(out)
+        if out.exists() and any(out.iterdir()):
+            refuse_existing(out, force, what="run folder")
+    run = run_system(bench.path, retriever, out, reranker=reranker)
+    commit_run(out, bench.path)
+    report = score_run(bench.path, out, relevance=relevance).report
+    write_json(report, out / "scores.json")
+    return Evaluation(run["system"], out, report)
+
+
+def compare(bench: Benchmark | str | Path, runs: Sequence[Evaluation | str | Path], *, resamples: int = 10_000, seed: int = 0,
+            level: float = 0.95, headline: str | dict | None = None) -> Comparison:
+    """Paired cluster bootstrap of every pair of ``runs`` with the promotion gate and Holm correction."""
+    from fashionrq.protocol.compare import compare_runs
+
+    bench = _bench(bench)
+    paths = [r.run if isinstance(r, Evaluation) else Path(r) for r in runs]
+    return Comparison(compare_runs(bench.path, paths, resamples=resamples, seed=seed, level=level, headline=headline))
