@@ -136,3 +136,20 @@ def save_embeddings(path: str | Path, item_ids, vectors: np.ndarray, encoder: di
     else:
         raise InputError(f"embeddings output {path} must end in .parquet or .npy.")
     return path
+
+
+def item_vectors(items: pa.Table, encoder: str, embeddings: str | Path | None,
+                 cache_dir: str | Path | None) -> tuple[np.ndarray, dict]:
+    """The item embeddings and the encoder's identity: computed by ``encoder`` (cached), or read from ``embeddings``.
+
+    A file written by ``fashionrq embed --out FILE.parquet`` carries its encoder's name and fingerprint, so a
+    build from it records the same encoder (and the same manifest) as the build that computed the vectors.
+    """
+    if embeddings is not None:
+        given = load_given_embeddings(embeddings, items.column("item_id"))
+        return given.vectors, {"name": given.encoder["name"], "fingerprint": given.encoder["fingerprint"]}
+    from fashionrq.encoders import embed_items, get_encoder
+
+    enc = get_encoder(encoder)
+    X = embed_items(items, enc, cache_dir=Path(cache_dir) if cache_dir else None)
+    return X, {"name": enc.name, "fingerprint": enc.fingerprint}

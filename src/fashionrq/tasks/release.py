@@ -282,6 +282,8 @@ def build_release(
     check_backend(queries_backend, seed)
     result = ingested if ingested is not None else ingest(catalog)
     items = result.table
+    from fashionrq.encoders.given import item_vectors
+
     X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
     sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, seed, sid_params or {}, cache_dir)
     info = {
@@ -293,25 +295,6 @@ def build_release(
     }
     return construct_release(out, items, sids, seed=seed, queries_backend=queries_backend, min_purity=min_purity,
                              min_size=min_size, task_config=task_config, manifest_info=info)
-
-
-def item_vectors(items: pa.Table, encoder: str, embeddings: str | Path | None,
-                 cache_dir: str | Path | None) -> tuple[np.ndarray, dict]:
-    """The item embeddings and the encoder's identity: computed by ``encoder`` (cached), or read from ``embeddings``.
-
-    A file written by ``fashionrq embed --out FILE.parquet`` carries its encoder's name and fingerprint, so a
-    build from it records the same encoder (and the same manifest) as the build that computed the vectors.
-    """
-    if embeddings is not None:
-        from fashionrq.encoders.given import load_given_embeddings
-
-        given = load_given_embeddings(embeddings, items.column("item_id"))
-        return given.vectors, {"name": given.encoder["name"], "fingerprint": given.encoder["fingerprint"]}
-    from fashionrq.encoders import embed_items, get_encoder
-
-    enc = get_encoder(encoder)
-    X = embed_items(items, enc, cache_dir=Path(cache_dir) if cache_dir else None)
-    return X, {"name": enc.name, "fingerprint": enc.fingerprint}
 
 
 def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codebook_size: int, seed: int,
