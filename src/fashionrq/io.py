@@ -141,3 +141,19 @@ def read_jsonl(path: str | Path) -> Iterator[dict]:
             if not isinstance(record, dict):
                 raise InputError(f"{path} line {lineno} is not a JSON object; every line must be one {{...}} record.")
             yield record
+
+
+def write_vectors_parquet(path: str | Path, item_ids, vectors, metadata: dict[bytes, bytes] | None = None,
+                          row_group_size: int = 131_072) -> None:
+    """Write ``item_id`` plus a fixed-size-list float32 ``embedding`` column atomically (the ``--embeddings`` layout)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1), type=pa.float32()), vectors.shape[1])
+    table = pa.table({"item_id": item_ids, "embedding": column})
+    if metadata:
+        table = table.replace_schema_metadata(metadata)
+    with atomic_writer(path, "wb") as handle:
+        pq.write_table(table, handle, compression="zstd", row_group_size=row_group_size, write_statistics=False)
