@@ -54,6 +54,8 @@ from fashionrq.cli import demo as _demo  # noqa: E402
 _demo.register(app)
 from fashionrq.cli import report as _report  # noqa: E402
 _report.register(app)
+from fashionrq.cli import synth as _synth  # noqa: E402
+_synth.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:
