@@ -44,17 +44,19 @@ def build_command(
 
 
 def export_command(
-    fmt: str = typer.Argument(..., help="Export format: beir."),
+    fmt: str = typer.Argument(..., help="Export format: beir or hf."),
     bench: Path = typer.Option(..., "--bench", help="Release folder (BENCH/)."),
     out: Path = typer.Option(..., "--out", help="Folder to write the export to."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing export folder."),
 ) -> None:
-    """Export T1 of a release for other tooling (``beir``: corpus.jsonl, queries.jsonl, qrels/test.tsv)."""
-    from fashionrq.tasks import export_beir
+    """Export T1 of a release: ``beir`` (corpus.jsonl, queries.jsonl, qrels/test.tsv) or ``hf`` (MTEB layout, Parquet + card)."""
+    from fashionrq.tasks import export_beir, export_hf
 
-    if fmt != "beir":
-        raise InputError(f"unknown export format {fmt!r}; the only format is 'beir'.")
-    path = export_beir(bench, out)
-    console.print(f"wrote {path / 'corpus.jsonl'}, {path / 'queries.jsonl'} and {path / 'qrels' / 'test.tsv'}")
+    writers = {"beir": export_beir, "hf": export_hf}
+    if fmt not in writers:
+        raise InputError(f"unknown export format {fmt!r}; use 'beir' or 'hf'.")
+    path = writers[fmt](bench, out, force=force)
+    console.print(f"wrote {fmt} export of T1 to {path}")
 
 
 def _table(title: str, header: tuple[str, ...], rows: list[tuple]) -> Table:
