@@ -40,6 +40,10 @@ class Scored:
     def aggregate(self, task: str, metric: str) -> float | None:
         return self.report.get("tasks", {}).get(task, {}).get("aggregate", {}).get(metric)
 
+    def interval(self, task: str, metric: str) -> list[float] | None:
+        """The run's own 95% bootstrap interval of ``metric`` (score files written before intervals have none)."""
+        return (self.report.get("tasks", {}).get(task, {}).get("interval") or {}).get(metric)
+
     def run_config(self) -> dict:
         path = Path(self.report.get("run", "")) / "run.json"
         try:
@@ -97,11 +101,27 @@ def _mark_best(rows: list[list[str]], values: list[list[float | None]], start: i
     return rows
 
 
+def _with_interval(value: float | None, interval: list[float] | None) -> str:
+    return _fmt(value) + (f" [{interval[0]:.4f}, {interval[1]:.4f}]" if value is not None and interval else "")
+
+
+def task_columns(scored: Sequence[Scored]) -> list[tuple[str, str, str]]:
+    """The :data:`TASK_COLUMNS` some score file has; a task with none of them gets every metric its scores hold."""
+    columns = [c for c in TASK_COLUMNS if any(s.aggregate(c[0], c[1]) is not None for s in scored)]
+    for task in sorted({t for s in scored for t in s.report.get("tasks", {})}):
+        if not any(c[0] == task for c in columns):
+            metrics = sorted({m for s in scored for m in s.report["tasks"][task].get("aggregate", {})})
+            columns += [(task, m, f"{task.upper()} {m}") for m in metrics]
+    return columns
+
+
 def task_table(scored: Sequence[Scored]) -> tuple[list[str], list[list[str]]]:
-    """Table 2: one row per run, every task's metrics side by side (no cross-task average)."""
-    header = ["system", *(name for _, _, name in TASK_COLUMNS)]
-    values = [[s.aggregate(task, metric) for task, metric, _ in TASK_COLUMNS] for s in scored]
-    rows = [[s.label, *map(_fmt, vals)] for s, vals in zip(scored, values)]
+    """Table 2: one row per run, every task's metrics side by side (no cross-task average), each with its 95% interval."""
+    columns = task_columns(scored)
+    header = ["system", *(name for _, _, name in columns)]
+    values = [[s.aggregate(task, metric) for task, metric, _ in columns] for s in scored]
+    rows = [[s.label, *(_with_interval(v, s.interval(t, m)) for v, (t, m, _) in zip(vals, columns))]
+            for s, vals in zip(scored, values)]
     return header, _mark_best(rows, values, 1)
 
 
@@ -226,7 +246,7 @@ def leaderboard(bench: str | Path, paths: Sequence[str | Path], depth: int | Non
     """Build the three tables from score JSON files; print them to ``console`` (rich) if given; return Markdown."""
     scored = load_scores(bench, paths)
     tables = [
-        ("Tasks (Table 2): best in bold, second in italics; tasks are never averaged", *task_table(scored)),
+        ("Tasks (Table 2): best in bold, second in italics; tasks are never averaged; [95% interval of the run]", *task_table(scored)),
         ("Weighted relevance R@10 and AttrScore (annotation coverage) per attribute (Table 3), T1 top 10",
          *attribute_table(scored)),
         ("T1 Recall@10 over the queries expressing each attribute", *attribute_recall_table(scored)),
