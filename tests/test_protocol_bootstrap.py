@@ -137,3 +137,39 @@ def test_one_pass_t2_draws_equal_the_separate_bootstraps():
     assert np.array_equal(means, bs.mean_diff_draws(diffs, clusters, k, counts)[1])
     want = bs.macro_f1_diff_draws(truth, pred_a, pred_b, clusters, k, counts)
     assert delta == want[0] and np.array_equal(f1, want[1])
+
+
+def test_single_run_interval_equals_reference_loop():
+    values, clusters = _case(3, dyadic=True)
+    counts = bs.resample_counts(13, 400, 2)
+    (lower, upper), = bs.mean_interval_bounds(values, clusters, 13, counts, 0.95)
+    _, ref_lower, ref_upper, _ = reference_mean_bootstrap(values, clusters, 13, 400, 2)
+    assert (lower, upper) == (ref_lower, ref_upper) and lower <= values.mean() <= upper
+
+
+def test_single_run_macro_f1_interval_equals_reference_loop():
+    rng = np.random.default_rng(4)
+    truth, pred = rng.integers(0, 4, 80), rng.integers(0, 4, 80)
+    clusters = np.concatenate([np.arange(10), rng.integers(0, 10, 70)])
+    lower, upper = bs.macro_f1_interval_bounds(truth, pred, clusters, 10, bs.resample_counts(10, 300, 1), 0.9)
+    _, ref_lower, ref_upper, _ = reference_macro_f1(truth, np.zeros_like(pred), pred, clusters, 10, 300, 1, level=0.9)
+    # the reference bootstraps F1(pred) − F1(all zeros); recompute F1(pred) alone from the same draws
+    rng = np.random.default_rng(1)
+    members = [[i for i, c in enumerate(clusters) if c == k] for k in range(10)]
+    alone = [macro_f1(truth[r], pred[r]) for r in ([i for k in rng.integers(0, 10, size=10, dtype=bs.draw_dtype(10)) for i in members[k]]
+                                                   for _ in range(300))]
+    assert (lower, upper) == pytest.approx(tuple(np.percentile(alone, [5, 95])), abs=1e-12)
+
+
+def test_holm_adjustment_matches_the_step_down_by_hand():
+    assert bs.holm_adjust([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert bs.holm_adjust([0.5, 0.9]) == pytest.approx([1.0, 1.0]) and bs.holm_adjust([]) == []
+
+
+def test_bootstrap_p_value_is_never_zero_and_two_sided_is_symmetric():
+    from fashionrq.protocol.multiplicity import two_sided_p
+
+    draws = np.array([0.1, 0.2, 0.3, -0.1])
+    assert bs.bootstrap_p_value(draws) == pytest.approx(2 / 5)
+    assert bs.bootstrap_p_value(np.ones(99)) == pytest.approx(1 / 100)
+    assert two_sided_p(draws) == two_sided_p(-draws) == pytest.approx(min(1.0, 2 * min(2 / 5, 4 / 5)))

@@ -19,7 +19,7 @@ from fashionrq.cli import main
 from fashionrq.errors import FashionRQError
 from fashionrq.protocol import errors as E
 from fashionrq.protocol.commitment import check_commitment, commit_run, read_ledger
-from fashionrq.protocol.compare import compare_runs, compare_scored, gate, parse_headline
+from fashionrq.protocol.compare import compare_runs, compare_scored, gate, parse_headline, verdict_markdown
 from fashionrq.protocol.bootstrap import Interval
 from fashionrq.protocol.headline import _flips
 from fashionrq.protocol.manifest import release_hash, verify_release
@@ -430,6 +430,10 @@ def test_score_reports_every_task_metric_and_the_commitment(world, scored):
     assert {"consistency@5", "consistency@10", "ndcg@10"} == set(t["t4"]["aggregate"])
     for task in ("t1", "t3"):
         assert len(t[task]["per_unit"]) == t[task]["n_units"] == len(world["pools"].ranking(task))
+    assert report["bootstrap"]["resamples"] == 10_000 and report["bootstrap"]["level"] == 0.95
+    for task, entry in t.items():
+        assert set(entry["interval"]) == set(entry["aggregate"]), task
+        assert all(lo <= entry["aggregate"][m] <= hi and lo < hi for m, (lo, hi) in entry["interval"].items()), task
 
 
 def test_t3_recall_at_1_is_the_share_of_queries_whose_top_item_is_the_target(world, scored):
@@ -523,6 +527,15 @@ def test_three_runs_give_a_full_pairwise_matrix_and_record_the_seed(scored):
     assert pair["tasks"]["t1"]["n_clusters"] == scored["bm25"].report["tasks"]["t1"]["n_clusters"]
     again = compare_scored(runs, resamples=1000, seed=5)
     assert json.dumps(again, sort_keys=True) == json.dumps(result, sort_keys=True)
+    assert result["correction"]["method"] == "Holm-Bonferroni step-down" and result["correction"]["family"] == "3 unordered system pairs"
+    ps = sorted({frozenset((x["b"], x["a"])): x["gate"]["p_value"] for x in result["pairs"]}.values())
+    assert min(x["gate"]["p_holm"] for x in result["pairs"]) == pytest.approx(min(1.0, 3 * ps[0]))
+    assert all(x["gate"]["p_holm"] >= x["gate"]["p_value"] for x in result["pairs"])
+    assert all(not x["gate"]["promoted_holm"] or x["gate"]["promoted"] for x in result["pairs"])
+    assert pair["gate"]["promoted"] and pair["gate"]["promoted_holm"]  # bm25 over random survives the correction
+    cells = result["by_attribute"]["cells"]
+    assert len(cells) == 3 * len({c["attribute"] for c in cells}) and all(c["p_holm"] >= c["p_value"] for c in cells)
+    assert "Holm-Bonferroni" in verdict_markdown(result)
 
 
 def test_gate_is_conjunctive_and_names_the_binding_task():
