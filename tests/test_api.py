@@ -64,3 +64,8 @@ def test_results_convert(small_bench, tmp_path):
         fashionrq.evaluate("random", bench, out=tmp_path / "random")
     with pytest.raises(fashionrq.FashionRQError, match="needs fit"):
         fashionrq.evaluate(object(), bench)
+    comparison = fashionrq.compare(bench, [run, run.run], resamples=200)
+    pairs = comparison.to_dataframe()
+    assert list(pairs["B"]) == ["random", "random#2"] and not pairs["promoted"].any() and not pairs["promoted_holm"].any()
+    assert comparison.to_dict()["correction"]["method"] in str(comparison)
+    assert r"\bottomrule" in comparison.to_latex() and "<caption>Comparison" in comparison.to_html()

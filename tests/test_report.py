@@ -122,3 +122,15 @@ def test_thumbnails_are_downscaled_inline_jpegs(tmp_path):
     with Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))) as small:
         assert max(small.size) == THUMBNAIL_PX
     assert thumbnail(image_dir, "no-such-item") is None and thumbnail(None, item) is None
+
+
+@pytest.mark.slow
+def test_demo_writes_report_html(tmp_path):
+    from fashionrq.report.demo import DemoConfig, run_demo
+
+    config = DemoConfig(catalog=str(MYNTRA_SMALL), sid_method="rkmeans", resamples=200, images=str(MYNTRA_SMALL / "images"),
+                        systems=(("random", "random", None), ("bm25", "bm25", None)))
+    report = run_demo(tmp_path / "demo", config)
+    page = (tmp_path / "demo" / "report.html").read_text(encoding="utf-8")
+    assert report.name == "report.md" and page.startswith("<!DOCTYPE html>")
+    assert all(f'<section id="{key}">' in page for key in SECTIONS) and 'data-run="bm25"' in page
