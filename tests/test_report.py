@@ -40,16 +40,24 @@ def scored_runs(small_bench, tmp_path_factory) -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def report_html(small_bench, scored_runs, tmp_path_factory) -> Path:
+def comparison(small_bench, scored_runs) -> dict:
     from fashionrq.protocol.compare import compare_runs
 
-    comparison = compare_runs(small_bench, scored_runs, resamples=500, seed=0)
+    return compare_runs(small_bench, scored_runs, resamples=500, seed=0)
+
+
+@pytest.fixture(scope="module")
+def report_html(small_bench, scored_runs, comparison, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("report") / "report.html"
     return write_report(small_bench, scored_runs, out, comparison=comparison, images=MYNTRA_SMALL / "images")
 
 
-def test_report_is_one_offline_file(report_html):
+def test_report_is_one_offline_file(report_html, comparison, small_bench, scored_runs):
+    from fashionrq.report.leaderboard import load_scores
+    from fashionrq.report.page import render
+
     text = report_html.read_text(encoding="utf-8")
+    assert render(small_bench, load_scores(small_bench, scored_runs), comparison, MYNTRA_SMALL / "images") == text  # deterministic
     assert "<script src" not in text and "<link" not in text and "http://" not in text and "https://" not in text
     assert all(f'<section id="{key}">' in text for key in SECTIONS)
     assert "Holm-Bonferroni" in text and "promoted" in text
