@@ -159,20 +159,14 @@ class _Ranked:
 
 
 def _run_grades(qrels: Qrels, run: Run) -> np.ndarray:
-    """Grade of every run row (in file order), UNJUDGED where the (query, docno) pair is not in the qrels."""
-    run_docs = run._doc_codes[1]
-    query_map = pc.fill_null(pc.index_in(qrels._query_codes[1], value_set=run._query_codes[1]), -1).to_numpy()
-    doc_map = pc.fill_null(pc.index_in(qrels._doc_codes[1], value_set=run_docs), -1).to_numpy()
-    query, doc = query_map[qrels._query_codes[0]], doc_map[qrels._doc_codes[0]]
-    shared = (query >= 0) & (doc >= 0)
-    needles = query[shared] * len(run_docs) + doc[shared]
-    sorted_keys, order = run._pair_index
+    """Grade of every run row (in file order), UNJUDGED where the (query, docno) pair is not in the qrels.
+
+    A hash join on the ``qid NUL docno`` key of each row: exact for any number of queries and documents.
+    """
+    position = pc.index_in(run.pair_keys, value_set=qrels.pair_keys)
+    found = position.is_valid().to_numpy(zero_copy_only=False)
     grades = np.full(len(run), UNJUDGED, dtype=np.int64)
-    if len(sorted_keys) == 0:
-        return grades
-    position = np.minimum(np.searchsorted(sorted_keys, needles), len(sorted_keys) - 1)
-    found = sorted_keys[position] == needles
-    grades[order[position[found]]] = qrels.grade[shared][found]
+    grades[found] = qrels.grade[position.drop_null().to_numpy().astype(np.int64)]
     return grades
 
 

@@ -23,6 +23,7 @@ from fashionrq.errors import InputError
 
 RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docno", "grade")
+PAIR_SEPARATOR = "\x00"
 
 
 def _codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
@@ -58,6 +59,9 @@ class _Pairs:
 
     def _set_ids(self, qid: object, docno: object, values: np.ndarray, source: str) -> None:
         self.qid, self.docno, self.source = _string_array(qid), _string_array(docno), source
+        for what, ids in (("query id", self.qid), ("document id", self.docno)):
+            if pc.any(pc.match_substring(ids, PAIR_SEPARATOR)).as_py():
+                raise InputError(f"{source}: a {what} contains a NUL character; remove it from the ids.")
         if not len(self.qid) == len(self.docno) == len(values):
             raise InputError(
                 f"{source}: got {len(self.qid)} query ids, {len(self.docno)} document ids and {len(values)} values; "
@@ -65,29 +69,26 @@ class _Pairs:
             )
 
     def _check_unique(self) -> None:
-        keys, order = self._pair_index
-        repeated = np.flatnonzero(keys[1:] == keys[:-1])
-        if len(repeated):
-            row = int(order[repeated[0]])
-            raise InputError(
-                f"{self.source}: query {self.qid[row].as_py()!r} lists document {self.docno[row].as_py()!r} twice; "
-                "keep one entry per query and document."
-            )
+        keys = self.pair_keys
+        if pc.count_distinct(keys).as_py() == len(keys):
+            return
+        encoded = pc.dictionary_encode(keys).indices.to_numpy()
+        first_seen = np.zeros(len(encoded), dtype=bool)
+        first_seen[np.unique(encoded, return_index=True)[1]] = True
+        row = int(np.flatnonzero(~first_seen)[0])
+        raise InputError(
+            f"{self.source}: query {self.qid[row].as_py()!r} lists document {self.docno[row].as_py()!r} twice; "
+            "keep one entry per query and document."
+        )
+
+    @cached_property
+    def pair_keys(self) -> pa.Array:
+        """One string per row, ``qid NUL docno``: the (query, document) pair as a single hashable key."""
+        return pc.binary_join_element_wise(self.qid, self.docno, PAIR_SEPARATOR)
 
     @cached_property
     def _query_codes(self) -> tuple[np.ndarray, pa.Array]:
         return _codes(self.qid)
-
-    @cached_property
-    def _doc_codes(self) -> tuple[np.ndarray, pa.Array]:
-        return _codes(self.docno)
-
-    @cached_property
-    def _pair_index(self) -> tuple[np.ndarray, np.ndarray]:
-        """Sorted (query, docno) keys ``query * n_docs + doc`` and the row order that sorts them."""
-        keys = self._query_codes[0] * len(self._doc_codes[1]) + self._doc_codes[0]
-        order = np.argsort(keys)
-        return keys[order], order
 
     @property
     def query_ids(self) -> list[str]:
@@ -180,8 +181,11 @@ class Run(_Pairs):
 
     @cached_property
     def ranking(self) -> np.ndarray:
-        """Row indices in trec_eval order: query id ascending, then score descending, then docno descending."""
-        table = pa.table({"q": self._query_codes[0], "s": self.score, "d": self._doc_codes[0]})
+        """Row indices in trec_eval order: query id ascending, then score descending, then docno descending.
+
+        Scores are compared as 32-bit floats, as trec_eval stores them: two scores equal in float32 are a tie.
+        """
+        table = pa.table({"q": self._query_codes[0], "s": self.score.astype(np.float32), "d": self.docno})
         keys = [("q", "ascending"), ("s", "descending"), ("d", "descending")]
         return pc.sort_indices(table, sort_keys=keys).to_numpy()
 
