@@ -5,16 +5,14 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import numpy as np
-import scipy.sparse as sp
 import typer
 
-from fashionrq.catalog import BUNDLED, bundled_items, load_items
-from fashionrq.encoders import cache_path, embed_items, get_encoder, item_texts
 from fashionrq.progress import console
 
 
 def _items(source: str):
+    from fashionrq.catalog import BUNDLED, bundled_items, load_items
+
     return bundled_items() if source == BUNDLED else load_items(source)
 
 
@@ -26,6 +24,11 @@ def embed_command(
     workers: int = typer.Option(1, "--workers", min=1, help="Single-threaded processes that share a cache miss."),
 ) -> None:
     """Embed every item with an encoder (cached on disk; a rerun computes nothing)."""
+    import numpy as np  # imported here so other commands start fast
+    import scipy.sparse as sp
+
+    from fashionrq.encoders import cache_path, embed_items, get_encoder, item_texts
+
     start = time.perf_counter()
     table = _items(items)
     enc = get_encoder(encoder)

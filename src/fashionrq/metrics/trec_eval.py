@@ -99,6 +99,11 @@ def parse_measures(specs: Sequence[str] | None) -> list[MeasureSpec]:
     return [chosen[name] for name in MEASURES if name in chosen]
 
 
+def _fixed(value: float) -> str:
+    """C's ``%6.4f``; a NaN prints as glibc prints x86's default NaN (0.0 / 0.0), ``-nan``."""
+    return f"{'-nan':>6s}" if value != value else f"{value:6.4f}"
+
+
 def _label(spec: MeasureSpec, param: object = None) -> str:
     if spec.printable is not None:
         return f"{spec.name}_{spec.printable}"
@@ -167,7 +172,9 @@ class TrecEvalResult:
         for spec in self.specs:
             for name in self.names[spec.name]:
                 values = self.per_query[name]
-                if spec.name in COUNTS:
+                if spec.name == "num_rel" and self.complete:
+                    out[name] = float(rr.qrels_positive)  # m_num_rel.c: with -c, every qrels line with grade > 0
+                elif spec.name in COUNTS:
                     out[name] = float(values.sum())
                 elif spec.name == "num_q":
                     out[name] = float(divisor)
@@ -177,6 +184,18 @@ class TrecEvalResult:
                 else:
                     out[name] = float(values.sum()) / divisor
         return out
+
+    def warnings(self) -> list[str]:
+        """One sentence per gain map that trec_eval's integer comparator sorts out of order on these qrels."""
+        levels = {int(n) for n in np.unique(self.res_rels.num_rel_levels)}
+        return [
+            f"measure {spec.name}.{spec.printable}: trec_eval orders gains with an integer comparator, so gains less "
+            "than 1 apart leave its ideal ranking out of order; the values below reproduce trec_eval, but they are not "
+            "a true nDCG. Multiply every gain by the same factor (e.g. 3=100,2=10,1=1 for 1/0.1/0.01): nDCG is unchanged."
+            for spec in self.specs
+            if spec.params and MEASURES[spec.name][0] == "pairs"
+            and not all(tg.gain_map_is_ordered(spec.params, n) for n in levels)
+        ]
 
     def format(self, per_query: bool = False) -> str:
         """trec_eval's output: ``%-22s\\t%s\\t%6.4f`` lines (integers for counts), per query with ``-q``, then 'all'."""
@@ -189,7 +208,7 @@ class TrecEvalResult:
                 lines.append(f"{'runid':<22s}\tall\t{self.res_rels.runid}\n")
             for name in self.names[spec.name]:
                 value = summary[name]
-                text = str(int(value)) if spec.name in COUNTS or spec.name == "num_q" else f"{value:6.4f}"
+                text = str(int(value)) if spec.name in COUNTS or spec.name == "num_q" else _fixed(value)
                 lines.append(f"{name:<22s}\tall\t{text}\n")
         return "".join(lines)
 
@@ -201,7 +220,7 @@ class TrecEvalResult:
                 strings = tm.relstring(self.res_rels, int(spec.params[0]))
                 columns.append([(f"{_label(spec):<22s}", [f"'{s}'" for s in strings])])
                 continue
-            fmt = (lambda v: str(int(v))) if spec.name in COUNTS else (lambda v: f"{v:6.4f}")
+            fmt = (lambda v: str(int(v))) if spec.name in COUNTS else _fixed
             columns.append([(f"{name:<22s}", [fmt(v) for v in self.per_query[name].tolist()])
                             for name in self.names[spec.name]])
         lines = []

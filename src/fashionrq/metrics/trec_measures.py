@@ -34,6 +34,7 @@ class ResRels:
     relevance_level: int
     num_q_rels: int
     runid: str
+    qrels_positive: int  # qrels lines with grade > 0 over every query (trec_eval's num_rel summary with -c)
 
     @property
     def n(self) -> int:
@@ -125,7 +126,8 @@ def build_res_rels(qrels: Qrels, run: Run, relevance_level: int = 1, judged_only
         query, rel = query[kept], rel[kept]
         rank = group_positions(query)
     levels, counts = _level_counts(qrels, qids)
-    return ResRels(qids, query, rank, rel, levels, counts, relevance_level, len(qrels_qids), run.name)
+    return ResRels(qids, query, rank, rel, levels, counts, relevance_level, len(qrels_qids), run.name,
+                   int((qrels.grade > 0).sum()))
 
 
 def _level_counts(qrels: Qrels, qids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -237,6 +239,7 @@ def interpolated_precision(rr: ResRels, fractions: list[float]) -> np.ndarray:
         ok = (cut <= rr.num_rel_ret) & (rr.num_rel_ret > 0)
         index = kth[ok] + np.maximum(cut[ok], 1) - 1
         out[ok, c] = best[index]
+        out[(rr.num_ret == 0) & (cut == 0), c] = np.nan  # trec_eval divides 0 by 0 retrieved (with -J)
     return out
 
 
