@@ -35,12 +35,14 @@ def trec_eval_command(
     num_docs: int = typer.Option(0, "-N", min=0, help="Documents in the collection, for utility (trec_eval -N)."),
 ) -> None:
     """Evaluate a TREC run against qrels and print trec_eval's output, line for line."""
+    from fashionrq.metrics.ranking import parse_metrics
     from fashionrq.metrics.trec import check_run_against_qrels, read_qrels, read_run
-    from fashionrq.metrics.trec_eval import trec_eval
+    from fashionrq.metrics.trec_eval import parse_measures, trec_eval
 
     specs = list(measure or [])
     ours = [s for s in specs if _is_fashionrq_name(s)]
     trec_specs = [s for s in specs if not _is_fashionrq_name(s)] or ([] if ours else None)
+    parse_measures(trec_specs), parse_metrics(ours)  # refuse a bad name before reading any file
     qrels, run = read_qrels(qrels_path), read_run(run_path)
     for sentence in check_run_against_qrels(run, qrels).describe(str(run_path), str(qrels_path)):
         console.print(f"[yellow]warning:[/] {sentence}", highlight=False, soft_wrap=True)
@@ -58,7 +60,7 @@ def trec_eval_command(
 
 def _fashionrq_lines(qrels, run, names: list[str], per_query: bool, level: int, complete: bool) -> str:
     """fashionrq-named metrics (ndcg@10, recall@10(rel=3), ...) in trec_eval's line format, after its measures."""
-    from fashionrq.metrics import evaluate, parse_metrics
+    from fashionrq.metrics.ranking import evaluate, parse_metrics
 
     parsed = parse_metrics(names)
     values = evaluate(qrels, run, [m.name for m in parsed], per_query=True, relevance_level=level, complete=complete)
