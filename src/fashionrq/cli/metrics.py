@@ -10,6 +10,24 @@ import typer
 from fashionrq.progress import console
 
 
+def lighten_process(args: list[str]) -> None:
+    """In a process that only runs ``trec-eval``, keep pyarrow from importing pandas (0.3 s of CPU).
+
+    pyarrow imports pandas on first use just to recognise pandas objects; trec-eval never passes any.
+    Called only from the process entry point, never in-process, so no other caller loses pandas.
+    """
+    if args[:1] == ["trec-eval"] and "pandas" not in sys.modules:
+        sys.meta_path.insert(0, _NoPandas())
+
+
+class _NoPandas:
+    """An import finder that reports pandas as absent, which pyarrow handles as 'pandas not installed'."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name.partition(".")[0] == "pandas":
+            raise ModuleNotFoundError(f"pandas is not loaded by fashionrq trec-eval ({name})", name=name)
+
+
 def _is_fashionrq_name(spec: str) -> bool:
     return "@" in spec or "(rel=" in spec
 

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fashionrq.errors import InputError
-from fashionrq.metrics.trec import Qrels, Run, group_positions
+from fashionrq.metrics.trec import Qrels, Run, group_positions, judged_positions
 
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 UNJUDGED = -1
@@ -159,15 +159,9 @@ class _Ranked:
 
 
 def _run_grades(qrels: Qrels, run: Run) -> np.ndarray:
-    """Grade of every run row (in file order), UNJUDGED where the (query, docno) pair is not in the qrels.
-
-    A hash join on the ``qid NUL docno`` key of each row: exact for any number of queries and documents.
-    """
-    position = pc.index_in(run.pair_keys, value_set=qrels.pair_keys)
-    found = position.is_valid().to_numpy(zero_copy_only=False)
-    grades = np.full(len(run), UNJUDGED, dtype=np.int64)
-    grades[found] = qrels.grade[position.drop_null().to_numpy().astype(np.int64)]
-    return grades
+    """Grade of every run row (in file order), UNJUDGED where the (query, docno) pair is not in the qrels."""
+    position = judged_positions(qrels, run)
+    return np.where(position >= 0, qrels.grade[position], UNJUDGED)
 
 
 def _gain(grades: np.ndarray, kind: str) -> np.ndarray:

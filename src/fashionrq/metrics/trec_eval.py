@@ -11,6 +11,7 @@ Measures are computed and printed in trec_eval's table order; ``-m`` specs follo
 from __future__ import annotations
 
 import math
+from itertools import chain
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -213,21 +214,24 @@ class TrecEvalResult:
         return "".join(lines)
 
     def _query_lines(self) -> list[str]:
-        printed = [s for s in self.specs if s.name not in SUMMARY_ONLY]
+        """Per-query lines: query by query, measures in table order (one list comprehension per printed name)."""
+        qids = self.qids
         columns = []
-        for spec in printed:
+        for spec in (s for s in self.specs if s.name not in SUMMARY_ONLY):
             if spec.name == "relstring":
+                label = f"{_label(spec):<22s}"
                 strings = tm.relstring(self.res_rels, int(spec.params[0]))
-                columns.append([(f"{_label(spec):<22s}", [f"'{s}'" for s in strings])])
+                columns.append([f"{label}\t{q}\t'{s}'\n" for q, s in zip(qids, strings)])
                 continue
-            fmt = (lambda v: str(int(v))) if spec.name in COUNTS else _fixed
-            columns.append([(f"{name:<22s}", [fmt(v) for v in self.per_query[name].tolist()])
-                            for name in self.names[spec.name]])
-        lines = []
-        for i, qid in enumerate(self.qids):
-            for group in columns:
-                lines.extend(f"{label}\t{qid}\t{values[i]}\n" for label, values in group)
-        return lines
+            for name in self.names[spec.name]:
+                label, values = f"{name:<22s}", self.per_query[name].tolist()
+                if spec.name in COUNTS:
+                    columns.append([f"{label}\t{q}\t{int(v)}\n" for q, v in zip(qids, values)])
+                elif np.isnan(self.per_query[name]).any():
+                    columns.append([f"{label}\t{q}\t{_fixed(v)}\n" for q, v in zip(qids, values)])
+                else:
+                    columns.append([f"{label}\t{q}\t{v:6.4f}\n" for q, v in zip(qids, values)])
+        return list(chain.from_iterable(zip(*columns)))
 
 
 def trec_eval(qrels: Qrels, run: Run, measures: Sequence[str] | None = None, *, relevance_level: int = 1,

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from fashionrq.metrics.trec import Qrels, Run, group_positions
+from fashionrq.metrics.trec import Qrels, Run, _sorted_unique, group_positions, judged_positions
 
 NONPOOL, UNJUDGED = -1, -2
 MIN_GEO_MEAN = 1e-5
@@ -102,20 +102,19 @@ def build_res_rels(qrels: Qrels, run: Run, relevance_level: int = 1, judged_only
                    max_docs: int | None = None) -> ResRels:
     """Join ``run`` with ``qrels`` the way trec_eval's ``form_res_rels`` does, for every query both list."""
     qrels_qids = pc.unique(qrels.qid)
-    qids = pc.unique(run.qid)
+    qids = _sorted_unique(run.qid)
     qids = qids.filter(pc.is_in(qids, value_set=qrels_qids))
-    qids = qids.take(pc.sort_indices(qids))
     run_query = pc.index_in(run.qid, value_set=qids)
-    keep = run_query.is_valid()
-    position = pc.index_in(run.pair_keys, value_set=qrels.pair_keys).filter(keep)
-    table = pa.table({"q": run_query.filter(keep), "s": pc.cast(pa.array(run.score), pa.float32()).filter(keep),
-                      "d": run.docno.filter(keep), "p": position})
-    table = table.take(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")]))
-    query = table.column("q").to_numpy().astype(np.int64)
-    found = table.column("p").is_valid().to_numpy(zero_copy_only=False)
-    rel = np.full(len(query), NONPOOL, dtype=np.int64)
-    rel[found] = qrels.grade[pc.drop_null(table.column("p")).to_numpy().astype(np.int64)]
-    rel[found & (rel < 0)] = UNJUDGED
+    position = judged_positions(qrels, run)
+    table = pa.table({"q": run_query, "s": pc.cast(pa.array(run.score), pa.float32()), "d": run.docno})
+    if run_query.null_count:
+        valid = run_query.is_valid()
+        table, position = table.filter(valid), position[valid.to_numpy(zero_copy_only=False)]
+    order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")]).to_numpy()
+    query = table.column("q").combine_chunks().to_numpy().astype(np.int64)[order]
+    position = position[order]
+    rel = np.where(position >= 0, qrels.grade[position], NONPOOL)
+    rel[(position >= 0) & (rel < 0)] = UNJUDGED
     rank = group_positions(query)
     kept = np.ones(len(query), dtype=bool)
     if max_docs is not None:
