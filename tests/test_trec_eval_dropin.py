@@ -90,6 +90,19 @@ def test_esci_gain_map_equals_true_ndcg_and_the_unsafe_spelling_is_flagged(capsy
     assert len(warnings) == 1 and "3=1,2=0.1,1=0.01" in warnings[0] and "3=100,2=10,1=1" in warnings[0]
 
 
+def test_evaluate_gains_match_pytrec_eval_gain_parameters():
+    from fashionrq.metrics import evaluate
+
+    run, qrels = tied_case(6)
+    ours = evaluate(Qrels(qrels), Run(run), ["ndcg@1000"], per_query=True, gains="3=1,2=0.1,1=0.01,4=2,7=3")
+    evaluator = RawEvaluator(query_relevance=qrels, measures={"ndcg.3=100,2=10,1=1,4=200,7=300"}, relevance_level=1,
+                             judged_docs_only_flag=False)
+    reference = evaluator.evaluate(run)  # nDCG is scale-free: x100 is the spelling trec_eval sorts correctly
+    assert set(reference) == set(ours)
+    for qid, values in reference.items():
+        assert ours[qid]["ndcg@1000"] == pytest.approx(values["ndcg"], abs=1e-12), qid
+
+
 @pytest.mark.parametrize("spec,message", [
     ("ndcg_cutt.10", "is not a trec_eval measure"),
     ("P.0,5", "must be positive integers"),
