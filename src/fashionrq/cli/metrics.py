@@ -11,13 +11,18 @@ from fashionrq.progress import console
 
 
 def lighten_process(args: list[str]) -> None:
-    """In a process that only runs ``trec-eval``, keep pyarrow from importing pandas (0.3 s of CPU).
+    """In a process that only runs ``trec-eval``: keep pyarrow from importing pandas, use the system allocator.
 
-    pyarrow imports pandas on first use just to recognise pandas objects; trec-eval never passes any.
-    Called only from the process entry point, never in-process, so no other caller loses pandas.
+    pyarrow imports pandas (0.3 s of CPU) on first use just to recognise pandas objects; trec-eval never passes
+    any. Called only from the process entry point, never in-process, so no other caller is affected.
     """
-    if args[:1] == ["trec-eval"] and "pandas" not in sys.modules:
+    if args[:1] != ["trec-eval"]:
+        return
+    if "pandas" not in sys.modules:
         sys.meta_path.insert(0, _NoPandas())
+    import pyarrow as pa
+
+    pa.set_memory_pool(pa.system_memory_pool())  # fewer page faults than mimalloc here: ~0.3 s less system CPU
 
 
 class _NoPandas:

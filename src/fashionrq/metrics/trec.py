@@ -72,7 +72,7 @@ def judged_positions(qrels: Qrels, run: Run) -> np.ndarray:
         return positions
     judged = (pc.fill_null(query, 0).to_numpy()[rows].astype(np.int64) * len(doc_ids)
               + pc.fill_null(doc, 0).to_numpy()[rows])
-    order = np.argsort(judged)
+    order = np.argsort(judged, kind="stable")
     slot = np.minimum(np.searchsorted(judged[order], run_keys), len(order) - 1)
     found = judged[order][slot] == run_keys
     positions[found] = rows[order[slot[found]]]
@@ -96,7 +96,7 @@ class _Pairs:
 
     def _check_unique(self) -> None:
         keys = self._pair_codes[0]
-        ordered = np.sort(keys)
+        ordered = np.sort(keys, kind="stable")  # timsort: fast on keys grouped by query, as TREC files are
         repeated = np.flatnonzero(ordered[1:] == ordered[:-1])
         if len(repeated):
             row = int(np.flatnonzero(keys == ordered[repeated[0]])[1])
