@@ -44,15 +44,16 @@ def trec_eval_command(
         None,
         "-m",
         "--measure",
+        "--metric",
         help="Measure, repeatable, in trec_eval syntax: official (the default), all_trec, set, map, P.5,10, "
         "ndcg_cut.5,10,20, success.1,5,10, iprec_at_recall, Rprec, bpref, num_rel, ... and gain maps such as "
         "ndcg.3=100,2=10,1=1. fashionrq names (ndcg@10, recall@10(rel=3), ...) are printed after them.",
     ),
-    per_query: bool = typer.Option(False, "-q", help="Print every query's values before the 'all' summary."),
+    per_query: bool = typer.Option(False, "-q", "--per-query", help="Print every query's values before the 'all' summary."),
     complete: bool = typer.Option(
-        False, "-c", help="Average over every query in the qrels (those without results count as 0), as trec_eval -c."
+        False, "-c", "--complete", help="Average over every query in the qrels (those without results count as 0), as trec_eval -c."
     ),
-    level: int = typer.Option(1, "-l", help="Relevance level: grades >= LEVEL count as relevant (trec_eval -l)."),
+    level: int = typer.Option(1, "-l", "--level", help="Relevance level: grades >= LEVEL count as relevant (trec_eval -l)."),
     judged_only: bool = typer.Option(False, "-J", help="Drop unjudged documents from the ranking first (trec_eval -J)."),
     max_docs: int = typer.Option(None, "-M", min=1, help="Evaluate only the top MAX documents of each query (trec_eval -M)."),
     num_docs: int = typer.Option(0, "-N", min=0, help="Documents in the collection, for utility (trec_eval -N)."),
