@@ -6,6 +6,7 @@ MatMul, so it computes in fp32. On first use this module rebuilds it once for in
 (onnxruntime's transformer optimizer), then quantize every MatMul dynamically (int8 weights per output
 channel, uint8 activations: ``DynamicQuantizeLinear`` + ``MatMulInteger``). The result is cached under
 ``$FASHIONRQ_CACHE/models/`` keyed by the source model's sha256 and the onnxruntime version.
+Each text runs alone (see ``_encode_batch``), so its vector never depends on its batch.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from fashionrq.encoders.sentence import MAX_SEQ_LENGTH
 from fashionrq.io import atomic_write_bytes
 
 #: Bumped whenever the rebuild recipe below changes (part of the cached file's name and the identity).
-RECIPE = "fold+bert-fuse+dynamic-int8-per-channel-v1"
+RECIPE = "fold+bert-fuse+dynamic-int8-per-channel+per-text-v1"
 
 
 def minilm_tokenizer(max_length: int = MAX_SEQ_LENGTH):
@@ -119,15 +120,21 @@ class OnnxMiniLMEncoder(Encoder):
 
     @cached_property
     def tokenizer(self):
-        return minilm_tokenizer()
+        tokenizer = minilm_tokenizer()
+        tokenizer.no_padding()
+        return tokenizer
 
     def _encode_batch(self, texts: list[str], is_query: bool) -> np.ndarray:
-        encodings = self.tokenizer.encode_batch(texts)
-        feeds = {
-            "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
-            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
-            "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
-        }
+        """One session call per text: dynamic quantization scales activations per call, so a text's vector
+        must not depend on the texts batched with it; unpadded single texts are also the fastest here."""
         names = {i.name for i in self.session.get_inputs()}
-        (hidden,) = self.session.run(["last_hidden_state"], {k: v for k, v in feeds.items() if k in names})
-        return mean_pool(hidden, feeds["attention_mask"])
+        vectors = []
+        for encoding in self.tokenizer.encode_batch(texts):
+            feeds = {
+                "input_ids": np.array([encoding.ids], dtype=np.int64),
+                "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+                "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
+            }
+            (hidden,) = self.session.run(["last_hidden_state"], {k: v for k, v in feeds.items() if k in names})
+            vectors.append(mean_pool(hidden, feeds["attention_mask"])[0])
+        return np.stack(vectors)
