@@ -11,6 +11,7 @@ Each text runs alone (see ``_encode_batch``), so its vector never depends on its
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from functools import cached_property
@@ -61,7 +62,11 @@ def quantize_for_integer_matmul(source: Path, target: Path) -> Path:
         options.optimized_model_filepath = str(folded)
         ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
         optimizer.optimize_model(str(folded), model_type="bert", num_heads=12, hidden_size=384, opt_level=1).save_model_to_file(str(fused))
-        quantize_dynamic(str(fused), str(quantized), weight_type=QuantType.QInt8, per_channel=True)
+        logging.disable(logging.WARNING)  # the quantizer's advice to pre-process is for static quantization
+        try:
+            quantize_dynamic(str(fused), str(quantized), weight_type=QuantType.QInt8, per_channel=True)
+        finally:
+            logging.disable(logging.NOTSET)
         atomic_write_bytes(target, quantized.read_bytes())
     return target
 
