@@ -34,6 +34,7 @@ def test_stages_record_wall_cpu_and_peak_rss_and_nest():
     assert "| ↳ allocate |" in table and "| outer |" in table
     total = next(line for line in table.splitlines() if line.startswith("| **total**"))
     assert f"**{outer.wall_s:,.1f}**" in total  # the inner stage is not counted twice
+    assert timer.peak_rss_mib == outer.peak_rss_mib and f"**{outer.peak_rss_mib:,.0f}**" in total
     assert [r["stage"] for r in timer.to_dict()] == ["allocate", "outer"]
 
 

@@ -66,11 +66,6 @@ def _peak_rss_mib() -> float:
     return max(own, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
 
 
-def process_peak_rss_mib() -> float:
-    """The lifetime peak RSS of this process or any child it waited for, in MiB."""
-    return max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
-
-
 @dataclass
 class StageTimer:
     """Collects :class:`StageTime` records in the order stages finish.
@@ -112,16 +107,22 @@ class StageTimer:
         finally:
             _ACTIVE.reset(token)
 
+    @property
+    def peak_rss_mib(self) -> float:
+        """The highest peak RSS of any stage (resetting the high-water mark per stage also resets the
+        process's lifetime ``ru_maxrss`` on Linux, so this is the whole run's peak)."""
+        return max((s.peak_rss_mib for s in self.stages), default=_peak_rss_mib())
+
     def to_dict(self) -> list[dict]:
         return [asdict(s) for s in self.stages]
 
     def to_markdown(self) -> str:
         """The stages as a Markdown table in the order they finished (an inner stage before its outer one,
-        marked ↳), with a total over the top-level stages (peak RSS: the whole process, children included)."""
+        marked ↳), with a total over the top-level stages (peak RSS: the highest of any stage)."""
         rows = [f"| {'↳ ' * s.depth}{s.stage} | {s.wall_s:,.1f} | {s.cpu_s:,.1f} | {s.peak_rss_mib:,.0f} |" for s in self.stages]
         top = [s for s in self.stages if s.depth == 0]
         wall, cpu = sum(s.wall_s for s in top), sum(s.cpu_s for s in top)
-        rows.append(f"| **total** | **{wall:,.1f}** | **{cpu:,.1f}** | **{process_peak_rss_mib():,.0f}** |")
+        rows.append(f"| **total** | **{wall:,.1f}** | **{cpu:,.1f}** | **{self.peak_rss_mib:,.0f}** |")
         head = "| stage | wall (s) | CPU (s) | peak RSS (MiB) |\n|---|---:|---:|---:|"
         return head + "\n" + "\n".join(rows) + "\n"
 
