@@ -1,4 +1,4 @@
-"""The per-stage time budget: wall, CPU and peak RSS of nested stages, and the no-timer no-op."""
+"""The per-stage time budget (wall, CPU and peak RSS of nested stages, the no-timer no-op) and a light CLI start."""
 
 from __future__ import annotations
 
@@ -51,3 +51,15 @@ def test_stage_without_an_active_timer_records_nothing():
     with stage("unobserved"):
         pass
     assert timer.stages == []
+
+
+def test_cli_help_imports_no_model_library():
+    """`fashionrq --help` (and the start of every command) stays light: stages import their heavy libraries lazily."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from fashionrq.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers', 'onnxruntime', 'sklearn') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
