@@ -25,6 +25,7 @@ from fashionrq.protocol.commitment import check_commitment, check_release, read_
 from fashionrq.protocol.errors import CommitmentMismatchError, ReleaseTamperedError
 from fashionrq.protocol.manifest import verify_release
 from fashionrq.protocol.validate import LABELS, load_pools, validate_run
+from fashionrq.timing import stage
 
 TASKS = ("t1", "t2", "t3", "t4")
 #: Ranking metrics per task, in fashionrq.metrics names. recall@k counts grade >= 1 (trec_eval recall.k);
@@ -160,8 +161,9 @@ def _relevance(bench: Path, ranked, phi: dict[str, dict], cache_dir) -> dict:
 
     from fashionrq.relevance import AttributeMatcher
 
-    matcher = AttributeMatcher(pq.read_table(bench / "public" / "items.parquet"), cache_dir=cache_dir)
-    return matcher.score_run({qid: phi[qid] for qid in ranked}, {qid: [i for i, _ in items] for qid, items in ranked.items()}, k=10)
+    with stage("relevance (R@10, AttrScore)"):
+        matcher = AttributeMatcher(pq.read_table(bench / "public" / "items.parquet"), cache_dir=cache_dir)
+        return matcher.score_run({qid: phi[qid] for qid in ranked}, {qid: [i for i, _ in items] for qid, items in ranked.items()}, k=10)
 
 
 def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cache_dir: str | Path | None = None,
