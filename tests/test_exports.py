@@ -57,5 +57,6 @@ def test_run_files_load_in_ir_measures_and_ranx(small_bench, random_run):
     assert measured[ir_measures.nDCG @ 10] == pytest.approx(ours["ndcg_cut.10"], abs=1e-9)
     assert measured[ir_measures.RR] == pytest.approx(ours["recip_rank"], abs=1e-9)
     qrels, run = ranx.Qrels.from_file(str(qrels_path), kind="trec"), ranx.Run.from_file(str(run_path), kind="trec")
-    assert len(run) == len(read_run(run_path).query_ids) == 1720
+    queries = (small_bench / "public" / "t1_queries.jsonl").read_text().count("\n")
+    assert len(run) == len(read_run(run_path).query_ids) == queries > 0
     assert ranx.evaluate(qrels, run, "ndcg@10") == pytest.approx(ours["ndcg_cut.10"], abs=0.01)  # ranx breaks score ties its own way
