@@ -42,6 +42,7 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -87,6 +88,7 @@ def atomic_directory(path: str | Path, force: bool = False, what: str = "output 
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent))
     try:
         yield tmp
+        os.chmod(tmp, 0o777 & ~_umask())
         if path.exists():
             old = path.with_name(f".{path.name}.old-{os.getpid()}")
             os.replace(path, old)
@@ -98,6 +100,13 @@ def atomic_directory(path: str | Path, force: bool = False, what: str = "output 
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     _fsync_dir(path.parent)
+
+
+def _umask() -> int:
+    """The process umask (read by setting and restoring it), so renamed-in files get the usual permissions."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -132,3 +141,15 @@ def read_jsonl(path: str | Path) -> Iterator[dict]:
             if not isinstance(record, dict):
                 raise InputError(f"{path} line {lineno} is not a JSON object; every line must be one {{...}} record.")
             yield record
+
+
+def read_json(path: str | Path) -> dict:
+    """The JSON object in ``path``; a file that is not one raises an error naming the file and the fix."""
+    path = Path(path)
+    try:
+        record = json.loads(path.read_bytes().decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise InputError(f"{path} is not valid JSON ({err}); delete it and write it again with fashionrq.") from None
+    if not isinstance(record, dict):
+        raise InputError(f"{path} is not a JSON object; delete it and write it again with fashionrq.")
+    return record

@@ -60,13 +60,18 @@ def score_command(
     bench: Path = typer.Option(..., "--bench", help="Release folder (BENCH)."),
     out: Path = typer.Option(None, "--out", help="Score JSON to write (default: RUN/scores.json)."),
     relevance: bool = typer.Option(True, "--relevance/--no-relevance", help="Also compute weighted relevance R@10 and AttrScore on T1."),
+    unsealed: bool = typer.Option(False, "--unsealed", help="Score a run made without a sealed process (marked unsealed in the output)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing score file."),
 ) -> None:
-    """Score a committed run: refuses a tampered release, an uncommitted or changed run, and any malformed file."""
-    from fashionrq.protocol.scoring import score_run, write_json
+    """Score a committed run: refuses a tampered release, an uncommitted, changed or unsealed run, and any malformed file."""
+    from fashionrq.protocol.scoring import check_output, score_run, write_json
 
-    scored = score_run(bench, run, relevance=relevance)
-    path = write_json(scored.report, out or Path(run) / "scores.json")
+    target = check_output(out or Path(run) / "scores.json", force)  # refused before the (slower) scoring
+    scored = score_run(bench, run, relevance=relevance, unsealed=unsealed)
+    path = write_json(scored.report, target, force)
     _print_scores(scored.report)
+    if not scored.report["isolation"]["sealed"]:
+        console.print(f"[bold yellow]unsealed run[/]: made without isolation (mechanism {scored.report['isolation']['mechanism']}); its scores are marked unsealed.")
     console.print(f"wrote {path}")
 
 
@@ -88,6 +93,9 @@ def _print_comparison(result: dict) -> None:
         console.print(f"  {pair['b']} over {pair['a']}: {pair['gate']['verdict']}", soft_wrap=True, highlight=False)
     for flag in result.get("analysis", {}).get("flags", []):
         console.print(f"  aggregation flip: {flag}", soft_wrap=True)
+    for name, entry in result["runs"].items():
+        if not (entry.get("isolation") or {}).get("sealed"):
+            console.print(f"  [bold yellow]unsealed run[/]: {name} was made without isolation", soft_wrap=True)
 
 
 def compare_command(
@@ -100,18 +108,23 @@ def compare_command(
     relevance: bool = typer.Option(False, "--relevance/--no-relevance", help="Also score weighted relevance (slower) for AttrScore sensitivity."),
     out: Path = typer.Option(None, "--out", help="Comparison JSON to write (default: print only)."),
     markdown: Path = typer.Option(None, "--markdown", help="Also write the verdict table as Markdown to this file."),
+    unsealed: bool = typer.Option(False, "--unsealed", help="Accept runs made without a sealed process (marked unsealed)."),
+    force: bool = typer.Option(False, "--force", help="Replace existing --out and --markdown files."),
 ) -> None:
     """Paired cluster bootstrap of every pair of runs on every task, with the conjunctive promotion gate."""
     from fashionrq.protocol.compare import compare_runs, verdict_markdown
-    from fashionrq.protocol.scoring import write_json
+    from fashionrq.protocol.scoring import check_output, write_json, write_output
 
-    result = compare_runs(bench, runs, resamples=resamples, seed=seed, level=level, headline=headline, relevance=relevance)
+    for path in (out, markdown):
+        if path is not None:
+            check_output(path, force)
+    result = compare_runs(bench, runs, resamples=resamples, seed=seed, level=level, headline=headline, relevance=relevance,
+                          unsealed=unsealed)
     _print_comparison(result)
     if out is not None:
-        console.print(f"wrote {write_json(result, out)}")
+        console.print(f"wrote {write_json(result, out, force)}")
     if markdown is not None:
-        markdown.write_text(verdict_markdown(result), encoding="utf-8")
-        console.print(f"wrote {markdown}")
+        console.print(f"wrote {write_output(verdict_markdown(result), markdown, force)}")
 
 
 def register(app: typer.Typer) -> None:

@@ -19,6 +19,7 @@ from fashionrq.protocol.errors import (
     MissingPredictionFileError,
     ReleaseMismatchError,
     RunConfigError,
+    UnsealedRunError,
     examples,
 )
 from fashionrq.protocol.manifest import release_hash, sha256_file
@@ -27,6 +28,17 @@ TASK_FILES = {"t1": "t1.run", "t2": "t2.jsonl", "t3": "t3.run", "t4": "t4.run"}
 RUN_JSON = "run.json"
 LEDGER = "commitments.jsonl"
 LEDGER_VERSION = 1
+#: Isolation mechanisms (run.json "isolation.mechanism", see fashionrq.systems.sandbox) under which a run is sealed.
+SEALED = ("landlock", "mount-namespace")
+
+
+def refuse_committed(path: str | Path) -> None:
+    """Refuse, always, to write a committed run folder or onto its committed files (predictions, run.json, ledger)."""
+    path = Path(path)
+    if (path / LEDGER).is_file():
+        raise CommitmentMismatchError(f"{path} is a committed run; its files are evidence and are never replaced, so write to a new folder.")
+    if (path.parent / LEDGER).is_file() and path.name in {RUN_JSON, LEDGER, *TASK_FILES.values()}:
+        raise CommitmentMismatchError(f"{path} is a committed file of run {path.parent} and is never replaced; write to another path.")
 
 
 def read_run_config(run: str | Path) -> dict:
@@ -41,6 +53,19 @@ def read_run_config(run: str | Path) -> dict:
     if not isinstance(config, dict) or not isinstance(config.get("release"), str):
         raise RunConfigError(f'{path} lacks a string "release" field (sha256 of BENCH/manifest.json); add it.')
     return config
+
+
+def check_sealed(run: str | Path, unsealed: bool = False) -> dict:
+    """``{"mechanism", "sealed"}`` of RUN; refuses a run made without isolation unless ``unsealed`` accepts it."""
+    isolation = read_run_config(run).get("isolation")
+    mechanism = isolation.get("mechanism") if isinstance(isolation, dict) else None
+    sealed = mechanism in SEALED
+    if not sealed and not unsealed:
+        raise UnsealedRunError(
+            f"{Path(run) / RUN_JSON} records no sealed isolation (mechanism {mechanism or 'none'}), so the system may have read "
+            "the labels; make the run with `fashionrq run`, or pass --unsealed to score it marked as unsealed."
+        )
+    return {"mechanism": mechanism or "none", "sealed": sealed}
 
 
 def check_release(run: str | Path, bench: str | Path) -> str:
