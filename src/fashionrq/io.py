@@ -12,12 +12,30 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
 from fashionrq.errors import InputError
+
+#: Test hook: ``NAME:N`` makes the process SIGKILL itself at the N-th pass of crash point NAME (see crash_point).
+CRASH_ENV = "FASHIONRQ_CRASH_AT"
+_PASSES: dict[str, int] = {}
+
+
+def crash_point(name: str) -> None:
+    """Kill this process (SIGKILL, no cleanup) at the N-th pass of ``name`` when ``FASHIONRQ_CRASH_AT=name:N``.
+
+    The kill-and-rerun tests use it to stop a command between two steps; unset, it does nothing.
+    """
+    target = os.environ.get(CRASH_ENV)
+    if not target or target.rpartition(":")[0] != name:
+        return
+    _PASSES[name] = _PASSES.get(name, 0) + 1
+    if str(_PASSES[name]) == target.rpartition(":")[2]:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def refuse_existing(path: str | Path, force: bool = False, what: str = "output") -> None:
@@ -43,6 +61,7 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o666 & ~_umask())
+        crash_point("write")  # the temporary file is complete, the target not yet replaced
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -89,6 +108,7 @@ def atomic_directory(path: str | Path, force: bool = False, what: str = "output 
     try:
         yield tmp
         os.chmod(tmp, 0o777 & ~_umask())
+        crash_point("directory")  # the folder is complete, not yet renamed into place
         if path.exists():
             old = path.with_name(f".{path.name}.old-{os.getpid()}")
             os.replace(path, old)

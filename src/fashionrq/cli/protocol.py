@@ -8,9 +8,9 @@ import typer
 from rich.table import Table
 
 from fashionrq.progress import console
-from fashionrq.protocol.commitment import commit_run
+from fashionrq.protocol.commitment import commit_run, ledger_is_torn
 from fashionrq.protocol.errors import ReleaseTamperedError
-from fashionrq.protocol.manifest import verify_release
+from fashionrq.protocol.manifest import refuse_in_release, verify_release
 
 
 def commit_command(
@@ -18,7 +18,11 @@ def commit_command(
     bench: Path = typer.Option(None, "--bench", help="Release the run was made for; refuses a run.json naming another release."),
 ) -> None:
     """Hash the prediction files and append a commitment to RUN/commitments.jsonl (before any label is opened)."""
+    refuse_in_release(run, "run folder")
+    torn = ledger_is_torn(run)
     record = commit_run(run, bench)
+    if torn:
+        console.print(f"repaired {run / 'commitments.jsonl'}: dropped its half-written last line (an interrupted commit)", soft_wrap=True)
     for name, entry in sorted(record["files"].items()):
         console.print(f"  {name}: {entry['rows']:,} rows, sha256 {entry['sha256']}", soft_wrap=True)
     console.print(f"committed {run} as {record['hash']} (release {record['release'][:12]}…, {record['timestamp']})", soft_wrap=True)

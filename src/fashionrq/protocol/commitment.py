@@ -22,6 +22,7 @@ from fashionrq.protocol.errors import (
     UnsealedRunError,
     examples,
 )
+from fashionrq.io import atomic_write_text
 from fashionrq.protocol.manifest import release_hash, sha256_file
 
 TASK_FILES = {"t1": "t1.run", "t2": "t2.jsonl", "t3": "t3.run", "t4": "t4.run"}
@@ -103,13 +104,38 @@ def record_hash(record: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode("ascii")).hexdigest()
 
 
-def read_ledger(run: str | Path) -> list[dict]:
-    """Every record of RUN/commitments.jsonl, after checking each record's hash and the chain."""
+def _ledger_lines(path: Path) -> tuple[list[bytes], bool]:
+    """The complete lines of the ledger, and whether it ends in a torn line (an append cut short, never newline-terminated).
+
+    Only a last line without its newline that is not a JSON object counts as torn: anything else that fails
+    its hash is an edit.
+    """
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends in a newline
+    if not tail.strip():
+        return lines, False
+    try:
+        json.loads(tail.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return lines, True
+    return lines + [tail], False
+
+
+def read_ledger(run: str | Path, *, allow_torn: bool = False) -> list[dict]:
+    """Every record of RUN/commitments.jsonl, after checking each record's hash and the chain.
+
+    A torn last line (an interrupted append) is refused with the fix, or skipped when ``allow_torn``.
+    """
     path = Path(run) / LEDGER
     if not path.is_file():
         return []
+    lines, torn = _ledger_lines(path)
+    if torn and not allow_torn:
+        raise LedgerCorruptError(f"{path} ends in a half-written record from an interrupted commit; run `fashionrq commit {Path(run)}` "
+                                 "to drop it and commit again, then score.")
     records: list[dict] = []
-    for number, line in enumerate(path.read_bytes().split(b"\n"), start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -123,6 +149,16 @@ def read_ledger(run: str | Path) -> list[dict]:
             raise LedgerCorruptError(f"{path} line {number} does not chain to the record before it; the ledger was edited.")
         records.append(record)
     return records
+
+
+def ledger_is_torn(run: str | Path) -> bool:
+    """Whether RUN/commitments.jsonl ends in a half-written line (the next commit drops it)."""
+    path = Path(run) / LEDGER
+    return path.is_file() and _ledger_lines(path)[1]
+
+
+def _canonical(record: dict) -> str:
+    return json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
 
 
 def _snapshot(run: Path) -> dict:
@@ -142,18 +178,21 @@ def _snapshot(run: Path) -> dict:
 def commit_run(run: str | Path, bench: str | Path | None = None, *, now: datetime | None = None) -> dict:
     """Hash RUN's prediction files and run.json and append the commitment record to RUN/commitments.jsonl.
 
-    With ``bench``, first refuse a run whose run.json names another release. Returns the record.
+    With ``bench``, first refuse a run whose run.json names another release. The append is atomic (the
+    ledger is rewritten under a temporary name, then renamed); a half-written last line left by an
+    interrupted older append is dropped (see :func:`ledger_is_torn`). Returns the record.
     """
     root = Path(run)
     if bench is not None:
         check_release(root, bench)
-    ledger = read_ledger(root)
+    ledger = read_ledger(root, allow_torn=True)
     stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
     record = {"version": LEDGER_VERSION, **_snapshot(root), "timestamp": stamp,
               "prev": ledger[-1]["hash"] if ledger else None}
     record["hash"] = record_hash(record)
-    with open(root / LEDGER, "a", encoding="ascii") as handle:
-        handle.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
+    # the whole ledger is rewritten under a temporary name and renamed: an interrupted commit leaves the old
+    # ledger or the new one, and a torn line left by an older writer is dropped here
+    atomic_write_text(root / LEDGER, "".join(_canonical(r) for r in ledger) + _canonical(record))
     return record
 
 

@@ -119,3 +119,16 @@ def refuse_in_release(path: str | Path, what: str = "output") -> None:
     release = enclosing_release(path)
     if release is not None:
         raise ReleaseTamperedError(f"{what} {path} is inside the release {release}, which must stay as built; write it outside the release.")
+
+
+def check_folder_output(path: str | Path, force: bool = False, what: str = "output folder") -> Path:
+    """Refuse a folder output that lies in a release (always), names an existing file, or exists (unless ``force``)."""
+    from fashionrq.errors import InputError
+    from fashionrq.io import refuse_existing
+
+    path = Path(path)
+    refuse_in_release(path, what)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"--out {path} is an existing file; name a folder for the {what}.")
+    refuse_existing(path, force, what)
+    return path
