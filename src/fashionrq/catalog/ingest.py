@@ -80,7 +80,7 @@ def save_ingest(result: IngestResult, out_dir: str | Path, force: bool = False) 
     from fashionrq.protocol.manifest import check_folder_output
 
     out = check_folder_output(out_dir, force, "ingest folder")
-    with atomic_directory(out, force=force, what="ingest folder") as tmp:
+    with atomic_directory(out, force=True, what="ingest folder") as tmp:
         write_items(result.table, tmp / ITEMS_FILE)
         result.report.write(tmp / REPORT_FILE)
     return out / ITEMS_FILE

@@ -122,7 +122,8 @@ def refuse_in_release(path: str | Path, what: str = "output") -> None:
 
 
 def check_folder_output(path: str | Path, force: bool = False, what: str = "output folder") -> Path:
-    """Refuse a folder output that lies in a release (always), names an existing file, or exists (unless ``force``)."""
+    """Refuse a folder output that lies in a release (always), names an existing file, or exists and is not
+    empty (unless ``force``). Once it passes, the caller may replace ``path`` (``atomic_directory(force=True)``)."""
     from fashionrq.errors import InputError
     from fashionrq.io import refuse_existing
 
@@ -130,5 +131,6 @@ def check_folder_output(path: str | Path, force: bool = False, what: str = "outp
     refuse_in_release(path, what)
     if path.exists() and not path.is_dir():
         raise InputError(f"--out {path} is an existing file; name a folder for the {what}.")
-    refuse_existing(path, force, what)
+    if path.is_dir() and any(path.iterdir()):
+        refuse_existing(path, force, what)
     return path

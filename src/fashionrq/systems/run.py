@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from fashionrq.errors import FashionRQError, InputError
-from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_jsonl, atomic_writer, refuse_existing
+from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_jsonl, atomic_writer
 from fashionrq.progress import track
 from fashionrq.systems.base import Retriever, ranking_order
 from fashionrq.systems.bench import PublicBench
@@ -189,7 +189,7 @@ def run_system(
     folder inside a release never) and returns run.json.
     """
     from fashionrq.protocol.commitment import refuse_committed
-    from fashionrq.protocol.manifest import refuse_in_release
+    from fashionrq.protocol.manifest import check_folder_output
     from fashionrq.systems.sealed import Job, run_sealed, staged_public
 
     if regime not in REGIMES:
@@ -199,14 +199,13 @@ def run_system(
             f"candidate regime '{regime}' needs an image encoder (open_clip), which is not installed offline; use --regime text."
         )
     out = Path(out)
-    refuse_in_release(out, "run folder")
     refuse_committed(out)
-    refuse_existing(out, force, "run folder")
+    check_folder_output(out, force, "run folder")
     public = PublicBench(bench)
     job = Job(system, dict(params or {}), reranker, dict(reranker_params or {}), regime, calibrator, public.release)
     with staged_public(public.public) as work:
         run = run_sealed(job, Path(bench), work, _label(system, reranker))
-        with atomic_directory(out, force=force, what="run folder") as tmp:
+        with atomic_directory(out, force=True, what="run folder") as tmp:
             for name in RUN_FILES:
                 shutil.copyfile(work / "out" / name, tmp / name)
             atomic_write_json(tmp / "run.json", run)

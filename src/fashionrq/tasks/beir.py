@@ -18,7 +18,7 @@ def export_beir(bench: str | Path, out: str | Path, force: bool = False) -> Path
     T1 qrels. ``out`` inside a release is refused, an existing ``out`` unless ``force``; it appears only when complete."""
     bench = release_dir(bench)
     final = check_folder_output(out, force, "export folder")
-    with atomic_directory(final, force=force, what="export folder") as tmp:
+    with atomic_directory(final, force=True, what="export folder") as tmp:
         _write_beir(bench, tmp)
     return final
 
