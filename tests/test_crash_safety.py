@@ -174,6 +174,9 @@ def test_build_killed_at_several_points_leaves_no_release_and_reruns(tmp_path):
     assert verify_release(out).ok
     refused = _cli("build", "--catalog", str(MYNTRA_SMALL), "--out", str(out))
     assert refused.returncode == 2 and "already exists" in refused.stderr and "--force" in refused.stderr
+    (out / "notes.txt").write_text("a user's file")  # --force builds afresh: nothing foreign is hashed
+    assert _python(BUILD.replace("**", "force=True, **"), str(MYNTRA_SMALL), str(out)).returncode == 0
+    assert "notes.txt" not in json.loads((out / "manifest.json").read_text())["files"] and verify_release(out).ok
 
 
 @pytest.mark.slow

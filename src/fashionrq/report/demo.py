@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from fashionrq.io import atomic_write_text
 from fashionrq.report.leaderboard import markdown
 
 #: The offline baselines the demo runs: (label, system, reranker).
@@ -137,7 +138,7 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
     section("6. What the headline is made of", "Aggregation sensitivity (pairs whose order flips):\n\n" + flag_text)
 
     report = out / "report.md"
-    report.write_text("\n".join(sections), encoding="utf-8")
+    atomic_write_text(report, "\n".join(sections))
     return report
 
 
