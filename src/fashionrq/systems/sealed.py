@@ -103,11 +103,11 @@ def _fail(work: Path, message: str, exit_code: int, denied: bool = False) -> Non
 
 def child_main(work: Path) -> None:
     """The sealed child: seal, then build the systems and write WORK/out/* and WORK/result.json."""
+    from fashionrq.io import read_json
     from fashionrq.systems.sandbox import is_denial, seal
 
-    from fashionrq.io import read_json
-
     policy = read_json(work / POLICY)
+    (work / POLICY).unlink()  # the system must not even learn where the release is
     try:
         isolation = seal(policy["denied"], policy["writable"])
         with open(work / JOB, "rb") as handle:
