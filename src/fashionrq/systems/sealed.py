@@ -29,7 +29,7 @@ RESULT = "result.json"
 ERROR = "error.json"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Job:
     """What the child runs: ``system``/``reranker`` are names (built in the child) or ready instances."""
 
