@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
-from fashionrq.catalog import IngestReport, ingest, save_ingest
 from fashionrq.progress import console
+
+if TYPE_CHECKING:
+    from fashionrq.catalog import IngestReport
 
 
 def print_ingest_report(report: IngestReport) -> None:
@@ -44,6 +47,7 @@ def ingest_command(
     force: bool = typer.Option(False, "--force", help="Replace an existing --out folder."),
 ) -> None:
     """Ingest a catalog into the canonical items table (items.parquet) with an ingest report."""
+    from fashionrq.catalog import ingest, save_ingest  # imported here so other commands start fast
     from fashionrq.protocol.manifest import check_folder_output
 
     check_folder_output(out, force, "ingest folder")  # refused before the (slower) ingest

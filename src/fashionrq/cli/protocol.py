@@ -64,6 +64,7 @@ def score_command(
     bench: Path = typer.Option(..., "--bench", help="Release folder (BENCH)."),
     out: Path = typer.Option(None, "--out", help="Score JSON to write (default: RUN/scores.json)."),
     relevance: bool = typer.Option(True, "--relevance/--no-relevance", help="Also compute weighted relevance R@10 and AttrScore on T1."),
+    gain: str = typer.Option(None, "--gain", help="Gain per grade for nDCG in trec_eval's syntax, e.g. ESCI's 3=1,2=0.1,1=0.01 (unmapped grades keep their value)."),
     unsealed: bool = typer.Option(False, "--unsealed", help="Score a run made without a sealed process (marked unsealed in the output)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing score file."),
 ) -> None:
@@ -71,7 +72,7 @@ def score_command(
     from fashionrq.protocol.scoring import check_output, score_run, write_json
 
     target = check_output(out or Path(run) / "scores.json", force)  # refused before the (slower) scoring
-    scored = score_run(bench, run, relevance=relevance, unsealed=unsealed)
+    scored = score_run(bench, run, relevance=relevance, gains=gain, unsealed=unsealed)
     path = write_json(scored.report, target, force)
     _print_scores(scored.report)
     if not scored.report["isolation"]["sealed"]:

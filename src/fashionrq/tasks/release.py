@@ -20,6 +20,7 @@ from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.io import atomic_writer, sha256_file
 from fashionrq.tasks.construct import TaskConfig, Tasks, build_tasks
+from fashionrq.timing import stage
 
 MANIFEST = "manifest.json"
 RELEASE_FORMAT = 1
@@ -257,18 +258,22 @@ def construct_release(
 
     check_out(out, force)
     check_backend(queries_backend, seed)
-    frame = items_frame(items)
-    hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
-    queries, phi, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed,
-                                               max_leaves=task_config.max_anchor_leaves)
-    tasks = build_tasks(hierarchy, queries, task_config, seed=seed)
+    with stage("hierarchy"):
+        frame = items_frame(items)
+        hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
+    with stage("queries"):
+        queries, phi, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed,
+                                                   max_leaves=task_config.max_anchor_leaves)
+    with stage("tasks"):
+        tasks = build_tasks(hierarchy, queries, task_config, seed=seed)
     info = dict(manifest_info or {})
     info.setdefault("config", {}).update({
         "queries_backend": queries_backend, "hierarchy": hierarchy.config, "tasks": asdict(task_config),
     })
     info.setdefault("report", {})["querygen"] = query_report
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
-    return write_release(out, items, sids, hierarchy, tasks, phi, seed, info, force)
+    with stage("write release"):
+        return write_release(out, items, sids, hierarchy, tasks, phi, seed, info, force)
 
 
 def build_release(
@@ -296,6 +301,7 @@ def build_release(
     An existing release in ``out`` is refused unless ``force``.
     """
     from fashionrq.catalog import ingest
+    from fashionrq.encoders.given import item_vectors
 
     if levels != 3:
         raise InputError(f"the benchmark tasks need levels=3 (got {levels}); rebuild with --levels 3.")
@@ -303,10 +309,10 @@ def build_release(
     check_backend(queries_backend, seed)
     result = ingested if ingested is not None else ingest(catalog)
     items = result.table
-    from fashionrq.encoders.given import item_vectors
-
-    X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
-    sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, seed, sid_params or {}, cache_dir)
+    with stage(f"encode items ({encoder})"):
+        X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
+    with stage(f"SID training ({sid_method})"):
+        sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, seed, sid_params or {}, cache_dir)
     info = {
         "config": {"catalog": str(catalog), "encoder": encoder_info["name"], "sid_method": sid_method, "levels": levels,
                    "codebook_size": codebook_size, "min_purity": min_purity, "min_size": min_size},
