@@ -55,20 +55,15 @@ def evaluate(system, bench: Benchmark | str | Path, *, out: str | Path | None = 
     any object with ``fit(items)`` and ``score(query, candidate_rows)`` (or ``search(query, k)``). ``out`` is the
     run folder (default: a new temporary folder); it also receives ``scores.json``.
     """
-    from fashionrq.io import refuse_existing
     from fashionrq.protocol.commitment import commit_run
     from fashionrq.protocol.scoring import score_run, write_json
-    from fashionrq.systems import as_retriever, get_system, run_system
+    from fashionrq.systems import as_retriever, run_system
 
     bench = _bench(bench)
-    retriever = get_system(system, **params) if isinstance(system, str) else as_retriever(system)
-    if out is None:
-        out = Path(tempfile.mkdtemp(prefix="fashionrq-run-"))
-    else:
-        out = Path(out)
-        if out.exists() and any(out.iterdir()):
-            refuse_existing(out, force, what="run folder")
-    run = run_system(bench.path, retriever, out, reranker=reranker)
+    if not isinstance(system, str):
+        system = as_retriever(system)  # refuses, in this process, an object that is no retriever
+    out = Path(tempfile.mkdtemp(prefix="fashionrq-run-")) if out is None else Path(out)
+    run = run_system(bench.path, system, out, reranker=reranker, params=params, force=force)
     commit_run(out, bench.path)
     report = score_run(bench.path, out, relevance=relevance).report
     write_json(report, out / "scores.json")

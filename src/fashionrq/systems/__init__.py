@@ -2,7 +2,7 @@
 
 from fashionrq.systems.adapter import RetrieverAdapter, as_retriever
 from fashionrq.systems.base import BaseRetriever, BatchRetriever, Retriever, SearchRetriever, top_k
-from fashionrq.systems.bench import LabelAccessError, PublicBench, labels_guard
+from fashionrq.systems.bench import LabelAccessError, PublicBench
 from fashionrq.systems.registry import ENTRY_POINT_GROUP, builtin_systems, get_reranker, get_system
 from fashionrq.systems.run import REGIMES, run_system
 from fashionrq.systems.t2 import GradeCalibrator
@@ -10,5 +10,5 @@ from fashionrq.systems.t2 import GradeCalibrator
 __all__ = [
     "ENTRY_POINT_GROUP", "REGIMES", "BaseRetriever", "BatchRetriever", "GradeCalibrator", "LabelAccessError", "PublicBench",
     "Retriever", "RetrieverAdapter", "SearchRetriever", "as_retriever", "builtin_systems", "get_reranker", "get_system",
-    "labels_guard", "run_system", "top_k",
+    "run_system", "top_k",
 ]

@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 from fashionrq.encoders import item_text
 from fashionrq.io import atomic_directory
 from fashionrq.metrics import read_qrels
+from fashionrq.protocol.manifest import check_folder_output
 from fashionrq.tasks.bench import read_jsonl, release_dir
 
 #: Hugging Face dataset-card front matter of the MTEB retrieval layout: qrels are the default config.
@@ -51,8 +52,9 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
 def export_beir(bench: str | Path, out: str | Path, force: bool = False) -> Path:
     """Write T1 as a BEIR dataset in ``out``: ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/test.tsv``."""
     bench = release_dir(bench)
+    out = check_folder_output(out, force, "export folder")  # never inside a release
     corpus, queries, qrels = t1_records(bench)
-    with atomic_directory(out, force, what="export folder") as tmp:
+    with atomic_directory(out, force=True, what="export folder") as tmp:
         _write_jsonl(tmp / "corpus.jsonl", corpus)
         _write_jsonl(tmp / "queries.jsonl", queries)
         (tmp / "qrels").mkdir()
@@ -71,11 +73,12 @@ def export_hf(bench: str | Path, out: str | Path, force: bool = False) -> Path:
     from fashionrq.protocol.manifest import release_hash
 
     bench = release_dir(bench)
+    out = check_folder_output(out, force, "export folder")  # never inside a release
     corpus, queries, qrels = t1_records(bench)
     schemas = {"corpus": pa.schema([("_id", pa.string()), ("title", pa.string()), ("text", pa.string())]),
                "queries": pa.schema([("_id", pa.string()), ("text", pa.string())]),
                "qrels": pa.schema([("query-id", pa.string()), ("corpus-id", pa.string()), ("score", pa.int64())])}
-    with atomic_directory(out, force, what="export folder") as tmp:
+    with atomic_directory(out, force=True, what="export folder") as tmp:
         for name, rows, file in (("corpus", corpus, "corpus/corpus.parquet"), ("queries", queries, "queries/queries.parquet"),
                                  ("qrels", qrels, "qrels/test.parquet")):
             (tmp / file).parent.mkdir()
