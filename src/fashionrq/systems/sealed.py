@@ -20,6 +20,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import cloudpickle
+
 from fashionrq.errors import FashionRQError
 from fashionrq.io import atomic_write_bytes, atomic_write_json
 
@@ -80,7 +82,9 @@ def run_sealed(job: Job, bench: Path, work: Path, label: str) -> dict:
     policy = {"denied": [str(bench.resolve()), str((default_cache_dir() / "sids").resolve())], "writable": _writable(work)}
     atomic_write_json(work / POLICY, policy)
     try:
-        atomic_write_bytes(work / JOB, pickle.dumps(job))
+        # cloudpickle sends importable classes by reference and the rest (a plug-in defined in a notebook,
+        # a script's __main__ or exec'd code) by value, so the child needs no import of the caller's module
+        atomic_write_bytes(work / JOB, cloudpickle.dumps(job))
     except (pickle.PicklingError, TypeError, AttributeError) as err:
         raise FashionRQError(f"system {label} cannot be sent to the sealed child process ({err}); pass it by name (module:Class) instead.") from None
     code = subprocess.run([sys.executable, "-m", "fashionrq.systems.sealed", str(work)], cwd=work, env=_child_env(),
