@@ -60,7 +60,7 @@ def test_results_convert(small_bench, tmp_path):
     t1 = frame[(frame.task == "t1") & (frame.metric == "ndcg@10")].iloc[0]
     assert t1.value == run.to_dict()["tasks"]["t1"]["aggregate"]["ndcg@10"] and t1.lower <= t1.value <= t1.upper
     assert "ndcg@10" in str(run) and r"\toprule" in run.to_latex() and run.to_html().startswith("<table>")
-    with pytest.raises(fashionrq.InputError, match="already exists"):
+    with pytest.raises(fashionrq.FashionRQError, match="is a committed run"):
         fashionrq.evaluate("random", bench, out=tmp_path / "random")
     with pytest.raises(fashionrq.FashionRQError, match="needs fit"):
         fashionrq.evaluate(object(), bench)
