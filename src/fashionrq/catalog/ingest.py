@@ -14,6 +14,7 @@ from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
 from fashionrq.catalog.report import IngestReport, rows_to_table
 from fashionrq.catalog.schema import ITEMS_SCHEMA
 from fashionrq.errors import InputError
+from fashionrq.io import atomic_directory, atomic_writer
 
 BUNDLED = "bundled"
 ITEMS_FILE = "items.parquet"
@@ -34,7 +35,8 @@ class IngestResult:
 
 
 def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str | Path | None = None) -> IngestResult:
-    """Ingest ``catalog`` (a Myntra-layout folder, a CSV/JSONL/Parquet file, or ``"bundled"``)."""
+    """Ingest ``catalog``: a Myntra-layout folder, a CSV/JSONL/Parquet file (with ``mapping``, a TOML file, when
+    its columns are not the canonical names), the output folder of ``fashionrq ingest``, or ``"bundled"``."""
     if str(catalog) == BUNDLED:
         path = bundled_catalog_dir()
         source = "bundled Myntra catalog (44,446 products)"
@@ -49,13 +51,14 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
     if mapping is None and is_myntra_layout(path):
         report = IngestReport(source=source, layout="myntra")
         rows = read_myntra(path, report, images=image_dir)
-    elif path.is_dir():
+    elif path.is_dir() and not (path / ITEMS_FILE).is_file():
         raise InputError(
-            f"catalog folder {path} has no styles.csv, so it is not a Myntra-layout catalog; "
+            f"catalog folder {path} has no styles.csv (Myntra layout) and no {ITEMS_FILE} (an ingested catalog); "
             "pass a CSV, JSONL or Parquet file with a --mapping file instead."
         )
     else:
         spec = Mapping.load(Path(mapping)) if mapping is not None else Mapping()
+        path = path / ITEMS_FILE if path.is_dir() else path  # the output folder of `fashionrq ingest`
         report = IngestReport(source=source, layout="mapped")
         rows = read_generic(path, spec, report)
     if not rows:
@@ -66,16 +69,22 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
 
 
 def write_items(table: pa.Table, path: Path) -> None:
-    """Write an items table as deterministic, compressed Parquet."""
-    pq.write_table(table, path, compression="zstd", use_dictionary=True, write_statistics=False)
+    """Write an items table as deterministic, compressed Parquet (to a temporary name, then renamed)."""
+    with atomic_writer(path, "wb") as handle:
+        pq.write_table(table, handle, compression="zstd", use_dictionary=True, write_statistics=False)
 
 
-def save_ingest(result: IngestResult, out_dir: str | Path) -> Path:
-    """Write ``items.parquet`` and ``ingest_report.json`` into ``out_dir``; return the items path."""
+def save_ingest(result: IngestResult, out_dir: str | Path, force: bool = False) -> Path:
+    """Write ``items.parquet`` and ``ingest_report.json`` into the new folder ``out_dir``; return the items path.
+
+    An existing ``out_dir`` is refused unless ``force`` (then it is replaced once the new folder is complete).
+    """
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    write_items(result.table, out / ITEMS_FILE)
-    result.report.write(out / REPORT_FILE)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out} is a file, but ingest writes a folder ({ITEMS_FILE}, {REPORT_FILE}); pass a new folder path.")
+    with atomic_directory(out, force=force, what="ingest output folder") as tmp:
+        write_items(result.table, tmp / ITEMS_FILE)
+        result.report.write(tmp / REPORT_FILE)
     return out / ITEMS_FILE
 
 

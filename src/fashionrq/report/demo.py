@@ -106,7 +106,7 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
         console.print(f"\n## {title}\n\n{body}", markup=False, highlight=False, soft_wrap=True)
 
     ingested = ingest(config.catalog)
-    save_ingest(ingested, out / "catalog")
+    save_ingest(ingested, out / "catalog", force=True)
     section("1. Catalog", ingest_markdown(ingested.report.to_dict()))
 
     bench = out / "bench"
