@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import clean_string, is_placeholder, parse_price, parse_year, to_text
+from fashionrq.catalog.schema import clean_string, is_placeholder, parse_price, parse_year
 from fashionrq.errors import InputError
 
 _BAD_ID_CHARACTER = re.compile(r"[\s\x00-\x1f\x7f]")

@@ -81,6 +81,17 @@ class IngestReport:
             "notes": self.notes,
         }
 
+    def counts(self) -> dict:
+        """The report's counts without ids: rows read, rejected and repaired, values nulled and placeholders per reason."""
+        summary = self.to_dict()
+        return {
+            "rows_read": self.rows_read,
+            "rejected_rows": len(self.rejected),
+            "repaired_rows": self.repaired_rows,
+            "values_nulled": {k: v["count"] for k, v in summary["values_nulled"].items()},
+            "placeholders": {k: v["count"] for k, v in summary["placeholders"].items()},
+        }
+
     def write(self, path: Path) -> None:
         atomic_write_text(path, json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n")
 

@@ -209,7 +209,7 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info)
     return path
 
 
-def check_backend(backend: str, seed: int) -> None:
+def check_backend(backend: str, seed: int, llm_options: dict | None = None) -> None:
     """Fail before any work when the query backend is unknown or (``llm``) has no endpoint configured."""
     from fashionrq.tasks.queries import BACKENDS
 
@@ -218,7 +218,7 @@ def check_backend(backend: str, seed: int) -> None:
     if backend == "llm":
         from fashionrq.querygen import LLMBackend
 
-        LLMBackend(seed=seed)  # raises InputError naming the FASHIONRQ_LLM_* variables when unset
+        LLMBackend(seed=seed, **(llm_options or {}))  # raises InputError naming the FASHIONRQ_LLM_* variables when unset
 
 
 def construct_release(
@@ -231,16 +231,19 @@ def construct_release(
     min_size: int = 2,
     task_config: TaskConfig = TaskConfig(),
     manifest_info: dict | None = None,
+    llm_options: dict | None = None,
 ) -> Path:
-    """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path."""
+    """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path.
+
+    ``llm_options``: keyword arguments of ``querygen.LLMBackend`` for ``queries_backend="llm"``."""
     from fashionrq.tasks.queries import anchor_queries
 
     check_out(out)
-    check_backend(queries_backend, seed)
+    check_backend(queries_backend, seed, llm_options)
     frame = items_frame(items)
     hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
     queries, phi, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed,
-                                               max_leaves=task_config.max_anchor_leaves)
+                                               max_leaves=task_config.max_anchor_leaves, llm_options=llm_options)
     tasks = build_tasks(hierarchy, queries, task_config, seed=seed)
     info = dict(manifest_info or {})
     info.setdefault("config", {}).update({
@@ -266,9 +269,14 @@ def build_release(
     sid_params: dict | None = None,
     cache_dir: str | Path | None = None,
     ingested=None,
+    mapping: str | Path | None = None,
+    llm_options: dict | None = None,
 ) -> Path:
     """ingest -> embed -> SIDs -> hierarchy -> queries -> tasks -> frozen release in ``out``; returns the manifest path.
 
+    ``mapping``: the TOML mapping file of a catalog in another schema (see docs/catalog.md).
+    ``llm_options``: keyword arguments of ``querygen.LLMBackend`` (``max_concurrency``, ``timeout``, ``max_tokens``,
+    ``max_failure_rate`` ...) for ``queries_backend="llm"``.
     ``ingested``: the ``IngestResult`` of ``catalog`` when the caller already has it (it is not ingested again).
     """
     from fashionrq.catalog import ingest
@@ -277,21 +285,22 @@ def build_release(
     if levels != 3:
         raise InputError(f"the benchmark tasks need levels=3 (got {levels}); rebuild with --levels 3.")
     check_out(out)
-    check_backend(queries_backend, seed)
-    result = ingested if ingested is not None else ingest(catalog)
+    check_backend(queries_backend, seed, llm_options)
+    result = ingested if ingested is not None else ingest(catalog, mapping=mapping)
     items = result.table
     enc = get_encoder(encoder)
     X = embed_items(items, enc, cache_dir=Path(cache_dir) if cache_dir else None)
     sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, seed, sid_params or {}, cache_dir)
     info = {
-        "config": {"catalog": str(catalog), "encoder": encoder, "sid_method": sid_method, "levels": levels,
-                   "codebook_size": codebook_size, "min_purity": min_purity, "min_size": min_size},
-        "catalog": {"source": result.report.source, "items": items.num_rows},
+        "config": {"catalog": str(catalog), "mapping": str(mapping) if mapping else None, "encoder": encoder,
+                   "sid_method": sid_method, "levels": levels, "codebook_size": codebook_size,
+                   "min_purity": min_purity, "min_size": min_size},
+        "catalog": {"source": result.report.source, "items": items.num_rows, **result.report.counts()},
         "encoder": {"name": enc.name, "fingerprint": enc.fingerprint, "embeddings_sha256": sha256_array(np.asarray(X))},
         "tokenizer": tokenizer_config,
     }
     return construct_release(out, items, sids, seed=seed, queries_backend=queries_backend, min_purity=min_purity,
-                             min_size=min_size, task_config=task_config, manifest_info=info)
+                             min_size=min_size, task_config=task_config, manifest_info=info, llm_options=llm_options)
 
 
 def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codebook_size: int, seed: int,
