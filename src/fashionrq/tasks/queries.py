@@ -8,6 +8,7 @@ from collections import Counter
 import pandas as pd
 
 from fashionrq.errors import InputError
+from fashionrq.progress import console
 from fashionrq.hierarchy import Hierarchy
 from fashionrq.tasks.construct import AnchorQuery
 
@@ -87,8 +88,9 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
         "enrichment_failed": getattr(parser, "failed", 0),
         "sources": dict(sorted(Counter(q.source for q in queries).items())),
     })
-    if llm is not None:
-        report["llm_calls"] = {"requests": llm.requests, "cache_hits": llm.cache_hits, "failed": llm.failures,
-                               "timeouts": llm.timeouts, "truncated": llm.truncated,
-                               "lowest_concurrency": llm.lowest_concurrency, "max_concurrency": llm.max_concurrency}
+    if llm is not None:  # how the calls went differs between a first run and a rerun from the cache: printed only
+        report["llm_answers_truncated"] = llm.truncated
+        console.print(f"LLM calls: {llm.requests:,} requests, {llm.cache_hits:,} answers from the cache, {llm.failures:,} failed, "
+                      f"{llm.timeouts:,} timeouts, {llm.truncated:,} answers cut at max_tokens, concurrency "
+                      f"{llm.lowest_concurrency}-{llm.max_concurrency}", soft_wrap=True, highlight=False)
     return queries, phi, report
