@@ -63,9 +63,18 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
         rows = read_generic(path, spec, report)
     if not rows:
         raise InputError(f"no product in {source} could be ingested ({len(report.rejected)} rows rejected); see the reasons with --out and fix the file.")
-    table = rows_to_table(rows, source)
+    table = _keep_synthetic_flag(rows_to_table(rows, source), path)
     report.finish(table)
     return IngestResult(table=table, report=report)
+
+
+def _keep_synthetic_flag(table: pa.Table, path: Path) -> pa.Table:
+    """A synthetic catalog (``fashionrq synth``) stays marked as such through ingestion."""
+    from fashionrq.catalog.synth import SYNTHETIC_KEY
+
+    if path.is_file() and path.suffix == ".parquet" and (pq.read_schema(path).metadata or {}).get(SYNTHETIC_KEY) == b"true":
+        return table.replace_schema_metadata({SYNTHETIC_KEY: b"true"})
+    return table
 
 
 def write_items(table: pa.Table, path: Path) -> None:

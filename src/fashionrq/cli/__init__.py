@@ -53,6 +53,8 @@ from fashionrq.cli import systems as _systems  # noqa: E402
 _systems.register(app)
 from fashionrq.cli import demo as _demo  # noqa: E402
 _demo.register(app)
+from fashionrq.cli import synth as _synth  # noqa: E402
+_synth.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:

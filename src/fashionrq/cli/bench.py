@@ -17,6 +17,7 @@ def build_command(
     mapping: Path = typer.Option(None, "--mapping", help="TOML file mapping the catalog's columns to the canonical fields (see docs/catalog.md)."),
     out: Path = typer.Option(..., "--out", help="Release folder to write (BENCH/)."),
     encoder: str = typer.Option("minilm", "--encoder", help="Item encoder for the semantic IDs."),
+    embeddings: Path = typer.Option(None, "--embeddings", help="Precomputed item vectors (Parquet item_id + list column, or .npy + .ids.txt) used instead of --encoder."),
     sid_method: str = typer.Option("rqvae", "--sid-method", help="Semantic-ID tokenizer: rqvae, vanilla or rkmeans."),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice; the same seed gives a byte-identical release."),
     queries_backend: str = typer.Option("verbalizer", "--queries-backend", help="Query generator: verbalizer or llm."),
@@ -38,7 +39,8 @@ def build_command(
     sizes["max_anchor_leaves"] = max_anchor_leaves or None
     llm_options = {"max_concurrency": llm_concurrency, "timeout": llm_timeout, "max_tokens": llm_max_tokens,
                    "max_failure_rate": llm_max_failure_rate}
-    path = build_release(catalog, out, mapping=mapping, encoder=encoder, sid_method=sid_method, seed=seed, queries_backend=queries_backend,
+    path = build_release(catalog, out, mapping=mapping, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
+                         seed=seed, queries_backend=queries_backend,
                          codebook_size=codebook_size, min_purity=min_purity, min_size=min_size,
                          task_config=TaskConfig(**sizes), llm_options=llm_options)
     manifest = json.loads(path.read_text())
