@@ -27,13 +27,16 @@ pytestmark = pytest.mark.slow
 
 HM = FIXTURES / "hm_schema"
 #: The whole test must finish within this many seconds: the bug it guards against was a build that hung.
-BUDGET_S = 1200
+#: (Unloaded, SmolLM2-135M answers at about 70 tokens/s and the test takes a few minutes.)
+BUDGET_S = 1500
 MODEL = "smollm2-135m"
 #: A few article types of the H&M-layout fixture: enough items for qualified clusters, few LLM calls.
 ARTICLE_TYPES = ("Backpacks", "Caps", "Sunglasses")
-BUILD = ["--queries-backend", "llm", "--encoder", "minilm-int8", "--sid-method", "rkmeans", "--codebook-size", "4",
-         "--pool-size", "8", "--min-per-tier", "1", "--max-anchor-leaves", "3",
-         "--llm-concurrency", "2", "--llm-timeout", "120", "--llm-max-tokens", "384"]
+#: The settings of the run docs/querygen.md reports: 2 qualified leaves (2 generation calls), 1 anchor leaf
+#: sampled (8 queries to enrich), one request at a time (the server has one slot).
+BUILD = ["--queries-backend", "llm", "--encoder", "minilm-int8", "--sid-method", "rkmeans", "--codebook-size", "2",
+         "--pool-size", "8", "--min-per-tier", "1", "--min-size", "30", "--max-anchor-leaves", "1",
+         "--llm-concurrency", "1", "--llm-timeout", "600", "--llm-max-tokens", "256"]
 
 
 def model_file() -> Path:
@@ -103,7 +106,7 @@ def test_a_small_release_builds_against_a_real_model_server_and_reruns_from_the_
     assert "calls done" in err and "LLM calls:" in err and "Traceback" not in err
     report = json.loads((tmp_path / "B1" / "manifest.json").read_text())["report"]["querygen"]
     assert report["generation_failed"] == 0 and report["enrichment_failed"] == 0, report
-    assert report["kept_after_leaf_sample"] > 0 and report["leaves"] >= 3
+    assert report["kept_after_leaf_sample"] > 0 and report["leaves"] == 2
     for key in ("generation_malformed", "coverage_gaps", "unsupported", "enrichment_malformed", "llm_answers_truncated"):
         assert isinstance(report[key], int), key
     print(json.dumps(report, indent=2, sort_keys=True))  # the counts docs/querygen.md quotes

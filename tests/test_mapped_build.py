@@ -20,7 +20,9 @@ from fashionrq.io import read_jsonl
 HM = FIXTURES / "hm_schema"
 #: Placeholder spellings a query could show as words ("-" and "" cannot be seen in text).
 PLACEHOLDER_WORDS = re.compile(r"(?<![\w-])(unknown|undefined|n/a|n\.a\.|null|none|nan|na)(?![\w-])", re.IGNORECASE)
-BUILD = ["--encoder", "minilm-int8", "--sid-method", "rkmeans", "--codebook-size", "16", "--pool-size", "40",
+#: Embedding 3,035 items takes about 100 s of CPU, so the module is marked slow.
+pytestmark = pytest.mark.slow
+BUILD = ["--encoder", "minilm", "--sid-method", "rkmeans", "--codebook-size", "16", "--pool-size", "40",
          "--min-per-tier", "2", "--max-anchor-leaves", "60"]
 
 
