@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
-from fashionrq.catalog import IngestReport, ingest, save_ingest
 from fashionrq.io import refuse_existing
 from fashionrq.progress import console
+
+if TYPE_CHECKING:
+    from fashionrq.catalog import IngestReport
 
 
 def print_ingest_report(report: IngestReport) -> None:
@@ -57,6 +60,8 @@ def ingest_command(
     force: bool = typer.Option(False, "--force", help="Replace an existing --out folder."),
 ) -> None:
     """Ingest a catalog into the canonical items table (items.parquet) with an ingest report."""
+    from fashionrq.catalog import ingest, save_ingest  # imported here so other commands start fast
+
     refuse_existing(out, force, "ingest output folder")
     result = ingest(catalog, mapping=mapping, images=images)
     path = save_ingest(result, out, force=force)
