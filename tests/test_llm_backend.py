@@ -108,7 +108,7 @@ class ChatHandler(BaseHTTPRequestHandler):
         if mode == "always500" or (mode == "flaky500" and attempt == 1):
             return self._reply(500)
         if mode == "slow_once" and attempt == 1:
-            time.sleep(1.5)  # past the client timeout
+            time.sleep(3.0)  # past the client timeout
         if mode == "bad_body" and attempt == 1:
             return self._reply(200)
         if mode == "ok":  # one claim no item supports: flagged, not silently trusted
@@ -158,7 +158,7 @@ def clusters(fixture_items, items):
 
 
 def _backend(server, tmp_path, **kw) -> LLMBackend:
-    params = dict(api_key=KEY, timeout=0.5, max_attempts=3, backoff=0.01, max_concurrency=4, cache_dir=tmp_path / "cache")
+    params = dict(api_key=KEY, timeout=1.0, max_attempts=3, backoff=0.01, max_concurrency=4, cache_dir=tmp_path / "cache")
     params.update(kw)
     return LLMBackend(server.url, "stub-model", **params)
 
@@ -216,7 +216,7 @@ def test_answers_are_bounded_by_max_tokens(server, tmp_path, clusters, items):
 
 
 def test_a_single_slot_server_gets_fewer_calls_instead_of_stacked_retries(server, tmp_path, clusters, items, capsys):
-    server.single_slot, server.delay = threading.Lock(), 0.3  # 4 queued calls take 1.2 s; the client waits 0.5 s
+    server.single_slot, server.delay = threading.Lock(), 0.6  # 4 queued calls take 2.4 s; the client waits 1 s
     backend = _backend(server, tmp_path, max_attempts=4)
     sets = generate_all(clusters, items, backend=backend, seed=0)
     assert backend.timeouts >= 1 and backend.lowest_concurrency == 1  # it backed off

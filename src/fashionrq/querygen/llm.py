@@ -194,6 +194,7 @@ class LLMBackend:
         if cached is not None:
             with self._lock:
                 self.cache_hits += 1
+                self.truncated += cached.truncated  # a property of the answer, so a rerun reports the same
             return cached
         body = {"model": self.model, "messages": messages, **self._body_params(max_tokens)}
         error, timeouts, attempt = "no attempt made", 0, 0
