@@ -263,15 +263,15 @@ def test_empty_ids_are_rejected_and_counted(tmp_path):
 # ---- outputs --------------------------------------------------------------------------------------------
 def test_ingest_out_naming_an_existing_file_or_folder(capsys, tmp_path):
     (tmp_path / "taken").write_text("keep me")
-    message = cli_error(capsys, "ingest", MYNTRA_SMALL, "--out", tmp_path / "taken")
-    assert "taken already exists" in message and "--force" in message
+    for extra in ([], ["--force"]):  # a file is never replaced by a folder
+        message = cli_error(capsys, "ingest", MYNTRA_SMALL, "--out", tmp_path / "taken", *extra)
+        assert "taken is an existing file" in message and "name a folder" in message
     assert (tmp_path / "taken").read_text() == "keep me"
-    assert "is a file" in cli_error(capsys, "ingest", MYNTRA_SMALL, "--out", tmp_path / "taken", "--force")
     save_ingest(ingest(OTHER_SCHEMA / "catalog.csv", mapping=OTHER_SCHEMA / "mapping.toml"), tmp_path / "items")
-    assert "already exists" in cli_error(capsys, "ingest", MYNTRA_SMALL, "--out", tmp_path / "items")
-    main_args = ["ingest", str(MYNTRA_SMALL), "--out", str(tmp_path / "items"), "--force"]
+    message = cli_error(capsys, "ingest", MYNTRA_SMALL, "--out", tmp_path / "items")
+    assert "items already exists" in message and "--force" in message
     with pytest.raises(SystemExit) as stop:
-        main(main_args)
+        main(["ingest", str(MYNTRA_SMALL), "--out", str(tmp_path / "items"), "--force"])
     assert stop.value.code in (0, None)
     assert pq.read_metadata(tmp_path / "items" / "items.parquet").num_rows == 2181
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary folder left

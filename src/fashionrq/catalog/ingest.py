@@ -78,7 +78,7 @@ def _keep_synthetic_flag(table: pa.Table, path: Path) -> pa.Table:
 
 
 def write_items(table: pa.Table, path: Path) -> None:
-    """Write an items table as deterministic, compressed Parquet (to a temporary name, then renamed)."""
+    """Write an items table as deterministic, compressed Parquet (atomically: temporary name, then rename)."""
     with atomic_writer(path, "wb") as handle:
         pq.write_table(table, handle, compression="zstd", use_dictionary=True, write_statistics=False)
 
@@ -86,12 +86,12 @@ def write_items(table: pa.Table, path: Path) -> None:
 def save_ingest(result: IngestResult, out_dir: str | Path, force: bool = False) -> Path:
     """Write ``items.parquet`` and ``ingest_report.json`` into the new folder ``out_dir``; return the items path.
 
-    An existing ``out_dir`` is refused unless ``force`` (then it is replaced once the new folder is complete).
+    ``out_dir`` inside a release is refused, an existing one unless ``force``; it appears only when complete.
     """
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out {out} is a file, but ingest writes a folder ({ITEMS_FILE}, {REPORT_FILE}); pass a new folder path.")
-    with atomic_directory(out, force=force, what="ingest output folder") as tmp:
+    from fashionrq.protocol.manifest import check_folder_output
+
+    out = check_folder_output(out_dir, force, "ingest folder")
+    with atomic_directory(out, force=True, what="ingest folder") as tmp:
         write_items(result.table, tmp / ITEMS_FILE)
         result.report.write(tmp / REPORT_FILE)
     return out / ITEMS_FILE

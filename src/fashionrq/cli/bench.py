@@ -31,6 +31,7 @@ def build_command(
     llm_timeout: float = typer.Option(60.0, "--llm-timeout", help="LLM backend: seconds to wait for one answer (a retry after a timeout waits up to 4x)."),
     llm_max_tokens: int = typer.Option(1024, "--llm-max-tokens", help="LLM backend: most tokens per answer, so a looping model stops."),
     llm_max_failure_rate: float = typer.Option(0.5, "--llm-max-failure-rate", help="LLM backend: stop once more than this share of calls failed."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing release in --out (only once the new one is complete)."),
 ) -> None:
     """Build the frozen benchmark release: ingest, embed, SIDs, hierarchy, queries, tasks, manifest."""
     from fashionrq.tasks import TaskConfig, build_release
@@ -42,7 +43,7 @@ def build_command(
     path = build_release(catalog, out, mapping=mapping, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
                          seed=seed, queries_backend=queries_backend,
                          codebook_size=codebook_size, min_purity=min_purity, min_size=min_size,
-                         task_config=TaskConfig(**sizes), llm_options=llm_options)
+                         task_config=TaskConfig(**sizes), llm_options=llm_options, force=force)
     manifest = json.loads(path.read_text())
     source = manifest["catalog"]
     console.print(f"catalog: {source['rows_read']:,} rows read, {source['items']:,} items, {source['rejected_rows']:,} rows rejected, "
@@ -58,14 +59,15 @@ def build_command(
 def export_command(
     fmt: str = typer.Argument(..., help="Export format: beir."),
     bench: Path = typer.Option(..., "--bench", help="Release folder (BENCH/)."),
-    out: Path = typer.Option(..., "--out", help="Folder to write the export to."),
+    out: Path = typer.Option(..., "--out", help="Folder to write the export to (outside the release)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing export folder."),
 ) -> None:
     """Export T1 of a release for other tooling (``beir``: corpus.jsonl, queries.jsonl, qrels/test.tsv)."""
     from fashionrq.tasks import export_beir
 
     if fmt != "beir":
         raise InputError(f"unknown export format {fmt!r}; the only format is 'beir'.")
-    path = export_beir(bench, out)
+    path = export_beir(bench, out, force=force)
     console.print(f"wrote {path / 'corpus.jsonl'}, {path / 'queries.jsonl'} and {path / 'qrels' / 'test.tsv'}")
 
 

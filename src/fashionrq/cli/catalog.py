@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from fashionrq.io import refuse_existing
 from fashionrq.progress import console
 
 if TYPE_CHECKING:
@@ -61,10 +60,11 @@ def ingest_command(
 ) -> None:
     """Ingest a catalog into the canonical items table (items.parquet) with an ingest report."""
     from fashionrq.catalog import ingest, save_ingest  # imported here so other commands start fast
+    from fashionrq.protocol.manifest import check_folder_output
 
-    refuse_existing(out, force, "ingest output folder")
+    check_folder_output(out, force, "ingest folder")  # refused before the (slower) ingest
     result = ingest(catalog, mapping=mapping, images=images)
-    path = save_ingest(result, out, force=force)
+    path = save_ingest(result, out, force)
     print_ingest_report(result.report)
     console.print(f"wrote {path} and {path.parent / 'ingest_report.json'}", soft_wrap=True)
 
