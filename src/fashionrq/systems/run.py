@@ -13,10 +13,9 @@ from fashionrq.errors import FashionRQError, InputError
 from fashionrq.progress import track
 from fashionrq.systems.base import Retriever, ranking_order
 from fashionrq.systems.bench import PublicBench, labels_guard
+from fashionrq.systems.regimes import candidate_view, check_regime
 from fashionrq.systems.t2 import GradeCalibrator, corpus_percentile
 
-#: Candidate-visibility regimes of MCMR; only text candidates are available offline (see docs/systems.md).
-REGIMES = ("text", "image", "fused")
 RANKING_TASKS = ("t1", "t3", "t4")
 #: Queries scored per call in T2 corpus scoring (bounds memory at chunk x corpus size floats).
 T2_CHUNK = 64
@@ -139,21 +138,17 @@ def run_system(
     """Fit ``system`` on BENCH/public/items.parquet, rank T1/T3/T4 candidates and classify T2 test pairs.
 
     Reads only ``BENCH/public/`` (and hashes ``BENCH/manifest.json``); any access to ``BENCH/labels/``
-    while it runs raises :class:`~fashionrq.systems.bench.LabelAccessError`. With ``reranker``, the
+    while it runs raises :class:`~fashionrq.systems.bench.LabelAccessError`. Systems see the items as
+    candidates look in ``regime`` (:func:`~fashionrq.systems.regimes.candidate_view`). With ``reranker``, the
     first-stage scores of each query's top ``reranker.depth`` candidates are replaced by the reranker's.
     Writes ``run.json``, ``t1.run``, ``t3.run``, ``t4.run`` and ``t2.jsonl`` into ``out`` and returns run.json.
     """
-    if regime not in REGIMES:
-        raise InputError(f"candidate regime '{regime}' is unknown: use one of {', '.join(REGIMES)}.")
-    if regime != "text":
-        raise InputError(
-            f"candidate regime '{regime}' needs an image encoder (open_clip), which is not installed offline; use --regime text."
-        )
+    check_regime(regime)
     public = PublicBench(bench)
     calibrator = calibrator or GradeCalibrator()
     out = Path(out)
     with labels_guard(public.root):
-        items = public.items()
+        items = candidate_view(public.items(), regime)
         rows_of = _Rows(items.column("item_id").to_pylist(), public.path("items.parquet"))
         system.fit(items)
         if reranker is not None:
