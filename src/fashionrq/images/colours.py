@@ -6,7 +6,7 @@ and feet at the edges) and a strong down-weight for skin tones, so the named col
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -26,6 +26,8 @@ ACHROMATIC = 6.0
 GREY_NAME_CHROMA = 10.0
 #: Lightness and chroma weights of the chromatic naming distance (hue counts fully).
 K_L, K_C = 0.25, 0.1
+#: Weight of the catalog's name frequencies in naming (0 = nearest colour only).
+PRIOR_WEIGHT = 3.0
 #: Percentile of a cluster's lightness taken as its colour's lightness.
 LIT_PERCENTILE = 75
 
@@ -60,11 +62,18 @@ class ColourVocabulary:
     Naming separates achromatic from chromatic colours, because product photos are desaturated by lighting:
     a pixel cluster with chroma below :data:`ACHROMATIC` gets the nearest (ΔE76) black/white/grey name, any
     other the chromatic name nearest by hue first, ``sqrt((K_L ΔL)² + (K_C ΔC)² + ΔH²)`` (ΔH as in CIE94).
+    With ``counts`` (how often the catalog uses each name), the distance is lowered by
+    ``PRIOR_WEIGHT * log(share of the name)``, so an ambiguous dark cluster is called ``black`` (common)
+    rather than ``charcoal`` (rare).
     """
 
-    def __init__(self, names: Iterable[str]) -> None:
+    def __init__(self, names: Iterable[str], counts: Mapping[str, int] | None = None) -> None:
         resolvable = sorted({normalise_colour(n) for n in names if n and colour_rgb(n) is not None})
         self.names = tuple(resolvable)
+        counts = {normalise_colour(k): v for k, v in (counts or {}).items()}
+        self.counts = {n: int(counts.get(n, 0)) for n in self.names} if counts else {}
+        frequency = np.array([self.counts.get(n, 0) + 1 for n in self.names], dtype=np.float64)
+        self.log_prior = np.log(frequency / frequency.sum()) if self.counts else np.zeros(len(self.names))
         self.lab = srgb_to_lab(np.array([colour_rgb(n) for n in self.names], dtype=np.float64)).reshape(-1, 3)
         self.achromatic = np.hypot(self.lab[:, 1], self.lab[:, 2]) < GREY_NAME_CHROMA
 
@@ -81,11 +90,11 @@ class ColourVocabulary:
         return np.where(is_grey == self.achromatic[None], out, np.inf)
 
     def nearest(self, lab: np.ndarray) -> tuple[list[str], np.ndarray]:
-        """The name of each CIELAB row in ``lab`` and its naming distance."""
+        """The name of each CIELAB row in ``lab`` and its naming distance (before the frequency prior)."""
         distances = self.distances(lab)
         distances = np.where(np.isinf(distances).all(axis=1, keepdims=True), np.linalg.norm(
             np.asarray(lab, dtype=np.float64).reshape(-1, 3)[:, None] - self.lab[None], axis=2), distances)
-        best = distances.argmin(axis=1)
+        best = (distances - PRIOR_WEIGHT * self.log_prior[None]).argmin(axis=1)
         return [self.names[i] for i in best], distances[np.arange(len(best)), best]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -26,7 +27,7 @@ from fashionrq.io import atomic_writer, sha256_file
 from fashionrq.vocab import COLOURS
 
 #: Bump when extraction changes its output, so old cache entries are not reused.
-EXTRACTOR_VERSION = "2"
+EXTRACTOR_VERSION = "3"
 #: Schema-metadata key under which a table carries its colour vocabulary.
 VOCABULARY_KEY = b"fashionrq.colour_vocabulary"
 #: Images per task handed to a worker process.
@@ -118,15 +119,17 @@ def catalog_vocabulary(items: pa.Table) -> ColourVocabulary:
     """
     stored = (items.schema.metadata or {}).get(VOCABULARY_KEY)
     if stored:
-        return ColourVocabulary(json.loads(stored))
-    names = set(items.column("base_colour").drop_null().to_pylist())
-    names.update(c for cs in items.column("colours").drop_null().to_pylist() for c in cs or [])
-    return ColourVocabulary(names or COLOURS)
+        stored = json.loads(stored)
+        return ColourVocabulary(stored["names"], stored["counts"])
+    counts = Counter(items.column("base_colour").drop_null().to_pylist())
+    names = set(counts) | {c for cs in items.column("colours").drop_null().to_pylist() for c in cs or []}
+    return ColourVocabulary(names, counts) if names else ColourVocabulary(COLOURS)
 
 
 def with_vocabulary(table: pa.Table, vocabulary: ColourVocabulary) -> pa.Table:
     """``table`` carrying ``vocabulary``'s names in its schema metadata (see :func:`catalog_vocabulary`)."""
-    return table.replace_schema_metadata({**(table.schema.metadata or {}), VOCABULARY_KEY: json.dumps(vocabulary.names).encode()})
+    stored = json.dumps({"names": vocabulary.names, "counts": vocabulary.counts}, sort_keys=True).encode()
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), VOCABULARY_KEY: stored})
 
 
 def photographed(items: pa.Table) -> list[tuple[str, str]]:
@@ -139,15 +142,15 @@ def photographed(items: pa.Table) -> list[tuple[str, str]]:
 
 
 def _cache_file(pairs: Sequence[tuple[str, str]], vocabulary: ColourVocabulary, seed: int, cache_dir: Path) -> Path:
-    digest = hashlib.sha256(json.dumps([EXTRACTOR_VERSION, MAX_SIDE, seed, vocabulary.names]).encode())
+    digest = hashlib.sha256(json.dumps([EXTRACTOR_VERSION, MAX_SIDE, seed, vocabulary.names, vocabulary.counts], sort_keys=True).encode())
     for item_id, path in pairs:
         digest.update(f"{item_id}\x00{sha256_file(path)}\n".encode())
     return cache_dir / "images" / f"attributes-{digest.hexdigest()[:24]}-{len(pairs)}.parquet"
 
 
 def _extract_chunk(job: tuple) -> list[ImageAttributes]:
-    pairs, names, seed = job
-    vocabulary = ColourVocabulary(names)
+    pairs, names, counts, seed = job
+    vocabulary = ColourVocabulary(names, counts)
     return [extract_image(path, item_id, vocabulary, seed=seed) for item_id, path in pairs]
 
 
@@ -165,7 +168,7 @@ def extract_items(items: pa.Table, cache_dir: str | Path | None = None, workers:
     path = _cache_file(pairs, vocabulary, seed, Path(cache_dir or default_cache_dir()))
     if path.is_file():
         return ImageAttributeSet.read(path)
-    jobs = [(pairs[i:i + CHUNK], vocabulary.names, seed) for i in range(0, len(pairs), CHUNK)]
+    jobs = [(pairs[i:i + CHUNK], vocabulary.names, vocabulary.counts, seed) for i in range(0, len(pairs), CHUNK)]
     label = f"image attributes: {len(pairs):,} photos"
     if workers > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
