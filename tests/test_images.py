@@ -158,16 +158,37 @@ def test_open_clip_image_and_fused_candidates_use_the_photos(fixture_items, tmp_
     assert not np.allclose(fused[rows], text[rows])
 
 
-@pytest.mark.parametrize("regime", ["text", "image", "fused"])
+#: Per regime, an offline system beside the tiny open_clip model (bm25 in the text regime is tested in test_systems).
+REGIME_SYSTEMS = {"text": None, "image": ("image-descriptor", {}), "fused": ("hybrid", {"components": "bm25,image-descriptor"})}
+
+
+@pytest.mark.parametrize("regime", sorted(REGIME_SYSTEMS))
 def test_every_regime_runs_label_blind_on_the_fixture_release(small_bench, regime, tmp_path, monkeypatch):
     monkeypatch.setenv("FASHIONRQ_CACHE", str(tmp_path / "cache"))
     pools = load_pools(small_bench)
-    systems = ["bm25"] if regime == "text" else ["bm25", "image-descriptor", "hybrid"]
-    for name in systems:
-        params = {"components": "bm25,image-descriptor"} if name == "hybrid" else {}
-        run = run_system(small_bench, get_system(name, **params), tmp_path / name, regime=regime)
+    systems = [("clip", tiny_clip_system())]
+    if REGIME_SYSTEMS[regime]:
+        name, params = REGIME_SYSTEMS[regime]
+        systems.append((name, get_system(name, **params)))
+    for name, system in systems:
+        run = run_system(small_bench, system, tmp_path / name, regime=regime)
         assert run["config"]["regime"] == regime
         validate_run(tmp_path / name, pools)
-    clip = run_system(small_bench, tiny_clip_system(), tmp_path / "clip", regime=regime)
-    assert clip["system"] == "open_clip:tiny"
-    validate_run(tmp_path / "clip", pools)
+
+
+def test_bundled_thumbnails_match_their_manifest_and_fit_the_budget():
+    import csv
+
+    from fashionrq.catalog import bundled_catalog_dir
+    from fashionrq.io import sha256_file
+
+    folder = bundled_catalog_dir()
+    with open(folder / "thumbnails_manifest.csv", newline="", encoding="utf-8") as handle:
+        manifest = list(csv.DictReader(handle))
+    files = sorted((folder / "images").glob("*.jpg"))
+    assert len(manifest) == len(files) == 2946
+    assert sum(f.stat().st_size for f in files) <= 10 * 1024 * 1024
+    for row in manifest:
+        path = folder / "images" / f"{row['id']}.jpg"
+        assert sha256_file(path) == row["sha256"] and path.stat().st_size == int(row["bytes"])
+        assert max(int(row["width"]), int(row["height"])) == 96
