@@ -10,6 +10,7 @@ import pyarrow as pa
 import scipy.sparse as sp
 
 from fashionrq.encoders import Encoder, embed_items, embed_texts, get_encoder, l2_normalise
+from fashionrq.timing import stage
 from fashionrq.systems.base import BaseRetriever
 from fashionrq.systems.regimes import regime_of
 
@@ -35,7 +36,8 @@ class EncoderRetriever(BaseRetriever):
         self._set_items(items)
         self.encoder = self._encoder or get_encoder(self.encoder_name)
         self.sparse = self.encoder.kind == "sparse"
-        docs = embed_items(items, self.encoder, cache_dir=self.cache_dir)
+        with stage(f"encode items ({self.encoder_name})"):
+            docs = embed_items(items, self.encoder, cache_dir=self.cache_dir)
         self.documents = sp.csr_matrix(docs, dtype=np.float32) if self.sparse else np.asarray(docs, dtype=np.float32)
         if regime_of(items) != "text" and hasattr(self.encoder, "encode_images"):
             self.documents = self._with_photos(items, self.documents)
