@@ -163,8 +163,7 @@ REGIME_SYSTEMS = {"text": None, "image": ("image-descriptor", {}), "fused": ("hy
 
 
 @pytest.mark.parametrize("regime", sorted(REGIME_SYSTEMS))
-def test_every_regime_runs_label_blind_on_the_fixture_release(small_bench, regime, tmp_path, monkeypatch):
-    monkeypatch.setenv("FASHIONRQ_CACHE", str(tmp_path / "cache"))
+def test_every_regime_runs_label_blind_on_the_fixture_release(small_bench, regime, tmp_path):
     pools = load_pools(small_bench)
     systems = [("clip", tiny_clip_system())]
     if REGIME_SYSTEMS[regime]:
