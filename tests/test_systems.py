@@ -316,7 +316,7 @@ def test_cli_runs_a_plugin_and_the_verifier(bench, runs, tmp_path):
     bad = [q for q in top if [i for i, _ in reranked[q][10:]] != [i for i, _ in first[q][10:]]]
     assert not bad, (reranked[bad[0]], first[bad[0]])
     assert any([item for item, _ in reranked[q][:10]] != top[q] for q in top)
-    assert main_code(["run", "--bench", str(bench), "--system", "bm25", "--regime", "image", "--out", str(tmp_path / "x")]) == 2
+    assert main_code(["run", "--bench", str(bench), "--system", "bm25", "--regime", "sketch", "--out", str(tmp_path / "x")]) == 2
 
 
 def test_verifier_improves_bm25(bench, runs):

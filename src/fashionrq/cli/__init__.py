@@ -58,6 +58,8 @@ from fashionrq.cli import report as _report  # noqa: E402
 _report.register(app)
 from fashionrq.cli import synth as _synth  # noqa: E402
 _synth.register(app)
+from fashionrq.cli import images as _images  # noqa: E402
+_images.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:

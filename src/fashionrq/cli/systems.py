@@ -27,13 +27,13 @@ def parse_params(values: list[str]) -> dict:
 
 def run_command(
     bench: Path = typer.Option(..., "--bench", help="The release folder (only BENCH/public/ is read)."),
-    system: str = typer.Option(..., "--system", help="random, bm25, tfidf, minilm, minilm-int8, e5-small, splade-tiny, hybrid, st:<model>, an entry point, or module:Class."),
+    system: str = typer.Option(..., "--system", help="random, bm25, tfidf, minilm, minilm-int8, e5-small, splade-tiny, hybrid, image-descriptor, st:<model>, open_clip:<model>, an entry point, or module:Class."),
     out: Path = typer.Option(..., "--out", help="The run folder to write (run.json, t1.run, t3.run, t4.run, t2.jsonl)."),
     param: list[str] = typer.Option(None, "--param", help="Constructor parameter of the system, KEY=VALUE (repeatable), e.g. k=30."),
     rerank: str = typer.Option(None, "--rerank", help="Second stage: 'verifier' (per-condition attribute checks) or module:Class."),
     depth: int = typer.Option(50, "--depth", min=1, help="How many first-stage candidates per query the reranker reorders."),
     alpha: float = typer.Option(None, "--alpha", min=0.0, max=1.0, help="Verifier: weight of the first-stage score against the constraint score."),
-    regime: str = typer.Option("text", "--regime", help="Candidate regime: text (image and fused need an image encoder)."),
+    regime: str = typer.Option("text", "--regime", help="Candidate regime: text (catalog fields), image (the photo: derived attributes, descriptor, pixels) or fused (both)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing, uncommitted run folder."),
 ) -> None:
     """Run a retrieval system, sealed in a child process that sees only the release's public files, and write a run folder."""

@@ -16,10 +16,21 @@ _RGB_TO_XYZ = np.array(
 _WHITE_D65 = np.array([0.95047, 1.0, 1.08883])
 
 
+def _linearise(c: np.ndarray) -> np.ndarray:
+    """sRGB companding undone: channel values in [0, 1] to linear light."""
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+_LINEAR = _linearise(np.arange(256, dtype=np.float64) / 255.0)
+
+
 def srgb_to_lab(rgb) -> np.ndarray:
     """CIELAB (L*, a*, b*) of sRGB colours given as 0-255 triples; accepts shape (3,) or (n, 3)."""
-    c = np.asarray(rgb, dtype=np.float64) / 255.0
-    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    rgb = np.asarray(rgb)
+    if rgb.dtype == np.uint8:  # images: one table look-up per pixel instead of a power per channel
+        linear = _LINEAR[rgb]
+    else:
+        linear = _linearise(rgb.astype(np.float64) / 255.0)
     xyz = linear @ _RGB_TO_XYZ.T / _WHITE_D65
     eps, kappa = 216 / 24389, 24389 / 27
     f = np.where(xyz > eps, np.cbrt(xyz), (kappa * xyz + 16) / 116)

@@ -4,11 +4,12 @@ from fashionrq.systems.adapter import RetrieverAdapter, as_retriever
 from fashionrq.systems.base import BaseRetriever, BatchRetriever, Retriever, SearchRetriever, top_k
 from fashionrq.systems.bench import LabelAccessError, PublicBench
 from fashionrq.systems.registry import ENTRY_POINT_GROUP, builtin_systems, get_reranker, get_system
-from fashionrq.systems.run import REGIMES, run_system
+from fashionrq.systems.regimes import REGIMES, candidate_view, regime_of
+from fashionrq.systems.run import run_system
 from fashionrq.systems.t2 import GradeCalibrator
 
 __all__ = [
     "ENTRY_POINT_GROUP", "REGIMES", "BaseRetriever", "BatchRetriever", "GradeCalibrator", "LabelAccessError", "PublicBench",
-    "Retriever", "RetrieverAdapter", "SearchRetriever", "as_retriever", "builtin_systems", "get_reranker", "get_system",
-    "run_system", "top_k",
+    "Retriever", "RetrieverAdapter", "SearchRetriever", "as_retriever", "builtin_systems", "candidate_view", "get_reranker",
+    "get_system", "regime_of", "run_system", "top_k",
 ]

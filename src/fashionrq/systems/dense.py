@@ -9,9 +9,10 @@ import numpy as np
 import pyarrow as pa
 import scipy.sparse as sp
 
-from fashionrq.encoders import embed_items, embed_texts, get_encoder
+from fashionrq.encoders import Encoder, embed_items, embed_texts, get_encoder, l2_normalise
 from fashionrq.timing import stage
 from fashionrq.systems.base import BaseRetriever
+from fashionrq.systems.regimes import regime_of
 
 
 class EncoderRetriever(BaseRetriever):
@@ -23,21 +24,36 @@ class EncoderRetriever(BaseRetriever):
     the cosine similarity; ``splade-tiny`` gives sparse vectors and the score is their dot product.
     """
 
-    def __init__(self, encoder: str = "minilm", cache_dir: str | Path | None = None) -> None:
-        self.encoder_name = encoder
-        self.name = encoder
+    def __init__(self, encoder: str | Encoder = "minilm", cache_dir: str | Path | None = None) -> None:
+        self.encoder_name = encoder if isinstance(encoder, str) else encoder.name
+        self._encoder = None if isinstance(encoder, str) else encoder
+        self.name = self.encoder_name
         self.cache_dir = cache_dir
         self._queries: dict[str, int] = {}
         self._query_vectors: list = []
 
     def fit(self, items: pa.Table) -> EncoderRetriever:
-        self.encoder = get_encoder(self.encoder_name)
+        self.encoder = self._encoder or get_encoder(self.encoder_name)
         self.sparse = self.encoder.kind == "sparse"
         with stage(f"encode items ({self.encoder_name})"):
             docs = embed_items(items, self.encoder, cache_dir=self.cache_dir)
         self.documents = sp.csr_matrix(docs, dtype=np.float32) if self.sparse else np.asarray(docs, dtype=np.float32)
+        if regime_of(items) != "text" and hasattr(self.encoder, "encode_images"):
+            self.documents = self._with_photos(items, self.documents)
         self._queries, self._query_vectors = {}, []
         return self
+
+    def _with_photos(self, items: pa.Table, texts: np.ndarray) -> np.ndarray:
+        """Image-capable encoders: image-only candidates are their photo's embedding (zero without one); fused
+        candidates the normalised sum of text and photo embeddings."""
+        paths = items.column("image_path").to_pylist()
+        rows = [i for i, p in enumerate(paths) if p]
+        photos = np.zeros_like(texts)
+        if rows:
+            photos[rows] = self.encoder.encode_images([paths[i] for i in rows])
+        if regime_of(items) == "image":
+            return photos
+        return l2_normalise(texts + photos)
 
     def _encode(self, queries: Sequence[str]) -> None:
         """Encode the queries not seen before, in one call."""

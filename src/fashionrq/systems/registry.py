@@ -22,17 +22,21 @@ def _builtin(name: str):
     from fashionrq.systems.hybrid import HybridRetriever
     from fashionrq.systems.lexical import BM25Retriever, RandomRetriever, TfidfRetriever
 
-    classes = {"random": RandomRetriever, "bm25": BM25Retriever, "tfidf": TfidfRetriever, "hybrid": HybridRetriever}
+    from fashionrq.systems.imagedesc import ImageDescriptorRetriever
+
+    classes = {"random": RandomRetriever, "bm25": BM25Retriever, "tfidf": TfidfRetriever, "hybrid": HybridRetriever,
+               "image-descriptor": ImageDescriptorRetriever}
     if name in classes:
         return classes[name]
-    if name in DENSE_ENCODERS + SPARSE_ENCODERS or name.startswith("st:"):
+    if name in DENSE_ENCODERS + SPARSE_ENCODERS or name.startswith(("st:", "open_clip:")):
         return lambda **params: EncoderRetriever(encoder=name, **params)
     return None
 
 
 def builtin_systems() -> list[str]:
     """Names of the built-in systems (plus the ``st:<model>`` family)."""
-    return ["random", "bm25", "tfidf", *DENSE_ENCODERS, *SPARSE_ENCODERS, "hybrid", "st:<model id or folder>"]
+    return ["random", "bm25", "tfidf", *DENSE_ENCODERS, *SPARSE_ENCODERS, "hybrid", "image-descriptor",
+            "st:<model id or folder>", "open_clip:<model id>"]
 
 
 def _plugin_entry_points() -> dict:

@@ -15,10 +15,9 @@ from fashionrq.progress import track
 from fashionrq.systems.adapter import as_retriever
 from fashionrq.systems.base import Retriever, ranking_order
 from fashionrq.systems.bench import PublicBench
+from fashionrq.systems.regimes import candidate_view, check_regime
 from fashionrq.systems.t2 import GradeCalibrator, corpus_percentile
 
-#: Candidate-visibility regimes of MCMR; only text candidates are available offline (see docs/systems.md).
-REGIMES = ("text", "image", "fused")
 RANKING_TASKS = ("t1", "t3", "t4")
 #: Queries scored per call in T2 corpus scoring (bounds memory at chunk x corpus size floats).
 T2_CHUNK = 64
@@ -146,7 +145,7 @@ def execute(job, public: Path, out: Path) -> dict:
         reranker = get_reranker(reranker, **job.reranker_params)
     calibrator = job.calibrator or GradeCalibrator()
     bench = PublicBench(public.parent, verify=False, release=job.release)
-    items = bench.items()
+    items = candidate_view(bench.items(), job.regime)  # what candidates show in the job's regime
     rows_of = _Rows(items.column("item_id").to_pylist(), bench.path("items.parquet"))
     system.fit(items)
     if reranker is not None:
@@ -193,12 +192,11 @@ def run_system(
     from fashionrq.protocol.manifest import check_folder_output
     from fashionrq.systems.sealed import Job, run_sealed, staged_public
 
-    if regime not in REGIMES:
-        raise InputError(f"candidate regime '{regime}' is unknown: use one of {', '.join(REGIMES)}.")
-    if regime != "text":
-        raise InputError(
-            f"candidate regime '{regime}' needs an image encoder (open_clip), which is not installed offline; use --regime text."
-        )
+    check_regime(regime)
+    if regime != "text":  # the sealed child writes image attributes into the cache, which must exist before sealing
+        from fashionrq.encoders import default_cache_dir
+
+        (default_cache_dir() / "images").mkdir(parents=True, exist_ok=True)
     out = Path(out)
     refuse_committed(out)
     check_folder_output(out, force, "run folder")

@@ -1,0 +1,180 @@
+"""Derived attributes of a whole catalog: parallel, deterministic extraction, an Arrow table and a disk cache.
+
+The cache entry is keyed by content: the extractor version, seed, colour vocabulary and every
+``(item_id, sha256 of the image bytes)``, so a changed photo or a new vocabulary is a new entry and the
+same inputs never recompute. Entries are written atomically (:mod:`fashionrq.io`), so parallel runs are safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from fashionrq.errors import InputError
+from fashionrq.images.colours import ColourVocabulary
+from fashionrq.images.descriptor import DIM
+from fashionrq.images.extract import MAX_SIDE, extract_image
+from fashionrq.images.records import ImageAttributes
+from fashionrq.io import atomic_writer, sha256_file
+from fashionrq.vocab import COLOURS
+
+#: Bump when extraction changes its output, so old cache entries are not reused.
+EXTRACTOR_VERSION = "3"
+#: Schema-metadata key under which a table carries its colour vocabulary.
+VOCABULARY_KEY = b"fashionrq.colour_vocabulary"
+#: Images per task handed to a worker process.
+CHUNK = 64
+
+SCHEMA = pa.schema([
+    pa.field("item_id", pa.string()),
+    pa.field("colour", pa.string()),
+    pa.field("colours", pa.string()),
+    pa.field("pattern", pa.string()),
+    pa.field("texture", pa.string()),
+    pa.field("shape", pa.string()),
+    pa.field("foreground", pa.float64()),
+    pa.field("descriptor", pa.list_(pa.float32(), DIM)),
+])
+
+
+class ImageAttributeSet:
+    """``item_id -> ImageAttributes`` for the items that have a photo, in catalog order."""
+
+    def __init__(self, records: Sequence[ImageAttributes]) -> None:
+        self.records = {r.item_id: r for r in records}
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __iter__(self) -> Iterator[ImageAttributes]:
+        return iter(self.records.values())
+
+    def get(self, item_id: str) -> ImageAttributes | None:
+        return self.records.get(item_id)
+
+    def descriptors(self, item_ids: Sequence[str]) -> np.ndarray:
+        """``(len(item_ids), DIM)`` float32 descriptors; zero rows for items without a photo."""
+        out = np.zeros((len(item_ids), DIM), dtype=np.float32)
+        for i, item_id in enumerate(item_ids):
+            if item_id in self.records:
+                out[i] = self.records[item_id].descriptor
+        return out
+
+    def to_table(self) -> pa.Table:
+        rows = [r.to_dict() for r in self]
+        columns = {
+            "item_id": [r["item_id"] for r in rows],
+            "colour": [r.colour for r in self],
+            "colours": [json.dumps(r["colours"], sort_keys=True) for r in rows],
+            "pattern": [r["pattern"] for r in rows],
+            "texture": [json.dumps(r["texture"], sort_keys=True) for r in rows],
+            "shape": [json.dumps(r["shape"], sort_keys=True) for r in rows],
+            "foreground": [r["foreground"] for r in rows],
+            "descriptor": [r["descriptor"] for r in rows],
+        }
+        return pa.table(columns, schema=SCHEMA)
+
+    @classmethod
+    def from_table(cls, table: pa.Table) -> ImageAttributeSet:
+        records = []
+        for row in table.to_pylist():
+            colours = tuple((c["name"], c["share"], tuple(c["lab"])) for c in json.loads(row["colours"]))
+            records.append(ImageAttributes(
+                item_id=row["item_id"], colours=colours, pattern=row["pattern"], texture=json.loads(row["texture"]),
+                shape=json.loads(row["shape"]), foreground=row["foreground"],
+                descriptor=np.asarray(row["descriptor"], dtype=np.float32),
+            ))
+        return cls(records)
+
+    def write(self, path: str | Path) -> None:
+        """Write the set as deterministic Parquet, atomically."""
+        with atomic_writer(path, "wb") as handle:
+            pq.write_table(self.to_table(), handle, compression="zstd", write_statistics=False)
+
+    @classmethod
+    def read(cls, path: str | Path) -> ImageAttributeSet:
+        path = Path(path)
+        if not path.is_file():
+            raise InputError(f"image attributes {path} do not exist; write them with `fashionrq images attributes`.")
+        table = pq.read_table(path)
+        if table.schema.names != SCHEMA.names:
+            raise InputError(f"{path} is not an image-attributes file (columns {table.schema.names}); rewrite it with `fashionrq images attributes`.")
+        return cls.from_table(table)
+
+
+def catalog_vocabulary(items: pa.Table) -> ColourVocabulary:
+    """The catalog's own colour names (its ``base_colour`` and ``colours`` values) as a naming vocabulary.
+
+    A table made by :func:`with_vocabulary` (a candidate view whose colour fields are hidden) carries the
+    names in its schema metadata; a catalog without any colour name gets every name of
+    :data:`fashionrq.vocab.COLOURS`.
+    """
+    stored = (items.schema.metadata or {}).get(VOCABULARY_KEY)
+    if stored:
+        stored = json.loads(stored)
+        return ColourVocabulary(stored["names"], stored["counts"])
+    counts = Counter(items.column("base_colour").drop_null().to_pylist())
+    names = set(counts) | {c for cs in items.column("colours").drop_null().to_pylist() for c in cs or []}
+    return ColourVocabulary(names, counts) if names else ColourVocabulary(COLOURS)
+
+
+def with_vocabulary(table: pa.Table, vocabulary: ColourVocabulary) -> pa.Table:
+    """``table`` carrying ``vocabulary``'s names in its schema metadata (see :func:`catalog_vocabulary`)."""
+    stored = json.dumps({"names": vocabulary.names, "counts": vocabulary.counts}, sort_keys=True).encode()
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), VOCABULARY_KEY: stored})
+
+
+def photographed(items: pa.Table) -> list[tuple[str, str]]:
+    """``(item_id, image_path)`` of every item with a photo; a path that is not a file is refused."""
+    pairs = [(i, p) for i, p in zip(items.column("item_id").to_pylist(), items.column("image_path").to_pylist()) if p]
+    for item_id, path in pairs:
+        if not Path(path).is_file():
+            raise InputError(f"item {item_id}'s image {path} does not exist; restore it or re-ingest the catalog with the right --images folder.")
+    return pairs
+
+
+def _cache_file(pairs: Sequence[tuple[str, str]], vocabulary: ColourVocabulary, seed: int, cache_dir: Path) -> Path:
+    digest = hashlib.sha256(json.dumps([EXTRACTOR_VERSION, MAX_SIDE, seed, vocabulary.names, vocabulary.counts], sort_keys=True).encode())
+    for item_id, path in pairs:
+        digest.update(f"{item_id}\x00{sha256_file(path)}\n".encode())
+    return cache_dir / "images" / f"attributes-{digest.hexdigest()[:24]}-{len(pairs)}.parquet"
+
+
+def _extract_chunk(job: tuple) -> list[ImageAttributes]:
+    pairs, names, counts, seed = job
+    vocabulary = ColourVocabulary(names, counts)
+    return [extract_image(path, item_id, vocabulary, seed=seed) for item_id, path in pairs]
+
+
+def extract_items(items: pa.Table, cache_dir: str | Path | None = None, workers: int = 1, seed: int = 0,
+                  vocabulary: ColourVocabulary | None = None) -> ImageAttributeSet:
+    """Derived attributes of every item of ``items`` with an ``image_path`` (cached under ``cache_dir/images``).
+
+    The result does not depend on ``workers``: chunks are fixed and reassembled in catalog order.
+    """
+    from fashionrq.encoders import default_cache_dir
+    from fashionrq.progress import track
+
+    pairs = photographed(items)
+    vocabulary = vocabulary or catalog_vocabulary(items)
+    path = _cache_file(pairs, vocabulary, seed, Path(cache_dir or default_cache_dir()))
+    if path.is_file():
+        return ImageAttributeSet.read(path)
+    jobs = [(pairs[i:i + CHUNK], vocabulary.names, vocabulary.counts, seed) for i in range(0, len(pairs), CHUNK)]
+    label = f"image attributes: {len(pairs):,} photos"
+    if workers > 1 and len(jobs) > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            chunks = list(track(pool.map(_extract_chunk, jobs), label, total=len(jobs)))
+    else:
+        chunks = [_extract_chunk(job) for job in track(jobs, label, total=len(jobs))]
+    result = ImageAttributeSet([record for chunk in chunks for record in chunk])
+    result.write(path)
+    return result
