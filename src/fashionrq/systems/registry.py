@@ -21,7 +21,10 @@ def _builtin(name: str):
     from fashionrq.systems.hybrid import HybridRetriever
     from fashionrq.systems.lexical import BM25Retriever, RandomRetriever, TfidfRetriever
 
-    classes = {"random": RandomRetriever, "bm25": BM25Retriever, "tfidf": TfidfRetriever, "hybrid": HybridRetriever}
+    from fashionrq.systems.probes import POOL_SYSTEMS
+
+    classes = {"random": RandomRetriever, "bm25": BM25Retriever, "tfidf": TfidfRetriever, "hybrid": HybridRetriever,
+               **POOL_SYSTEMS}
     if name in classes:
         return classes[name]
     if name in DENSE_ENCODERS + SPARSE_ENCODERS or name.startswith("st:"):
@@ -31,7 +34,9 @@ def _builtin(name: str):
 
 def builtin_systems() -> list[str]:
     """Names of the built-in systems (plus the ``st:<model>`` family)."""
-    return ["random", "bm25", "tfidf", *DENSE_ENCODERS, *SPARSE_ENCODERS, "hybrid", "st:<model id or folder>"]
+    from fashionrq.systems.probes import POOL_SYSTEMS
+
+    return ["random", "bm25", "tfidf", *DENSE_ENCODERS, *SPARSE_ENCODERS, "hybrid", *POOL_SYSTEMS, "st:<model id or folder>"]
 
 
 def _plugin_entry_points() -> dict:
@@ -73,7 +78,8 @@ def get_system(spec: str, **params) -> Retriever:
         system = factory(**params)
     except TypeError as err:
         raise FashionRQError(f"system '{spec}' does not accept parameters {sorted(params)} ({err}); check --param names.") from None
-    missing = [m for m in ("name", "fit", "score", "score_batch", "search") if not hasattr(system, m)]
+    required = ("name", "fit", "score_pool") if hasattr(system, "score_pool") else ("name", "fit", "score", "score_batch", "search")
+    missing = [m for m in required if not hasattr(system, m)]
     if missing:
         raise FashionRQError(
             f"system '{spec}' lacks {', '.join(missing)} of the Retriever interface: subclass "

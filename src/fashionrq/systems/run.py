@@ -85,7 +85,6 @@ def _scores(system, reranker, texts, rows) -> list[np.ndarray]:
 def _t2(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int, calibrator: GradeCalibrator) -> list[dict]:
     pairs = bench.jsonl("t2_pairs.jsonl")
     text_of = {q["qid"]: q["text"] for q in bench.jsonl("t2_queries.jsonl")}
-    dev = {r["pair_id"]: int(r["label"]) for r in bench.jsonl("t2_dev_labels.jsonl")}
     for p in pairs:
         if p["qid"] not in text_of:
             raise InputError(f"{bench.path('t2_pairs.jsonl')}: pair {p['pair_id']} names query {p['qid']} missing from t2_queries.jsonl; rebuild the release.")
@@ -116,6 +115,12 @@ def _t2(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int, cali
             features[by_query[qid], 2] = values
     if not np.all(np.isfinite(features)):
         raise FashionRQError(f"system '{system.name}' returned non-finite T2 scores; fix its score().")
+    return calibrated_t2(bench, pairs, features, calibrator)
+
+
+def calibrated_t2(bench: PublicBench, pairs: list[dict], features: np.ndarray, calibrator: GradeCalibrator) -> list[dict]:
+    """Fit ``calibrator`` on the public dev labels of ``pairs`` (rows of ``features``) and label every test pair."""
+    dev = {r["pair_id"]: int(r["label"]) for r in bench.jsonl("t2_dev_labels.jsonl")}
     split = {p["pair_id"]: p.get("split") for p in pairs}
     leaked = sorted(pair for pair in dev if split.get(pair) != "dev")
     if leaked:
@@ -126,6 +131,16 @@ def _t2(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int, cali
     labels, expected = calibrator.predict(features[test])
     return [{"pair_id": pairs[i]["pair_id"], "label": int(label), "score": round(float(score), 6)}
             for i, label, score in zip(test, labels, expected)]
+
+
+def write_run(out: Path, t2: list[dict], system: str, config: dict, release: str) -> dict:
+    """Write ``t2.jsonl`` and ``run.json`` into ``out`` (the ranking files are already there); returns run.json."""
+    with open(out / "t2.jsonl", "w", encoding="utf-8") as handle:
+        for record in t2:
+            handle.write(json.dumps(record, sort_keys=True) + "\n")
+    run = {"system": system, "config": config, "release": release}
+    (out / "run.json").write_text(json.dumps(run, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return run
 
 
 def run_system(
@@ -143,6 +158,10 @@ def run_system(
     first-stage scores of each query's top ``reranker.depth`` candidates are replaced by the reranker's.
     Writes ``run.json``, ``t1.run``, ``t3.run``, ``t4.run`` and ``t2.jsonl`` into ``out`` and returns run.json.
     """
+    if hasattr(system, "score_pool"):
+        from fashionrq.systems.probes.run import run_pool_system
+
+        return run_pool_system(bench, system, out, calibrator=calibrator)
     if regime not in REGIMES:
         raise InputError(f"candidate regime '{regime}' is unknown: use one of {', '.join(REGIMES)}.")
     if regime != "text":
@@ -165,12 +184,6 @@ def run_system(
             rows = [rows_of(pool) for pool in cands]
             write_trec(out / f"{task}.run", qids, cands, _scores(system, reranker, texts, rows), tag)
         t2 = _t2(public, system, reranker, rows_of, items.num_rows, calibrator)
-    with open(out / "t2.jsonl", "w", encoding="utf-8") as handle:
-        for record in t2:
-            handle.write(json.dumps(record, sort_keys=True) + "\n")
     config = {"system_config": system.config() if hasattr(system, "config") else {}, "regime": regime,
               "rerank": reranker.config() if reranker is not None else None, "t2": calibrator.config()}
-    run = {"system": system.name + (f"+{reranker.name}" if reranker is not None else ""), "config": config,
-           "release": public.release}
-    (out / "run.json").write_text(json.dumps(run, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return run
+    return write_run(out, t2, system.name + (f"+{reranker.name}" if reranker is not None else ""), config, public.release)

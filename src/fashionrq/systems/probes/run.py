@@ -1,0 +1,55 @@
+"""Runs of pool systems (the probes and the query-blind baseline) in the format of every other run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from fashionrq.errors import FashionRQError, InputError
+from fashionrq.systems.bench import PublicBench, labels_guard
+from fashionrq.systems.probes.view import RANKING_TASKS, PublicView
+from fashionrq.systems.run import _tag, calibrated_t2, write_run, write_trec
+from fashionrq.systems.t2 import GradeCalibrator
+
+
+def _t2_features(public: PublicBench, view: PublicView, system) -> tuple[list[dict], np.ndarray]:
+    """The T2 pairs in file order and one feature row per pair, from the system's view of its query's pool."""
+    pairs = public.jsonl("t2_pairs.jsonl")
+    at: dict[tuple[str, str], list[int]] = {}
+    for i, pair in enumerate(pairs):
+        at.setdefault((pair["qid"], pair["item_id"]), []).append(i)
+    rows = [None] * len(pairs)
+    for pool in view.pools["t2"]:
+        for item, row in zip(pool.candidates, system.t2_features(pool)):
+            for i in at[(pool.qid, item)]:
+                rows[i] = row
+    if any(row is None for row in rows):
+        raise InputError(f"{public.path('t2_pairs.jsonl')} has pairs whose query is in no T2 pool; rebuild the release.")
+    features = np.asarray(rows, dtype=np.float64)
+    if not np.all(np.isfinite(features)):
+        raise FashionRQError(f"system '{system.name}' returned non-finite T2 features.")
+    return pairs, features
+
+
+def run_pool_system(bench: str | Path, system, out: str | Path, calibrator: GradeCalibrator | None = None) -> dict:
+    """Label-blind run of a pool system: it reads the whole public view, then scores every pool of every task.
+
+    Same files as :func:`fashionrq.systems.run_system` (``run.json``, ``t1.run``, ``t3.run``, ``t4.run``,
+    ``t2.jsonl``); T2 labels come from the same dev-label calibrator, fitted on the system's pair features.
+    """
+    public = PublicBench(bench)
+    calibrator = calibrator or GradeCalibrator()
+    out = Path(out)
+    with labels_guard(public.root):
+        view = PublicView.read(public)
+        system.fit(view)
+        out.mkdir(parents=True, exist_ok=True)
+        for task in RANKING_TASKS:
+            pools = view.pools[task]
+            write_trec(out / f"{task}.run", [p.qid for p in pools], [p.candidates for p in pools],
+                       [system.score_pool(p) for p in pools], _tag(system.name))
+        pairs, features = _t2_features(public, view, system)
+        t2 = calibrated_t2(public, pairs, features, calibrator)
+    config = {"system_config": system.config(), "regime": "public files", "rerank": None, "t2": calibrator.config()}
+    return write_run(out, t2, system.name, config, public.release)
