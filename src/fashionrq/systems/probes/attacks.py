@@ -57,8 +57,22 @@ class CooccurrenceProbe(Probe):
     name = "probe-cooccurrence"
     attack = "recurrence of a candidate across the pools of the query's same-intent queries (equal texts, T4 groups, shared ids)"
 
+    def fit(self, view: PublicView) -> CooccurrenceProbe:
+        super().fit(view)
+        self.counts_: dict[tuple[int, str], Counter] = {}
+        return self
+
+    def intent_counts(self, pool: Pool, other_tasks: bool = False) -> Counter:
+        """Item counts over the records of the pool's intent (only other tasks' records with ``other_tasks``), cached."""
+        linked = self.view_.linked(pool.qid)
+        key = (id(linked), pool.task if other_tasks else "")
+        if key not in self.counts_:
+            keep = (lambda r: r.task != pool.task) if other_tasks else (lambda r: True)
+            self.counts_[key] = _count(self.view_.records, linked, keep)
+        return self.counts_[key]
+
     def primary(self, pool: Pool) -> np.ndarray:
-        counts = _count(self.view_.records, self.view_.linked(pool.qid))
+        counts = self.intent_counts(pool)
         return np.array([counts[c] for c in pool.candidates], dtype=np.float64)
 
 
@@ -77,23 +91,32 @@ class FrequencyProbe(Probe):
         return np.array([self.counts_[c] for c in pool.candidates], dtype=np.float64)
 
 
-class LinkageProbe(Probe):
+class LinkageProbe(CooccurrenceProbe):
     """(c) Follow texts and ids into the other tasks: public dev grades first, then presence in other tasks' records."""
 
     name = "probe-linkage"
     attack = "T2 dev grades and T1/T2/T3/T4 records of other tasks reached through equal texts and shared ids"
 
-    def primary(self, pool: Pool) -> np.ndarray:
-        records = self.view_.records
+    def fit(self, view: PublicView) -> LinkageProbe:
+        super().fit(view)
+        self.grades_: dict[int, dict[str, int]] = {}
+        return self
+
+    def dev_grades(self, pool: Pool) -> dict[str, int]:
+        """Item -> highest public dev grade among the records of the pool's intent, cached."""
         linked = self.view_.linked(pool.qid)
-        presence = _count(records, linked, keep=lambda r: r.task != pool.task)
-        grade: dict[str, int] = defaultdict(lambda: -1)
-        for i in linked:
-            label = self.view_.dev_label(records[i])
-            if label is not None:
-                for item in records[i].items:
-                    grade[item] = max(grade[item], label)
-        return np.array([100.0 * (grade[c] + 1) + presence[c] for c in pool.candidates])
+        if id(linked) not in self.grades_:
+            grade: dict[str, int] = {}
+            for i in linked:
+                label = self.view_.dev_label(self.view_.records[i])
+                for item in self.view_.records[i].items if label is not None else ():
+                    grade[item] = max(grade.get(item, label), label)
+            self.grades_[id(linked)] = grade
+        return self.grades_[id(linked)]
+
+    def primary(self, pool: Pool) -> np.ndarray:
+        presence, grade = self.intent_counts(pool, other_tasks=True), self.dev_grades(pool)
+        return np.array([100.0 * (grade.get(c, -1) + 1) + presence[c] for c in pool.candidates])
 
 
 class CopoolProbe(Probe):

@@ -32,17 +32,19 @@ def _t2_features(public: PublicBench, view: PublicView, system) -> tuple[list[di
     return pairs, features
 
 
-def run_pool_system(bench: str | Path, system, out: str | Path, calibrator: GradeCalibrator | None = None) -> dict:
+def run_pool_system(bench: str | Path, system, out: str | Path, calibrator: GradeCalibrator | None = None,
+                    view: PublicView | None = None) -> dict:
     """Label-blind run of a pool system: it reads the whole public view, then scores every pool of every task.
 
     Same files as :func:`fashionrq.systems.run_system` (``run.json``, ``t1.run``, ``t3.run``, ``t4.run``,
     ``t2.jsonl``); T2 labels come from the same dev-label calibrator, fitted on the system's pair features.
+    ``view`` (from :meth:`PublicView.read` of the same release) saves re-reading the public files.
     """
     public = PublicBench(bench)
     calibrator = calibrator or GradeCalibrator()
     out = Path(out)
     with labels_guard(public.root):
-        view = PublicView.read(public)
+        view = view or PublicView.read(public)
         system.fit(view)
         out.mkdir(parents=True, exist_ok=True)
         for task in RANKING_TASKS:

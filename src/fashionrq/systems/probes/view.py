@@ -9,6 +9,7 @@ adds public files is therefore attacked through them without changing the probes
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -104,7 +105,10 @@ class PublicView:
         return cls(pools, scan_public(bench), bench.items(), dev)
 
     def linked(self, qid: str) -> list[int]:
-        """Indices of the records of ``qid``'s intent: joined through shared qids, pair and group ids, or equal texts."""
+        """Indices of the records of ``qid``'s intent: joined through shared qids, pair and group ids, or equal texts.
+
+        Every qid of one intent gets the same list object, so callers may cache per ``id()`` of it.
+        """
         if self._components is None:
             self._components = _components(self.records)
         return self._components.get(f"qid:{qid}", [])
@@ -143,7 +147,8 @@ def _components(records: list[Record]) -> dict[str, list[int]]:
 def tie_broken(primary: np.ndarray, seed: int, key: str) -> np.ndarray:
     """Scores with the order of ``primary`` and ties broken by a seeded shuffle (never by item id or position)."""
     primary = np.asarray(primary, dtype=np.float64)
-    rng = np.random.default_rng([seed, *key.encode()])
+    digest = hashlib.sha256(f"{seed}\x00{key}".encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
     order = np.lexsort((rng.random(len(primary)), primary))
     scores = np.empty(len(primary))
     scores[order] = np.arange(1, len(primary) + 1, dtype=np.float64)
