@@ -52,6 +52,8 @@ from fashionrq.cli import systems as _systems  # noqa: E402
 _systems.register(app)
 from fashionrq.cli import demo as _demo  # noqa: E402
 _demo.register(app)
+from fashionrq.cli import synth as _synth  # noqa: E402
+_synth.register(app)
 from fashionrq.cli import probe as _probe  # noqa: E402
 _probe.register(app)
 

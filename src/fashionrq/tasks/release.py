@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fashionrq.catalog import write_items
+from fashionrq.catalog.synth import is_synthetic
 from fashionrq.errors import InputError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
@@ -266,13 +267,14 @@ def build_release(
     sid_params: dict | None = None,
     cache_dir: str | Path | None = None,
     ingested=None,
+    embeddings: str | Path | None = None,
 ) -> Path:
     """ingest -> embed -> SIDs -> hierarchy -> queries -> tasks -> frozen release in ``out``; returns the manifest path.
 
     ``ingested``: the ``IngestResult`` of ``catalog`` when the caller already has it (it is not ingested again).
+    ``embeddings``: a file of precomputed item vectors (``fashionrq.encoders.given``) used instead of ``encoder``.
     """
     from fashionrq.catalog import ingest
-    from fashionrq.encoders import embed_items, get_encoder
 
     if levels != 3:
         raise InputError(f"the benchmark tasks need levels=3 (got {levels}); rebuild with --levels 3.")
@@ -280,14 +282,15 @@ def build_release(
     check_backend(queries_backend, seed)
     result = ingested if ingested is not None else ingest(catalog)
     items = result.table
-    enc = get_encoder(encoder)
-    X = embed_items(items, enc, cache_dir=Path(cache_dir) if cache_dir else None)
+    from fashionrq.encoders.given import item_vectors
+
+    X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
     sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, seed, sid_params or {}, cache_dir)
     info = {
-        "config": {"catalog": str(catalog), "encoder": encoder, "sid_method": sid_method, "levels": levels,
+        "config": {"catalog": str(catalog), "encoder": encoder_info["name"], "sid_method": sid_method, "levels": levels,
                    "codebook_size": codebook_size, "min_purity": min_purity, "min_size": min_size},
-        "catalog": {"source": result.report.source, "items": items.num_rows},
-        "encoder": {"name": enc.name, "fingerprint": enc.fingerprint, "embeddings_sha256": sha256_array(np.asarray(X))},
+        "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items)},
+        "encoder": {**encoder_info, "embeddings_sha256": sha256_array(np.asarray(X))},
         "tokenizer": tokenizer_config,
     }
     return construct_release(out, items, sids, seed=seed, queries_backend=queries_backend, min_purity=min_purity,
