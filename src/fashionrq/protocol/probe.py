@@ -147,15 +147,16 @@ def probe_markdown(report: ProbeReport) -> str:
     return "\n".join(lines + ["", *notes, verdict]) + "\n"
 
 
-def probe_metrics(scored: ScoredRun, headline: dict[str, str] | None = None) -> list[tuple[str, str]]:
-    """``(task, metric)`` pairs to judge: the label-dependent headline first, then :data:`PROBE_METRICS`, as scored."""
-    heads = {**DEFAULT_HEADLINE, **(headline or {})}
+def probe_metrics(scored: ScoredRun) -> list[tuple[str, str]]:
+    """``(task, metric)`` pairs to judge: each task's headline (as the release registers it, else the default) when it
+    reads labels, then :data:`PROBE_METRICS`, as far as the scorer reports them."""
     pairs = []
     for task in TASKS:
         if task not in scored.units:
             continue
-        known = set(scored.report["tasks"][task]["aggregate"]) | (set(CONFUSION_METRICS) if scored.units[task].truth is not None else set())
-        wanted = [heads[task], *PROBE_METRICS[task]]
+        entry = scored.report["tasks"][task]
+        known = set(entry["aggregate"]) | (set(CONFUSION_METRICS) if scored.units[task].truth is not None else set())
+        wanted = [entry.get("headline") or DEFAULT_HEADLINE.get(task), *PROBE_METRICS.get(task, ())]
         pairs += [(task, m) for m in dict.fromkeys(wanted) if m in known and not m.startswith(LABEL_FREE)]
     return pairs
 
