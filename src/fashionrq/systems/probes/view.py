@@ -3,7 +3,7 @@
 The view is built generically. The scored pools come from the same readers as every other system
 (:func:`fashionrq.systems.run.ranking_task` and ``t2_pairs.jsonl``); the evidence an attack may use comes
 from scanning every ``*.jsonl`` file of ``public/``: any record with a ``text`` is a query, any ``candidates``
-list or ``item_id`` is an occurrence of items, and any ``group_id`` ties queries together. A release that
+list or ``item_id`` is an occurrence of items, and any ``qid`` or other ``*_id`` value ties records together. A release that
 adds public files is therefore attacked through them without changing the probes.
 """
 
@@ -47,8 +47,9 @@ class Record:
         return self.source.split("_", 1)[0]
 
 
-#: Fields whose values tie records of different files together (qids are unique across tasks).
-LINK_FIELDS = ("qid", "pair_id", "group_id")
+def is_link_field(key: str) -> bool:
+    """Fields whose values tie records of different files together: ``qid`` and every ``*_id`` but ``item_id``."""
+    return key == "qid" or (key.endswith("_id") and key != "item_id")
 
 
 def intent_key(text: str) -> str:
@@ -61,7 +62,7 @@ def _record(source: str, row: dict) -> Record:
     if isinstance(row.get("item_id"), (str, int)):
         items.append(str(row["item_id"]))
     text = row.get("text") if isinstance(row.get("text"), str) else None
-    links = [f"{key}:{row[key]}" for key in LINK_FIELDS if isinstance(row.get(key), str)]
+    links = [f"{key}:{value}" for key, value in sorted(row.items()) if is_link_field(key) and isinstance(value, str)]
     if text:
         links.append(f"text:{intent_key(text)}")
     return Record(source, tuple(links), text, tuple(items))
