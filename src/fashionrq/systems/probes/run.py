@@ -32,6 +32,24 @@ def _t2_features(public: PublicBench, view: PublicView, system) -> tuple[list[di
     return pairs, features
 
 
+def _open_corpus(public: PublicBench, view: PublicView, system, out: Path) -> None:
+    """Open-corpus T1 (when the release has it): the top ``protocol.open_depth`` catalog items per query."""
+    pools = view.pools.get("t1o")
+    if not pools:
+        return
+    from fashionrq.systems.run import open_depth
+
+    depth = open_depth(public)
+    qids, candidates, scores = [], [], []
+    for pool in pools:
+        values = system.score_pool(pool)
+        top = np.argsort(-values, kind="stable")[:depth]
+        qids.append(pool.qid)
+        candidates.append([pool.candidates[i] for i in top])
+        scores.append(values[top])
+    write_trec(out / "t1o.run", qids, candidates, scores, _tag(system.name))
+
+
 def run_pool_system(bench: str | Path, system, out: str | Path, calibrator: GradeCalibrator | None = None,
                     view: PublicView | None = None) -> dict:
     """Label-blind run of a pool system: it reads the whole public view, then scores every pool of every task.
@@ -51,6 +69,7 @@ def run_pool_system(bench: str | Path, system, out: str | Path, calibrator: Grad
             pools = view.pools[task]
             write_trec(out / f"{task}.run", [p.qid for p in pools], [p.candidates for p in pools],
                        [system.score_pool(p) for p in pools], _tag(system.name))
+        _open_corpus(public, view, system, out)
         pairs, features = _t2_features(public, view, system)
         t2 = calibrated_t2(public, pairs, features, calibrator)
     config = {"system_config": system.config(), "regime": "public files", "rerank": None, "t2": calibrator.config()}

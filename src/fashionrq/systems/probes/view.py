@@ -24,7 +24,8 @@ RANKING_TASKS = ("t1", "t3", "t4")
 
 @dataclass(frozen=True)
 class Pool:
-    """One scored unit: a query and the items it ranks (T1/T3/T4) or classifies (T2, the query's pair items)."""
+    """One scored unit: a query and the items it ranks (T1/T3/T4; open-corpus T1: the whole catalog) or classifies
+    (T2: the items of the query's pairs)."""
 
     task: str
     qid: str
@@ -102,8 +103,11 @@ class PublicView:
             qids, texts, cands = ranking_task(bench, task)
             pools[task] = [Pool(task, q, t, tuple(c)) for q, t, c in zip(qids, texts, cands)]
         pools["t2"] = _t2_pools(bench)
+        items = bench.items()
+        everything = tuple(str(i) for i in items.column("item_id").to_pylist())
+        pools["t1o"] = [Pool("t1o", q["qid"], q["text"], everything) for q in bench.jsonl("t1o_queries.jsonl", required=False)]
         dev = {r["pair_id"]: int(r["label"]) for r in bench.jsonl("t2_dev_labels.jsonl", required=False)}
-        return cls(pools, scan_public(bench), bench.items(), dev)
+        return cls(pools, scan_public(bench), items, dev)
 
     def linked(self, qid: str) -> list[int]:
         """Indices of the records of ``qid``'s intent: joined through shared qids, pair and group ids, or equal texts.
