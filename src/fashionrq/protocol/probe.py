@@ -24,11 +24,14 @@ import numpy as np
 from fashionrq.io import atomic_directory, atomic_write_json
 from fashionrq.protocol.bootstrap import (
     balanced_accuracy_from_confusions,
+    cluster_sums,
     confusion_draws,
     macro_f1_from_confusions,
     paired_mean_bootstrap,
+    resampled_means,
     summarise,
 )
+from fashionrq.protocol.errors import ComparisonError
 from fashionrq.protocol.commitment import commit_run
 from fashionrq.protocol.compare import DEFAULT_HEADLINE, TASK_NAMES, resample_draws
 from fashionrq.protocol.scoring import TASKS, ScoredRun, score_run
@@ -39,9 +42,13 @@ PROBE_METRICS = {"t1": ("ndcg@10", "recall@10(rel=3)"), "t2": ("balanced_accurac
                  "t3": ("ndcg@3", "recall@1(rel=3)"), "t4": ("ndcg@10",)}
 LABEL_FREE = ("consistency@",)
 #: Metrics shown but never judged, with the reason.
-UNGATED = {"macro_f1": "a label-blind classifier's macro-F1 depends on how it spreads its predictions over the grades "
-                       "(0.10 for one grade, 0.25 for an even spread), so random's interval is no chance band for it; "
-                       "balanced accuracy (mean recall per grade) has chance level 1/4 whatever is predicted"}
+UNGATED = {
+    "macro_f1": "a label-blind classifier's macro-F1 depends on how it spreads its predictions over the grades "
+                "(0.10 for one grade, 0.25 for an even spread), so random's interval is no chance band for it; "
+                "balanced accuracy (mean recall per grade) has chance level 1/4 whatever is predicted",
+    "worst_recall@10": "the worst paraphrase of a group rewards giving every paraphrase the same ranking: a query-blind "
+                       "ranking's chance level is its mean recall, random's the minimum of several draws",
+}
 #: T2 metrics computed from confusion counts.
 CONFUSION_METRICS = {"macro_f1": macro_f1_from_confusions, "balanced_accuracy": balanced_accuracy_from_confusions}
 BASELINE = "random"
@@ -75,6 +82,13 @@ class ProbeCell:
     score: float
     verdict: str
     gated: bool = True
+    #: Lower bound of the paired Δ = system − random at the family-wise level (judged probe cells only).
+    delta_lower: float | None = None
+
+    @property
+    def leak(self) -> bool:
+        """A judged probe cell above random's interval whose paired Δ over random is positive at the family-wise level."""
+        return self.kind == "probe" and self.gated and self.verdict == "above" and (self.delta_lower or 0.0) > 0
 
 
 @dataclass(frozen=True)
@@ -88,8 +102,8 @@ class ProbeReport:
 
     @property
     def leaks(self) -> list[ProbeCell]:
-        """The probe cells above random's interval."""
-        return [c for c in self.cells if c.kind == "probe" and c.gated and c.verdict == "above"]
+        """The probe cells above random's interval and confirmed by the paired test (:attr:`ProbeCell.leak`)."""
+        return [c for c in self.cells if c.leak]
 
     @property
     def passed(self) -> bool:
@@ -103,7 +117,7 @@ class ProbeReport:
 
     def to_dict(self) -> dict:
         return {"release": self.release, "bootstrap": self.bootstrap, "passed": self.passed,
-                "bands": [asdict(b) for b in self.bands], "cells": [asdict(c) for c in self.cells],
+                "bands": [asdict(b) for b in self.bands], "cells": [{**asdict(c), "leak": c.leak} for c in self.cells],
                 "leaks": [asdict(c) for c in self.leaks]}
 
     def to_dataframe(self):
@@ -112,9 +126,9 @@ class ProbeReport:
 
         band = {(b.task, b.metric): b for b in self.bands}
         rows = [{"system": BASELINE, "kind": BASELINE, "task": b.task, "metric": b.metric, "score": b.score,
-                 "verdict": "inside", "gated": b.gated, "random_lower": b.lower, "random_upper": b.upper} for b in self.bands]
-        rows += [{**asdict(c), "random_lower": band[c.task, c.metric].lower, "random_upper": band[c.task, c.metric].upper}
-                 for c in self.cells]
+                 "verdict": "inside", "gated": b.gated, "leak": False, "random_lower": b.lower, "random_upper": b.upper} for b in self.bands]
+        rows += [{**asdict(c), "leak": c.leak, "random_lower": band[c.task, c.metric].lower,
+                  "random_upper": band[c.task, c.metric].upper} for c in self.cells]
         return pd.DataFrame(rows)
 
     def __str__(self) -> str:
@@ -126,22 +140,24 @@ def probe_markdown(report: ProbeReport) -> str:
     boot = report.bootstrap
     heads = [(b.task, b.metric) for b in report.bands]
     lines = [f"Random's {boot['level']:.0%} percentile interval: cluster bootstrap over {boot['unit']}s, "
-             f"{boot['resamples']:,} resamples, seed {boot['seed']}. ▲ above it (a leak for a probe), · inside, ▼ below.", "",
+             f"{boot['resamples']:,} resamples, seed {boot['seed']}. △ above it, ▲ above it and a leak (a probe whose paired "
+             f"Δ over random is positive at the family-wise level {boot['family_level']:.4f}), · inside, ▼ below.", "",
              "| system | " + " | ".join(f"{TASK_NAMES[t]} {m}" + ("" if b.gated else " †") for (t, m), b in zip(heads, report.bands)) + " |",
              "|---|" + "---|" * len(heads)]
     lines.append(f"| {BASELINE} | " + " | ".join(f"{b.score:.3f} [{b.lower:.3f}, {b.upper:.3f}]" for b in report.bands) + " |")
-    mark = {"above": "▲", "inside": "·", "below": "▼"}
+    mark = {"above": "△", "inside": "·", "below": "▼"}
     systems = list(dict.fromkeys((c.system, c.kind) for c in report.cells if c.kind != "against"))
     for system, kind in systems:
         cells = {(c.task, c.metric): c for c in report.cells if c.system == system}
-        lines.append(f"| {system} | " + " | ".join(f"{cells[h].score:.3f} {mark[cells[h].verdict]}" for h in heads) + " |")
+        lines.append(f"| {system} | " + " | ".join(f"{cells[h].score:.3f} {'▲' if cells[h].leak else mark[cells[h].verdict]}"
+                                                   for h in heads) + " |")
     against = [c for c in report.cells if c.kind == "against"]
     if against:
         best = {h: max((c for c in against if (c.task, c.metric) == h), key=lambda c: c.score) for h in heads}
         lines.append("| best of --against | " + " | ".join(f"{best[h].score:.3f} {best[h].system}" for h in heads) + " |")
     leaks = report.leaks
-    verdict = ("pass: every probe lies inside or below random's interval on every task" if not leaks else
-               f"LEAK: {len({c.system for c in leaks})} probes score above random's interval on {len(leaks)} cells: "
+    verdict = ("pass: no probe leaks (none is above random's interval with a paired Δ above 0 at the family-wise level)" if not leaks else
+               f"LEAK: {len({c.system for c in leaks})} probes leak on {len(leaks)} cells: "
                + "; ".join(f"{c.system} {TASK_NAMES[c.task]} {c.metric} {c.score:.3f}" for c in leaks))
     notes = [f"† {m}: shown, not judged: {why}." for m, why in UNGATED.items() if any(b.metric == m for b in report.bands)]
     return "\n".join(lines + ["", *notes, verdict]) + "\n"
@@ -188,6 +204,26 @@ def random_bands(scored: ScoredRun, metrics: list[tuple[str, str]], resamples: i
     return tuple(bands)
 
 
+def _resampled(scored: ScoredRun, task: str, metric: str, index, n: int, counts) -> tuple[float, np.ndarray]:
+    """A run's point score and its value in every resample of the clusters."""
+    units = scored.units[task]
+    if metric in CONFUSION_METRICS:
+        point, resampled = confusion_draws(units.truth, units.pred, index, n, counts)
+        return float(CONFUSION_METRICS[metric](point, 4)), CONFUSION_METRICS[metric](resampled, 4)
+    sums, sizes = cluster_sums(units.values[metric], index, n)
+    return float(units.values[metric].mean()), resampled_means(counts, sums, sizes)[:, 0]
+
+
+def paired_lower(random: ScoredRun, system: ScoredRun, task: str, metric: str, draws, level: float) -> float:
+    """Lower bound of the paired bootstrap interval of Δ = system − random on one task metric at ``level``."""
+    clusters, counts = draws
+    index, n = random.units[task].cluster_index(clusters[task]), len(clusters[task])
+    if system.units[task].ids != random.units[task].ids:
+        raise ComparisonError(f"the {task} units of {system.report['run']} differ from random's; run both on the same release.")
+    (a, ra), (b, rb) = (_resampled(s, task, metric, index, n, counts[task]) for s in (random, system))
+    return summarise(b - a, rb - ra, level).lower
+
+
 def _run_and_score(bench: Path, name: str, folder: Path, cache_dir, view=None) -> ScoredRun:
     """Run one system label-blind (pool systems share the public ``view``), commit the run and score it."""
     from fashionrq.systems import get_system, run_system
@@ -212,24 +248,40 @@ def _public_view(bench: Path):
         return PublicView.read(public)
 
 
+def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun]], bands: tuple[Band, ...], draws,
+           family_level: float) -> tuple[ProbeCell, ...]:
+    """Every system's cells; judged probe cells above random's interval also get the paired Δ lower bound."""
+    cells = []
+    for band in bands:
+        for name, kind, result in scored:
+            value = metric_value(result, band.task, band.metric)
+            if value is None:
+                continue
+            verdict = band.verdict(value)
+            judged = kind == "probe" and band.gated and verdict == "above"
+            lower = paired_lower(baseline, result, band.task, band.metric, draws, family_level) if judged else None
+            cells.append(ProbeCell(name, kind, band.task, band.metric, value, verdict, band.gated, lower))
+    return tuple(sorted(cells, key=lambda c: [s[0] for s in scored].index(c.system)))
+
+
 def _probe_all(bench: Path, folder: Path, against: Sequence[Path], systems: Sequence[str], resamples: int, seed: int,
                level: float, cache_dir) -> ProbeReport:
     baseline = _run_and_score(bench, BASELINE, folder, cache_dir)
     metrics = probe_metrics(baseline)
     bands = random_bands(baseline, metrics, resamples, seed, level)
-    band = {(b.task, b.metric): b for b in bands}
     view = _public_view(bench)
     scored = [(name, QUERY_BLIND if name == QUERY_BLIND else "probe", _run_and_score(bench, name, folder, cache_dir, view))
               for name in systems]
     for run in against:
         result = score_run(bench, run, relevance=False)
         scored.append((str(result.report.get("system") or Path(run).name), "against", result))
-    cells = tuple(ProbeCell(name, kind, task, metric, value, band[task, metric].verdict(value), band[task, metric].gated)
-                  for name, kind, result in scored for task, metric in metrics
-                  if (value := metric_value(result, task, metric)) is not None)
+    judged = sum(b.gated for b in bands) * sum(kind == "probe" for _, kind, _ in scored)
+    family_level = 1.0 - (1.0 - level) / max(judged, 1)
+    cells = _cells(baseline, scored, bands, resample_draws([baseline], resamples, seed), family_level)
     unit = (baseline.report["tasks"][metrics[0][0]].get("leakage_unit", "anchor leaf cluster") if metrics else "anchor leaf cluster")
-    boot = {"resamples": resamples, "seed": seed, "level": level, "unit": unit,
-            "method": "cluster bootstrap of random's mean, percentile interval"}
+    boot = {"resamples": resamples, "seed": seed, "level": level, "unit": unit, "family_level": family_level,
+            "method": "cluster bootstrap of random's mean, percentile interval; leaks confirmed by the paired Δ over "
+                      "random at the Bonferroni family-wise level over every judged probe cell"}
     return ProbeReport(baseline.report["release"], boot, bands, cells)
 
 

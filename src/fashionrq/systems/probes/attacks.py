@@ -34,8 +34,8 @@ class Probe:
         raise NotImplementedError
 
     def score_pool(self, pool: Pool) -> np.ndarray:
-        """Scores of ``pool.candidates`` in the attack's order, ties broken by a seeded shuffle."""
-        return tie_broken(self.primary(pool), self.seed, f"{pool.task}:{pool.qid}")
+        """Scores of ``pool.candidates`` in the attack's order, ties broken by a seeded shuffle of its own per probe."""
+        return tie_broken(self.primary(pool), self.seed, f"{self.name}:{pool.task}:{pool.qid}")
 
     def t2_features(self, pool: Pool) -> np.ndarray:
         """``(len(pool.candidates), 2)`` label-free features of a T2 query's pairs: raw score and rank within the pool."""
