@@ -84,11 +84,14 @@ class ProbeCell:
     gated: bool = True
     #: Lower bound of the paired Δ = system − random at the family-wise level (judged probe cells only).
     delta_lower: float | None = None
+    #: The attack gave every candidate of every pool of this task the same score: its order is a seeded shuffle.
+    silent: bool = False
 
     @property
     def leak(self) -> bool:
         """A judged probe cell above random's interval whose paired Δ over random is positive at the family-wise level."""
-        return self.kind == "probe" and self.gated and self.verdict == "above" and (self.delta_lower or 0.0) > 0
+        return (self.kind == "probe" and self.gated and not self.silent and self.verdict == "above"
+                and (self.delta_lower or 0.0) > 0)
 
 
 @dataclass(frozen=True)
@@ -135,22 +138,27 @@ class ProbeReport:
         return probe_markdown(self)
 
 
+def _mark(cell: ProbeCell) -> str:
+    if cell.silent:
+        return "∅"
+    return "▲" if cell.leak else {"above": "△", "inside": "·", "below": "▼"}[cell.verdict]
+
+
 def probe_markdown(report: ProbeReport) -> str:
     """The probe table: one column per task metric, random's interval first, then every other system."""
     boot = report.bootstrap
     heads = [(b.task, b.metric) for b in report.bands]
     lines = [f"Random's {boot['level']:.0%} percentile interval: cluster bootstrap over {boot['unit']}s, "
              f"{boot['resamples']:,} resamples, seed {boot['seed']}. △ above it, ▲ above it and a leak (a probe whose paired "
-             f"Δ over random is positive at the family-wise level {boot['family_level']:.4f}), · inside, ▼ below.", "",
+             f"Δ over random is positive at the family-wise level {boot['family_level']:.4f}), · inside, ▼ below; ∅ silent "
+             f"(the attack scored every candidate of every pool alike, so its order is a seeded shuffle; not judged).", "",
              "| system | " + " | ".join(f"{TASK_NAMES[t]} {m}" + ("" if b.gated else " †") for (t, m), b in zip(heads, report.bands)) + " |",
              "|---|" + "---|" * len(heads)]
     lines.append(f"| {BASELINE} | " + " | ".join(f"{b.score:.3f} [{b.lower:.3f}, {b.upper:.3f}]" for b in report.bands) + " |")
-    mark = {"above": "△", "inside": "·", "below": "▼"}
     systems = list(dict.fromkeys((c.system, c.kind) for c in report.cells if c.kind != "against"))
     for system, kind in systems:
         cells = {(c.task, c.metric): c for c in report.cells if c.system == system}
-        lines.append(f"| {system} | " + " | ".join(f"{cells[h].score:.3f} {'▲' if cells[h].leak else mark[cells[h].verdict]}"
-                                                   for h in heads) + " |")
+        lines.append(f"| {system} | " + " | ".join(f"{cells[h].score:.3f} {_mark(cells[h])}" for h in heads) + " |")
     against = [c for c in report.cells if c.kind == "against"]
     if against:
         best = {h: max((c for c in against if (c.task, c.metric) == h), key=lambda c: c.score) for h in heads}
@@ -224,19 +232,21 @@ def paired_lower(random: ScoredRun, system: ScoredRun, task: str, metric: str, d
     return summarise(b - a, rb - ra, level).lower
 
 
-def _run_and_score(bench: Path, name: str, folder: Path, cache_dir, view=None) -> ScoredRun:
-    """Run one system label-blind (pool systems share the public ``view``), commit the run and score it."""
+def _run_and_score(bench: Path, name: str, folder: Path, cache_dir, view=None) -> tuple[ScoredRun, set]:
+    """Run one system label-blind (pool systems share the public ``view``), commit and score it; also returns the
+    tasks on which its scores varied within some pool (every task for an ordinary retriever)."""
     from fashionrq.systems import get_system, run_system
     from fashionrq.systems.probes import run_pool_system
 
     params = {"cache_dir": cache_dir} if name == QUERY_BLIND and cache_dir is not None else {}
     system = get_system(name, **params)
     if hasattr(system, "score_pool"):
-        run_pool_system(bench, system, folder / name, view=view)
+        informative = set(run_pool_system(bench, system, folder / name, view=view)["config"]["informative_tasks"])
     else:
         run_system(bench, system, folder / name)
+        informative = set(TASKS)
     commit_run(folder / name, bench)
-    return score_run(bench, folder / name, relevance=False)
+    return score_run(bench, folder / name, relevance=False), informative
 
 
 def _public_view(bench: Path):
@@ -248,34 +258,34 @@ def _public_view(bench: Path):
         return PublicView.read(public)
 
 
-def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun]], bands: tuple[Band, ...], draws,
+def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], bands: tuple[Band, ...], draws,
            family_level: float) -> tuple[ProbeCell, ...]:
     """Every system's cells; judged probe cells above random's interval also get the paired Δ lower bound."""
     cells = []
     for band in bands:
-        for name, kind, result in scored:
+        for name, kind, result, informative in scored:
             value = metric_value(result, band.task, band.metric)
             if value is None:
                 continue
-            verdict = band.verdict(value)
-            judged = kind == "probe" and band.gated and verdict == "above"
+            verdict, silent = band.verdict(value), kind == "probe" and band.task not in informative
+            judged = kind == "probe" and band.gated and not silent and verdict == "above"
             lower = paired_lower(baseline, result, band.task, band.metric, draws, family_level) if judged else None
-            cells.append(ProbeCell(name, kind, band.task, band.metric, value, verdict, band.gated, lower))
+            cells.append(ProbeCell(name, kind, band.task, band.metric, value, verdict, band.gated, lower, silent))
     return tuple(sorted(cells, key=lambda c: [s[0] for s in scored].index(c.system)))
 
 
 def _probe_all(bench: Path, folder: Path, against: Sequence[Path], systems: Sequence[str], resamples: int, seed: int,
                level: float, cache_dir) -> ProbeReport:
-    baseline = _run_and_score(bench, BASELINE, folder, cache_dir)
+    baseline = _run_and_score(bench, BASELINE, folder, cache_dir)[0]
     metrics = probe_metrics(baseline)
     bands = random_bands(baseline, metrics, resamples, seed, level)
     view = _public_view(bench)
-    scored = [(name, QUERY_BLIND if name == QUERY_BLIND else "probe", _run_and_score(bench, name, folder, cache_dir, view))
+    scored = [(name, QUERY_BLIND if name == QUERY_BLIND else "probe", *_run_and_score(bench, name, folder, cache_dir, view))
               for name in systems]
     for run in against:
         result = score_run(bench, run, relevance=False)
-        scored.append((str(result.report.get("system") or Path(run).name), "against", result))
-    judged = sum(b.gated for b in bands) * sum(kind == "probe" for _, kind, _ in scored)
+        scored.append((str(result.report.get("system") or Path(run).name), "against", result, set(TASKS)))
+    judged = sum(b.gated for b in bands) * sum(kind == "probe" for _, kind, _, _ in scored)
     family_level = 1.0 - (1.0 - level) / max(judged, 1)
     cells = _cells(baseline, scored, bands, resample_draws([baseline], resamples, seed), family_level)
     unit = (baseline.report["tasks"][metrics[0][0]].get("leakage_unit", "anchor leaf cluster") if metrics else "anchor leaf cluster")

@@ -27,7 +27,15 @@ class Probe:
     def fit(self, view: PublicView) -> Probe:
         """Read the public view (and precompute what the attack needs); returns ``self``."""
         self.view_ = view
+        self.informative_: set[str] = set()
         return self
+
+    def attack_scores(self, pool: Pool) -> np.ndarray:
+        """:meth:`primary`, noting in ``informative_`` every task where some pool's candidates got different scores."""
+        primary = np.asarray(self.primary(pool), dtype=np.float64)
+        if len(primary) and np.ptp(primary) > 0:
+            self.informative_.add(pool.task)
+        return primary
 
     def primary(self, pool: Pool) -> np.ndarray:
         """The attack's raw score of each candidate of ``pool`` (higher = predicted more relevant)."""
@@ -35,12 +43,12 @@ class Probe:
 
     def score_pool(self, pool: Pool) -> np.ndarray:
         """Scores of ``pool.candidates`` in the attack's order, ties broken by a seeded shuffle of its own per probe."""
-        return tie_broken(self.primary(pool), self.seed, f"{self.name}:{pool.task}:{pool.qid}")
+        return tie_broken(self.attack_scores(pool), self.seed, f"{self.name}:{pool.task}:{pool.qid}")
 
     def t2_features(self, pool: Pool) -> np.ndarray:
         """``(len(pool.candidates), 2)`` label-free features of a T2 query's pairs: raw score and rank within the pool."""
-        raw = self.primary(pool)
-        return np.column_stack([raw, self.score_pool(pool) / max(len(raw), 1)])
+        raw = self.attack_scores(pool)
+        return np.column_stack([raw, tie_broken(raw, self.seed, f"{self.name}:{pool.task}:{pool.qid}") / max(len(raw), 1)])
 
     def config(self) -> dict:
         return {"seed": self.seed, "attack": self.attack}

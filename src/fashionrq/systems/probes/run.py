@@ -56,7 +56,8 @@ def run_pool_system(bench: str | Path, system, out: str | Path, calibrator: Grad
 
     Same files as :func:`fashionrq.systems.run_system` (``run.json``, ``t1.run``, ``t3.run``, ``t4.run``,
     ``t2.jsonl``); T2 labels come from the same dev-label calibrator, fitted on the system's pair features.
-    ``view`` (from :meth:`PublicView.read` of the same release) saves re-reading the public files.
+    ``view`` (from :meth:`PublicView.read` of the same release) saves re-reading the public files. run.json's
+    ``config.informative_tasks`` lists the tasks on which the system's scores varied within some pool.
     """
     public = PublicBench(bench)
     calibrator = calibrator or GradeCalibrator()
@@ -72,5 +73,6 @@ def run_pool_system(bench: str | Path, system, out: str | Path, calibrator: Grad
         _open_corpus(public, view, system, out)
         pairs, features = _t2_features(public, view, system)
         t2 = calibrated_t2(public, pairs, features, calibrator)
-    config = {"system_config": system.config(), "regime": "public files", "rerank": None, "t2": calibrator.config()}
+    config = {"system_config": system.config(), "regime": "public files", "rerank": None, "t2": calibrator.config(),
+              "informative_tasks": sorted(getattr(system, "informative_", ()))}
     return write_run(out, t2, system.name, config, public.release)
