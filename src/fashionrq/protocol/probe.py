@@ -129,7 +129,7 @@ class ProbeReport:
 
         band = {(b.task, b.metric): b for b in self.bands}
         rows = [{"system": BASELINE, "kind": BASELINE, "task": b.task, "metric": b.metric, "score": b.score,
-                 "verdict": "inside", "gated": b.gated, "leak": False, "random_lower": b.lower, "random_upper": b.upper} for b in self.bands]
+                 "verdict": "inside", "gated": b.gated, "leak": False, "silent": False, "random_lower": b.lower, "random_upper": b.upper} for b in self.bands]
         rows += [{**asdict(c), "leak": c.leak, "random_lower": band[c.task, c.metric].lower,
                   "random_upper": band[c.task, c.metric].upper} for c in self.cells]
         return pd.DataFrame(rows)
