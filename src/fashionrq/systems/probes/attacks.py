@@ -20,6 +20,8 @@ class Probe:
     name = "probe"
     #: One line on what the attack exploits (shown in the probe table and docs).
     attack = ""
+    #: True when :meth:`primary` depends on the candidates only, so pools sharing a candidate tuple share it.
+    query_free = False
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
@@ -28,11 +30,17 @@ class Probe:
         """Read the public view (and precompute what the attack needs); returns ``self``."""
         self.view_ = view
         self.informative_: set[str] = set()
+        self._shared: dict[int, np.ndarray] = {}
         return self
 
     def attack_scores(self, pool: Pool) -> np.ndarray:
         """:meth:`primary`, noting in ``informative_`` every task where some pool's candidates got different scores."""
-        primary = np.asarray(self.primary(pool), dtype=np.float64)
+        if self.query_free and id(pool.candidates) in self._shared:
+            primary = self._shared[id(pool.candidates)]
+        else:
+            primary = np.asarray(self.primary(pool), dtype=np.float64)
+            if self.query_free:
+                self._shared[id(pool.candidates)] = primary
         if len(primary) and np.ptp(primary) > 0:
             self.informative_.add(pool.task)
         return primary
@@ -80,8 +88,7 @@ class CooccurrenceProbe(Probe):
         return self.counts_[key]
 
     def primary(self, pool: Pool) -> np.ndarray:
-        counts = self.intent_counts(pool)
-        return np.array([counts[c] for c in pool.candidates], dtype=np.float64)
+        return self.view_.values(self.intent_counts(pool), pool.candidates)
 
 
 class FrequencyProbe(Probe):
@@ -89,6 +96,7 @@ class FrequencyProbe(Probe):
 
     name = "probe-frequency"
     attack = "how many public records of all tasks name the candidate"
+    query_free = True
 
     def fit(self, view: PublicView) -> FrequencyProbe:
         super().fit(view)
@@ -96,7 +104,7 @@ class FrequencyProbe(Probe):
         return self
 
     def primary(self, pool: Pool) -> np.ndarray:
-        return np.array([self.counts_[c] for c in pool.candidates], dtype=np.float64)
+        return self.view_.values(self.counts_, pool.candidates)
 
 
 class LinkageProbe(CooccurrenceProbe):
@@ -123,8 +131,8 @@ class LinkageProbe(CooccurrenceProbe):
         return self.grades_[id(linked)]
 
     def primary(self, pool: Pool) -> np.ndarray:
-        presence, grade = self.intent_counts(pool, other_tasks=True), self.dev_grades(pool)
-        return np.array([100.0 * (grade.get(c, -1) + 1) + presence[c] for c in pool.candidates])
+        grade = {item: 100.0 * (label + 1) for item, label in self.dev_grades(pool).items()}
+        return self.view_.values(grade, pool.candidates) + self.view_.values(self.intent_counts(pool, other_tasks=True), pool.candidates)
 
 
 class CopoolProbe(Probe):
@@ -132,6 +140,7 @@ class CopoolProbe(Probe):
 
     name = "probe-copool"
     attack = "how often a candidate appears together with the pool's other candidates in other public records"
+    query_free = True
 
     def fit(self, view: PublicView) -> CopoolProbe:
         super().fit(view)
@@ -152,6 +161,7 @@ class PositionProbe(Probe):
 
     name = "probe-position"
     attack = "position of the candidate in its public list or file (earlier first)"
+    query_free = True
 
     def primary(self, pool: Pool) -> np.ndarray:
         return -np.arange(len(pool.candidates), dtype=np.float64)
@@ -169,6 +179,7 @@ class IdProximityProbe(Probe):
 
     name = "probe-id-proximity"
     attack = "numeric distance of the candidate's item id to the pool's median id"
+    query_free = True
 
     def fit(self, view: PublicView) -> IdProximityProbe:
         super().fit(view)
@@ -209,7 +220,7 @@ class QidOrderProbe(Probe):
         k = self.position_.get(pool.qid, 0)
         near = [q for q in self.order_[max(0, k - self.window):k + self.window + 1] if q != pool.qid]
         counts = _count(self.view_.records, [i for q in near for i in self.by_qid_[q]])
-        return np.array([counts[c] for c in pool.candidates], dtype=np.float64)
+        return self.view_.values(counts, pool.candidates)
 
     def config(self) -> dict:
         return {**super().config(), "window": self.window}

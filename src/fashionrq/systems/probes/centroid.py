@@ -19,6 +19,7 @@ class QueryBlindCentroid(Probe):
 
     name = "query-blind"
     attack = "closeness of the candidate to its pool's centroid in item-embedding space; the query is never read"
+    query_free = True
 
     def __init__(self, encoder: str = "minilm", seed: int = 0, cache_dir: str | Path | None = None) -> None:
         super().__init__(seed)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -92,7 +93,10 @@ class PublicView:
     records: list[Record]
     items: pa.Table
     dev_labels: dict[str, int]
+    #: The item ids of the items table in order (the candidates of every open-corpus pool, one shared tuple).
+    catalog: tuple[str, ...] = ()
     _components: dict[str, list[int]] | None = field(default=None, repr=False)
+    _rows: dict[str, int] | None = field(default=None, repr=False)
 
     @classmethod
     def read(cls, bench: PublicBench) -> PublicView:
@@ -104,10 +108,22 @@ class PublicView:
             pools[task] = [Pool(task, q, t, tuple(c)) for q, t, c in zip(qids, texts, cands)]
         pools["t2"] = _t2_pools(bench)
         items = bench.items()
-        everything = tuple(str(i) for i in items.column("item_id").to_pylist())
-        pools["t1o"] = [Pool("t1o", q["qid"], q["text"], everything) for q in bench.jsonl("t1o_queries.jsonl", required=False)]
+        catalog = tuple(str(i) for i in items.column("item_id").to_pylist())
+        pools["t1o"] = [Pool("t1o", q["qid"], q["text"], catalog) for q in bench.jsonl("t1o_queries.jsonl", required=False)]
         dev = {r["pair_id"]: int(r["label"]) for r in bench.jsonl("t2_dev_labels.jsonl", required=False)}
-        return cls(pools, scan_public(bench), items, dev)
+        return cls(pools, scan_public(bench), items, dev, catalog)
+
+    def values(self, table: Mapping[str, float], candidates: tuple[str, ...]) -> np.ndarray:
+        """``table[c]`` (0 when absent) for every candidate; for the whole catalog, scattered by row in one pass."""
+        if candidates is not self.catalog:
+            return np.array([table.get(c, 0.0) for c in candidates], dtype=np.float64)
+        if self._rows is None:
+            self._rows = {item: i for i, item in enumerate(self.catalog)}
+        out = np.zeros(len(self.catalog))
+        for item, value in table.items():
+            if item in self._rows:
+                out[self._rows[item]] = value
+        return out
 
     def linked(self, qid: str) -> list[int]:
         """Indices of the records of ``qid``'s intent: joined through shared qids, pair and group ids, or equal texts.
