@@ -49,14 +49,18 @@ class Probe:
         """The attack's raw score of each candidate of ``pool`` (higher = predicted more relevant)."""
         raise NotImplementedError
 
+    def _ranked(self, pool: Pool, raw: np.ndarray) -> np.ndarray:
+        """``raw``'s order as scores 1..n, ties broken by a seeded shuffle of this probe's own."""
+        return tie_broken(raw, self.seed, f"{self.name}:{pool.task}:{pool.qid}")
+
     def score_pool(self, pool: Pool) -> np.ndarray:
-        """Scores of ``pool.candidates`` in the attack's order, ties broken by a seeded shuffle of its own per probe."""
-        return tie_broken(self.attack_scores(pool), self.seed, f"{self.name}:{pool.task}:{pool.qid}")
+        """Scores of ``pool.candidates`` in the attack's order (distinct values, 1 = last)."""
+        return self._ranked(pool, self.attack_scores(pool))
 
     def t2_features(self, pool: Pool) -> np.ndarray:
         """``(len(pool.candidates), 2)`` label-free features of a T2 query's pairs: raw score and rank within the pool."""
         raw = self.attack_scores(pool)
-        return np.column_stack([raw, tie_broken(raw, self.seed, f"{self.name}:{pool.task}:{pool.qid}") / max(len(raw), 1)])
+        return np.column_stack([raw, self._ranked(pool, raw) / max(len(raw), 1)])
 
     def config(self) -> dict:
         return {"seed": self.seed, "attack": self.attack}
