@@ -60,6 +60,8 @@ _probe.register(app)
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning user errors into one sentence and a non-zero exit code."""
+    if argv is None:
+        _metrics.lighten_process(sys.argv[1:])
     try:
         app(args=argv, standalone_mode=True)
     except FashionRQError as err:

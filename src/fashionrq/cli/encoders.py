@@ -5,17 +5,15 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import numpy as np
-import scipy.sparse as sp
 import typer
 
-from fashionrq.catalog import BUNDLED, bundled_items, load_items
-from fashionrq.encoders import cache_path, embed_items, get_encoder, item_texts
 from fashionrq.errors import InputError
 from fashionrq.progress import console
 
 
 def _items(source: str):
+    from fashionrq.catalog import BUNDLED, bundled_items, load_items  # imported here so other commands start fast
+
     return bundled_items() if source == BUNDLED else load_items(source)
 
 
@@ -37,6 +35,8 @@ def embed_command(
         console.print(f"{embeddings}: {given.vectors.shape[0]:,} items x {given.vectors.shape[1]:,}, every catalog item has exactly one "
                       f"finite vector (encoder recorded: {given.encoder['name']}).", soft_wrap=True)
         return
+    from fashionrq.encoders import cache_path, embed_items, get_encoder, item_texts
+
     enc = get_encoder(encoder)
     path = cache_path(enc, item_texts(table), "document", cache)
     cached = path.exists()
@@ -53,6 +53,9 @@ def embed_command(
 
 
 def _save(out: Path, table, vectors, enc) -> None:
+    import numpy as np
+    import scipy.sparse as sp
+
     from fashionrq.encoders.given import save_embeddings
     from fashionrq.io import atomic_writer
 

@@ -20,6 +20,7 @@ from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.io import sha256_file
 from fashionrq.tasks.construct import TaskConfig, Tasks, build_tasks
+from fashionrq.timing import stage
 
 MANIFEST = "manifest.json"
 RELEASE_FORMAT = 1
@@ -238,18 +239,22 @@ def construct_release(
 
     check_out(out)
     check_backend(queries_backend, seed)
-    frame = items_frame(items)
-    hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
-    queries, phi, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed,
-                                               max_leaves=task_config.max_anchor_leaves)
-    tasks = build_tasks(hierarchy, queries, task_config, seed=seed)
+    with stage("hierarchy"):
+        frame = items_frame(items)
+        hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
+    with stage("queries"):
+        queries, phi, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed,
+                                                   max_leaves=task_config.max_anchor_leaves)
+    with stage("tasks"):
+        tasks = build_tasks(hierarchy, queries, task_config, seed=seed)
     info = dict(manifest_info or {})
     info.setdefault("config", {}).update({
         "queries_backend": queries_backend, "hierarchy": hierarchy.config, "tasks": asdict(task_config),
     })
     info.setdefault("report", {})["querygen"] = query_report
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
-    return write_release(out, items, sids, hierarchy, tasks, phi, seed, info)
+    with stage("write release"):
+        return write_release(out, items, sids, hierarchy, tasks, phi, seed, info)
 
 
 def build_release(
@@ -275,6 +280,7 @@ def build_release(
     ``embeddings``: a file of precomputed item vectors (``fashionrq.encoders.given``) used instead of ``encoder``.
     """
     from fashionrq.catalog import ingest
+    from fashionrq.encoders.given import item_vectors
 
     if levels != 3:
         raise InputError(f"the benchmark tasks need levels=3 (got {levels}); rebuild with --levels 3.")
@@ -282,10 +288,10 @@ def build_release(
     check_backend(queries_backend, seed)
     result = ingested if ingested is not None else ingest(catalog)
     items = result.table
-    from fashionrq.encoders.given import item_vectors
-
-    X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
-    sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, seed, sid_params or {}, cache_dir)
+    with stage(f"encode items ({encoder})"):
+        X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
+    with stage(f"SID training ({sid_method})"):
+        sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, seed, sid_params or {}, cache_dir)
     info = {
         "config": {"catalog": str(catalog), "encoder": encoder_info["name"], "sid_method": sid_method, "levels": levels,
                    "codebook_size": codebook_size, "min_purity": min_purity, "min_size": min_size},
