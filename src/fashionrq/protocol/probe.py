@@ -148,7 +148,7 @@ def probe_markdown(report: ProbeReport) -> str:
     """The probe table: one column per task metric, random's interval first, then every other system."""
     boot = report.bootstrap
     heads = [(b.task, b.metric) for b in report.bands]
-    lines = [f"Random's {boot['level']:.0%} percentile interval: cluster bootstrap over {boot['unit']}s, "
+    lines = [f"Random's {boot['level']:.0%} percentile interval: cluster bootstrap over each task's leakage unit, "
              f"{boot['resamples']:,} resamples, seed {boot['seed']}. △ above it, ▲ above it and a leak (a probe whose paired "
              f"Δ over random is positive at the family-wise level {boot['family_level']:.4f}), · inside, ▼ below; ∅ silent "
              f"(the attack scored every candidate of every pool alike, so its order is a seeded shuffle; not judged).", "",
@@ -288,8 +288,8 @@ def _probe_all(bench: Path, folder: Path, against: Sequence[Path], systems: Sequ
     judged = sum(b.gated for b in bands) * sum(kind == "probe" for _, kind, _, _ in scored)
     family_level = 1.0 - (1.0 - level) / max(judged, 1)
     cells = _cells(baseline, scored, bands, resample_draws([baseline], resamples, seed), family_level)
-    unit = (baseline.report["tasks"][metrics[0][0]].get("leakage_unit", "anchor leaf cluster") if metrics else "anchor leaf cluster")
-    boot = {"resamples": resamples, "seed": seed, "level": level, "unit": unit, "family_level": family_level,
+    units = {task: entry.get("leakage_unit") for task, entry in baseline.report["tasks"].items()}
+    boot = {"resamples": resamples, "seed": seed, "level": level, "units": units, "family_level": family_level,
             "method": "cluster bootstrap of random's mean, percentile interval; leaks confirmed by the paired Δ over "
                       "random at the Bonferroni family-wise level over every judged probe cell"}
     return ProbeReport(baseline.report["release"], boot, bands, cells)
