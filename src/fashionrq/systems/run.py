@@ -133,7 +133,7 @@ def calibrated_t2(bench: PublicBench, pairs: list[dict], features: np.ndarray, c
             for i, label, score in zip(test, labels, expected)]
 
 
-def write_run(out: Path, t2: list[dict], system: str, config: dict, release: str) -> dict:
+def write_run_record(out: Path, t2: list[dict], system: str, config: dict, release: str) -> dict:
     """Write ``t2.jsonl`` and ``run.json`` into ``out`` (the ranking files are already there); returns run.json."""
     with open(out / "t2.jsonl", "w", encoding="utf-8") as handle:
         for record in t2:
@@ -186,4 +186,4 @@ def run_system(
         t2 = _t2(public, system, reranker, rows_of, items.num_rows, calibrator)
     config = {"system_config": system.config() if hasattr(system, "config") else {}, "regime": regime,
               "rerank": reranker.config() if reranker is not None else None, "t2": calibrator.config()}
-    return write_run(out, t2, system.name + (f"+{reranker.name}" if reranker is not None else ""), config, public.release)
+    return write_run_record(out, t2, system.name + (f"+{reranker.name}" if reranker is not None else ""), config, public.release)

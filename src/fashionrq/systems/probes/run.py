@@ -9,7 +9,7 @@ import numpy as np
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.systems.bench import PublicBench, labels_guard
 from fashionrq.systems.probes.view import RANKING_TASKS, PublicView
-from fashionrq.systems.run import _tag, calibrated_t2, write_run, write_trec
+from fashionrq.systems.run import _tag, calibrated_t2, write_run_record, write_trec
 from fashionrq.systems.t2 import GradeCalibrator
 
 
@@ -75,4 +75,4 @@ def run_pool_system(bench: str | Path, system, out: str | Path, calibrator: Grad
         t2 = calibrated_t2(public, pairs, features, calibrator)
     config = {"system_config": system.config(), "regime": "public files", "rerank": None, "t2": calibrator.config(),
               "informative_tasks": sorted(getattr(system, "informative_", ()))}
-    return write_run(out, t2, system.name, config, public.release)
+    return write_run_record(out, t2, system.name, config, public.release)
