@@ -8,6 +8,7 @@ import shutil
 import numpy as np
 import pytest
 
+from fashionrq.cli import main
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_write_json, atomic_write_jsonl, read_jsonl, sha256_file
 from fashionrq.protocol.probe import QUERY_BLIND, probe_release
@@ -63,16 +64,25 @@ def _plant_position_leak(source, target):
     atomic_write_json(target / "manifest.json", manifest)
 
 
-def test_a_planted_leak_is_caught_and_only_where_it_is(small_bench, tmp_path):
+def _cli(argv: list[str], capsys) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    return exited.value.code, capsys.readouterr().err  # the CLI's console writes to stderr
+
+
+def test_a_planted_leak_is_caught_and_only_where_it_is(small_bench, tmp_path, capsys):
     _plant_position_leak(small_bench, tmp_path / "LEAKY")
-    report = probe_release(tmp_path / "LEAKY", systems=["probe-position"], resamples=RESAMPLES, out=tmp_path / "probe")
-    leaks = {(c.task, c.metric) for c in report.leaks}
-    assert ("t1", "ndcg@10") in leaks and not report.passed
-    assert report.score("probe-position", "t1", "ndcg@10") > 0.95
+    argv = ["probe", str(tmp_path / "LEAKY"), "--system", "probe-position", "--resamples", str(RESAMPLES), "--out", str(tmp_path / "probe")]
+    code, out = _cli(argv, capsys)
+    assert code == 1 and "LEAK: 1 probes leak" in out and "| probe-position |" in out
+    report = json.loads((tmp_path / "probe" / "probe.json").read_text())
+    leaks = {(c["task"], c["metric"]) for c in report["leaks"]}
+    assert ("t1", "ndcg@10") in leaks and report["passed"] is False
     assert not any(task == "t3" for task, _ in leaks)
-    assert json.loads((tmp_path / "probe" / "probe.json").read_text())["passed"] is False
-    with pytest.raises(InputError, match="already exists"):
-        probe_release(tmp_path / "LEAKY", systems=["probe-position"], resamples=10, out=tmp_path / "probe")
+    position = {(c["task"], c["metric"]): c["score"] for c in report["cells"] if c["system"] == "probe-position"}
+    assert position["t1", "ndcg@10"] > 0.95
+    code, out = _cli(argv, capsys)
+    assert code == InputError.exit_code and "already exists" in out
 
 
 class _PeekingProbe(PROBES["probe-position"]):
