@@ -163,6 +163,9 @@ def probe_markdown(report: ProbeReport) -> str:
     if against:
         best = {h: max((c for c in against if (c.task, c.metric) == h), key=lambda c: c.score) for h in heads}
         lines.append("| best of --against | " + " | ".join(f"{best[h].score:.3f} {best[h].system}" for h in heads) + " |")
+        blind = {(c.task, c.metric): c.score for c in report.cells if c.kind == QUERY_BLIND}
+        if blind:
+            lines.append("| best − query-blind | " + " | ".join(f"{best[h].score - blind[h]:+.3f}" for h in heads) + " |")
     leaks = report.leaks
     verdict = ("pass: no probe leaks (none is above random's interval with a paired Δ above 0 at the family-wise level)" if not leaks else
                f"LEAK: {len({c.system for c in leaks})} probes leak on {len(leaks)} cells: "
