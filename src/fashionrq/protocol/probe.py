@@ -235,30 +235,16 @@ def paired_lower(random: ScoredRun, system: ScoredRun, task: str, metric: str, d
     return summarise(b - a, rb - ra, level).lower
 
 
-def _run_and_score(bench: Path, name: str, folder: Path, cache_dir, view=None) -> tuple[ScoredRun, set]:
-    """Run one system label-blind (pool systems share the public ``view``), commit and score it; also returns the
-    tasks on which its scores varied within some pool (every task for an ordinary retriever)."""
-    from fashionrq.systems import get_system, run_system
-    from fashionrq.systems.probes import run_pool_system
+def _run_and_score(bench: Path, name: str, folder: Path, cache_dir) -> tuple[ScoredRun, set]:
+    """Run one system sealed and label-blind, commit and score it; also returns the tasks on which its scores
+    varied within some pool (a pool system records them; an ordinary retriever counts as informative everywhere)."""
+    from fashionrq.systems import run_system
 
-    params = {"cache_dir": cache_dir} if name == QUERY_BLIND and cache_dir is not None else {}
-    system = get_system(name, **params)
-    if hasattr(system, "score_pool"):
-        informative = set(run_pool_system(bench, system, folder / name, view=view)["config"]["informative_tasks"])
-    else:
-        run_system(bench, system, folder / name)
-        informative = set(TASKS)
+    params = {"cache_dir": str(cache_dir)} if name == QUERY_BLIND and cache_dir is not None else {}
+    run = run_system(bench, name, folder / name, params=params)
+    informative = set(run["config"].get("informative_tasks", TASKS))
     commit_run(folder / name, bench)
     return score_run(bench, folder / name, relevance=False), informative
-
-
-def _public_view(bench: Path):
-    from fashionrq.systems.bench import PublicBench, labels_guard
-    from fashionrq.systems.probes import PublicView
-
-    public = PublicBench(bench)
-    with labels_guard(public.root):
-        return PublicView.read(public)
 
 
 def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], bands: tuple[Band, ...], draws,
@@ -282,8 +268,7 @@ def _probe_all(bench: Path, folder: Path, against: Sequence[Path], systems: Sequ
     baseline = _run_and_score(bench, BASELINE, folder, cache_dir)[0]
     metrics = probe_metrics(baseline)
     bands = random_bands(baseline, metrics, resamples, seed, level)
-    view = _public_view(bench)
-    scored = [(name, QUERY_BLIND if name == QUERY_BLIND else "probe", *_run_and_score(bench, name, folder, cache_dir, view))
+    scored = [(name, QUERY_BLIND if name == QUERY_BLIND else "probe", *_run_and_score(bench, name, folder, cache_dir))
               for name in systems]
     for run in against:
         result = score_run(bench, run, relevance=False)

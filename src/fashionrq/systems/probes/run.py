@@ -1,4 +1,8 @@
-"""Runs of pool systems (the probes and the query-blind baseline) in the format of every other run."""
+"""Runs of pool systems (the probes and the query-blind baseline) in the format of every other run.
+
+:func:`fashionrq.systems.run.execute` hands a pool system to :func:`execute_pool` inside the sealed child,
+so a probe sees exactly what any system sees: a private copy of ``BENCH/public/``.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,10 @@ from pathlib import Path
 import numpy as np
 
 from fashionrq.errors import FashionRQError, InputError
-from fashionrq.systems.bench import PublicBench, labels_guard
+from fashionrq.io import atomic_write_jsonl
+from fashionrq.systems.bench import PublicBench
 from fashionrq.systems.probes.view import RANKING_TASKS, PublicView
-from fashionrq.systems.run import _tag, calibrated_t2, write_run_record, write_trec
+from fashionrq.systems.run import _tag, calibrated_t2, write_trec
 from fashionrq.systems.t2 import GradeCalibrator
 
 
@@ -50,29 +55,23 @@ def _open_corpus(public: PublicBench, view: PublicView, system, out: Path) -> No
     write_trec(out / "t1o.run", qids, candidates, scores, _tag(system.name))
 
 
-def run_pool_system(bench: str | Path, system, out: str | Path, calibrator: GradeCalibrator | None = None,
-                    view: PublicView | None = None) -> dict:
-    """Label-blind run of a pool system: it reads the whole public view, then scores every pool of every task.
+def execute_pool(public: PublicBench, system, out: Path, calibrator: GradeCalibrator) -> dict:
+    """Fit a pool system on the public view, score every pool of every task into ``out``; returns the run record.
 
-    Same files as :func:`fashionrq.systems.run_system` (``run.json``, ``t1.run``, ``t3.run``, ``t4.run``,
-    ``t2.jsonl``); T2 labels come from the same dev-label calibrator, fitted on the system's pair features.
-    ``view`` (from :meth:`PublicView.read` of the same release) saves re-reading the public files. run.json's
-    ``config.informative_tasks`` lists the tasks on which the system's scores varied within some pool.
+    Writes the files of every run (``t1.run``, ``t3.run``, ``t4.run``, ``t2.jsonl``; ``t1o.run`` when the
+    release has open-corpus T1). T2 labels come from the same dev-label calibrator as every system's, fitted
+    on the system's pair features. The record's ``config.informative_tasks`` lists the tasks on which the
+    system's scores varied within some pool.
     """
-    public = PublicBench(bench)
-    calibrator = calibrator or GradeCalibrator()
-    out = Path(out)
-    with labels_guard(public.root):
-        view = view or PublicView.read(public)
-        system.fit(view)
-        out.mkdir(parents=True, exist_ok=True)
-        for task in RANKING_TASKS:
-            pools = view.pools[task]
-            write_trec(out / f"{task}.run", [p.qid for p in pools], [p.candidates for p in pools],
-                       [system.score_pool(p) for p in pools], _tag(system.name))
-        _open_corpus(public, view, system, out)
-        pairs, features = _t2_features(public, view, system)
-        t2 = calibrated_t2(public, pairs, features, calibrator)
+    view = PublicView.read(public)
+    system.fit(view)
+    for task in RANKING_TASKS:
+        pools = view.pools[task]
+        write_trec(out / f"{task}.run", [p.qid for p in pools], [p.candidates for p in pools],
+                   [system.score_pool(p) for p in pools], _tag(system.name))
+    _open_corpus(public, view, system, out)
+    pairs, features = _t2_features(public, view, system)
+    atomic_write_jsonl(out / "t2.jsonl", calibrated_t2(public, pairs, features, calibrator))
     config = {"system_config": system.config(), "regime": "public files", "rerank": None, "t2": calibrator.config(),
               "informative_tasks": sorted(getattr(system, "informative_", ()))}
-    return write_run_record(out, t2, system.name, config, public.release)
+    return {"system": system.name, "config": config, "release": public.release}
