@@ -12,15 +12,20 @@ from fashionrq.cli import main
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_write_json, atomic_write_jsonl, read_jsonl, sha256_file
 from fashionrq.protocol.probe import QUERY_BLIND, probe_release
-from fashionrq.systems import LabelAccessError, get_system, run_system
+from fashionrq.systems import LabelAccessError, run_system
 from fashionrq.systems.probes import PROBES
 
 RESAMPLES = 1000
 
 
 @pytest.fixture(scope="module")
-def probe_report(small_bench):
-    return probe_release(small_bench, resamples=RESAMPLES)
+def probe_folder(small_bench, tmp_path_factory):
+    return tmp_path_factory.mktemp("probe") / "out"
+
+
+@pytest.fixture(scope="module")
+def probe_report(small_bench, probe_folder):
+    return probe_release(small_bench, resamples=RESAMPLES, out=probe_folder)
 
 
 @pytest.mark.xfail(strict=False, reason="leak of the current task construction (issue 9): each query of a leaf gets its own "
@@ -93,14 +98,14 @@ class _PeekingProbe(PROBES["probe-position"]):
         return super().fit(view)
 
 
-def test_probes_run_label_blind_and_deterministically(small_bench, tmp_path):
+def test_probes_run_sealed_and_deterministically(small_bench, probe_report, probe_folder, tmp_path):
     peeking = _PeekingProbe()
     peeking.bench = small_bench
     with pytest.raises(LabelAccessError):
         run_system(small_bench, peeking, tmp_path / "peek")
-    for name in ("a", "b"):
-        run_system(small_bench, get_system("probe-cooccurrence"), tmp_path / name)
-    for file in ("t1.run", "t2.jsonl", "t3.run", "t4.run", "run.json"):
-        assert (tmp_path / "a" / file).read_bytes() == (tmp_path / "b" / file).read_bytes()
-    first = [line.split() for line in (tmp_path / "a" / "t1.run").read_text().splitlines()]
+    run = run_system(small_bench, "probe-cooccurrence", tmp_path / "again")
+    assert run["isolation"]["process"] == "sealed child" and "informative_tasks" in run["config"]
+    for file in ("t1.run", "t2.jsonl", "t3.run", "t4.run"):
+        assert (tmp_path / "again" / file).read_bytes() == (probe_folder / "probe-cooccurrence" / file).read_bytes()
+    first = [line.split() for line in (tmp_path / "again" / "t1.run").read_text().splitlines()]
     assert np.all(np.isfinite([float(row[4]) for row in first]))
