@@ -36,10 +36,11 @@ from fashionrq.protocol.commitment import commit_run
 from fashionrq.protocol.compare import DEFAULT_HEADLINE, TASK_NAMES, resample_draws
 from fashionrq.protocol.scoring import TASKS, ScoredRun, score_run
 
-#: Metrics a probe is judged on: each task's headline and the leak-sensitive metrics beside it. consistency@k
-#: is left out: it never reads a label, so any ranking that ignores the query text scores 1.0 on it.
-PROBE_METRICS = {"t1": ("ndcg@10", "recall@10(rel=3)"), "t2": ("balanced_accuracy",),
-                 "t3": ("ndcg@3", "recall@1(rel=3)"), "t4": ("ndcg@10",)}
+#: Metrics a probe is judged on besides each task's headline: a tuple names alternatives, the first one the
+#: scorer reports is used (releases before the leak-proof construction name Exact recall "recall@k(rel=3)").
+#: consistency@k is left out: it never reads a label, so any ranking that ignores the query text scores 1.0 on it.
+PROBE_METRICS = {"t1o": ("ndcg@10", "recall@100"), "t1": ("ndcg@10", ("recall@10(rel=3)", "recall@10")),
+                 "t2": ("balanced_accuracy",), "t3": (("recall@1(rel=3)", "recall@1"), "ndcg@3"), "t4": ("ndcg@10",)}
 LABEL_FREE = ("consistency@",)
 #: Metrics shown but never judged, with the reason.
 UNGATED = {
@@ -183,7 +184,9 @@ def probe_metrics(scored: ScoredRun) -> list[tuple[str, str]]:
             continue
         entry = scored.report["tasks"][task]
         known = set(entry["aggregate"]) | (set(CONFUSION_METRICS) if scored.units[task].truth is not None else set())
-        wanted = [entry.get("headline") or DEFAULT_HEADLINE.get(task), *PROBE_METRICS.get(task, ())]
+        wanted = [entry.get("headline") or DEFAULT_HEADLINE.get(task)]
+        for choice in PROBE_METRICS.get(task, ()):
+            wanted.append(next((m for m in ((choice,) if isinstance(choice, str) else choice) if m in known), None))
         pairs += [(task, m) for m in dict.fromkeys(wanted) if m in known and not m.startswith(LABEL_FREE)]
     return pairs
 
