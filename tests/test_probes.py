@@ -38,7 +38,7 @@ def test_every_probe_sits_inside_randoms_interval_on_every_task(probe_report):
 def test_every_probe_and_the_query_blind_baseline_are_scored_on_every_task(probe_report):
     assert len(PROBES) >= 5
     judged = {(b.task, b.metric) for b in probe_report.bands}
-    assert {t for t, _ in judged} == {"t1", "t2", "t3", "t4"}
+    assert {t for t, _ in judged} >= {"t1", "t2", "t3", "t4"}
     assert not any(m.startswith("consistency@") for _, m in judged)
     for system in [*PROBES, QUERY_BLIND]:
         cells = {(c.task, c.metric): c.score for c in probe_report.cells if c.system == system}
