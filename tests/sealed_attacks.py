@@ -41,7 +41,6 @@ class Attack(BaseRetriever):
             self.errors.append(f"{type(err).__name__}: {err}"[:200])
 
     def fit(self, items):
-        self._set_items(items)
         if self.when == "fit":
             self._attempt()
         grades = {}

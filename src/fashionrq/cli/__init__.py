@@ -60,6 +60,8 @@ from fashionrq.cli import synth as _synth  # noqa: E402
 _synth.register(app)
 from fashionrq.cli import images as _images  # noqa: E402
 _images.register(app)
+from fashionrq.cli import probe as _probe  # noqa: E402
+_probe.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -112,6 +112,21 @@ def _confusions(truth: np.ndarray, pred: np.ndarray, cluster_index: np.ndarray, 
     return np.bincount(cluster_index * cells + truth * n_classes + pred, minlength=n_clusters * cells).reshape(n_clusters, cells)
 
 
+def confusion_draws(truth: np.ndarray, pred: np.ndarray, cluster_index: np.ndarray, n_clusters: int, counts: np.ndarray,
+                    n_classes: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """One system's flattened confusion counts: the point ``(n_classes²,)`` and every resample ``(resamples, n_classes²)``."""
+    conf = _confusions(truth, pred, cluster_index, n_clusters, n_classes)
+    return conf.sum(axis=0).astype(np.float64), weighted(counts, conf)
+
+
+def balanced_accuracy_from_confusions(confusions: np.ndarray, n_classes: int) -> np.ndarray:
+    """Mean recall over the classes present in the truth (row = true); chance level is 1 / classes whatever is predicted."""
+    conf = confusions.reshape(confusions.shape[:-1] + (n_classes, n_classes))
+    true = conf.sum(axis=-1)
+    recall = np.divide(np.diagonal(conf, axis1=-2, axis2=-1), true, out=np.zeros(true.shape), where=true > 0)
+    return recall.sum(axis=-1) / np.maximum((true > 0).sum(axis=-1), 1)
+
+
 def macro_f1_diff_draws(truth: np.ndarray, pred_a: np.ndarray, pred_b: np.ndarray, cluster_index: np.ndarray,
                         n_clusters: int, counts: np.ndarray, n_classes: int = 4) -> tuple[float, np.ndarray]:
     """Point and resampled Δ macro-F1 (B − A) from per-cluster confusion counts of both systems."""

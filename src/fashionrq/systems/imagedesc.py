@@ -48,7 +48,6 @@ class ImageDescriptorRetriever(BaseRetriever):
 
         if regime_of(items) == "text":
             raise InputError("system 'image-descriptor' reads photos, which text-only candidates do not show; run it with --regime image or fused.")
-        self._set_items(items)
         attributes = extract_items(items, cache_dir=self.cache_dir, workers=self.workers)
         self.documents = attributes.descriptors(items.column("item_id").to_pylist())
         patterns = np.array([getattr(attributes.get(i), "pattern", "") for i in items.column("item_id").to_pylist()])

@@ -23,9 +23,10 @@ def _builtin(name: str):
     from fashionrq.systems.lexical import BM25Retriever, RandomRetriever, TfidfRetriever
 
     from fashionrq.systems.imagedesc import ImageDescriptorRetriever
+    from fashionrq.systems.probes import POOL_SYSTEMS
 
     classes = {"random": RandomRetriever, "bm25": BM25Retriever, "tfidf": TfidfRetriever, "hybrid": HybridRetriever,
-               "image-descriptor": ImageDescriptorRetriever}
+               "image-descriptor": ImageDescriptorRetriever, **POOL_SYSTEMS}
     if name in classes:
         return classes[name]
     if name in DENSE_ENCODERS + SPARSE_ENCODERS or name.startswith(("st:", "open_clip:")):
@@ -35,7 +36,9 @@ def _builtin(name: str):
 
 def builtin_systems() -> list[str]:
     """Names of the built-in systems (plus the ``st:<model>`` family)."""
-    return ["random", "bm25", "tfidf", *DENSE_ENCODERS, *SPARSE_ENCODERS, "hybrid", "image-descriptor",
+    from fashionrq.systems.probes import POOL_SYSTEMS
+
+    return ["random", "bm25", "tfidf", *DENSE_ENCODERS, *SPARSE_ENCODERS, "hybrid", "image-descriptor", *POOL_SYSTEMS,
             "st:<model id or folder>", "open_clip:<model id>"]
 
 
@@ -79,6 +82,11 @@ def get_system(spec: str, **params) -> BatchRetriever:
         system = factory(**params)
     except TypeError as err:
         raise FashionRQError(f"system '{spec}' does not accept parameters {sorted(params)} ({err}); check --param names.") from None
+    if hasattr(system, "score_pool"):
+        missing = [m for m in ("name", "fit", "score_pool") if not hasattr(system, m)]
+        if missing:
+            raise FashionRQError(f"pool system '{spec}' lacks {', '.join(missing)}; give it name, fit and score_pool.")
+        return system
     return as_retriever(system, spec)
 
 

@@ -86,7 +86,6 @@ def _scores(system, reranker, texts, rows) -> list[np.ndarray]:
 def _t2(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int, calibrator: GradeCalibrator) -> list[dict]:
     pairs = bench.jsonl("t2_pairs.jsonl")
     text_of = {q["qid"]: q["text"] for q in bench.jsonl("t2_queries.jsonl")}
-    dev = {r["pair_id"]: int(r["label"]) for r in bench.jsonl("t2_dev_labels.jsonl")}
     for p in pairs:
         if p["qid"] not in text_of:
             raise InputError(f"{bench.path('t2_pairs.jsonl')}: pair {p['pair_id']} names query {p['qid']} missing from t2_queries.jsonl; rebuild the release.")
@@ -117,6 +116,12 @@ def _t2(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int, cali
             features[by_query[qid], 2] = values
     if not np.all(np.isfinite(features)):
         raise FashionRQError(f"system '{system.name}' returned non-finite T2 scores; fix its score().")
+    return calibrated_t2(bench, pairs, features, calibrator)
+
+
+def calibrated_t2(bench: PublicBench, pairs: list[dict], features: np.ndarray, calibrator: GradeCalibrator) -> list[dict]:
+    """Fit ``calibrator`` on the public dev labels of ``pairs`` (rows of ``features``) and label every test pair."""
+    dev = {r["pair_id"]: int(r["label"]) for r in bench.jsonl("t2_dev_labels.jsonl")}
     split = {p["pair_id"]: p.get("split") for p in pairs}
     leaked = sorted(pair for pair in dev if split.get(pair) != "dev")
     if leaked:
@@ -145,6 +150,12 @@ def execute(job, public: Path, out: Path) -> dict:
         reranker = get_reranker(reranker, **job.reranker_params)
     calibrator = job.calibrator or GradeCalibrator()
     bench = PublicBench(public.parent, verify=False, release=job.release)
+    if hasattr(system, "score_pool"):
+        from fashionrq.systems.probes.run import execute_pool
+
+        if reranker is not None:
+            raise InputError(f"system '{system.name}' scores whole pools from the public files and takes no reranker; drop --rerank.")
+        return execute_pool(bench, system, out, calibrator)
     items = candidate_view(bench.items(), job.regime)  # what candidates show in the job's regime
     rows_of = _Rows(items.column("item_id").to_pylist(), bench.path("items.parquet"))
     system.fit(items)

@@ -1,0 +1,38 @@
+"""``fashionrq probe``: label-blind attacks on a release's public files, judged against random's bootstrap interval."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from fashionrq.progress import console
+
+#: Exit status when a probe scores above random's interval (a leak); user errors keep their own codes.
+LEAK_EXIT_CODE = 1
+
+
+def probe_command(
+    bench: Path = typer.Argument(..., help="The release folder (only BENCH/public/ is read by the probes)."),
+    out: Path = typer.Option(None, "--out", help="Keep the probe runs and probe.json in this folder (default: discard them)."),
+    against: list[Path] = typer.Option(None, "--against", help="A committed run of a real system to show beside the probes (repeatable)."),
+    system: list[str] = typer.Option(None, "--system", help="Run only this probe-* or query-blind (repeatable; default: all)."),
+    resamples: int = typer.Option(10_000, "--resamples", min=1, help="Bootstrap resamples for random's interval."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the resampling."),
+    level: float = typer.Option(0.95, "--level", min=0.5, max=0.9999, help="Level of random's percentile interval."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --out folder."),
+) -> None:
+    """Run every probe-* attack, the query-blind baseline and random; exit 1 when a probe beats random's interval."""
+    from fashionrq.protocol.probe import probe_release
+
+    report = probe_release(bench, out=out, against=against or (), systems=system or None, resamples=resamples, seed=seed,
+                           level=level, force=force)
+    console.print(str(report), markup=False, highlight=False, soft_wrap=True)
+    if out is not None:
+        console.print(f"wrote {out}/probe.json and one run folder per system")
+    if not report.passed:
+        raise typer.Exit(LEAK_EXIT_CODE)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("probe")(probe_command)

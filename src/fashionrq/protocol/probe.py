@@ -1,0 +1,313 @@
+"""``probe_release``: run every label-blind probe, the query-blind baseline and ``random`` through the protocol.
+
+Each system is run over ``BENCH/public/`` only, committed and scored like any other run. Random's score on
+every checked metric gets a percentile interval from the protocol's cluster bootstrap (the leakage unit of
+the scorer); a probe whose score lies above that interval has predicted grades from the public files, which
+is a leak. The query-blind baseline and any real runs (``against``) are shown beside them, not judged.
+
+Example::
+
+    >>> report = probe_release("BENCH")
+    >>> print(report)                     # the Markdown table
+    >>> report.passed, report.leaks       # False and the cells above random's interval on a leaky release
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from fashionrq.io import atomic_directory, atomic_write_json
+from fashionrq.protocol.bootstrap import (
+    balanced_accuracy_from_confusions,
+    cluster_sums,
+    confusion_draws,
+    macro_f1_from_confusions,
+    paired_mean_bootstrap,
+    resampled_means,
+    summarise,
+)
+from fashionrq.protocol.errors import ComparisonError
+from fashionrq.protocol.commitment import commit_run
+from fashionrq.protocol.compare import DEFAULT_HEADLINE, TASK_NAMES, resample_draws
+from fashionrq.protocol.scoring import TASKS, ScoredRun, score_run
+
+#: Metrics a probe is judged on besides each task's headline: a tuple names alternatives, the first one the
+#: scorer reports is used (releases before the leak-proof construction name Exact recall "recall@k(rel=3)").
+#: consistency@k is left out: it never reads a label, so any ranking that ignores the query text scores 1.0 on it.
+PROBE_METRICS = {"t1o": ("ndcg@10", "recall@100"), "t1": ("ndcg@10", ("recall@10(rel=3)", "recall@10")),
+                 "t2": ("balanced_accuracy",), "t3": (("recall@1(rel=3)", "recall@1"), "ndcg@3"), "t4": ("ndcg@10",)}
+LABEL_FREE = ("consistency@",)
+#: Metrics shown but never judged, with the reason.
+UNGATED = {
+    "macro_f1": "a label-blind classifier's macro-F1 depends on how it spreads its predictions over the grades "
+                "(0.10 for one grade, 0.25 for an even spread), so random's interval is no chance band for it; "
+                "balanced accuracy (mean recall per grade) has chance level 1/4 whatever is predicted",
+    "worst_recall@10": "the worst paraphrase of a group rewards giving every paraphrase the same ranking: a query-blind "
+                       "ranking's chance level is its mean recall, random's the minimum of several draws",
+}
+#: T2 metrics computed from confusion counts.
+CONFUSION_METRICS = {"macro_f1": macro_f1_from_confusions, "balanced_accuracy": balanced_accuracy_from_confusions}
+BASELINE = "random"
+QUERY_BLIND = "query-blind"
+
+
+@dataclass(frozen=True)
+class Band:
+    """Random's score on one task metric and its bootstrap percentile interval."""
+
+    task: str
+    metric: str
+    score: float
+    lower: float
+    upper: float
+    gated: bool = True
+
+    def verdict(self, score: float) -> str:
+        """``inside``, ``above`` or ``below`` the interval."""
+        return "above" if score > self.upper else "below" if score < self.lower else "inside"
+
+
+@dataclass(frozen=True)
+class ProbeCell:
+    """One system's score on one task metric, placed against random's interval."""
+
+    system: str
+    kind: str  # "probe", "query-blind" or "against"
+    task: str
+    metric: str
+    score: float
+    verdict: str
+    gated: bool = True
+    #: Lower bound of the paired Δ = system − random at the family-wise level (judged probe cells only).
+    delta_lower: float | None = None
+    #: The attack gave every candidate of every pool of this task the same score: its order is a seeded shuffle.
+    silent: bool = False
+
+    @property
+    def leak(self) -> bool:
+        """A judged probe cell above random's interval whose paired Δ over random is positive at the family-wise level."""
+        return (self.kind == "probe" and self.gated and not self.silent and self.verdict == "above"
+                and (self.delta_lower or 0.0) > 0)
+
+
+@dataclass(frozen=True)
+class ProbeReport:
+    """Random's intervals and every probe, query-blind and ``against`` score; ``passed`` when no probe is above."""
+
+    release: str
+    bootstrap: dict
+    bands: tuple[Band, ...]
+    cells: tuple[ProbeCell, ...]
+
+    @property
+    def leaks(self) -> list[ProbeCell]:
+        """The probe cells above random's interval and confirmed by the paired test (:attr:`ProbeCell.leak`)."""
+        return [c for c in self.cells if c.leak]
+
+    @property
+    def passed(self) -> bool:
+        return not self.leaks
+
+    def score(self, system: str, task: str, metric: str) -> float:
+        """One cell's score (``random`` gives random's point score)."""
+        if system == BASELINE:
+            return next(b.score for b in self.bands if (b.task, b.metric) == (task, metric))
+        return next(c.score for c in self.cells if (c.system, c.task, c.metric) == (system, task, metric))
+
+    def to_dict(self) -> dict:
+        return {"release": self.release, "bootstrap": self.bootstrap, "passed": self.passed,
+                "bands": [asdict(b) for b in self.bands], "cells": [{**asdict(c), "leak": c.leak} for c in self.cells],
+                "leaks": [asdict(c) for c in self.leaks]}
+
+    def to_dataframe(self):
+        """One row per (system, task, metric) with score, verdict and random's interval."""
+        import pandas as pd
+
+        band = {(b.task, b.metric): b for b in self.bands}
+        rows = [{"system": BASELINE, "kind": BASELINE, "task": b.task, "metric": b.metric, "score": b.score,
+                 "verdict": "inside", "gated": b.gated, "leak": False, "silent": False, "random_lower": b.lower, "random_upper": b.upper} for b in self.bands]
+        rows += [{**asdict(c), "leak": c.leak, "random_lower": band[c.task, c.metric].lower,
+                  "random_upper": band[c.task, c.metric].upper} for c in self.cells]
+        return pd.DataFrame(rows)
+
+    def __str__(self) -> str:
+        return probe_markdown(self)
+
+
+def _mark(cell: ProbeCell) -> str:
+    if cell.silent:
+        return "∅"
+    return "▲" if cell.leak else {"above": "△", "inside": "·", "below": "▼"}[cell.verdict]
+
+
+def probe_markdown(report: ProbeReport) -> str:
+    """The probe table: one column per task metric, random's interval first, then every other system."""
+    boot = report.bootstrap
+    heads = [(b.task, b.metric) for b in report.bands]
+    lines = [f"Random's {boot['level']:.0%} percentile interval: cluster bootstrap over each task's leakage unit, "
+             f"{boot['resamples']:,} resamples, seed {boot['seed']}. △ above it, ▲ above it and a leak (a probe whose paired "
+             f"Δ over random is positive at the family-wise level {boot['family_level']:.4f}), · inside, ▼ below; ∅ silent "
+             f"(the attack scored every candidate of every pool alike, so its order is a seeded shuffle; not judged).", "",
+             "| system | " + " | ".join(f"{TASK_NAMES[t]} {m}" + ("" if b.gated else " †") for (t, m), b in zip(heads, report.bands)) + " |",
+             "|---|" + "---|" * len(heads)]
+    lines.append(f"| {BASELINE} | " + " | ".join(f"{b.score:.3f} [{b.lower:.3f}, {b.upper:.3f}]" for b in report.bands) + " |")
+    systems = list(dict.fromkeys((c.system, c.kind) for c in report.cells if c.kind != "against"))
+    for system, kind in systems:
+        cells = {(c.task, c.metric): c for c in report.cells if c.system == system}
+        lines.append(f"| {system} | " + " | ".join(f"{cells[h].score:.3f} {_mark(cells[h])}" for h in heads) + " |")
+    against = [c for c in report.cells if c.kind == "against"]
+    if against:
+        best = {h: max((c for c in against if (c.task, c.metric) == h), key=lambda c: c.score) for h in heads}
+        lines.append("| best of --against | " + " | ".join(f"{best[h].score:.3f} {best[h].system}" for h in heads) + " |")
+        blind = {(c.task, c.metric): c.score for c in report.cells if c.kind == QUERY_BLIND}
+        if blind:
+            lines.append("| best − query-blind | " + " | ".join(f"{best[h].score - blind[h]:+.3f}" for h in heads) + " |")
+    leaks = report.leaks
+    verdict = ("pass: no probe leaks (none is above random's interval with a paired Δ above 0 at the family-wise level)" if not leaks else
+               f"LEAK: {len({c.system for c in leaks})} probes leak on {len(leaks)} cells: "
+               + "; ".join(f"{c.system} {TASK_NAMES[c.task]} {c.metric} {c.score:.3f}" for c in leaks))
+    notes = [f"† {m}: shown, not judged: {why}." for m, why in UNGATED.items() if any(b.metric == m for b in report.bands)]
+    return "\n".join(lines + ["", *notes, verdict]) + "\n"
+
+
+def probe_metrics(scored: ScoredRun) -> list[tuple[str, str]]:
+    """``(task, metric)`` pairs to judge: each task's headline (as the release registers it, else the default) when it
+    reads labels, then :data:`PROBE_METRICS`, as far as the scorer reports them."""
+    pairs = []
+    for task in TASKS:
+        if task not in scored.units:
+            continue
+        entry = scored.report["tasks"][task]
+        known = set(entry["aggregate"]) | (set(CONFUSION_METRICS) if scored.units[task].truth is not None else set())
+        wanted = [entry.get("headline") or DEFAULT_HEADLINE.get(task)]
+        for choice in PROBE_METRICS.get(task, ()):
+            wanted.append(next((m for m in ((choice,) if isinstance(choice, str) else choice) if m in known), None))
+        pairs += [(task, m) for m in dict.fromkeys(wanted) if m in known and not m.startswith(LABEL_FREE)]
+    return pairs
+
+
+def metric_value(scored: ScoredRun, task: str, metric: str) -> float | None:
+    """A run's score on one task metric: the scorer's aggregate, or computed from the T2 confusion counts."""
+    units = scored.units.get(task)
+    if units is None:
+        return None
+    if metric in CONFUSION_METRICS and units.truth is not None:
+        conf = np.bincount(units.truth * 4 + units.pred, minlength=16).astype(np.float64)
+        return float(CONFUSION_METRICS[metric](conf, 4))
+    return scored.report["tasks"][task]["aggregate"].get(metric)
+
+
+def random_bands(scored: ScoredRun, metrics: list[tuple[str, str]], resamples: int, seed: int, level: float) -> tuple[Band, ...]:
+    """Random's score and percentile interval on each metric, from the protocol's cluster bootstrap draws."""
+    clusters, counts = resample_draws([scored], resamples, seed)
+    bands = []
+    for task, metric in metrics:
+        units = scored.units[task]
+        index, n = units.cluster_index(clusters[task]), len(clusters[task])
+        if metric in CONFUSION_METRICS:
+            point, resampled = confusion_draws(units.truth, units.pred, index, n, counts[task])
+            interval = summarise(CONFUSION_METRICS[metric](point, 4), CONFUSION_METRICS[metric](resampled, 4), level)
+        else:
+            interval = paired_mean_bootstrap(units.values[metric], index, n, counts[task], level)[0]
+        bands.append(Band(task, metric, metric_value(scored, task, metric), interval.lower, interval.upper, metric not in UNGATED))
+    return tuple(bands)
+
+
+def _resampled(scored: ScoredRun, task: str, metric: str, index, n: int, counts) -> tuple[float, np.ndarray]:
+    """A run's point score and its value in every resample of the clusters."""
+    units = scored.units[task]
+    if metric in CONFUSION_METRICS:
+        point, resampled = confusion_draws(units.truth, units.pred, index, n, counts)
+        return float(CONFUSION_METRICS[metric](point, 4)), CONFUSION_METRICS[metric](resampled, 4)
+    sums, sizes = cluster_sums(units.values[metric], index, n)
+    return float(units.values[metric].mean()), resampled_means(counts, sums, sizes)[:, 0]
+
+
+def paired_lower(random: ScoredRun, system: ScoredRun, task: str, metric: str, draws, level: float) -> float:
+    """Lower bound of the paired bootstrap interval of Δ = system − random on one task metric at ``level``."""
+    clusters, counts = draws
+    index, n = random.units[task].cluster_index(clusters[task]), len(clusters[task])
+    if system.units[task].ids != random.units[task].ids:
+        raise ComparisonError(f"the {task} units of {system.report['run']} differ from random's; run both on the same release.")
+    (a, ra), (b, rb) = (_resampled(s, task, metric, index, n, counts[task]) for s in (random, system))
+    return summarise(b - a, rb - ra, level).lower
+
+
+def _run_and_score(bench: Path, name: str, folder: Path, cache_dir) -> tuple[ScoredRun, set]:
+    """Run one system sealed and label-blind, commit and score it; also returns the tasks on which its scores
+    varied within some pool (a pool system records them; an ordinary retriever counts as informative everywhere)."""
+    from fashionrq.systems import run_system
+
+    params = {"cache_dir": str(cache_dir)} if name == QUERY_BLIND and cache_dir is not None else {}
+    run = run_system(bench, name, folder / name, params=params)
+    informative = set(run["config"].get("informative_tasks", TASKS))
+    commit_run(folder / name, bench)
+    return score_run(bench, folder / name, relevance=False), informative
+
+
+def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], bands: tuple[Band, ...], draws,
+           family_level: float) -> tuple[ProbeCell, ...]:
+    """Every system's cells; judged probe cells above random's interval also get the paired Δ lower bound."""
+    cells = []
+    for band in bands:
+        for name, kind, result, informative in scored:
+            value = metric_value(result, band.task, band.metric)
+            if value is None:
+                continue
+            verdict, silent = band.verdict(value), kind == "probe" and band.task not in informative
+            judged = kind == "probe" and band.gated and not silent and verdict == "above"
+            lower = paired_lower(baseline, result, band.task, band.metric, draws, family_level) if judged else None
+            cells.append(ProbeCell(name, kind, band.task, band.metric, value, verdict, band.gated, lower, silent))
+    return tuple(sorted(cells, key=lambda c: [s[0] for s in scored].index(c.system)))
+
+
+def _probe_all(bench: Path, folder: Path, against: Sequence[Path], systems: Sequence[str], resamples: int, seed: int,
+               level: float, cache_dir) -> ProbeReport:
+    baseline = _run_and_score(bench, BASELINE, folder, cache_dir)[0]
+    metrics = probe_metrics(baseline)
+    bands = random_bands(baseline, metrics, resamples, seed, level)
+    scored = [(name, QUERY_BLIND if name == QUERY_BLIND else "probe", *_run_and_score(bench, name, folder, cache_dir))
+              for name in systems]
+    for run in against:
+        result = score_run(bench, run, relevance=False)
+        scored.append((str(result.report.get("system") or Path(run).name), "against", result, set(TASKS)))
+    judged = sum(b.gated for b in bands) * sum(kind == "probe" for _, kind, _, _ in scored)
+    family_level = 1.0 - (1.0 - level) / max(judged, 1)
+    cells = _cells(baseline, scored, bands, resample_draws([baseline], resamples, seed), family_level)
+    units = {task: entry.get("leakage_unit") for task, entry in baseline.report["tasks"].items()}
+    boot = {"resamples": resamples, "seed": seed, "level": level, "units": units, "family_level": family_level,
+            "method": "cluster bootstrap of random's mean, percentile interval; leaks confirmed by the paired Δ over "
+                      "random at the Bonferroni family-wise level over every judged probe cell"}
+    return ProbeReport(baseline.report["release"], boot, bands, cells)
+
+
+def default_systems() -> list[str]:
+    """Every built-in probe, then the query-blind baseline."""
+    from fashionrq.systems.probes import PROBES
+
+    return [*PROBES, QUERY_BLIND]
+
+
+def probe_release(bench: str | Path, *, out: str | Path | None = None, against: Sequence[str | Path] = (),
+                  systems: Sequence[str] | None = None, resamples: int = 10_000, seed: int = 0, level: float = 0.95,
+                  force: bool = False, cache_dir: str | Path | None = None) -> ProbeReport:
+    """Run, commit and score ``random``, every probe and the query-blind baseline on BENCH; returns a ProbeReport.
+
+    ``against`` are committed runs of real systems, scored and shown beside the probes. With ``out`` the
+    runs and ``probe.json`` are kept there (an existing folder is refused unless ``force``).
+    """
+    bench = Path(bench)
+    systems = list(systems) if systems is not None else default_systems()
+    against = [Path(run) for run in against]
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="fashionrq-probe-") as tmp:
+            return _probe_all(bench, Path(tmp), against, systems, resamples, seed, level, cache_dir)
+    with atomic_directory(out, force=force, what="probe folder") as tmp:
+        report = _probe_all(bench, tmp, against, systems, resamples, seed, level, cache_dir)
+        atomic_write_json(tmp / "probe.json", report.to_dict())
+    return report

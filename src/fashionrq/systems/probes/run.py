@@ -1,0 +1,77 @@
+"""Runs of pool systems (the probes and the query-blind baseline) in the format of every other run.
+
+:func:`fashionrq.systems.run.execute` hands a pool system to :func:`execute_pool` inside the sealed child,
+so a probe sees exactly what any system sees: a private copy of ``BENCH/public/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from fashionrq.errors import FashionRQError, InputError
+from fashionrq.io import atomic_write_jsonl
+from fashionrq.systems.bench import PublicBench
+from fashionrq.systems.probes.view import RANKING_TASKS, PublicView
+from fashionrq.systems.run import _tag, calibrated_t2, write_trec
+from fashionrq.systems.t2 import GradeCalibrator
+
+
+def _t2_features(public: PublicBench, view: PublicView, system) -> tuple[list[dict], np.ndarray]:
+    """The T2 pairs in file order and one feature row per pair, from the system's view of its query's pool."""
+    pairs = public.jsonl("t2_pairs.jsonl")
+    at: dict[tuple[str, str], list[int]] = {}
+    for i, pair in enumerate(pairs):
+        at.setdefault((pair["qid"], pair["item_id"]), []).append(i)
+    rows = [None] * len(pairs)
+    for pool in view.pools["t2"]:
+        for item, row in zip(pool.candidates, system.t2_features(pool)):
+            for i in at[(pool.qid, item)]:
+                rows[i] = row
+    if any(row is None for row in rows):
+        raise InputError(f"{public.path('t2_pairs.jsonl')} has pairs whose query is in no T2 pool; rebuild the release.")
+    features = np.asarray(rows, dtype=np.float64)
+    if not np.all(np.isfinite(features)):
+        raise FashionRQError(f"system '{system.name}' returned non-finite T2 features.")
+    return pairs, features
+
+
+def _open_corpus(public: PublicBench, view: PublicView, system, out: Path) -> None:
+    """Open-corpus T1 (when the release has it): the top ``protocol.open_depth`` catalog items per query."""
+    pools = view.pools.get("t1o")
+    if not pools:
+        return
+    from fashionrq.systems.run import open_depth
+
+    depth = open_depth(public)
+    qids, candidates, scores = [], [], []
+    for pool in pools:
+        values = system.score_pool(pool)
+        top = np.argsort(-values, kind="stable")[:depth]
+        qids.append(pool.qid)
+        candidates.append([pool.candidates[i] for i in top])
+        scores.append(values[top])
+    write_trec(out / "t1o.run", qids, candidates, scores, _tag(system.name))
+
+
+def execute_pool(public: PublicBench, system, out: Path, calibrator: GradeCalibrator) -> dict:
+    """Fit a pool system on the public view, score every pool of every task into ``out``; returns the run record.
+
+    Writes the files of every run (``t1.run``, ``t3.run``, ``t4.run``, ``t2.jsonl``; ``t1o.run`` when the
+    release has open-corpus T1). T2 labels come from the same dev-label calibrator as every system's, fitted
+    on the system's pair features. The record's ``config.informative_tasks`` lists the tasks on which the
+    system's scores varied within some pool.
+    """
+    view = PublicView.read(public)
+    system.fit(view)
+    for task in RANKING_TASKS:
+        pools = view.pools[task]
+        write_trec(out / f"{task}.run", [p.qid for p in pools], [p.candidates for p in pools],
+                   [system.score_pool(p) for p in pools], _tag(system.name))
+    _open_corpus(public, view, system, out)
+    pairs, features = _t2_features(public, view, system)
+    atomic_write_jsonl(out / "t2.jsonl", calibrated_t2(public, pairs, features, calibrator))
+    config = {"system_config": system.config(), "regime": "public files", "rerank": None, "t2": calibrator.config(),
+              "informative_tasks": sorted(getattr(system, "informative_", ()))}
+    return {"system": system.name, "config": config, "release": public.release}

@@ -1,0 +1,176 @@
+"""What a label-blind attacker sees: every pool, query text, item id and dev label in BENCH/public/.
+
+The view is built generically. The scored pools come from the same readers as every other system
+(:func:`fashionrq.systems.run.ranking_task` and ``t2_pairs.jsonl``); the evidence an attack may use comes
+from scanning every ``*.jsonl`` file of ``public/``: any record with a ``text`` is a query, any ``candidates``
+list or ``item_id`` is an occurrence of items, and any ``qid`` or other ``*_id`` value ties records together. A release that
+adds public files is therefore attacked through them without changing the probes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from fashionrq.systems.bench import PublicBench
+from fashionrq.systems.lexical import tokenize
+
+RANKING_TASKS = ("t1", "t3", "t4")
+
+
+@dataclass(frozen=True)
+class Pool:
+    """One scored unit: a query and the items it ranks (T1/T3/T4; open-corpus T1: the whole catalog) or classifies
+    (T2: the items of the query's pairs)."""
+
+    task: str
+    qid: str
+    text: str
+    candidates: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Record:
+    """One public record an attack may use: its file, the ids that tie it to other records, its text and items."""
+
+    source: str
+    links: tuple[str, ...]
+    text: str | None
+    items: tuple[str, ...]
+
+    @property
+    def task(self) -> str:
+        """The task a file belongs to, from its name (``t1_candidates`` -> ``t1``)."""
+        return self.source.split("_", 1)[0]
+
+
+def is_link_field(key: str) -> bool:
+    """Fields whose values tie records of different files together: ``qid`` and every ``*_id`` but ``item_id``."""
+    return key == "qid" or (key.endswith("_id") and key != "item_id")
+
+
+def intent_key(text: str) -> str:
+    """Texts with the same key are "the same intent": equal token sets, order and punctuation ignored."""
+    return " ".join(sorted(set(tokenize(text))))
+
+
+def _record(source: str, row: dict) -> Record:
+    items = [str(i) for i in row.get("candidates") or []]
+    if isinstance(row.get("item_id"), (str, int)):
+        items.append(str(row["item_id"]))
+    text = row.get("text") if isinstance(row.get("text"), str) else None
+    links = [f"{key}:{value}" for key, value in sorted(row.items()) if is_link_field(key) and isinstance(value, str)]
+    if text:
+        links.append(f"text:{intent_key(text)}")
+    return Record(source, tuple(links), text, tuple(items))
+
+
+def scan_public(bench: PublicBench) -> list[Record]:
+    """Every record of every ``public/*.jsonl`` file, in file-name then line order."""
+    return [_record(path.stem, row) for path in sorted(bench.public.glob("*.jsonl"))
+            for row in bench.jsonl(path.name) if isinstance(row, dict)]
+
+
+def _t2_pools(bench: PublicBench) -> list[Pool]:
+    """One pool per T2 query: the items of its pairs, in file order."""
+    text_of = {q["qid"]: q["text"] for q in bench.jsonl("t2_queries.jsonl", required=False)}
+    items: dict[str, list[str]] = defaultdict(list)
+    for pair in bench.jsonl("t2_pairs.jsonl", required=False):
+        items[pair["qid"]].append(pair["item_id"])
+    return [Pool("t2", qid, text_of.get(qid, ""), tuple(items[qid])) for qid in sorted(items)]
+
+
+@dataclass
+class PublicView:
+    """Pools to score per task, every public record, the items table and the public T2 dev labels."""
+
+    pools: dict[str, list[Pool]]
+    records: list[Record]
+    items: pa.Table
+    dev_labels: dict[str, int]
+    #: The item ids of the items table in order (the candidates of every open-corpus pool, one shared tuple).
+    catalog: tuple[str, ...] = ()
+    _components: dict[str, list[int]] | None = field(default=None, repr=False)
+    _rows: dict[str, int] | None = field(default=None, repr=False)
+
+    @classmethod
+    def read(cls, bench: PublicBench) -> PublicView:
+        from fashionrq.systems.run import ranking_task
+
+        pools = {}
+        for task in RANKING_TASKS:
+            qids, texts, cands = ranking_task(bench, task)
+            pools[task] = [Pool(task, q, t, tuple(c)) for q, t, c in zip(qids, texts, cands)]
+        pools["t2"] = _t2_pools(bench)
+        items = bench.items()
+        catalog = tuple(str(i) for i in items.column("item_id").to_pylist())
+        pools["t1o"] = [Pool("t1o", q["qid"], q["text"], catalog) for q in bench.jsonl("t1o_queries.jsonl", required=False)]
+        dev = {r["pair_id"]: int(r["label"]) for r in bench.jsonl("t2_dev_labels.jsonl", required=False)}
+        return cls(pools, scan_public(bench), items, dev, catalog)
+
+    def values(self, table: Mapping[str, float], candidates: tuple[str, ...]) -> np.ndarray:
+        """``table[c]`` (0 when absent) for every candidate; for the whole catalog, scattered by row in one pass."""
+        if candidates is not self.catalog:
+            return np.array([table.get(c, 0.0) for c in candidates], dtype=np.float64)
+        if self._rows is None:
+            self._rows = {item: i for i, item in enumerate(self.catalog)}
+        out = np.zeros(len(self.catalog))
+        for item, value in table.items():
+            if item in self._rows:
+                out[self._rows[item]] = value
+        return out
+
+    def linked(self, qid: str) -> list[int]:
+        """Indices of the records of ``qid``'s intent: joined through shared qids, pair and group ids, or equal texts.
+
+        Every qid of one intent gets the same list object, so callers may cache per ``id()`` of it.
+        """
+        if self._components is None:
+            self._components = _components(self.records)
+        return self._components.get(f"qid:{qid}", [])
+
+    def dev_label(self, record: Record) -> int | None:
+        """The public dev label of a T2 pair record, else None."""
+        for link in record.links:
+            if link.startswith("pair_id:") and link[8:] in self.dev_labels:
+                return self.dev_labels[link[8:]]
+        return None
+
+
+def _components(records: list[Record]) -> dict[str, list[int]]:
+    """Link key -> indices of every record in its connected component (union-find over shared link keys)."""
+    parent = list(range(len(records)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict[str, int] = {}
+    for i, record in enumerate(records):
+        for key in record.links:
+            if key in first:
+                parent[find(i)] = find(first[key])
+            else:
+                first[key] = i
+    members: dict[int, list[int]] = defaultdict(list)
+    for i in range(len(records)):
+        members[find(i)].append(i)
+    return {key: members[find(i)] for key, i in first.items()}
+
+
+def tie_broken(primary: np.ndarray, seed: int, key: str) -> np.ndarray:
+    """Scores with the order of ``primary`` and ties broken by a seeded shuffle (never by item id or position)."""
+    primary = np.asarray(primary, dtype=np.float64)
+    digest = hashlib.sha256(f"{seed}\x00{key}".encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+    order = np.lexsort((rng.random(len(primary)), primary))
+    scores = np.empty(len(primary))
+    scores[order] = np.arange(1, len(primary) + 1, dtype=np.float64)
+    return scores

@@ -1,0 +1,113 @@
+"""Adversarial probes: label-blind attacks on the fixture release, judged against random's bootstrap interval."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from fashionrq.cli import main
+from fashionrq.errors import InputError
+from fashionrq.io import atomic_write_json, atomic_write_jsonl, read_jsonl, sha256_file
+from fashionrq.protocol.probe import QUERY_BLIND, probe_release
+from fashionrq.systems import LabelAccessError, run_system
+from fashionrq.systems.probes import PROBES
+
+RESAMPLES = 1000
+
+
+@pytest.fixture(scope="module")
+def probe_folder(small_bench, tmp_path_factory):
+    return tmp_path_factory.mktemp("probe") / "out"
+
+
+@pytest.fixture(scope="module")
+def probe_report(small_bench, probe_folder):
+    return probe_release(small_bench, resamples=RESAMPLES, out=probe_folder)
+
+
+@pytest.mark.xfail(strict=False, reason="issue 9 leaks. Current construction: each query of a leaf gets its own pool from the "
+                                        "same tiers, so Exact items recur across same-intent pools (probe-cooccurrence T1 nDCG@10 "
+                                        "0.97 vs random 0.68). Trial of the leak-proof construction (integrity branch f2fbc5f): "
+                                        "probe-copool still reaches open-corpus T1 nDCG@10 0.146 vs random 0.066 [0.057, 0.075], "
+                                        "since items named by public pools are more often relevant in the open corpus")
+def test_every_probe_sits_inside_randoms_interval_on_every_task(probe_report):
+    assert probe_report.passed, str(probe_report)
+
+
+def test_every_probe_and_the_query_blind_baseline_are_scored_on_every_task(probe_report):
+    assert len(PROBES) >= 5
+    judged = {(b.task, b.metric) for b in probe_report.bands}
+    assert {t for t, _ in judged} >= {"t1", "t2", "t3", "t4"}
+    assert not any(m.startswith("consistency@") for _, m in judged)
+    for system in [*PROBES, QUERY_BLIND]:
+        cells = {(c.task, c.metric): c.score for c in probe_report.cells if c.system == system}
+        assert set(cells) == judged, system
+        assert all(0.0 <= v <= 1.0 for v in cells.values())
+    for band in probe_report.bands:
+        assert band.lower <= band.score <= band.upper
+    frame = probe_report.to_dataframe()
+    assert len(frame) == len(judged) * (len(PROBES) + 2)
+    data = json.loads(json.dumps(probe_report.to_dict()))
+    assert data["passed"] == probe_report.passed and len(data["cells"]) == len(probe_report.cells)
+    text = str(probe_report)
+    assert all(name in text for name in [*PROBES, QUERY_BLIND, "random"])
+
+
+def _plant_position_leak(source, target):
+    """A copy of the release whose T1 candidate lists put higher grades first (the manifest re-hashed to match)."""
+    shutil.copytree(source, target)
+    grade = {}
+    for line in (target / "labels" / "t1.qrels").read_text().splitlines():
+        qid, _, item, value = line.split()
+        grade[qid, item] = int(value)
+    rows = [{**row, "candidates": sorted(row["candidates"], key=lambda i: -grade.get((row["qid"], i), 0))}
+            for row in read_jsonl(target / "public" / "t1_candidates.jsonl")]
+    atomic_write_jsonl(target / "public" / "t1_candidates.jsonl", rows)
+    manifest = json.loads((target / "manifest.json").read_text())
+    manifest["files"]["public/t1_candidates.jsonl"] = sha256_file(target / "public" / "t1_candidates.jsonl")
+    atomic_write_json(target / "manifest.json", manifest)
+
+
+def _cli(argv: list[str], capsys) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    return exited.value.code, capsys.readouterr().err  # the CLI's console writes to stderr
+
+
+def test_a_planted_leak_is_caught_and_only_where_it_is(small_bench, tmp_path, capsys):
+    _plant_position_leak(small_bench, tmp_path / "LEAKY")
+    argv = ["probe", str(tmp_path / "LEAKY"), "--system", "probe-position", "--resamples", str(RESAMPLES), "--out", str(tmp_path / "probe")]
+    code, out = _cli(argv, capsys)
+    assert code == 1 and "LEAK: 1 probes leak" in out and "| probe-position |" in out
+    report = json.loads((tmp_path / "probe" / "probe.json").read_text())
+    leaks = {(c["task"], c["metric"]) for c in report["leaks"]}
+    assert ("t1", "ndcg@10") in leaks and report["passed"] is False
+    assert not any(task == "t3" for task, _ in leaks)
+    position = {(c["task"], c["metric"]): c["score"] for c in report["cells"] if c["system"] == "probe-position"}
+    assert position["t1", "ndcg@10"] > 0.95
+    code, out = _cli(argv, capsys)
+    assert code == InputError.exit_code and "already exists" in out
+
+
+class _PeekingProbe(PROBES["probe-position"]):
+    name = "probe-peeking"
+
+    def fit(self, view):
+        (self.bench / "labels" / "t1.qrels").read_text()
+        return super().fit(view)
+
+
+def test_probes_run_sealed_and_deterministically(small_bench, probe_report, probe_folder, tmp_path):
+    peeking = _PeekingProbe()
+    peeking.bench = small_bench
+    with pytest.raises(LabelAccessError):
+        run_system(small_bench, peeking, tmp_path / "peek")
+    run = run_system(small_bench, "probe-cooccurrence", tmp_path / "again")
+    assert run["isolation"]["process"] == "sealed child" and "informative_tasks" in run["config"]
+    for file in ("t1.run", "t2.jsonl", "t3.run", "t4.run"):
+        assert (tmp_path / "again" / file).read_bytes() == (probe_folder / "probe-cooccurrence" / file).read_bytes()
+    first = [line.split() for line in (tmp_path / "again" / "t1.run").read_text().splitlines()]
+    assert np.all(np.isfinite([float(row[4]) for row in first]))
