@@ -59,11 +59,17 @@ class RetrieverAdapter:
 def as_retriever(system, spec: str | None = None):
     """``system`` itself when it has the full interface, else a :class:`RetrieverAdapter` around it.
 
-    Refuses (one sentence) an object with neither ``fit`` + ``score`` nor ``fit`` + ``search``.
+    A pool system (``fit`` + ``score_pool``, such as the label-blind probes) scores whole pools and is returned
+    as it is. Refuses (one sentence) an object with neither ``fit`` + ``score`` nor ``fit`` + ``search``.
     """
+    label = spec or type(system).__name__
+    if hasattr(system, "score_pool"):
+        missing = [m for m in ("name", "fit") if not hasattr(system, m)]
+        if missing:
+            raise FashionRQError(f"pool system '{label}' lacks {', '.join(missing)}; give it a name and fit(items) beside score_pool.")
+        return system
     if all(hasattr(system, m) for m in FULL_INTERFACE):
         return system
-    label = spec or type(system).__name__
     if not hasattr(system, "fit") or not (hasattr(system, "score") or hasattr(system, "search")):
         raise FashionRQError(
             f"system '{label}' needs fit(items) and score(query, candidate_rows) (or search(query, k) for open-corpus "

@@ -82,11 +82,6 @@ def get_system(spec: str, **params) -> BatchRetriever:
         system = factory(**params)
     except TypeError as err:
         raise FashionRQError(f"system '{spec}' does not accept parameters {sorted(params)} ({err}); check --param names.") from None
-    if hasattr(system, "score_pool"):
-        missing = [m for m in ("name", "fit", "score_pool") if not hasattr(system, m)]
-        if missing:
-            raise FashionRQError(f"pool system '{spec}' lacks {', '.join(missing)}; give it name, fit and score_pool.")
-        return system
     return as_retriever(system, spec)
 
 
