@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 
 import typer
+from rich.markup import escape
 
 from fashionrq.errors import FashionRQError
 from fashionrq.progress import console
@@ -63,5 +65,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, standalone_mode=True)
     except FashionRQError as err:
-        console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
+        console.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False, soft_wrap=True)
         sys.exit(err.exit_code)
+    except OSError as err:
+        if err.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+            raise
+        console.print(f"[bold red]error:[/] could not write {err.filename or 'an output'} ({err.strerror}); free disk space "
+                      "or raise the file-size limit and run again (nothing half-written was kept).", highlight=False, soft_wrap=True)
+        sys.exit(2)

@@ -18,7 +18,7 @@ from fashionrq.catalog.synth import is_synthetic
 from fashionrq.errors import InputError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
-from fashionrq.io import sha256_file
+from fashionrq.io import atomic_writer, sha256_file
 from fashionrq.tasks.construct import TaskConfig, Tasks, build_tasks
 from fashionrq.timing import stage
 
@@ -67,11 +67,19 @@ def _opaque(rng: np.random.Generator, n: int, prefix: str) -> list[str]:
     return [f"{prefix}{i + 1:0{width}d}" for i in rng.permutation(n)]
 
 
-def check_out(out: str | Path) -> Path:
-    """The output folder, refused when it holds files but no release (so a build never mixes with other data)."""
+def check_out(out: str | Path, force: bool = False) -> Path:
+    """The output folder: refused inside another release, when it exists (unless ``force``), and, even with
+    ``force``, when it holds anything but a release (a build never replaces other data)."""
+    from fashionrq.io import refuse_existing
+    from fashionrq.protocol.manifest import refuse_in_release
+
     out = Path(out)
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST).is_file())):
-        raise InputError(f"output folder {out} exists and is not a release; pass an empty or new folder to --out.")
+        raise InputError(f"output folder {out} exists and is not a release; pass a new folder to --out.")
+    if out.exists() and any(out.iterdir()):
+        refuse_existing(out, force, "release folder")
+    if out.parent != out:
+        refuse_in_release(out.parent, "release folder")
     return out
 
 
@@ -84,12 +92,22 @@ def write_release(
     phi: list[dict],
     seed: int,
     manifest_info: dict,
+    force: bool = False,
 ) -> Path:
-    """Write ``out/public``, ``out/labels`` and ``out/manifest.json``; return the manifest path."""
+    """Write ``out/public``, ``out/labels`` and ``out/manifest.json``; return the manifest path.
+
+    The release is written into a temporary folder beside ``out`` and renamed into place when complete, so
+    an interrupted build leaves no half-written release; ``force`` replaces an existing release.
+    """
+    from fashionrq.io import atomic_directory
+
+    check_out(out, force)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # a million small rows: collection passes would cost more than the writing
     try:
-        return _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info)
+        with atomic_directory(out, force=True, what="release folder") as tmp:
+            _write_release(tmp, items, sids, hierarchy, tasks, phi, seed, manifest_info)
+        return Path(out) / MANIFEST
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -98,7 +116,7 @@ def write_release(
 def _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info) -> Path:
     from fashionrq.sid import write_sids
 
-    out = check_out(out)
+    out = Path(out)
     public, labels = out / "public", out / "labels"
     public.mkdir(parents=True, exist_ok=True)
     labels.mkdir(parents=True, exist_ok=True)
@@ -211,7 +229,7 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info)
     return path
 
 
-def check_backend(backend: str, seed: int) -> None:
+def check_backend(backend: str, seed: int, llm_options: dict | None = None) -> None:
     """Fail before any work when the query backend is unknown or (``llm``) has no endpoint configured."""
     from fashionrq.tasks.queries import BACKENDS
 
@@ -220,7 +238,7 @@ def check_backend(backend: str, seed: int) -> None:
     if backend == "llm":
         from fashionrq.querygen import LLMBackend
 
-        LLMBackend(seed=seed)  # raises InputError naming the FASHIONRQ_LLM_* variables when unset
+        LLMBackend(seed=seed, **(llm_options or {}))  # raises InputError naming the FASHIONRQ_LLM_* variables when unset
 
 
 def construct_release(
@@ -233,18 +251,22 @@ def construct_release(
     min_size: int = 2,
     task_config: TaskConfig = TaskConfig(),
     manifest_info: dict | None = None,
+    llm_options: dict | None = None,
+    force: bool = False,
 ) -> Path:
-    """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path."""
+    """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path.
+
+    ``llm_options``: keyword arguments of ``querygen.LLMBackend`` for ``queries_backend="llm"``."""
     from fashionrq.tasks.queries import anchor_queries
 
-    check_out(out)
-    check_backend(queries_backend, seed)
+    check_out(out, force)
+    check_backend(queries_backend, seed, llm_options)
     with stage("hierarchy"):
         frame = items_frame(items)
         hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
     with stage("queries"):
         queries, phi, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed,
-                                                   max_leaves=task_config.max_anchor_leaves)
+                                                   max_leaves=task_config.max_anchor_leaves, llm_options=llm_options)
     with stage("tasks"):
         tasks = build_tasks(hierarchy, queries, task_config, seed=seed)
     info = dict(manifest_info or {})
@@ -254,7 +276,7 @@ def construct_release(
     info.setdefault("report", {})["querygen"] = query_report
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
     with stage("write release"):
-        return write_release(out, items, sids, hierarchy, tasks, phi, seed, info)
+        return write_release(out, items, sids, hierarchy, tasks, phi, seed, info, force)
 
 
 def build_release(
@@ -272,35 +294,45 @@ def build_release(
     sid_params: dict | None = None,
     cache_dir: str | Path | None = None,
     ingested=None,
+    mapping: str | Path | None = None,
+    llm_options: dict | None = None,
     embeddings: str | Path | None = None,
+    force: bool = False,
 ) -> Path:
     """ingest -> embed -> SIDs -> hierarchy -> queries -> tasks -> frozen release in ``out``; returns the manifest path.
 
+    ``mapping``: the TOML mapping file of a catalog in another schema (see docs/catalog.md).
+    ``llm_options``: keyword arguments of ``querygen.LLMBackend`` (``max_concurrency``, ``timeout``, ``max_tokens``,
+    ``max_failure_rate`` ...) for ``queries_backend="llm"``.
     ``ingested``: the ``IngestResult`` of ``catalog`` when the caller already has it (it is not ingested again).
     ``embeddings``: a file of precomputed item vectors (``fashionrq.encoders.given``) used instead of ``encoder``.
+    An existing release in ``out`` is refused unless ``force``.
     """
     from fashionrq.catalog import ingest
     from fashionrq.encoders.given import item_vectors
 
     if levels != 3:
         raise InputError(f"the benchmark tasks need levels=3 (got {levels}); rebuild with --levels 3.")
-    check_out(out)
-    check_backend(queries_backend, seed)
-    result = ingested if ingested is not None else ingest(catalog)
+    check_out(out, force)
+    check_backend(queries_backend, seed, llm_options)
+    result = ingested if ingested is not None else ingest(catalog, mapping=mapping)
     items = result.table
-    with stage(f"encode items ({encoder})"):
+    with stage(f"read embeddings ({Path(embeddings).name})" if embeddings is not None else f"encode items ({encoder})"):
         X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
     with stage(f"SID training ({sid_method})"):
         sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, seed, sid_params or {}, cache_dir)
     info = {
-        "config": {"catalog": str(catalog), "encoder": encoder_info["name"], "sid_method": sid_method, "levels": levels,
-                   "codebook_size": codebook_size, "min_purity": min_purity, "min_size": min_size},
-        "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items)},
+        "config": {"catalog": str(catalog), "mapping": str(mapping) if mapping else None, "encoder": encoder_info["name"],
+                   "sid_method": sid_method, "levels": levels, "codebook_size": codebook_size,
+                   "min_purity": min_purity, "min_size": min_size},
+        "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items),
+                    **result.report.counts()},
         "encoder": {**encoder_info, "embeddings_sha256": sha256_array(np.asarray(X))},
         "tokenizer": tokenizer_config,
     }
     return construct_release(out, items, sids, seed=seed, queries_backend=queries_backend, min_purity=min_purity,
-                             min_size=min_size, task_config=task_config, manifest_info=info)
+                             min_size=min_size, task_config=task_config, manifest_info=info, llm_options=llm_options,
+                             force=force)
 
 
 def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codebook_size: int, seed: int,
@@ -313,11 +345,26 @@ def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codeb
     config = tokenizer.config() if hasattr(tokenizer, "config") else {"method": method}
     key = hashlib.sha256((sha256_array(np.asarray(X)) + json.dumps(config, sort_keys=True)).encode()).hexdigest()[:32]
     path = Path(cache_dir or default_cache_dir()) / "sids" / f"{method}-{key}.npy"
-    if path.is_file():
-        sids = np.load(path)
-    else:
+    sids = _cached_sids(path, len(X))
+    if sids is None:
         names = [a for a in getattr(tokenizer, "level_attributes", ()) if a]
         sids = tokenizer.fit(X, attributes_from_items(items, names) if names else None).transform(X)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.save(path, sids)
+        with atomic_writer(path, "wb") as handle:
+            np.save(handle, sids)
     return sids, {"config": config, "cache_key": key}
+
+
+def _cached_sids(path: Path, rows: int) -> np.ndarray | None:
+    """The cached SIDs at ``path``, or None when absent; an unreadable or wrong-sized file is reported and recomputed."""
+    if not path.is_file():
+        return None
+    try:
+        sids = np.load(path, allow_pickle=False)
+        if sids.ndim == 2 and len(sids) == rows:
+            return sids
+    except (OSError, ValueError, EOFError):
+        pass
+    from fashionrq.progress import console
+
+    console.print(f"SID cache file {path} is damaged (an interrupted write?); recomputing it.", soft_wrap=True)
+    return None
