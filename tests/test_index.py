@@ -107,3 +107,18 @@ def test_bm25_index_is_cached_and_scores_like_a_fresh_one(corpus, tmp_path):
         assert np.array_equal(first.corpus_scores(query), expected) and np.array_equal(again.corpus_scores(query), expected)
     BM25Retriever(k1=1.5, cache_dir=tmp_path).fit(items)
     assert len(list(tmp_path.glob("indexes/bm25-*"))) == 2
+
+
+def test_open_search_dense_equals_scoring_every_item(corpus, tmp_path):
+    from fashionrq.systems.dense import EncoderRetriever
+    from fashionrq.systems.open_search import _scored, corpus_search
+
+    items, _, _ = corpus
+    system = EncoderRetriever("minilm", cache_dir=tmp_path).fit(items)
+    indexed = corpus_search(system, QUERIES, 100)
+    scored = _scored(system, QUERIES, 100, N_ITEMS)
+    assert indexed.index["kind"] == "exact" and all(np.array_equal(a, b) for a, b in zip(indexed.rows, scored.rows))
+    for a, b in zip(indexed.scores, scored.scores):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+    hnsw = corpus_search(system, QUERIES, 100, IndexConfig("hnsw"))
+    assert 0.5 < hnsw.index["recall@100_vs_exact"] <= 1.0

@@ -8,7 +8,8 @@ import pyarrow as pa
 from fashionrq.engine.base import CHUNK_COLUMN, only_chunk
 
 
-def _set_threads(threads: int) -> None:
+def set_threads(threads: int) -> None:
+    """Run torch with ``threads`` intra-op threads in this worker (engines fix it, so every engine computes alike)."""
     import torch
 
     torch.set_num_threads(threads)
@@ -32,7 +33,7 @@ class EncodeChunk:
     def __init__(self, name: str, is_query: bool, threads: int = 1) -> None:
         from fashionrq.encoders.registry import get_encoder
 
-        _set_threads(threads)
+        set_threads(threads)
         self.encoder = get_encoder(name)
         self.is_query = is_query
 
@@ -47,7 +48,7 @@ class AssignChunk:
     """Semantic-ID codes (without the de-duplication level) of a chunk's ``vector`` column with a fitted tokenizer."""
 
     def __init__(self, tokenizer, threads: int = 1) -> None:
-        _set_threads(threads)
+        set_threads(threads)
         self.tokenizer = tokenizer
 
     def __call__(self, chunk: pa.Table) -> pa.Table:

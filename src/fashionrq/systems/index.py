@@ -32,7 +32,7 @@ class IndexConfig:
     kind: str = "exact"
     hnsw_m: int = 32
     ef_construction: int = 80
-    ef_search: int = 128
+    ef_search: int = 256
     nlist: int | None = None  # IVF lists; default 4·sqrt(n)
     nprobe: int = 16
     seed: int = 0
@@ -90,7 +90,8 @@ def _build_faiss(faiss, vectors: np.ndarray, config: IndexConfig):
     return index
 
 
-def _configure(index, config: IndexConfig) -> None:
+def configure_search(index, config: IndexConfig) -> None:
+    """Set the search-time knobs (efSearch, nprobe) a built or loaded faiss index does not store."""
     if config.kind == "hnsw":
         index.hnsw.efSearch = config.ef_search
     elif config.kind == "ivf":
@@ -126,7 +127,7 @@ class DenseIndex:
         else:
             self.index = _build_faiss(faiss, self.vectors, config)
             atomic_write_bytes(self.path, faiss.serialize_index(self.index).tobytes())
-        _configure(self.index, config)
+        configure_search(self.index, config)
 
     def search(self, queries: np.ndarray, k: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """Top-``k`` rows and scores per query, best first, ties by the lower row."""
@@ -140,7 +141,11 @@ class DenseIndex:
 
     def describe(self) -> dict:
         """What run.json records about the index."""
-        return {"kind": self.config.kind, "backend": self.backend, **({} if self.config.kind == "exact" else asdict(self.config))}
+        knobs = {"exact": (), "hnsw": ("hnsw_m", "ef_construction", "ef_search"), "ivf": ("nlist", "nprobe", "seed")}[self.config.kind]
+        settings = {name: getattr(self.config, name) for name in knobs}
+        if "nlist" in settings and settings["nlist"] is None:
+            settings["nlist"] = getattr(self.index, "nlist", None)
+        return {"kind": self.config.kind, "backend": self.backend, **settings}
 
 
 def recall_at_k(approx: list[np.ndarray], exact: list[np.ndarray], k: int) -> float:
