@@ -44,6 +44,34 @@ def test_a_mixed_chunk_batch_is_refused_and_chunks_cover_the_table():
         run_chunked(Reversed(chunk_rows=4), Identity, (), table)
 
 
+def test_base_install_never_imports_ray_or_faiss_unless_asked():
+    import subprocess
+
+    code = ("import sys; from fashionrq.cli import main\n"
+            "import fashionrq.engine, fashionrq.systems.index, fashionrq.systems.open_search\n"
+            "try:\n    main(['embed', '--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('ray', 'faiss') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_ray_engine_without_ray_is_one_sentence_naming_the_extra(monkeypatch, fixture_items, tmp_path, capsys):
+    from fashionrq.cli import main
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if the extra were not installed
+    with pytest.raises(InputError, match=r"pip install fashionrq\[ray\]"):
+        get_engine("ray").map_chunks(object, (), [pa.table({"x": [1]})])
+    fixture = tmp_path / "items.parquet"
+    import pyarrow.parquet as pq
+
+    pq.write_table(fixture_items.slice(0, 8), fixture)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["embed", str(fixture), "--engine", "ray", "--cache", str(tmp_path / "cache")])
+    printed = capsys.readouterr()
+    assert exit_info.value.code != 0 and "pip install fashionrq[ray]" in printed.out + printed.err
+    assert "Traceback" not in printed.out + printed.err
+
+
 @pytest.fixture(scope="module")
 def ray_cluster():
     """A head and two worker nodes (separate raylet processes on loopback, one CPU each); shut down at the end."""
@@ -68,12 +96,16 @@ def ray_cluster():
 
 
 @pytest.mark.slow
-def test_ray_cluster_embed_and_sid_assign_are_byte_identical_to_local(ray_cluster, fixture_items, tmp_path):
+def test_ray_cluster_embed_search_and_sid_assign_are_byte_identical_to_local(ray_cluster, fixture_items, tmp_path):
     import ray
 
     from fashionrq.encoders import embed_items
     from fashionrq.engine.stages import assign_with_engine
+    from fashionrq.encoders import item_text
     from fashionrq.sid import make_tokenizer
+    from fashionrq.systems.dense import EncoderRetriever
+    from fashionrq.systems.index import IndexConfig
+    from fashionrq.systems.open_search import corpus_search
 
     items = fixture_items.slice(0, SLICE)
     local, distributed = LocalEngine(chunk_rows=CHUNK), get_engine("ray", ray_cluster, CHUNK, concurrency=2)
@@ -81,6 +113,14 @@ def test_ray_cluster_embed_and_sid_assign_are_byte_identical_to_local(ray_cluste
     ray_vectors = embed_items(items, "minilm", tmp_path / "ray-cache", engine=distributed)
     assert len(ray.nodes()) == 3 and all(node["Alive"] for node in ray.nodes())
     assert local_vectors.shape == (SLICE, 384) and local_vectors.tobytes() == ray_vectors.tobytes()
+
+    system = EncoderRetriever("minilm", cache_dir=tmp_path / "local-cache").fit(items)
+    queries = [item_text(row) for row in fixture_items.slice(SLICE, 150).to_pylist()]  # 3 query chunks
+    local_hits = corpus_search(system, queries, 20, IndexConfig("hnsw"), engine=local)
+    ray_hits = corpus_search(system, queries, 20, IndexConfig("hnsw"), engine=distributed)
+    assert local_hits.index == ray_hits.index and local_hits.index["recall@20_vs_exact"] > 0.5
+    assert b"".join(r.tobytes() + s.tobytes() for r, s in zip(local_hits.rows, local_hits.scores)) == \
+        b"".join(r.tobytes() + s.tobytes() for r, s in zip(ray_hits.rows, ray_hits.scores))
 
     tokenizer = make_tokenizer("rkmeans", codebook_size=8, seed=0, dedup=True).fit(local_vectors)
     local_sids = assign_with_engine(local, tokenizer, local_vectors)

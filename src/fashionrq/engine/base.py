@@ -50,8 +50,9 @@ def get_engine(name: str, address: str | None = None, chunk_rows: int = DEFAULT_
         from fashionrq.engine.local import LocalEngine
 
         return LocalEngine(chunk_rows=chunk_rows)
-    from fashionrq.engine.ray_engine import RayEngine
+    from fashionrq.engine.ray_engine import RayEngine, import_ray
 
+    import_ray()  # fail fast, with the install hint, before any work
     return RayEngine(address=address, chunk_rows=chunk_rows, concurrency=concurrency)
 
 
