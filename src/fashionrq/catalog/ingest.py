@@ -35,7 +35,8 @@ class IngestResult:
 
 
 def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str | Path | None = None) -> IngestResult:
-    """Ingest ``catalog`` (a Myntra-layout folder, a CSV/JSONL/Parquet file, or ``"bundled"``)."""
+    """Ingest ``catalog``: a Myntra-layout folder, a CSV/JSONL/Parquet file (with ``mapping``, a TOML file, when
+    its columns are not the canonical names), the output folder of ``fashionrq ingest``, or ``"bundled"``."""
     if str(catalog) == BUNDLED:
         path = bundled_catalog_dir()
         source = "bundled Myntra catalog (44,446 products)"
@@ -50,20 +51,30 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
     if mapping is None and is_myntra_layout(path):
         report = IngestReport(source=source, layout="myntra")
         rows = read_myntra(path, report, images=image_dir)
-    elif path.is_dir():
+    elif path.is_dir() and not (path / ITEMS_FILE).is_file():
         raise InputError(
-            f"catalog folder {path} has no styles.csv, so it is not a Myntra-layout catalog; "
+            f"catalog folder {path} has no styles.csv (Myntra layout) and no {ITEMS_FILE} (an ingested catalog); "
             "pass a CSV, JSONL or Parquet file with a --mapping file instead."
         )
     else:
         spec = Mapping.load(Path(mapping)) if mapping is not None else Mapping()
+        path = path / ITEMS_FILE if path.is_dir() else path  # the output folder of `fashionrq ingest`
         report = IngestReport(source=source, layout="mapped")
         rows = read_generic(path, spec, report)
     if not rows:
         raise InputError(f"no product in {source} could be ingested ({len(report.rejected)} rows rejected); see the reasons with --out and fix the file.")
-    table = rows_to_table(rows, source)
+    table = _keep_synthetic_flag(rows_to_table(rows, source), path)
     report.finish(table)
     return IngestResult(table=table, report=report)
+
+
+def _keep_synthetic_flag(table: pa.Table, path: Path) -> pa.Table:
+    """A synthetic catalog (``fashionrq synth``) stays marked as such through ingestion."""
+    from fashionrq.catalog.synth import SYNTHETIC_KEY
+
+    if path.is_file() and path.suffix == ".parquet" and (pq.read_schema(path).metadata or {}).get(SYNTHETIC_KEY) == b"true":
+        return table.replace_schema_metadata({SYNTHETIC_KEY: b"true"})
+    return table
 
 
 def write_items(table: pa.Table, path: Path) -> None:

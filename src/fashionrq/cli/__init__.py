@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, standalone_mode=True)
     except FashionRQError as err:
-        console.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False, soft_wrap=True)  # keep [brackets] such as fashionrq[ray]
+        console.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False, soft_wrap=True)
         sys.exit(err.exit_code)
     except OSError as err:
         if err.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):

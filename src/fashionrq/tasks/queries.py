@@ -8,6 +8,7 @@ from collections import Counter
 import pandas as pd
 
 from fashionrq.errors import InputError
+from fashionrq.progress import console
 from fashionrq.hierarchy import Hierarchy
 from fashionrq.tasks.construct import AnchorQuery
 
@@ -47,13 +48,14 @@ def sample_leaves(queries: list[AnchorQuery], max_leaves: int | None, seed: int)
 
 
 def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "verbalizer", seed: int = 0,
-                   max_leaves: int | None = None) -> tuple[list[AnchorQuery], list[dict], dict]:
+                   max_leaves: int | None = None, llm_options: dict | None = None) -> tuple[list[AnchorQuery], list[dict], dict]:
     """Generate queries for every qualified leaf, deduplicate them globally and enrich each with φ(q).
 
     Deduplication runs over every leaf's queries (a text two leaves share is ambiguous and dropped) before
     ``max_leaves`` anchor leaves are sampled with ``seed``, so the sample keeps only unambiguous queries.
 
-    ``backend="llm"`` uses ``querygen.LLMBackend`` (configured by the ``FASHIONRQ_LLM_*`` variables) for both
+    ``backend="llm"`` uses ``querygen.LLMBackend`` (configured by the ``FASHIONRQ_LLM_*`` variables, and
+    ``llm_options``: its keyword arguments such as ``max_concurrency``, ``timeout``, ``max_tokens``) for both
     generation and enrichment; ``"verbalizer"`` is offline and deterministic. Returns the queries, their φ
     dicts (aligned) and a report (counts, malformed/failed LLM answers, coverage gaps).
     """
@@ -63,7 +65,7 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
         raise InputError(f"unknown queries backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
     leaves = hierarchy.qualified(level=hierarchy.levels)
     lexicon = querygen.LexiconParser(items)
-    llm = querygen.LLMBackend(seed=seed) if backend == "llm" else None
+    llm = querygen.LLMBackend(seed=seed, **(llm_options or {})) if backend == "llm" else None
     query_sets = querygen.generate_all(leaves, items, backend=llm or "verbalizer", seed=seed, parser=lexicon)
     generated = [
         AnchorQuery(text=g.text, leaf=qs.cluster_id, expressed={k: list(v) for k, v in g.expressed.items()}, covers=g.covers, source=g.source)
@@ -86,4 +88,9 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
         "enrichment_failed": getattr(parser, "failed", 0),
         "sources": dict(sorted(Counter(q.source for q in queries).items())),
     })
+    if llm is not None:  # how the calls went differs between a first run and a rerun from the cache: printed only
+        report["llm_answers_truncated"] = llm.truncated
+        console.print(f"LLM calls: {llm.requests:,} requests, {llm.cache_hits:,} answers from the cache, {llm.failures:,} failed, "
+                      f"{llm.timeouts:,} timeouts, {llm.truncated:,} answers cut at max_tokens, concurrency "
+                      f"{llm.lowest_concurrency}-{llm.max_concurrency}", soft_wrap=True, highlight=False)
     return queries, phi, report

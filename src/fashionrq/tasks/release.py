@@ -229,7 +229,7 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info)
     return path
 
 
-def check_backend(backend: str, seed: int) -> None:
+def check_backend(backend: str, seed: int, llm_options: dict | None = None) -> None:
     """Fail before any work when the query backend is unknown or (``llm``) has no endpoint configured."""
     from fashionrq.tasks.queries import BACKENDS
 
@@ -238,7 +238,7 @@ def check_backend(backend: str, seed: int) -> None:
     if backend == "llm":
         from fashionrq.querygen import LLMBackend
 
-        LLMBackend(seed=seed)  # raises InputError naming the FASHIONRQ_LLM_* variables when unset
+        LLMBackend(seed=seed, **(llm_options or {}))  # raises InputError naming the FASHIONRQ_LLM_* variables when unset
 
 
 def construct_release(
@@ -251,19 +251,22 @@ def construct_release(
     min_size: int = 2,
     task_config: TaskConfig = TaskConfig(),
     manifest_info: dict | None = None,
+    llm_options: dict | None = None,
     force: bool = False,
 ) -> Path:
-    """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path."""
+    """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path.
+
+    ``llm_options``: keyword arguments of ``querygen.LLMBackend`` for ``queries_backend="llm"``."""
     from fashionrq.tasks.queries import anchor_queries
 
     check_out(out, force)
-    check_backend(queries_backend, seed)
+    check_backend(queries_backend, seed, llm_options)
     with stage("hierarchy"):
         frame = items_frame(items)
         hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
     with stage("queries"):
         queries, phi, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed,
-                                                   max_leaves=task_config.max_anchor_leaves)
+                                                   max_leaves=task_config.max_anchor_leaves, llm_options=llm_options)
     with stage("tasks"):
         tasks = build_tasks(hierarchy, queries, task_config, seed=seed)
     info = dict(manifest_info or {})
@@ -291,11 +294,16 @@ def build_release(
     sid_params: dict | None = None,
     cache_dir: str | Path | None = None,
     ingested=None,
+    mapping: str | Path | None = None,
+    llm_options: dict | None = None,
     embeddings: str | Path | None = None,
     force: bool = False,
 ) -> Path:
     """ingest -> embed -> SIDs -> hierarchy -> queries -> tasks -> frozen release in ``out``; returns the manifest path.
 
+    ``mapping``: the TOML mapping file of a catalog in another schema (see docs/catalog.md).
+    ``llm_options``: keyword arguments of ``querygen.LLMBackend`` (``max_concurrency``, ``timeout``, ``max_tokens``,
+    ``max_failure_rate`` ...) for ``queries_backend="llm"``.
     ``ingested``: the ``IngestResult`` of ``catalog`` when the caller already has it (it is not ingested again).
     ``embeddings``: a file of precomputed item vectors (``fashionrq.encoders.given``) used instead of ``encoder``.
     An existing release in ``out`` is refused unless ``force``.
@@ -306,22 +314,25 @@ def build_release(
     if levels != 3:
         raise InputError(f"the benchmark tasks need levels=3 (got {levels}); rebuild with --levels 3.")
     check_out(out, force)
-    check_backend(queries_backend, seed)
-    result = ingested if ingested is not None else ingest(catalog)
+    check_backend(queries_backend, seed, llm_options)
+    result = ingested if ingested is not None else ingest(catalog, mapping=mapping)
     items = result.table
     with stage(f"encode items ({encoder})"):
         X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
     with stage(f"SID training ({sid_method})"):
         sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, seed, sid_params or {}, cache_dir)
     info = {
-        "config": {"catalog": str(catalog), "encoder": encoder_info["name"], "sid_method": sid_method, "levels": levels,
-                   "codebook_size": codebook_size, "min_purity": min_purity, "min_size": min_size},
-        "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items)},
+        "config": {"catalog": str(catalog), "mapping": str(mapping) if mapping else None, "encoder": encoder_info["name"],
+                   "sid_method": sid_method, "levels": levels, "codebook_size": codebook_size,
+                   "min_purity": min_purity, "min_size": min_size},
+        "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items),
+                    **result.report.counts()},
         "encoder": {**encoder_info, "embeddings_sha256": sha256_array(np.asarray(X))},
         "tokenizer": tokenizer_config,
     }
     return construct_release(out, items, sids, seed=seed, queries_backend=queries_backend, min_purity=min_purity,
-                             min_size=min_size, task_config=task_config, manifest_info=info, force=force)
+                             min_size=min_size, task_config=task_config, manifest_info=info, llm_options=llm_options,
+                             force=force)
 
 
 def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codebook_size: int, seed: int,
