@@ -317,7 +317,7 @@ def build_release(
     check_backend(queries_backend, seed, llm_options)
     result = ingested if ingested is not None else ingest(catalog, mapping=mapping)
     items = result.table
-    with stage(f"encode items ({encoder})"):
+    with stage(f"read embeddings ({Path(embeddings).name})" if embeddings is not None else f"encode items ({encoder})"):
         X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
     with stage(f"SID training ({sid_method})"):
         sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, seed, sid_params or {}, cache_dir)
