@@ -117,6 +117,7 @@ def test_open_search_dense_equals_scoring_every_item(corpus, tmp_path):
     system = EncoderRetriever("minilm", cache_dir=tmp_path).fit(items)
     indexed = corpus_search(system, QUERIES, 100)
     scored = _scored(system, QUERIES, 100, N_ITEMS)
+    assert indexed.pairs()[0][:3] == [(int(r), float(v)) for r, v in zip(scored.rows[0][:3], indexed.scores[0][:3])]
     assert indexed.index["kind"] == "exact" and all(np.array_equal(a, b) for a, b in zip(indexed.rows, scored.rows))
     for a, b in zip(indexed.scores, scored.scores):
         np.testing.assert_allclose(a, b, atol=1e-5)

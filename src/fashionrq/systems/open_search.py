@@ -30,6 +30,10 @@ class CorpusHits:
     scores: list[np.ndarray]
     index: dict = field(default_factory=dict)
 
+    def pairs(self) -> list[list[tuple[int, float]]]:
+        """Per query, the ``(row, score)`` pairs best first (the shape of ``top_k``)."""
+        return [[(int(r), float(v)) for r, v in zip(rows, scores)] for rows, scores in zip(self.rows, self.scores)]
+
 
 class SearchChunk:
     """A chunk task: encode a chunk's ``text`` queries and search a cached faiss index (one torch/faiss thread)."""
