@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from fashionrq.cli.engine_options import ADDRESS_OPTION, CHUNK_OPTION, ENGINE_OPTION, make_engine
 from fashionrq.errors import InputError
 from fashionrq.progress import console
 
@@ -23,7 +24,10 @@ def embed_command(
     cache: Path = typer.Option(None, "--cache", help="Cache folder (default $FASHIONRQ_CACHE or ~/.cache/fashionrq)."),
     out: Path = typer.Option(None, "--out", help="Also write the vectors here: .parquet (item_id + vector, with the encoder recorded; what --embeddings reads) or .npy (+ .ids.txt) for dense, .npz for sparse."),
     embeddings: Path = typer.Option(None, "--embeddings", help="Check a file of precomputed item vectors against the items instead of encoding."),
-    workers: int = typer.Option(1, "--workers", min=1, help="Single-threaded processes that share a cache miss."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Single-threaded processes that share a cache miss (without --engine)."),
+    engine: str = typer.Option(None, "--engine", help=ENGINE_OPTION.help),
+    address: str = ADDRESS_OPTION,
+    chunk_rows: int = CHUNK_OPTION,
 ) -> None:
     """Embed every item with an encoder (cached on disk; a rerun computes nothing)."""
     start = time.perf_counter()
@@ -37,16 +41,18 @@ def embed_command(
         return
     from fashionrq.encoders import cache_path, embed_items, get_encoder, item_texts
 
+    runner = None if engine is None else make_engine(engine, address, chunk_rows)
     enc = get_encoder(encoder)
     path = cache_path(enc, item_texts(table), "document", cache)
     cached = path.exists()
-    vectors = embed_items(table, enc, cache, workers=workers)
+    vectors = embed_items(table, enc, cache, workers=workers, engine=runner)
     seconds = time.perf_counter() - start
     if out is not None:
         _save(out, table, vectors, enc)
     console.print(
         f"{enc.name}: {vectors.shape[0]:,} items x {vectors.shape[1]:,} ({enc.kind}), "
-        f"{'read from cache' if cached else 'computed'} in {seconds:.1f} s; cache file {path}"
+        f"{'read from cache' if cached else 'computed'} in {seconds:.1f} s"
+        + ("" if cached or runner is None else f" by the {runner.describe()}") + f"; cache file {path}"
         + (f"; wrote {out}" if out is not None else ""),
         soft_wrap=True,
     )

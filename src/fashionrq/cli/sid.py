@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from fashionrq.cli.engine_options import ADDRESS_OPTION, CHUNK_OPTION, ENGINE_OPTION, make_engine
 from fashionrq.io import atomic_write_text
 from fashionrq.errors import InputError
 from fashionrq.progress import console
@@ -70,16 +71,21 @@ def assign_command(
     encoder: str = typer.Option("minilm", "--encoder", help="The encoder the model was trained on."),
     embeddings: Path = typer.Option(None, "--embeddings", help=EMBEDDINGS_HELP),
     out: Path = typer.Option(..., "--out", help="sids.parquet to write (item_id, sid_1 … sid_L int16)."),
+    engine: str = ENGINE_OPTION,
+    address: str = ADDRESS_OPTION,
+    chunk_rows: int = CHUNK_OPTION,
 ) -> None:
     """Assign semantic IDs to every item and write sids.parquet."""
+    from fashionrq.engine.stages import assign_with_engine
     from fashionrq.sid import load_tokenizer, write_sids
 
+    runner = make_engine(engine, address, chunk_rows)
     tokenizer = load_tokenizer(model)
     table = _items(items)
     X = _embeddings(table, encoder, embeddings)
     if X.shape[1] != tokenizer.dim_:
         raise InputError(f"encoder {encoder!r} gives {X.shape[1]}-d embeddings but the model in {model} was trained on {tokenizer.dim_}-d ones; use the training encoder.")
-    path = write_sids(table.column("item_id").to_pylist(), tokenizer.transform(X), out)
+    path = write_sids(table.column("item_id").to_pylist(), assign_with_engine(runner, tokenizer, X), out)
     console.print(f"wrote {path} ({table.num_rows:,} items)")
 
 

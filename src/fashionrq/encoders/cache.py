@@ -115,7 +115,7 @@ def _compute_chunked(path: Path, texts: list[str], compute, kind: str):
     return vectors
 
 
-def _compute_once(path: Path, texts: list[str], compute, kind: str):
+def _compute_once(path: Path, texts: list[str], compute, kind: str, chunked: bool = True):
     """Compute the vectors of ``texts`` (chunked, resumable) and write them to ``path``, unless another process is
     already doing so: then wait (polling) until the file appears, or the other process gives up and this one takes over."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -130,10 +130,18 @@ def _compute_once(path: Path, texts: list[str], compute, kind: str):
                 time.sleep(LOCK_POLL_S)
         if path.exists():
             return _read_or_fail(path, kind)
-        return _compute_chunked(path, texts, compute, kind)
+        if chunked:
+            return _compute_chunked(path, texts, compute, kind)
+        vectors = compute(texts)
+        _write(path, vectors)
+        return vectors
 
 
-def _compute(enc: Encoder, texts: list[str], kind: str, workers: int):
+def _compute(enc: Encoder, texts: list[str], kind: str, workers: int, engine=None):
+    if engine is not None:
+        from fashionrq.engine.stages import encode_with_engine
+
+        return encode_with_engine(engine, enc, texts, kind == "query")
     if workers > 1 and len(texts) > workers * enc.batch_size:
         from fashionrq.encoders.parallel import encode_in_workers
 
@@ -147,6 +155,7 @@ def embed_texts(
     kind: str = "query",
     cache_dir: Path | None = None,
     workers: int = 1,
+    engine=None,
 ) -> np.ndarray | sp.csr_matrix:
     """Encode ``texts`` as queries or documents (``kind``), cached in memory and on disk.
 
@@ -154,7 +163,8 @@ def embed_texts(
     repeated call (in this or a later process) returns the stored vectors without running the model. A miss
     is encoded in chunks of :data:`EMBED_CHUNK` texts, each cached as soon as it is done, so an interrupted
     call resumes where it stopped.
-    ``workers > 1`` computes a miss in that many single-threaded processes (registry encoders only).
+    ``workers > 1`` computes a miss in that many single-threaded processes (registry encoders only). An
+    ``engine`` (:mod:`fashionrq.engine`) computes a miss instead, in its own chunks, and the result is cached whole.
     """
     if kind not in KINDS:
         raise FashionRQError(f"embedding kind '{kind}' is unknown: use 'query' or 'document'.")
@@ -167,7 +177,7 @@ def embed_texts(
     if path.exists():
         vectors = _read_or_fail(path, enc.kind)
     else:
-        vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers), enc.kind)
+        vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine), enc.kind, engine is None)
     if len(texts) <= MEMORY_MAX_TEXTS:
         _MEMORY[key] = vectors.copy()
     return vectors
@@ -179,11 +189,11 @@ def item_texts(table: pa.Table) -> list[str]:
 
 
 def embed_items(
-    table: pa.Table, encoder: str | Encoder, cache_dir: Path | None = None, workers: int = 1
+    table: pa.Table, encoder: str | Encoder, cache_dir: Path | None = None, workers: int = 1, engine=None
 ) -> np.ndarray | sp.csr_matrix:
     """Document vectors of every item (rows of an items table, in order), cached on disk.
 
     The cache key is the encoder id and fingerprint plus the content hash of all item texts, so a rerun
     on the same catalog reads the vectors back and a changed item misses the cache.
     """
-    return embed_texts(item_texts(table), encoder, kind="document", cache_dir=cache_dir, workers=workers)
+    return embed_texts(item_texts(table), encoder, kind="document", cache_dir=cache_dir, workers=workers, engine=engine)

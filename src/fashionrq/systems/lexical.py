@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -49,15 +50,16 @@ class BM25Retriever(BaseRetriever):
 
     name = "bm25"
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
+    def __init__(self, k1: float = 1.2, b: float = 0.75, cache_dir: str | Path | None = None) -> None:
         self.k1 = k1
         self.b = b
+        self.cache_dir = cache_dir
 
     def fit(self, items: pa.Table) -> BM25Retriever:
-        import bm25s
+        """Index the items (a bm25s index built once per corpus and cached under ``cache_dir/indexes/``)."""
+        from fashionrq.systems.index import bm25_index
 
-        self.index = bm25s.BM25(k1=self.k1, b=self.b)
-        self.index.index([tokenize(text) for text in item_texts(items)], show_progress=False)
+        self.index = bm25_index(item_texts(items), tokenize, self.k1, self.b, self.cache_dir)
         return self
 
     def corpus_scores(self, query: str) -> np.ndarray:

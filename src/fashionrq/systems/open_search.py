@@ -1,0 +1,111 @@
+"""Open-corpus search: the top-k catalog items per query through each system's cached index, on any engine.
+
+Dense encoder systems search a :class:`~fashionrq.systems.index.DenseIndex` (faiss or numpy); BM25 scores the
+whole corpus from its cached bm25s index; any other system scores every item with ``score_batch``. With an
+engine, dense query encoding and index search run in that engine's chunks (a Ray actor pool), byte-identical
+to the local engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from fashionrq.errors import FashionRQError
+from fashionrq.systems.base import top_k
+from fashionrq.systems.index import DenseIndex, IndexConfig, exact_search, recall_at_k
+
+#: Queries per whole-corpus score_batch call on the generic path.
+SCORE_BLOCK = 64
+
+
+@dataclass(frozen=True)
+class CorpusHits:
+    """Top-k rows and scores per query (best first, ties by the lower row) and what run.json records of the index."""
+
+    rows: list[np.ndarray]
+    scores: list[np.ndarray]
+    index: dict = field(default_factory=dict)
+
+    def pairs(self) -> list[list[tuple[int, float]]]:
+        """Per query, the ``(row, score)`` pairs best first (the shape of ``top_k``)."""
+        return [[(int(r), float(v)) for r, v in zip(rows, scores)] for rows, scores in zip(self.rows, self.scores)]
+
+
+class SearchChunk:
+    """A chunk task: encode a chunk's ``text`` queries and search a cached faiss index (one torch/faiss thread)."""
+
+    def __init__(self, encoder: str, index_path: str, config: IndexConfig, k: int, threads: int = 1) -> None:
+        import faiss
+
+        from fashionrq.encoders.registry import get_encoder
+        from fashionrq.engine.tasks import set_threads
+        from fashionrq.systems.index import configure_search
+
+        set_threads(threads)
+        faiss.omp_set_num_threads(threads)
+        self.encoder, self.k = get_encoder(encoder), k
+        self.index = faiss.read_index(index_path)
+        configure_search(self.index, config)
+
+    def __call__(self, chunk: pa.Table) -> pa.Table:
+        from fashionrq.engine.base import CHUNK_COLUMN, only_chunk
+        from fashionrq.engine.tasks import vectors_column
+        from fashionrq.systems.index import TIE_MARGIN, order_hits
+
+        index = only_chunk(chunk)
+        queries = self.encoder.encode_queries(chunk.column("text").to_pylist())
+        scores, rows = self.index.search(queries, min(self.index.ntotal, self.k + TIE_MARGIN))
+        hits = [order_hits(r, s, self.k) for r, s in zip(rows, scores)]
+        return pa.table({CHUNK_COLUMN: np.full(len(hits), index, np.int64), "query": vectors_column(queries),
+                         "rows": pa.array([h[0] for h in hits], pa.list_(pa.int64())),
+                         "scores": pa.array([h[1] for h in hits], pa.list_(pa.float32()))})
+
+
+def _dense(system, queries: list[str], k: int, config: IndexConfig, engine) -> CorpusHits:
+    from fashionrq.encoders import embed_texts
+
+    index = DenseIndex(system.documents, config, system.cache_dir)
+    if engine is None:
+        vectors = np.asarray(embed_texts(queries, system.encoder, kind="query", cache_dir=system.cache_dir), np.float32)
+        rows, scores = index.search(vectors, k)
+    else:
+        if index.path is None:
+            raise FashionRQError(f"--engine {engine.name} searches a faiss index; install it with pip install fashionrq[scale].")
+        from fashionrq.engine.base import run_chunked
+        from fashionrq.engine.tasks import column_vectors
+
+        out = run_chunked(engine, SearchChunk, (system.encoder_name, str(index.path), config, k, engine.threads), pa.table({"text": queries}))
+        vectors = column_vectors(out.column("query"))
+        rows = [np.asarray(r, np.int64) for r in out.column("rows").to_pylist()]
+        scores = [np.asarray(s, np.float32) for s in out.column("scores").to_pylist()]
+    info = index.describe()
+    if config.kind != "exact":
+        info[f"recall@{k}_vs_exact"] = round(recall_at_k(rows, exact_search(index.vectors, vectors, k)[0], k), 6)
+    return CorpusHits(rows, scores, info)
+
+
+def _scored(system, queries: list[str], k: int, n_items: int) -> CorpusHits:
+    everything = np.arange(n_items)
+    rows, scores = [], []
+    for start in range(0, len(queries), SCORE_BLOCK):
+        block = queries[start:start + SCORE_BLOCK]
+        for values in system.score_batch(block, [everything] * len(block)):
+            values = np.asarray(values, dtype=np.float64)
+            if len(values) != n_items or not np.all(np.isfinite(values)):
+                raise FashionRQError(f"system '{system.name}' returned {len(values)} scores, some not finite, for {n_items} items; fix its score().")
+            hits = top_k(values, k)
+            rows.append(np.array([r for r, _ in hits], np.int64))
+            scores.append(np.array([v for _, v in hits]))
+    return CorpusHits(rows, scores, {"kind": "exact", "backend": "score_batch"})
+
+
+def corpus_search(system, queries: Sequence[str], k: int, config: IndexConfig = IndexConfig(), engine=None) -> CorpusHits:
+    """The ``k`` best catalog rows per query of a fitted ``system`` (dense encoders through a cached index)."""
+    queries = list(queries)
+    if getattr(system, "sparse", True) is False and hasattr(system, "documents"):
+        return _dense(system, queries, k, config, engine)
+    return _scored(system, queries, k, system.n_items)

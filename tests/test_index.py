@@ -1,0 +1,125 @@
+"""Open-corpus indexes: faiss exact matches numpy exact top-k, approximate recall is measured, indexes are cached."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fashionrq.errors import InputError
+from fashionrq.systems import index as index_module
+from fashionrq.systems.index import DenseIndex, IndexConfig, exact_search, recall_at_k
+
+N_ITEMS = 400
+QUERIES = ["red cotton kurta for women", "black leather belt", "white running shoes men", "blue denim jeans",
+           "printed t-shirt", "gold watch", "floral dress", "sports bra", "silver earrings", "brown wallet"]
+
+
+@pytest.fixture(scope="module")
+def corpus(fixture_items):
+    from fashionrq.encoders import embed_items, embed_texts
+
+    items = fixture_items.slice(0, N_ITEMS)
+    return items, embed_items(items, "minilm"), embed_texts(QUERIES, "minilm", kind="query")
+
+
+def _brute_force(vectors, queries, k):
+    """Exact top-k by a float64 full sort, ties by the lower row (the reference)."""
+    scores = np.asarray(queries, np.float64) @ np.asarray(vectors, np.float64).T
+    return [np.lexsort((np.arange(len(s)), -s))[:k] for s in scores]
+
+
+def test_faiss_exact_gives_the_numpy_exact_rows_and_scores(corpus, tmp_path):
+    pytest.importorskip("faiss")
+    _, vectors, queries = corpus
+    faiss_rows, faiss_scores = DenseIndex(vectors, IndexConfig("exact"), tmp_path).search(queries, 100)
+    numpy_rows, numpy_scores = exact_search(vectors, queries, 100)
+    for fr, fs, nr, ns, ref in zip(faiss_rows, faiss_scores, numpy_rows, numpy_scores, _brute_force(vectors, queries, 100)):
+        assert np.array_equal(fr, nr) and np.array_equal(nr, ref)
+        np.testing.assert_allclose(fs, ns, atol=1e-5)
+        assert np.all(np.diff(fs) <= 0)
+
+
+def test_ties_are_broken_by_the_lower_row(corpus, tmp_path):
+    _, vectors, queries = corpus
+    twins = np.concatenate([vectors[:50], vectors[:50]])  # row r and r + 50 score the same for every query
+    for backend in ("faiss", "numpy"):
+        if backend == "faiss":
+            pytest.importorskip("faiss")
+            rows, _ = DenseIndex(twins, IndexConfig("exact"), tmp_path).search(queries, 20)
+        else:
+            rows, _ = exact_search(twins, queries, 20)
+        for r in rows:
+            pairs = r.reshape(10, 2)
+            assert np.all(pairs[:, 1] == pairs[:, 0] + 50), backend
+
+
+def test_index_is_built_once_and_cached_by_content(corpus, tmp_path):
+    pytest.importorskip("faiss")
+    _, vectors, queries = corpus
+    first = DenseIndex(vectors, IndexConfig("hnsw"), tmp_path)
+    again = DenseIndex(vectors.copy(), IndexConfig("hnsw"), tmp_path)
+    assert not first.cached and again.cached and again.path == first.path and first.path.is_file()
+    assert all(np.array_equal(a, b) for a, b in zip(first.search(queries, 10)[0], again.search(queries, 10)[0]))
+    other = DenseIndex(vectors[:-1], IndexConfig("hnsw"), tmp_path)
+    assert other.path != first.path and not other.cached
+    assert list(tmp_path.glob("indexes/.*partial*")) == []
+
+
+@pytest.mark.parametrize("kind", ["hnsw", "ivf"])
+def test_approximate_indexes_report_recall_against_exact(corpus, tmp_path, kind):
+    pytest.importorskip("faiss")
+    _, vectors, queries = corpus
+    exact = exact_search(vectors, queries, 100)[0]
+    approx = DenseIndex(vectors, IndexConfig(kind, nlist=16, nprobe=8), tmp_path).search(queries, 100)[0]
+    recall = recall_at_k(approx, exact, 100)
+    assert 0.5 < recall <= 1.0
+    assert recall_at_k(exact, exact, 100) == 1.0
+    assert recall_at_k([r[::-1][:50] for r in exact], exact, 100) == pytest.approx(0.5)
+
+
+def test_without_faiss_exact_falls_back_to_numpy_and_approximate_names_the_extra(corpus, tmp_path, monkeypatch):
+    _, vectors, queries = corpus
+    monkeypatch.setattr(index_module, "faiss_module", lambda: None)
+    fallback = DenseIndex(vectors, IndexConfig("exact"), tmp_path)
+    assert fallback.backend == "numpy" and fallback.path is None
+    assert all(np.array_equal(a, b) for a, b in zip(fallback.search(queries, 30)[0], _brute_force(vectors, queries, 30)))
+    with pytest.raises(InputError, match=r"pip install fashionrq\[scale\]"):
+        DenseIndex(vectors, IndexConfig("hnsw"), tmp_path)
+    with pytest.raises(InputError, match="exact, hnsw or ivf"):
+        IndexConfig("annoy")
+
+
+def test_bm25_index_is_cached_and_scores_like_a_fresh_one(corpus, tmp_path):
+    import bm25s
+
+    from fashionrq.encoders import item_texts
+    from fashionrq.systems.lexical import BM25Retriever, tokenize
+
+    items, _, _ = corpus
+    first = BM25Retriever(cache_dir=tmp_path).fit(items)
+    assert len(list(tmp_path.glob("indexes/bm25-*"))) == 1
+    again = BM25Retriever(cache_dir=tmp_path).fit(items)
+    fresh = bm25s.BM25(k1=1.2, b=0.75)
+    fresh.index([tokenize(t) for t in item_texts(items)], show_progress=False)
+    for query in QUERIES:
+        tokens = [t for t in tokenize(query) if t in fresh.vocab_dict]
+        expected = np.asarray(fresh.get_scores(tokens), np.float32) if tokens else np.zeros(N_ITEMS, np.float32)
+        assert np.array_equal(first.corpus_scores(query), expected) and np.array_equal(again.corpus_scores(query), expected)
+    BM25Retriever(k1=1.5, cache_dir=tmp_path).fit(items)
+    assert len(list(tmp_path.glob("indexes/bm25-*"))) == 2
+
+
+def test_open_search_dense_equals_scoring_every_item(corpus, tmp_path):
+    from fashionrq.systems.dense import EncoderRetriever
+    from fashionrq.systems.open_search import _scored, corpus_search
+
+    items, _, _ = corpus
+    system = EncoderRetriever("minilm", cache_dir=tmp_path).fit(items)
+    indexed = corpus_search(system, QUERIES, 100)
+    scored = _scored(system, QUERIES, 100, N_ITEMS)
+    assert indexed.pairs()[0][:3] == [(int(r), float(v)) for r, v in zip(scored.rows[0][:3], indexed.scores[0][:3])]
+    assert indexed.index["kind"] == "exact" and all(np.array_equal(a, b) for a, b in zip(indexed.rows, scored.rows))
+    for a, b in zip(indexed.scores, scored.scores):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+    hnsw = corpus_search(system, QUERIES, 100, IndexConfig("hnsw"))
+    assert 0.5 < hnsw.index["recall@100_vs_exact"] <= 1.0
