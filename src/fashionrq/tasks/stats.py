@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from fashionrq.tasks.bench import read_jsonl, read_qrels, release_dir
-from fashionrq.tasks.construct import TIER_NAMES
+from fashionrq.tasks.records import TIER_NAMES
 
 PHI_ATTRIBUTES = ("product_type", "gender", "age_group", "color", "pattern", "material", "occasion", "brand", "price_hint", "style_tags")
 
