@@ -11,13 +11,13 @@ import numpy as np
 
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.progress import track
-from fashionrq.systems.base import Retriever, ranking_order
+from fashionrq.systems.base import Retriever, ranking_order, top_k
 from fashionrq.systems.bench import PublicBench, labels_guard
 from fashionrq.systems.t2 import GradeCalibrator, corpus_percentile
 
 #: Candidate-visibility regimes of MCMR; only text candidates are available offline (see docs/systems.md).
 REGIMES = ("text", "image", "fused")
-RANKING_TASKS = ("t1", "t3", "t4")
+RANKING_TASKS = ("t1", "t3", "t4")  # pooled; open-corpus T1 (t1o) ranks the whole catalog
 #: Queries scored per call in T2 corpus scoring (bounds memory at chunk x corpus size floats).
 T2_CHUNK = 64
 
@@ -62,6 +62,7 @@ class _Rows:
     """item_id -> row of the items table."""
 
     def __init__(self, item_ids: Sequence[str], source: Path) -> None:
+        self.item_ids = list(item_ids)
         self.row = {item_id: i for i, item_id in enumerate(item_ids)}
         self.source = source
 
@@ -73,10 +74,11 @@ class _Rows:
 
 
 def _scores(system, reranker, texts, rows) -> list[np.ndarray]:
-    first = system.score_batch(texts, rows)
-    if reranker is None:
-        return [np.asarray(s, dtype=np.float64) for s in first]
-    first = [np.asarray(s, dtype=np.float64) for s in first]
+    first = [np.asarray(s, dtype=np.float64) for s in system.score_batch(texts, rows)]
+    return first if reranker is None else _rerank(reranker, texts, rows, first)
+
+
+def _rerank(reranker, texts, rows, first) -> list[np.ndarray]:
     if hasattr(reranker, "rerank_batch"):
         return reranker.rerank_batch(texts, rows, first)
     return [reranker.rerank(t, r, s) for t, r, s in zip(texts, rows, first)]
@@ -128,6 +130,38 @@ def _t2(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int, cali
             for i, label, score in zip(test, labels, expected)]
 
 
+def open_depth(bench: PublicBench) -> int:
+    """Items per open-corpus T1 query, as the release's manifest registers it (protocol.open_depth)."""
+    manifest = json.loads((bench.root / "manifest.json").read_text(encoding="utf-8"))
+    return int(manifest.get("protocol", {}).get("open_depth", 100))
+
+
+def search_batch(system, queries: Sequence[str], k: int, n_items: int) -> list[list[tuple[int, float]]]:
+    """The ``k`` best ``(row, score)`` of the whole corpus per query, best first (scored in chunks of queries)."""
+    all_rows = np.arange(n_items)
+    out = []
+    for start in range(0, len(queries), T2_CHUNK):
+        chunk = list(queries[start:start + T2_CHUNK])
+        for scores in system.score_batch(chunk, [all_rows] * len(chunk)):
+            scores = np.asarray(scores, dtype=np.float64)
+            if len(scores) != n_items or not np.all(np.isfinite(scores)):
+                raise FashionRQError(f"system '{system.name}' returned {len(scores)} scores, some not finite, for {n_items} items; fix its score().")
+            out.append(top_k(scores, k))
+    return out
+
+
+def _open_corpus(bench: PublicBench, system, reranker, item_ids: list[str], out: Path, tag: str) -> None:
+    """Open-corpus T1: the top ``open_depth`` catalog items per query (re-ranked at the top when a reranker is given)."""
+    queries = bench.jsonl("t1o_queries.jsonl")
+    qids, texts = [q["qid"] for q in queries], [q["text"] for q in queries]
+    hits = search_batch(system, texts, open_depth(bench), len(item_ids))
+    rows = [np.array([r for r, _ in h], dtype=np.int64) for h in hits]
+    scores = [np.array([v for _, v in h]) for h in hits]
+    if reranker is not None:
+        scores = _rerank(reranker, texts, rows, scores)
+    write_trec(out / "t1o.run", qids, [[item_ids[r] for r in rs] for rs in rows], scores, tag)
+
+
 def run_system(
     bench: str | Path,
     system: Retriever,
@@ -141,7 +175,8 @@ def run_system(
     Reads only ``BENCH/public/`` (and hashes ``BENCH/manifest.json``); any access to ``BENCH/labels/``
     while it runs raises :class:`~fashionrq.systems.bench.LabelAccessError`. With ``reranker``, the
     first-stage scores of each query's top ``reranker.depth`` candidates are replaced by the reranker's.
-    Writes ``run.json``, ``t1.run``, ``t3.run``, ``t4.run`` and ``t2.jsonl`` into ``out`` and returns run.json.
+    Writes ``run.json``, ``t1o.run`` (top ``protocol.open_depth`` catalog items per open-corpus query),
+    ``t1.run``, ``t3.run``, ``t4.run`` and ``t2.jsonl`` into ``out`` and returns run.json.
     """
     if regime not in REGIMES:
         raise InputError(f"candidate regime '{regime}' is unknown: use one of {', '.join(REGIMES)}.")
@@ -164,6 +199,7 @@ def run_system(
             qids, texts, cands = ranking_task(public, task)
             rows = [rows_of(pool) for pool in cands]
             write_trec(out / f"{task}.run", qids, cands, _scores(system, reranker, texts, rows), tag)
+        _open_corpus(public, system, reranker, rows_of.item_ids, out, tag)
         t2 = _t2(public, system, reranker, rows_of, items.num_rows, calibrator)
     with open(out / "t2.jsonl", "w", encoding="utf-8") as handle:
         for record in t2:

@@ -1,4 +1,4 @@
-"""Export T1 of a release in the BEIR layout (corpus.jsonl, queries.jsonl, qrels/test.tsv) for BEIR/MTEB tooling."""
+"""Export open-corpus T1 of a release in the BEIR layout (corpus.jsonl, queries.jsonl, qrels/test.tsv) for BEIR/MTEB tooling."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from fashionrq.tasks.bench import read_jsonl, read_qrels, release_dir
 
 
 def export_beir(bench: str | Path, out: str | Path) -> Path:
-    """Write T1 as a BEIR dataset in ``out``: the whole catalog as corpus, T1 queries, and the graded T1 qrels."""
+    """Write open-corpus T1 as a BEIR dataset in ``out``: the whole catalog as corpus, the t1o queries and their
+    graded qrels (3/2/1 by shared prefix length; every other item is irrelevant)."""
     bench = release_dir(bench)
     out = Path(out)
     (out / "qrels").mkdir(parents=True, exist_ok=True)
@@ -21,10 +22,10 @@ def export_beir(bench: str | Path, out: str | Path) -> Path:
         for row in items.to_pylist():
             fh.write(json.dumps({"_id": row["item_id"], "title": row["name"] or "", "text": item_text(row)}, ensure_ascii=False) + "\n")
     with open(out / "queries.jsonl", "w", encoding="utf-8", newline="\n") as fh:
-        for row in read_jsonl(bench / "public" / "t1_queries.jsonl"):
+        for row in read_jsonl(bench / "public" / "t1o_queries.jsonl"):
             fh.write(json.dumps({"_id": row["qid"], "text": row["text"]}, ensure_ascii=False) + "\n")
     with open(out / "qrels" / "test.tsv", "w", encoding="utf-8", newline="\n") as fh:
         fh.write("query-id\tcorpus-id\tscore\n")
-        for qid, item, grade in read_qrels(bench / "labels" / "t1.qrels"):
+        for qid, item, grade in read_qrels(bench / "labels" / "t1o.qrels"):
             fh.write(f"{qid}\t{item}\t{grade}\n")
     return out

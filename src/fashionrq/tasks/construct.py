@@ -276,7 +276,8 @@ def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
     own1 = _claim_own(plan["t1"], config.per_tier, claims, rnd, index, "t1")
     own2 = _claim_own(plan["t2"], config.t2_per_tier, claims, rnd, index, "t2")
     t3 = _t3(plan["t3"], claims, by_leaf, index, rnd)
-    pools2 = _add_negatives(plan["t2"], own2, config.t2_per_tier, claims, rnd, index, embeddings, "t2", window)
+    t2_vectors = embeddings if config.t2_hard_negatives else None
+    pools2 = _add_negatives(plan["t2"], own2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window)
     pools1 = _add_negatives(plan["t1"], own1, config.per_tier, claims, rnd, index, embeddings, "t1", window)
     t1, t4 = _t1_t4(plan["t1"], pools1, by_leaf, index)
     t2, dev_mids = _t2(plan["t2"], pools2, by_leaf, index, config, rnd)
