@@ -134,9 +134,11 @@ def _t3_groups(index: TierIndex, leaves: list[str], free: set[str], config: Task
 
 def _draw_negatives(claims: ItemClaims, rnd: random.Random, index: TierIndex, embeddings, unit_rows: list[int], leaf: str,
                     k: int, task: str, window: int) -> list[int] | None:
-    """``k`` Related items and ``k`` hard Irrelevant items (nearest the unit outside its level-1 prefix)."""
+    """``k`` hard Related items (nearest the unit in its level-1 prefix, outside its level-2 prefix) and ``k`` hard
+    Irrelevant items (nearest the unit outside its level-1 prefix); random ones without embeddings."""
     reuse = task == "t1"
-    related = claims.draw(rnd, index.related(leaf), k, task, reuse)
+    related = claims.free(index.related(leaf), task, reuse)
+    related = claims.draw(rnd, nearest(embeddings, unit_rows, related, max(window, k)), k, task, reuse)
     if related is None:
         return None
     outside = claims.free(index.outside(leaf), task, reuse)

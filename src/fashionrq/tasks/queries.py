@@ -37,11 +37,33 @@ def deduplicate(queries: list[AnchorQuery]) -> tuple[list[AnchorQuery], dict[str
 
 
 def hidden_phi(query: AnchorQuery) -> dict[str, list[str] | None]:
-    """The hidden φ(q) of a query: what its generator asserted (``expressed``), every φ key present, ``None`` when
-    not asserted. It never comes from the public ``LexiconParser`` a system may call."""
+    """The hidden φ(q) of a verbalizer query: what its clauses asserted (``expressed``), every φ key present,
+    ``None`` when not asserted. It never comes from the public ``LexiconParser`` a system may call."""
     from fashionrq.querygen import PHI_KEYS
 
     return {key: sorted(query.expressed[key]) if query.expressed.get(key) else None for key in PHI_KEYS}
+
+
+class _NoParse:
+    """Fallback of the LLM enricher: a failed enrichment asserts nothing (it never falls back to the public parser)."""
+
+    def parse_many(self, texts: list[str]) -> list[dict]:
+        from fashionrq.querygen import PHI_KEYS
+
+        return [dict.fromkeys(PHI_KEYS) for _ in texts]
+
+
+def hidden_phis(queries: list[AnchorQuery], used: list[int], backend: str, seed: int) -> tuple[dict[int, dict], dict]:
+    """Hidden φ of the ``used`` queries: the verbalizer's record (:func:`hidden_phi`), or with ``backend="llm"``
+    a second LLM call per query (``querygen.LLMEnricher``); a failed call asserts nothing and is counted."""
+    if backend != "llm":
+        return {qi: hidden_phi(queries[qi]) for qi in used}, {"phi_source": "verbalizer record (GeneratedQuery.expressed)"}
+    from fashionrq import querygen
+
+    enricher = querygen.LLMEnricher(querygen.LLMBackend(seed=seed), _NoParse())
+    phis = querygen.enrich([queries[qi].text for qi in used], enricher)
+    return dict(zip(used, phis)), {"phi_source": "LLM enrichment (querygen.LLMEnricher, no parser fallback)",
+                                   "enrichment_malformed": enricher.malformed, "enrichment_failed": enricher.failed}
 
 
 def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "verbalizer",
@@ -75,15 +97,15 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
         "coverage_gaps": sum(len(qs.coverage_gaps) for qs in query_sets),
         "unsupported": sum(len(qs.unsupported) for qs in query_sets),
         "sources": dict(sorted(Counter(q.source for q in queries).items())),
-        "phi_source": "generator (GeneratedQuery.expressed)",
     })
     return queries, report
 
 
-def parser_agreement(queries: list[AnchorQuery], items: pd.DataFrame) -> dict[str, dict[str, float]]:
-    """Per φ attribute: precision and recall of the public ``LexiconParser`` against the hidden φ."""
+def parser_agreement(queries: list[AnchorQuery], phis: list[dict], items: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Per φ attribute: precision and recall of the public ``LexiconParser`` against the hidden φ ``phis``."""
     from fashionrq import querygen
 
-    scores = querygen.parser_agreement(queries, querygen.LexiconParser(items))
+    gold = [AnchorQuery(q.text, q.leaf, {k: v for k, v in phi.items() if v}, q.covers, q.source) for q, phi in zip(queries, phis)]
+    scores = querygen.parser_agreement(gold, querygen.LexiconParser(items))
     return {k: {"precision": round(v["precision"], 4), "recall": round(v["recall"], 4), "support": v["support"]}
             for k, v in scores.items()}

@@ -9,7 +9,7 @@ TIER_NAMES = {3: "exact", 2: "sibling", 1: "related", 0: "irrelevant"}
 #: Task keys: pooled T1, open-corpus T1 (the whole catalog ranked), T2, T3, T4.
 TASK_KEYS = ("t1", "t1o", "t2", "t3", "t4")
 #: The headline metric of each task, registered in manifest.json at build time (docs/benchmark.md, "Headroom").
-HEADLINE = {"t1o": "ndcg@10", "t1": "recall@10", "t2": "macro_f1", "t3": "recall@1", "t4": "worst_recall@10"}
+HEADLINE = {"t1o": "ndcg@10", "t1": "recall@10", "t2": "macro_f1", "t3": "recall@1", "t4": "recall@10"}
 #: The bootstrap unit of each task: the smallest unit whose candidate lists share no item with another's.
 BOOTSTRAP_UNITS = {
     "t1": "T1 pool component (pools sharing no item; one pool per unit of two sibling leaves)",

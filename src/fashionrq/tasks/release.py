@@ -116,7 +116,7 @@ class _Writer:
         q = self.tasks.queries[qi]
         self.meta.append({"qid": qid, "task": task, "cluster": q.leaf, "leaf": q.leaf, "level": q.leaf.count("-") + 1,
                           "unit": unit, "covers": q.covers, "source": q.source})
-        self.phi_rows.append({"qid": qid, "phi": self.phi[qi], "expressed": sorted(q.expressed)})
+        self.phi_rows.append({"qid": qid, "phi": self.phi[qi], "expressed": sorted(k for k, v in self.phi[qi].items() if v)})
 
     def qrels(self, qid: str, rows, grades) -> list[str]:
         return [f"{qid} 0 {self.item_ids[r]} {g}" for r, g in zip(rows, grades)]
@@ -289,7 +289,7 @@ def construct_release(
 
     ``embeddings``: the construction encoder's item vectors, used to draw hard negatives (docs/benchmark.md).
     """
-    from fashionrq.tasks.queries import anchor_queries, hidden_phi, parser_agreement
+    from fashionrq.tasks.queries import anchor_queries, hidden_phis, parser_agreement
 
     check_out(out)
     check_backend(queries_backend, seed)
@@ -300,9 +300,9 @@ def construct_release(
     tasks = build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors)
     tasks.report["open_depth"] = task_config.open_depth
     used = tasks.used_queries()
-    phi = {qi: hidden_phi(queries[qi]) for qi in used}
-    query_report["kept_in_tasks"] = len(used)
-    query_report["parser_agreement"] = parser_agreement([queries[qi] for qi in used], frame)
+    phi, phi_report = hidden_phis(queries, used, queries_backend, seed)
+    query_report.update(phi_report, kept_in_tasks=len(used))
+    query_report["parser_agreement"] = parser_agreement([queries[qi] for qi in used], [phi[qi] for qi in used], frame)
     info = dict(manifest_info or {})
     info.setdefault("config", {}).update({
         "queries_backend": queries_backend, "hierarchy": hierarchy.config, "tasks": asdict(task_config),
@@ -321,7 +321,7 @@ def construction_components(info: dict) -> dict:
         "hard_negative_encoder": info.get("encoder", {}).get("name"),
         "comparator_similarity": "minilm",
         "weight_oracle": weights.get("oracle"),
-        "phi": "generator record (GeneratedQuery.expressed); the public LexiconParser is not used",
+        "phi": info.get("report", {}).get("querygen", {}).get("phi_source"),
         "query_generator": info.get("config", {}).get("queries_backend"),
     }
 
