@@ -1,10 +1,16 @@
 """Encoder benchmarks (a script, not a test).
 
+    python benchmarks/bench_encoders.py bound
     python benchmarks/bench_encoders.py throughput [--n 2000] [--encoders minilm,minilm-int8,e5-small,splade-tiny]
     python benchmarks/bench_encoders.py full [--encoder minilm] [--cache DIR] [--workers 4]
 
+``bound``: this machine's matrix-multiply throughput on one thread, per CPU-second (fp32: torch and numpy
+GEMM; int8: onnxruntime ``MatMulInteger``, u8 x s8 -> s32, VNNI where the CPU has it), at the shape of a
+MiniLM feed-forward layer over 1,024 tokens.
 ``throughput``: items/s (wall and per CPU-second of this process, all threads) of ``encode_documents`` on a
-seeded sample of bundled items (no cache).
+seeded sample of bundled items (no cache), with the tokens each encoder sees per item, the FLOPs that costs
+(:func:`flops_per_item`) and items/CPU-s as a share of the one-thread bound (int8 bound for the int8/int4
+encoders, fp32 for the others).
 ``full``: ingest + embed of the whole bundled catalog, each in a fresh process: cold (an empty scratch
 cache dir), then the entry is copied into the default cache dir (or ``--cache``) so others reuse it, then
 warm (reading it from there).
@@ -30,12 +36,102 @@ def _threads(n: int) -> None:
     os.environ.setdefault("OMP_NUM_THREADS", str(n))
 
 
+#: (layers, hidden, feed-forward, output vocabulary computed per token or 0) of each offline encoder.
+ARCHITECTURES = {
+    "minilm": (6, 384, 1536, 0), "minilm-int8": (6, 384, 1536, 0), "e5-small": (12, 384, 1536, 0),
+    "splade-tiny": (2, 128, 512, 30522),
+}
+#: Which measured bound each encoder's matmuls run at.
+PRECISION = {"minilm": "fp32", "minilm-int8": "int8", "e5-small": "int8", "splade-tiny": "fp32"}
+GEMM_SHAPE = (1024, 384, 1536)
+
+
+def flops_per_item(name: str, tokens: list[int]) -> float:
+    """Mean multiply-add work (2 FLOPs each) per item: per layer and token the Q, K, V, O projections (4 H^2)
+    and the feed-forward (2 H F), attention scores and mixing (2 L H for a sequence of L tokens), plus an
+    MLM head (H^2 + H V) per token where the encoder has one."""
+    layers, hidden, ff, vocab = ARCHITECTURES[name]
+    per = [layers * (2 * t * (4 * hidden**2 + 2 * hidden * ff) + 4 * t * t * hidden)
+           + (2 * t * (hidden**2 + hidden * vocab) if vocab else 0) for t in tokens]
+    return sum(per) / len(per)
+
+
+def token_counts(name: str, texts: list[str]) -> list[int]:
+    """Tokens (specials included, after truncation) the encoder feeds per text."""
+    from fashionrq.encoders import get_encoder
+
+    encoder = get_encoder(name)
+    if name == "e5-small":
+        return [encoder.model.token_count(t, False) for t in texts]
+    if name == "splade-tiny":
+        return [len(ids) for ids in encoder.tokenizer(texts, truncation=True, max_length=128)["input_ids"]]
+    from fashionrq.encoders.onnx_int8 import minilm_tokenizer
+
+    tokenizer = minilm_tokenizer()
+    tokenizer.no_padding()
+    return [len(e.ids) for e in tokenizer.encode_batch(texts)]
+
+
+def _best_gflops(fn, flops: float, repeat: int = 5) -> dict:
+    fn()
+    walls, cpus = [], []
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return {"gflops_per_wall_s": round(flops / min(walls) / 1e9, 1), "gflops_per_cpu_s": round(flops / min(cpus) / 1e9, 1)}
+
+
+def measure_bounds() -> dict[str, dict]:
+    """One-thread GEMM throughput: fp32 (torch, numpy, onnxruntime) and int8 (onnxruntime MatMulInteger)."""
+    import numpy as np
+    import onnxruntime as ort
+    import torch
+    from onnx import TensorProto, helper, numpy_helper
+
+    _threads(1)
+    m, k, n = GEMM_SHAPE
+    flops = 2.0 * m * k * n * 10
+    a, b = torch.randn(m, k), torch.randn(k, n)
+    out = {"fp32 torch": _best_gflops(lambda: [a @ b for _ in range(10)], flops)}
+    an, bn = a.numpy(), b.numpy()
+    out["fp32 numpy"] = _best_gflops(lambda: [an @ bn for _ in range(10)], flops)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    for label, op, xtype, weight, x in (
+        ("int8 onnxruntime MatMulInteger", "MatMulInteger", TensorProto.UINT8,
+         np.random.default_rng(0).integers(-127, 127, (k, n)).astype(np.int8),
+         np.random.default_rng(1).integers(0, 255, (m, k)).astype(np.uint8)),
+        ("fp32 onnxruntime MatMul", "MatMul", TensorProto.FLOAT, bn, an),
+    ):
+        graph = helper.make_graph(
+            [helper.make_node(op, ["x", "w"], ["y"])], "gemm", [helper.make_tensor_value_info("x", xtype, [m, k])],
+            [helper.make_tensor_value_info("y", TensorProto.INT32 if op == "MatMulInteger" else TensorProto.FLOAT, [m, n])],
+            [numpy_helper.from_array(weight, "w")])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        out[label] = _best_gflops(lambda: [session.run(None, {"x": x}) for _ in range(10)], flops)
+    return out
+
+
+def bound(_: argparse.Namespace | None = None) -> dict[str, float]:
+    """Print and return the per-precision bound (best GFLOP per CPU-second on one thread)."""
+    results = measure_bounds()
+    for label, value in results.items():
+        print(json.dumps({"gemm": label, "shape": GEMM_SHAPE, **value}), flush=True)
+    fp32 = max(v["gflops_per_cpu_s"] for k, v in results.items() if k.startswith("fp32"))
+    int8 = results["int8 onnxruntime MatMulInteger"]["gflops_per_cpu_s"]
+    return {"fp32": fp32, "int8": int8}
+
+
 def throughput(n: int, encoders: list[str], threads: int) -> None:
     import numpy as np
 
     from fashionrq.catalog import bundled_items
     from fashionrq.encoders import get_encoder, item_texts
 
+    bounds = bound()
     _threads(threads)
     table = bundled_items()
     rows = np.random.default_rng(0).choice(table.num_rows, size=n, replace=False)
@@ -48,10 +144,21 @@ def throughput(n: int, encoders: list[str], threads: int) -> None:
         start, cpu = time.perf_counter(), time.process_time()
         vectors = encoder.encode_documents(texts)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        tokens = token_counts(name, texts)
+        flops = flops_per_item(name, tokens)
+        limit = bounds[PRECISION[name]] * 1e9 / flops  # items per CPU-second at the one-thread GEMM bound
         print(json.dumps({"encoder": name, "n": n, "threads": threads, "load_s": round(load, 2),
                           "seconds": round(seconds, 2), "items_per_s": round(n / seconds, 1),
                           "cpu_s": round(cpu, 2), "items_per_cpu_s": round(n / cpu, 1),
+                          "tokens_mean": round(sum(tokens) / len(tokens), 1), "tokens_p50_p90_max": _quantiles(tokens),
+                          "gflop_per_item": round(flops / 1e9, 3), "bound": PRECISION[name],
+                          "bound_items_per_cpu_s": round(limit, 1), "share_of_bound": round(n / cpu / limit, 3),
                           "shape": list(vectors.shape)}), flush=True)
+
+
+def _quantiles(values: list[int]) -> list[int]:
+    ordered = sorted(values)
+    return [ordered[len(ordered) // 2], ordered[int(len(ordered) * 0.9)], ordered[-1]]
 
 
 def full_child(encoder: str, cache: str | None, threads: int, workers: int) -> None:
@@ -110,7 +217,7 @@ def full(encoder: str, cache: str | None, threads: int, workers: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["throughput", "full", "_full_child"])
+    parser.add_argument("mode", choices=["bound", "throughput", "full", "_full_child"])
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--encoders", default="minilm,minilm-int8,e5-small,splade-tiny")
     parser.add_argument("--encoder", default="minilm")
@@ -118,7 +225,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1, help="processes for a cache miss (full mode)")
     args = parser.parse_args()
-    if args.mode == "throughput":
+    if args.mode == "bound":
+        bound()
+    elif args.mode == "throughput":
         throughput(args.n, args.encoders.split(","), args.threads)
     elif args.mode == "full":
         full(args.encoder, args.cache, args.threads, args.workers)

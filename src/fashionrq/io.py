@@ -36,6 +36,7 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.fchmod(fd, 0o666 & ~_umask())
     binary = "b" in mode
     try:
         with os.fdopen(fd, mode, encoding=None if binary else encoding, newline=None if binary else "\n") as handle:
@@ -85,6 +86,7 @@ def atomic_directory(path: str | Path, force: bool = False, what: str = "output 
     refuse_existing(path, force, what)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent))
+    os.chmod(tmp, 0o777 & ~_umask())
     try:
         yield tmp
         if path.exists():
@@ -98,6 +100,13 @@ def atomic_directory(path: str | Path, force: bool = False, what: str = "output 
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     _fsync_dir(path.parent)
+
+
+def _umask() -> int:
+    """The process umask (read by setting and restoring it), so temporary files get ordinary permissions."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -132,3 +141,19 @@ def read_jsonl(path: str | Path) -> Iterator[dict]:
             if not isinstance(record, dict):
                 raise InputError(f"{path} line {lineno} is not a JSON object; every line must be one {{...}} record.")
             yield record
+
+
+def write_vectors_parquet(path: str | Path, item_ids, vectors, metadata: dict[bytes, bytes] | None = None,
+                          row_group_size: int = 131_072) -> None:
+    """Write ``item_id`` plus a fixed-size-list float32 ``embedding`` column atomically (the ``--embeddings`` layout)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    column = pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1), type=pa.float32()), vectors.shape[1])
+    table = pa.table({"item_id": item_ids, "embedding": column})
+    if metadata:
+        table = table.replace_schema_metadata(metadata)
+    with atomic_writer(path, "wb") as handle:
+        pq.write_table(table, handle, compression="zstd", row_group_size=row_group_size, write_statistics=False)

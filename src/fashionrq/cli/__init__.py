@@ -52,10 +52,14 @@ from fashionrq.cli import systems as _systems  # noqa: E402
 _systems.register(app)
 from fashionrq.cli import demo as _demo  # noqa: E402
 _demo.register(app)
+from fashionrq.cli import synth as _synth  # noqa: E402
+_synth.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning user errors into one sentence and a non-zero exit code."""
+    if argv is None:
+        _metrics.lighten_process(sys.argv[1:])
     try:
         app(args=argv, standalone_mode=True)
     except FashionRQError as err:

@@ -16,6 +16,7 @@ def build_command(
     catalog: str = typer.Option("bundled", "--catalog", help="A Myntra-layout folder, a mapped catalog file, or 'bundled'."),
     out: Path = typer.Option(..., "--out", help="Release folder to write (BENCH/)."),
     encoder: str = typer.Option("minilm", "--encoder", help="Item encoder for the semantic IDs."),
+    embeddings: Path = typer.Option(None, "--embeddings", help="Precomputed item vectors (Parquet item_id + list column, or .npy + .ids.txt) used instead of --encoder."),
     sid_method: str = typer.Option("rqvae", "--sid-method", help="Semantic-ID tokenizer: rqvae, vanilla or rkmeans."),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice; the same seed gives a byte-identical release."),
     queries_backend: str = typer.Option("verbalizer", "--queries-backend", help="Query generator: verbalizer or llm."),
@@ -30,7 +31,7 @@ def build_command(
 
     sizes = {"pool_size": pool_size} if pool_size is not None else {}
     sizes["max_anchor_leaves"] = max_anchor_leaves or None
-    path = build_release(catalog, out, encoder=encoder, sid_method=sid_method, seed=seed, queries_backend=queries_backend,
+    path = build_release(catalog, out, encoder=encoder, embeddings=embeddings, sid_method=sid_method, seed=seed, queries_backend=queries_backend,
                          codebook_size=codebook_size, min_purity=min_purity, min_size=min_size,
                          task_config=TaskConfig(**sizes))
     manifest = json.loads(path.read_text())

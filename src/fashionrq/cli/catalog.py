@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
-from fashionrq.catalog import IngestReport, ingest, save_ingest
 from fashionrq.progress import console
+
+if TYPE_CHECKING:
+    from fashionrq.catalog import IngestReport
 
 
 def print_ingest_report(report: IngestReport) -> None:
@@ -43,6 +46,8 @@ def ingest_command(
     images: Path = typer.Option(None, "--images", help="Folder of <item_id>.jpg images (default: CATALOG/images)."),
 ) -> None:
     """Ingest a catalog into the canonical items table (items.parquet) with an ingest report."""
+    from fashionrq.catalog import ingest, save_ingest  # imported here so other commands start fast
+
     result = ingest(catalog, mapping=mapping, images=images)
     path = save_ingest(result, out)
     print_ingest_report(result.report)

@@ -60,11 +60,12 @@ def score_command(
     bench: Path = typer.Option(..., "--bench", help="Release folder (BENCH)."),
     out: Path = typer.Option(None, "--out", help="Score JSON to write (default: RUN/scores.json)."),
     relevance: bool = typer.Option(True, "--relevance/--no-relevance", help="Also compute weighted relevance R@10 and AttrScore on T1."),
+    gain: str = typer.Option(None, "--gain", help="Gain per grade for nDCG in trec_eval's syntax, e.g. ESCI's 3=1,2=0.1,1=0.01 (unmapped grades keep their value)."),
 ) -> None:
     """Score a committed run: refuses a tampered release, an uncommitted or changed run, and any malformed file."""
     from fashionrq.protocol.scoring import score_run, write_json
 
-    scored = score_run(bench, run, relevance=relevance)
+    scored = score_run(bench, run, relevance=relevance, gains=gain)
     path = write_json(scored.report, out or Path(run) / "scores.json")
     _print_scores(scored.report)
     console.print(f"wrote {path}")

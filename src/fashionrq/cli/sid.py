@@ -19,10 +19,13 @@ def _items(items: str):
     return bundled_items() if items == BUNDLED else load_items(items)
 
 
-def _embeddings(table, encoder: str):
-    from fashionrq.encoders import embed_items
+def _embeddings(table, encoder: str, embeddings: Path | None = None):
+    from fashionrq.encoders.given import item_vectors
 
-    return embed_items(table, encoder)
+    return item_vectors(table, encoder, embeddings, None)[0]
+
+
+EMBEDDINGS_HELP = "Precomputed item vectors (Parquet item_id + list column, or .npy + .ids.txt) used instead of --encoder."
 
 
 def _int_list(text: str, option: str) -> list[int]:
@@ -36,6 +39,7 @@ def _int_list(text: str, option: str) -> list[int]:
 def train_command(
     items: str = typer.Option(..., "--items", help="items.parquet (or its folder), or 'bundled'."),
     encoder: str = typer.Option("minilm", "--encoder", help="Encoder name for fashionrq.encoders.embed_items."),
+    embeddings: Path = typer.Option(None, "--embeddings", help=EMBEDDINGS_HELP),
     out: Path = typer.Option(..., "--out", help="Model folder to write (config.json + state.pt)."),
     method: str = typer.Option("rqvae", "--method", help="rqvae | vanilla | rkmeans."),
     seed: int = typer.Option(0, "--seed"),
@@ -47,7 +51,7 @@ def train_command(
     from fashionrq.sid import DEFAULT_LEVEL_ATTRIBUTES, attributes_from_items, make_tokenizer, report_table, save_tokenizer, sid_report
 
     table = _items(items)
-    X = _embeddings(table, encoder)
+    X = _embeddings(table, encoder, embeddings)
     params = {"codebook_size": codebook_size, "seed": seed, "dedup": dedup}
     if epochs is not None:
         params["epochs"] = epochs
@@ -63,6 +67,7 @@ def assign_command(
     model: Path = typer.Option(..., "--model", help="Model folder written by `fashionrq sid train`."),
     items: str = typer.Option(..., "--items", help="items.parquet (or its folder), or 'bundled'."),
     encoder: str = typer.Option("minilm", "--encoder", help="The encoder the model was trained on."),
+    embeddings: Path = typer.Option(None, "--embeddings", help=EMBEDDINGS_HELP),
     out: Path = typer.Option(..., "--out", help="sids.parquet to write (item_id, sid_1 … sid_L int16)."),
 ) -> None:
     """Assign semantic IDs to every item and write sids.parquet."""
@@ -70,7 +75,7 @@ def assign_command(
 
     tokenizer = load_tokenizer(model)
     table = _items(items)
-    X = _embeddings(table, encoder)
+    X = _embeddings(table, encoder, embeddings)
     if X.shape[1] != tokenizer.dim_:
         raise InputError(f"encoder {encoder!r} gives {X.shape[1]}-d embeddings but the model in {model} was trained on {tokenizer.dim_}-d ones; use the training encoder.")
     path = write_sids(table.column("item_id").to_pylist(), tokenizer.transform(X), out)
@@ -107,6 +112,7 @@ def report_command(
 def ablation_command(
     items: str = typer.Option(..., "--items", help="items.parquet (or its folder), or 'bundled'."),
     encoder: str = typer.Option("minilm", "--encoder"),
+    embeddings: Path = typer.Option(None, "--embeddings", help=EMBEDDINGS_HELP),
     sizes: str = typer.Option("64,128,256", "--sizes", help="Comma-separated codebook sizes."),
     methods: str = typer.Option("rqvae", "--methods", help="Comma-separated methods among rqvae, vanilla, rkmeans."),
     seeds: str = typer.Option("0", "--seeds", help="Comma-separated seeds to average over."),
@@ -122,7 +128,7 @@ def ablation_command(
     if bad:
         raise InputError(f"--methods has unknown method {bad[0]!r}; choose among {', '.join(METHODS)}.")
     table = _items(items)
-    X = _embeddings(table, encoder)
+    X = _embeddings(table, encoder, embeddings)
     params = {} if epochs is None else {"epochs": epochs}
     rows = run_ablation(X, table, chosen, _int_list(sizes, "--sizes"), _int_list(seeds, "--seeds"), **params)
     summary = summarize(rows)

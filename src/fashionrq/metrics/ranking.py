@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fashionrq.errors import InputError
-from fashionrq.metrics.trec import Qrels, Run, group_positions
+from fashionrq.metrics.trec import Qrels, Run, group_positions, judged_positions
 
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 UNJUDGED = -1
@@ -123,16 +123,18 @@ class _Ranked:
         self.grade = _run_grades(qrels, run)[ranking[keep]]
         self.present = np.bincount(self.query, minlength=self.num_queries) > 0
 
-    def per_query(self, metric: Metric, level: int) -> np.ndarray:
+    def per_query(self, metric: Metric, level: int, gains: Mapping[int, float] | None = None) -> np.ndarray:
         """The metric's value for every judged query (0 where the run has no results for it)."""
         n, k = self.num_queries, metric.k
         top = np.ones(len(self.rank), dtype=bool) if k is None else self.rank < k
         relevant = self.grade >= level
         num_rel = np.bincount(self.judged_query[self.judged_grade >= level], minlength=n)
         if metric.kind in _GRADED:
-            gain = _gain(self.grade[top], metric.kind) / np.log2(self.rank[top] + 2.0)
+            gain = _gain(self.grade[top], metric.kind, gains) / np.log2(self.rank[top] + 2.0)
+            judged_gain = _gain(self.judged_grade, metric.kind, gains)
+            best_first = np.lexsort((-judged_gain, self.judged_query))  # the ideal ranking: gains descending
             ideal_top = self.judged_rank < k
-            ideal = _gain(self.judged_grade[ideal_top], metric.kind) / np.log2(self.judged_rank[ideal_top] + 2.0)
+            ideal = judged_gain[best_first][ideal_top] / np.log2(self.judged_rank[ideal_top] + 2.0)
             dcg = np.bincount(self.query[top], weights=gain, minlength=n)
             idcg = np.bincount(self.judged_query[ideal_top], weights=ideal, minlength=n)
             return _ratio(dcg, idcg)
@@ -160,25 +162,19 @@ class _Ranked:
 
 def _run_grades(qrels: Qrels, run: Run) -> np.ndarray:
     """Grade of every run row (in file order), UNJUDGED where the (query, docno) pair is not in the qrels."""
-    run_docs = run._doc_codes[1]
-    query_map = pc.fill_null(pc.index_in(qrels._query_codes[1], value_set=run._query_codes[1]), -1).to_numpy()
-    doc_map = pc.fill_null(pc.index_in(qrels._doc_codes[1], value_set=run_docs), -1).to_numpy()
-    query, doc = query_map[qrels._query_codes[0]], doc_map[qrels._doc_codes[0]]
-    shared = (query >= 0) & (doc >= 0)
-    needles = query[shared] * len(run_docs) + doc[shared]
-    sorted_keys, order = run._pair_index
-    grades = np.full(len(run), UNJUDGED, dtype=np.int64)
-    if len(sorted_keys) == 0:
-        return grades
-    position = np.minimum(np.searchsorted(sorted_keys, needles), len(sorted_keys) - 1)
-    found = sorted_keys[position] == needles
-    grades[order[position[found]]] = qrels.grade[shared][found]
-    return grades
+    position = judged_positions(qrels, run)
+    return np.where(position >= 0, qrels.grade[position], UNJUDGED)
 
 
-def _gain(grades: np.ndarray, kind: str) -> np.ndarray:
+def _gain(grades: np.ndarray, kind: str, gains: Mapping[int, float] | None = None) -> np.ndarray:
+    """Gain of each grade: the grade (ndcg) or 2^grade - 1 (ndcg_exp); a gain map overrides ndcg's (trec_eval's
+    rule: an unmapped grade keeps its own value); unjudged and negative grades gain 0."""
     positive = np.maximum(grades, 0).astype(np.float64)
-    return positive if kind == "ndcg" else np.exp2(positive) - 1.0
+    if kind == "ndcg_exp":
+        return np.exp2(positive) - 1.0
+    for grade, gain in (gains or {}).items():
+        positive[grades == grade] = gain
+    return positive
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -194,6 +190,7 @@ def evaluate(
     per_query: bool = False,
     relevance_level: int = 1,
     complete: bool = False,
+    gains: Mapping[int, float] | str | None = None,
 ) -> dict[str, float] | dict[str, dict[str, float]]:
     """Evaluate ``run`` against ``qrels``: ``{metric: mean}``, or ``{qid: {metric: value}}`` with ``per_query``.
 
@@ -201,7 +198,9 @@ def evaluate(
     ``complete=True`` every judged query counts and unanswered ones score 0 (trec_eval ``-c``). Queries
     the run answers but ``qrels`` lacks are ignored (see ``check_run_against_qrels``).
     ``relevance_level`` is the grade from which a document counts as relevant (trec_eval ``-l``); a
-    ``(rel=N)`` suffix on a metric name overrides it for that metric. nDCG uses the grades themselves.
+    ``(rel=N)`` suffix on a metric name overrides it for that metric. nDCG uses the grades themselves
+    as gains, or ``gains`` (``{grade: gain}`` or trec_eval's ``"3=1,2=0.1,1=0.01"``; an unmapped grade keeps its
+    own value, as in trec_eval); ndcg_exp ignores ``gains``.
     """
     if relevance_level < 0:
         raise InputError(f"relevance level {relevance_level} is negative; use a grade such as 1 (any relevant) or 3 (exact).")
@@ -212,12 +211,22 @@ def evaluate(
         raise InputError(
             f"no query of {run.source} is judged in {qrels.source}; check that the run and the qrels belong to the same task."
         )
-    values = {m.name: ranked.per_query(m, relevance_level if m.level is None else m.level)[selected] for m in parsed}
+    gain_map = _gain_map(gains)
+    values = {m.name: ranked.per_query(m, relevance_level if m.level is None else m.level, gain_map)[selected]
+              for m in parsed}
     if not per_query:
         return {name: float(column.mean()) for name, column in values.items()}
     qids = ranked.qids.filter(pa.array(selected)).to_pylist()
     columns = {name: column.tolist() for name, column in values.items()}
     return {qid: {name: column[i] for name, column in columns.items()} for i, qid in enumerate(qids)}
+
+
+def _gain_map(gains: Mapping[int, float] | str | None) -> dict[int, float] | None:
+    if gains is None or isinstance(gains, Mapping):
+        return None if gains is None else {int(g): float(v) for g, v in gains.items()}
+    from fashionrq.metrics.trec_gains import parse_gain_pairs
+
+    return dict(parse_gain_pairs(gains, where="gain map"))
 
 
 def compare(

@@ -45,8 +45,38 @@ def group_positions(groups: np.ndarray) -> np.ndarray:
 
 
 def _string_array(values: object) -> pa.Array:
-    array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else pa.array(values, type=pa.string())
-    return array.cast(pa.string())
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array):
+        return values if values.type == pa.string() else values.cast(pa.string())
+    return pa.array(values, type=pa.string())
+
+
+def _sorted_unique(values: pa.Array) -> pa.Array:
+    distinct = pc.unique(values)
+    return distinct.take(pc.sort_indices(distinct))
+
+
+def judged_positions(qrels: Qrels, run: Run) -> np.ndarray:
+    """For every run row, the qrels row judging the same (qid, docno), or -1.
+
+    Qrels ids are coded with the run's own query and docno dictionaries; pairs become int64 keys
+    ``query * distinct docnos + docno`` (exact below 2^63), and the sorted qrels keys are searched.
+    """
+    run_keys, query_ids, doc_ids = run._pair_codes
+    query = pc.index_in(qrels.qid, value_set=query_ids)
+    doc = pc.index_in(qrels.docno, value_set=doc_ids)
+    rows = np.flatnonzero(pc.and_(query.is_valid(), doc.is_valid()).to_numpy(zero_copy_only=False))
+    positions = np.full(len(run), -1, dtype=np.int64)
+    if not len(rows):
+        return positions
+    judged = (pc.fill_null(query, 0).to_numpy()[rows].astype(np.int64) * len(doc_ids)
+              + pc.fill_null(doc, 0).to_numpy()[rows])
+    order = np.argsort(judged, kind="stable")
+    slot = np.minimum(np.searchsorted(judged[order], run_keys), len(order) - 1)
+    found = judged[order][slot] == run_keys
+    positions[found] = rows[order[slot[found]]]
+    return positions
 
 
 class _Pairs:
@@ -65,29 +95,26 @@ class _Pairs:
             )
 
     def _check_unique(self) -> None:
-        keys, order = self._pair_index
-        repeated = np.flatnonzero(keys[1:] == keys[:-1])
+        keys = self._pair_codes[0]
+        ordered = np.sort(keys, kind="stable")  # timsort: fast on keys grouped by query, as TREC files are
+        repeated = np.flatnonzero(ordered[1:] == ordered[:-1])
         if len(repeated):
-            row = int(order[repeated[0]])
+            row = int(np.flatnonzero(keys == ordered[repeated[0]])[1])
             raise InputError(
                 f"{self.source}: query {self.qid[row].as_py()!r} lists document {self.docno[row].as_py()!r} twice; "
                 "keep one entry per query and document."
             )
 
     @cached_property
+    def _pair_codes(self) -> tuple[np.ndarray, pa.Array, pa.Array]:
+        """(int64 key per row ``query code * distinct docnos + docno code``, query ids, docnos): hash-coded, exact."""
+        query, doc = pc.dictionary_encode(self.qid), pc.dictionary_encode(self.docno)
+        keys = query.indices.to_numpy().astype(np.int64) * len(doc.dictionary) + doc.indices.to_numpy()
+        return keys, query.dictionary, doc.dictionary
+
+    @cached_property
     def _query_codes(self) -> tuple[np.ndarray, pa.Array]:
         return _codes(self.qid)
-
-    @cached_property
-    def _doc_codes(self) -> tuple[np.ndarray, pa.Array]:
-        return _codes(self.docno)
-
-    @cached_property
-    def _pair_index(self) -> tuple[np.ndarray, np.ndarray]:
-        """Sorted (query, docno) keys ``query * n_docs + doc`` and the row order that sorts them."""
-        keys = self._query_codes[0] * len(self._doc_codes[1]) + self._doc_codes[0]
-        order = np.argsort(keys)
-        return keys[order], order
 
     @property
     def query_ids(self) -> list[str]:
@@ -180,8 +207,11 @@ class Run(_Pairs):
 
     @cached_property
     def ranking(self) -> np.ndarray:
-        """Row indices in trec_eval order: query id ascending, then score descending, then docno descending."""
-        table = pa.table({"q": self._query_codes[0], "s": self.score, "d": self._doc_codes[0]})
+        """Row indices in trec_eval order: query id ascending, then score descending, then docno descending.
+
+        Scores are compared as 32-bit floats, as trec_eval stores them: two scores equal in float32 are a tie.
+        """
+        table = pa.table({"q": self._query_codes[0], "s": self.score.astype(np.float32), "d": self.docno})
         keys = [("q", "ascending"), ("s", "descending"), ("d", "descending")]
         return pc.sort_indices(table, sort_keys=keys).to_numpy()
 
@@ -207,14 +237,14 @@ class Run(_Pairs):
 
 
 def _fast_columns(path: Path, names: tuple[str, ...], types: dict[str, pa.DataType]) -> pa.Table | None:
-    """Parse a well-formed file with Arrow's multi-threaded CSV reader; None when anything looks off."""
+    """Parse a well-formed file with Arrow's CSV reader (one thread: cheaper in CPU); None when anything looks off."""
     with path.open("rb") as handle:
         head = handle.readline()
     delimiter = "\t" if b"\t" in head and b" " not in head.strip() else " "
     try:
         table = pcsv.read_csv(
             path,
-            read_options=pcsv.ReadOptions(column_names=list(names), block_size=1 << 24),
+            read_options=pcsv.ReadOptions(column_names=list(names), block_size=1 << 20, use_threads=False),
             parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
             convert_options=pcsv.ConvertOptions(
                 column_types=types, include_columns=list(types), null_values=[], strings_can_be_null=False
@@ -224,13 +254,10 @@ def _fast_columns(path: Path, names: tuple[str, ...], types: dict[str, pa.DataTy
         return None
     if table.num_rows == 0:
         return None
-    table = table.combine_chunks()
-    for name, kind in types.items():
-        column = table.column(name)
-        if column.null_count:
-            return None
-        if kind == pa.string() and not pc.all(pc.greater(pc.utf8_length(column), 0)).as_py():
-            return None
+    table = table.combine_chunks() if table.num_rows else table
+    # every line has exactly len(names) single-delimiter fields here, so no id can be empty; nulls mean trouble
+    if any(table.column(name).null_count for name in types):
+        return None
     return table
 
 
@@ -291,7 +318,7 @@ def read_qrels(path: str | Path) -> Qrels:
     table = _fast_columns(path, QRELS_FIELDS, {"qid": pa.string(), "docno": pa.string(), "grade": pa.int64()})
     if table is not None:
         try:
-            grades = table.column("grade").to_numpy()
+            grades = table.column("grade").chunk(0).to_numpy()  # one chunk; ChunkedArray.to_numpy imports pandas
             return Qrels.from_arrays(table.column("qid"), table.column("docno"), grades, source=str(path))
         except InputError:
             pass  # the line-by-line parser below names the offending line
@@ -307,7 +334,7 @@ def read_run(path: str | Path) -> Run:
         with path.open("rb") as handle:
             tag = next(line for line in handle if line.strip()).split()[5].decode()
         try:
-            scores = table.column("score").to_numpy()
+            scores = table.column("score").chunk(0).to_numpy()
             return Run.from_arrays(table.column("qid"), table.column("docno"), scores, name=tag, source=str(path))
         except InputError:
             pass  # the line-by-line parser below names the offending line
@@ -392,8 +419,7 @@ class RunCheck:
 
 def check_run_against_qrels(run: Run, qrels: Qrels, strict: bool = False) -> RunCheck:
     """Compare query ids; with ``strict=True`` raise InputError when the run has query ids the qrels lack."""
-    run_ids = run._query_codes[1]
-    qrels_ids = qrels._query_codes[1]
+    run_ids, qrels_ids = _sorted_unique(run.qid), _sorted_unique(qrels.qid)
     unknown = run_ids.filter(pc.invert(pc.is_in(run_ids, value_set=qrels_ids))).to_pylist()
     missing = qrels_ids.filter(pc.invert(pc.is_in(qrels_ids, value_set=run_ids))).to_pylist()
     check = RunCheck(unknown=unknown, missing=missing)

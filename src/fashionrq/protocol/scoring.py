@@ -20,11 +20,13 @@ from pathlib import Path
 import numpy as np
 
 from fashionrq.metrics import Qrels, Run, classification_metrics, consistency, evaluate, read_qrels
+from fashionrq.metrics.trec_gains import parse_gain_pairs
 from fashionrq.protocol.commitment import check_commitment, check_release, read_ledger, read_run_config
 from fashionrq.protocol.errors import CommitmentMismatchError, ReleaseTamperedError
 from fashionrq.protocol.manifest import verify_release
 from fashionrq.protocol.validate import LABELS, load_pools, validate_run
 from fashionrq.tasks import read_qrels as tasks_read_qrels
+from fashionrq.timing import stage
 
 TASKS = ("t1o", "t1", "t2", "t3", "t4")
 #: Ranking metrics per task: reported name -> fashionrq.metrics name. "recall@k" and "mrr@10" count Exact items
@@ -123,8 +125,8 @@ def _breakdowns(units: TaskUnits, expressed: dict[str, list[str]], attributes: l
     return {"by_n_attributes": by_n, "by_attribute": by_attr}
 
 
-def _evaluate(qrels, ranked, task: str, names: dict[str, str]) -> dict[str, dict[str, float]]:
-    per_query = evaluate(qrels, _rank_run(ranked, task), list(names.values()), per_query=True, complete=True)
+def _evaluate(qrels, ranked, task: str, names: dict[str, str], gains: dict[int, float] | None = None) -> dict[str, dict[str, float]]:
+    per_query = evaluate(qrels, _rank_run(ranked, task), list(names.values()), per_query=True, complete=True, gains=gains)
     return {qid: {short: values[full] for short, full in names.items()} for qid, values in per_query.items()}
 
 
@@ -137,8 +139,8 @@ def _target_qrels(qrels_path: Path) -> Qrels:
     return Qrels(targets, source=f"{qrels_path} (targets)")
 
 
-def _ranking_units(task: str, ranked, qrels_path: Path, unit_of: dict[str, str]) -> TaskUnits:
-    per_query = _evaluate(read_qrels(qrels_path), ranked, task, RANKING_METRICS[task])
+def _ranking_units(task: str, ranked, qrels_path: Path, unit_of: dict[str, str], gains: dict[int, float] | None = None) -> TaskUnits:
+    per_query = _evaluate(read_qrels(qrels_path), ranked, task, RANKING_METRICS[task], gains)
     if task == "t3":
         target = _evaluate(_target_qrels(qrels_path), ranked, task, T3_TARGET_METRICS)
         per_query = {qid: {**target.get(qid, {}), **values} for qid, values in per_query.items()}
@@ -152,8 +154,9 @@ def _ranking_units(task: str, ranked, qrels_path: Path, unit_of: dict[str, str])
     return units
 
 
-def _t4_units(ranked, qrels_path: Path, unit_of: dict[str, str], group_of: dict[str, str]) -> tuple[TaskUnits, TaskUnits]:
-    queries = _ranking_units("t4", ranked, qrels_path, unit_of)
+def _t4_units(ranked, qrels_path: Path, unit_of: dict[str, str], group_of: dict[str, str],
+              gains: dict[int, float] | None = None) -> tuple[TaskUnits, TaskUnits]:
+    queries = _ranking_units("t4", ranked, qrels_path, unit_of, gains)
     groups: dict[str, list[str]] = defaultdict(list)
     for qid in sorted(group_of):
         groups[group_of[qid]].append(qid)
@@ -188,13 +191,20 @@ def _relevance(bench: Path, ranked, phi: dict[str, dict], cache_dir) -> dict:
 
     from fashionrq.relevance import AttributeMatcher
 
-    matcher = AttributeMatcher(pq.read_table(bench / "public" / "items.parquet"), cache_dir=cache_dir)
-    return matcher.score_run({qid: phi[qid] for qid in ranked}, {qid: [i for i, _ in items] for qid, items in ranked.items()}, k=10)
+    with stage("relevance (R@10, AttrScore)"):
+        matcher = AttributeMatcher(pq.read_table(bench / "public" / "items.parquet"), cache_dir=cache_dir)
+        return matcher.score_run({qid: phi[qid] for qid in ranked}, {qid: [i for i, _ in items] for qid, items in ranked.items()}, k=10)
 
 
-def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cache_dir: str | Path | None = None) -> ScoredRun:
-    """Score RUN on BENCH after every gate passes (see module docstring); returns a ScoredRun."""
+def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cache_dir: str | Path | None = None,
+              gains: str | None = None) -> ScoredRun:
+    """Score RUN on BENCH after every gate passes (see module docstring); returns a ScoredRun.
+
+    ``gains`` is a gain per grade for every nDCG, in trec_eval's syntax (``3=1,2=0.1,1=0.01``; an unmapped
+    grade keeps its own value); the report records it under ``gains``.
+    """
     bench, run = Path(bench), Path(run)
+    gain_map = None if gains is None else dict(parse_gain_pairs(gains, where="--gain"))
     release = check_release(run, bench)
     commitment = check_commitment(run)
     if commitment.get("release") != release:
@@ -229,10 +239,10 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
             entry["per_unit"] = {p: {"label": int(t), "predicted": int(y)} for p, t, y in zip(units[task].ids, units[task].truth, units[task].pred)}
         else:
             if task == "t4":
-                units[task], queries = _t4_units(predictions[task], labels / "t4.qrels", unit_of, pools.t4_group)
+                units[task], queries = _t4_units(predictions[task], labels / "t4.qrels", unit_of, pools.t4_group, gain_map)
                 entry["breakdowns"] = _breakdowns(queries, expressed, attributes)
             else:
-                units[task] = _ranking_units(task, predictions[task], labels / f"{task}.qrels", unit_of)
+                units[task] = _ranking_units(task, predictions[task], labels / f"{task}.qrels", unit_of, gain_map)
                 entry["breakdowns"] = _breakdowns(units[task], expressed, attributes)
             if task == "t1" and relevance:
                 attr = _relevance(bench, predictions[task], {q: r["phi"] for q, r in phi_rows.items()}, cache_dir)
@@ -258,6 +268,8 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
         "tasks": tasks,
         "notes": METRIC_NOTES,
     }
+    if gain_map is not None:
+        report["gains"] = {str(grade): gain for grade, gain in sorted(gain_map.items())}
     if attr is not None:
         report["relevance"] = {
             "task": "t1", "k": attr["k"], "R@10": attr["R@k"],

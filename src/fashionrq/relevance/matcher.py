@@ -137,7 +137,7 @@ class AttributeMatcher:
     ----------
     items : the items table (architecture contract).
     weights : {attribute: w_a}; default: the shipped ``attribute_weights.json``.
-    encoder : text encoder name for sim(.,.) (``fashionrq.encoders.get_encoder``); default ``minilm``.
+    encoder : text encoder name for sim(.,.) (``fashionrq.encoders.get_encoder``); default ``minilm-int8`` (int8 ONNX; the strings are embedded once and cached).
     cache_dir : root of the on-disk string-embedding store (default: ``$FASHIONRQ_CACHE``); ``False``: memory only.
     """
 
@@ -145,7 +145,7 @@ class AttributeMatcher:
         self,
         items: pa.Table,
         weights: Mapping[str, float] | None = None,
-        encoder: str = "minilm",
+        encoder: str = "minilm-int8",
         cache_dir: str | Path | bool | None = None,
     ) -> None:
         self.items = items

@@ -34,7 +34,7 @@ class TextSimilarity:
     keeps vectors in memory only.
     """
 
-    def __init__(self, encoder: str = "minilm", cache_dir: str | Path | bool | None = None) -> None:
+    def __init__(self, encoder: str = "minilm-int8", cache_dir: str | Path | bool | None = None) -> None:
         from fashionrq.encoders import default_cache_dir
 
         self.encoder_name = encoder

@@ -9,18 +9,33 @@ from pathlib import Path
 
 from rich.console import Console
 
-from fashionrq.report.leaderboard import markdown
+from fashionrq.errors import InputError
+from fashionrq.io import atomic_write_json, atomic_write_text
+from fashionrq.report.leaderboard import leaderboard, markdown
+from fashionrq.timing import StageTimer, stage
 
-#: The offline baselines the demo runs: (label, system, reranker).
+#: The offline baselines the demo runs by default: (label, system, reranker). One encoder embeds the
+#: catalog (int8 minilm, also used for the semantic IDs); ``minilm``, ``e5-small`` and ``splade-tiny``
+#: each cost another full pass over the catalog (docs/benchmarks.md), so they are opt-in (``--systems``).
 DEMO_SYSTEMS: tuple[tuple[str, str, str | None], ...] = (
     ("random", "random", None),
     ("bm25", "bm25", None),
-    ("minilm", "minilm", None),
-    ("e5-small", "e5-small", None),
-    ("splade-tiny", "splade-tiny", None),
+    ("minilm-int8", "minilm-int8", None),
     ("hybrid", "hybrid", None),
     ("hybrid+verifier", "hybrid", "verifier"),
 )
+
+
+def parse_systems(spec: str) -> tuple[tuple[str, str, str | None], ...]:
+    """``"bm25,minilm,hybrid+verifier"`` -> demo system entries (``+verifier`` adds the verifier reranker)."""
+    out = []
+    for label in (part.strip() for part in spec.split(",")):
+        if label:
+            system, _, rerank = label.partition("+")
+            out.append((label, system, rerank or None))
+    if not out:
+        raise InputError("--systems is empty: name at least one system, e.g. random,bm25,minilm-int8.")
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -28,12 +43,14 @@ class DemoConfig:
     """What the demo builds and evaluates; every field is recorded in the report."""
 
     catalog: str = "bundled"
-    encoder: str = "minilm"
+    encoder: str = "minilm-int8"
     sid_method: str = "rqvae"
     seed: int = 0
     resamples: int = 10_000
     rerank_depth: int = 50
     systems: Sequence[tuple[str, str, str | None]] = DEMO_SYSTEMS
+    #: What ``hybrid`` fuses in the demo: the systems whose item vectors the demo computes anyway.
+    hybrid_components: tuple[str, ...] = ("bm25", "minilm-int8")
 
 
 def ingest_markdown(report: dict) -> str:
@@ -84,18 +101,12 @@ def stats_markdown(stats: dict) -> str:
     ])
 
 
-def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Console | None = None) -> Path:
-    """Build the benchmark from ``config.catalog``, run, commit and score every baseline, compare them, write the report."""
-    from fashionrq.catalog import ingest, save_ingest
-    from fashionrq.protocol.commitment import commit_run
-    from fashionrq.protocol.compare import compare_runs, verdict_markdown
-    from fashionrq.protocol.scoring import score_run, write_json
-    from fashionrq.report.leaderboard import leaderboard
-    from fashionrq.sid.io import read_sids
-    from fashionrq.sid.report import sid_report
-    from fashionrq.systems import get_reranker, get_system, run_system
-    from fashionrq.tasks import bench_stats, build_release
+def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Console | None = None, verbose: bool = False) -> Path:
+    """Build the benchmark from ``config.catalog``, run, commit and score every baseline, compare them, write the report.
 
+    Every stage's wall time, CPU time and peak RSS go into the report (section 7) and ``stages.json``;
+    ``verbose`` also prints each stage as it ends.
+    """
     console = console or Console(stderr=True)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -105,10 +116,31 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
         sections.append(f"## {title}\n\n{body}\n")
         console.print(f"\n## {title}\n\n{body}", markup=False, highlight=False, soft_wrap=True)
 
-    ingested = ingest(config.catalog)
-    save_ingest(ingested, out / "catalog")
-    section("1. Catalog", ingest_markdown(ingested.report.to_dict()))
+    timer = StageTimer(on_stage=(lambda s: console.print(f"[stage] {s}", markup=False, highlight=False)) if verbose else None)
+    with timer.active():
+        bench = _build(out, config, console, section)
+        runs = [_run_and_score(bench, out / "runs" / label, system, rerank, config, console)
+                for label, system, rerank in config.systems]
+        section("4. Leaderboard", leaderboard(bench, runs))
+        _compare(bench, runs, out, config, console, section)
+    section("7. Time and memory per stage", timer.to_markdown())
+    atomic_write_json(out / "stages.json", timer.to_dict())
+    report = out / "report.md"
+    atomic_write_text(report, "\n".join(sections))
+    return report
 
+
+def _build(out: Path, config: DemoConfig, console: Console, section) -> Path:
+    """Ingest, then the frozen release (embed, semantic IDs, hierarchy, queries, tasks); report sections 1-3."""
+    from fashionrq.catalog import ingest, save_ingest
+    from fashionrq.sid.io import read_sids
+    from fashionrq.sid.report import sid_report
+    from fashionrq.tasks import bench_stats, build_release
+
+    with stage("ingest"):
+        ingested = ingest(config.catalog)
+        save_ingest(ingested, out / "catalog")
+    section("1. Catalog", ingest_markdown(ingested.report.to_dict()))
     bench = out / "bench"
     console.print("building the benchmark (embed, semantic IDs, clusters, queries, tasks) …")
     build_release(config.catalog, bench, encoder=config.encoder, sid_method=config.sid_method, seed=config.seed,
@@ -116,32 +148,44 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
     _, sids = read_sids(bench / "labels" / "sids.parquet")  # written in the order of ingested.table
     section("2. Semantic-ID hierarchy", sid_markdown(sid_report(sids, ingested.table)))
     section("3. Benchmark", stats_markdown(bench_stats(bench)))
+    return bench
 
-    runs = []
-    for label, system, rerank in config.systems:
-        run_dir = out / "runs" / label
-        console.print(f"running {label} …")
+
+def _run_and_score(bench: Path, run_dir: Path, system: str, rerank: str | None, config: DemoConfig, console: Console) -> Path:
+    """One label-blind run, committed, then scored (scores.json in the run folder)."""
+    from fashionrq.protocol.commitment import commit_run
+    from fashionrq.protocol.scoring import score_run, write_json
+    from fashionrq.systems import get_reranker, get_system, run_system
+
+    label = run_dir.name
+    console.print(f"running {label} …")
+    with stage(f"run {label}"):
         reranker = get_reranker(rerank, depth=config.rerank_depth) if rerank else None
-        run_system(bench, get_system(system), run_dir, reranker=reranker)
+        params = {"components": config.hybrid_components} if system == "hybrid" else {}
+        run_system(bench, get_system(system, **params), run_dir, reranker=reranker)
         commit_run(run_dir, bench)
+    with stage(f"score {label}"):
         write_json(score_run(bench, run_dir).report, run_dir / "scores.json")
-        runs.append(run_dir)
-    section("4. Leaderboard", leaderboard(bench, runs))
+    return run_dir
+
+
+def _compare(bench: Path, runs: list[Path], out: Path, config: DemoConfig, console: Console, section) -> None:
+    """Paired cluster bootstrap over every pair of runs; report sections 5-6."""
+    from fashionrq.protocol.compare import compare_runs, verdict_markdown
+    from fashionrq.protocol.scoring import write_json
 
     console.print(f"paired cluster bootstrap over {len(runs)} runs ({config.resamples:,} resamples) …")
-    comparison = compare_runs(bench, runs, resamples=config.resamples, seed=config.seed)
+    with stage("bootstrap"):
+        comparison = compare_runs(bench, runs, resamples=config.resamples, seed=config.seed)
     write_json(comparison, out / "comparison.json")
     flags = comparison["analysis"]["flags"]
     flag_text = "\n".join(f"- {flag}" for flag in flags) if flags else "- no system pair changes order between micro and macro aggregation."
     section("5. Verdicts (conjunctive promotion gate)", verdict_markdown(comparison))
     section("6. What the headline is made of", "Aggregation sensitivity (pairs whose order flips):\n\n" + flag_text)
 
-    report = out / "report.md"
-    report.write_text("\n".join(sections), encoding="utf-8")
-    return report
-
 
 def _config_dict(config: DemoConfig) -> dict:
     data = {k: getattr(config, k) for k in ("catalog", "encoder", "sid_method", "seed", "resamples", "rerank_depth")}
+    data["hybrid_components"] = list(config.hybrid_components)
     data["systems"] = [label for label, _, _ in config.systems]
     return data

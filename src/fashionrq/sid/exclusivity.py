@@ -24,9 +24,11 @@ def conditional_entropy(p: torch.Tensor, labels: torch.Tensor, parents: torch.Te
         return p.sum() * 0.0
     p, labels = p[keep], labels[keep]
     parents = torch.zeros_like(labels) if parents is None else parents[keep]
-    pairs, pair_of_row = torch.unique(torch.stack([parents, labels], dim=1), dim=0, return_inverse=True)
+    # One int64 key per (parent, value) pair; sorting keys sorts the pairs lexicographically.
+    span = int(labels.max()) + 1
+    pairs, pair_of_row = torch.unique(parents.long() * span + labels.long(), return_inverse=True)
     joint = torch.zeros(len(pairs), p.shape[1], dtype=p.dtype).index_add(0, pair_of_row, p)  # n_(g,v),k
-    groups, group_of_pair = torch.unique(pairs[:, 0], return_inverse=True)
+    groups, group_of_pair = torch.unique(torch.div(pairs, span, rounding_mode="floor"), return_inverse=True)
     per_child = torch.zeros(len(groups), p.shape[1], dtype=p.dtype).index_add(0, group_of_pair, joint)  # n_g,k
     eps = 1e-12
     return -(joint * (torch.log(joint + eps) - torch.log(per_child[group_of_pair] + eps))).sum() / joint.sum()

@@ -11,7 +11,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from fashionrq.progress import track
-from fashionrq.sid.base import Tokenizer, check_attributes, check_embeddings, nearest_codes, normalize_rows, torch_threads
+from fashionrq.sid.base import (
+    Tokenizer, check_attributes, check_embeddings, nearest_codes, normalize_rows, torch_threads, training_rows,
+)
 from fashionrq.sid.exclusivity import conditional_entropy, soft_assignments
 from fashionrq.sid.kmeans import kmeans_codebook
 
@@ -56,6 +58,14 @@ class RQVAENet(nn.Module):
         return torch.stack(codes, dim=1), total, residuals, distances, words
 
 
+def prefix_keys(codes: torch.Tensor, codebook_size: int) -> torch.Tensor:
+    """One int64 per row of ``codes`` (B, l) whose order is the rows' lexicographic order."""
+    key = torch.zeros(len(codes), dtype=torch.int64)
+    for column in codes.T:
+        key = key * codebook_size + column
+    return key
+
+
 class RQVAE(Tokenizer):
     """Residual-quantised VAE semantic-ID tokenizer with an attribute exclusivity loss (weight 0 = vanilla RQ-VAE)."""
 
@@ -77,6 +87,7 @@ class RQVAE(Tokenizer):
         lr: float = 1e-3,
         reset_every: int = 20,
         kmeans_sample: int = 16384,
+        train_sample: int | None = 65536,
         seed: int = 0,
         dedup: bool = False,
         num_threads: int = 1,
@@ -95,6 +106,7 @@ class RQVAE(Tokenizer):
         self.lr = lr
         self.reset_every = reset_every
         self.kmeans_sample = kmeans_sample
+        self.train_sample = train_sample  # fit on a seeded sample of at most this many rows (None: all)
         self.seed = seed
         self.dedup = dedup
         self.num_threads = num_threads
@@ -106,7 +118,7 @@ class RQVAE(Tokenizer):
             "exclusivity_weight": self.exclusivity_weight, "level_attributes": list(self.level_attributes),
             "temperature": self.temperature, "epochs": self.epochs, "warmup_epochs": self.warmup_epochs,
             "batch_size": self.batch_size, "lr": self.lr, "reset_every": self.reset_every,
-            "kmeans_sample": self.kmeans_sample, "seed": self.seed, "dedup": self.dedup, "num_threads": self.num_threads,
+            "kmeans_sample": self.kmeans_sample, "train_sample": self.train_sample, "seed": self.seed, "dedup": self.dedup, "num_threads": self.num_threads,
         }
 
     def _tied_attributes(self) -> list[tuple[int, str]]:
@@ -119,7 +131,10 @@ class RQVAE(Tokenizer):
         X = normalize_rows(check_embeddings(X, self.codebook_size, None))
         tied = self._tied_attributes()
         encoded = check_attributes(attributes, [name for _, name in tied], len(X))
-        labels = {name: torch.from_numpy(codes) for name, codes in encoded.items()}
+        rows = training_rows(len(X), self.train_sample, self.seed)
+        labels = {name: torch.from_numpy(codes[rows]) for name, codes in encoded.items()}
+        self.dim_ = X.shape[1]
+        X = X[rows]
         previous = torch.are_deterministic_algorithms_enabled()
         torch.use_deterministic_algorithms(True, warn_only=True)
         try:
@@ -128,7 +143,6 @@ class RQVAE(Tokenizer):
                 self._train(torch.from_numpy(X), tied, labels)
         finally:
             torch.use_deterministic_algorithms(previous)
-        self.dim_ = X.shape[1]
         self.fitted_ = True
         return self
 
@@ -185,7 +199,7 @@ class RQVAE(Tokenizer):
             names = [name for tied_level, name in tied if tied_level <= level]
             if not names:
                 continue
-            parents = torch.unique(codes[:, :level], dim=0, return_inverse=True)[1] if level else None
+            parents = torch.unique(prefix_keys(codes[:, :level], self.codebook_size), return_inverse=True)[1] if level else None
             p = soft_assignments(distances[level], self.temperature)
             total = total + sum(conditional_entropy(p, labels[name][batch], parents) for name in names)
         return total

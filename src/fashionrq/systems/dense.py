@@ -10,6 +10,7 @@ import pyarrow as pa
 import scipy.sparse as sp
 
 from fashionrq.encoders import embed_items, embed_texts, get_encoder
+from fashionrq.timing import stage
 from fashionrq.systems.base import BaseRetriever
 
 
@@ -33,7 +34,8 @@ class EncoderRetriever(BaseRetriever):
         self._set_items(items)
         self.encoder = get_encoder(self.encoder_name)
         self.sparse = self.encoder.kind == "sparse"
-        docs = embed_items(items, self.encoder, cache_dir=self.cache_dir)
+        with stage(f"encode items ({self.encoder_name})"):
+            docs = embed_items(items, self.encoder, cache_dir=self.cache_dir)
         self.documents = sp.csr_matrix(docs, dtype=np.float32) if self.sparse else np.asarray(docs, dtype=np.float32)
         self._queries, self._query_vectors = {}, []
         return self

@@ -49,7 +49,7 @@ class VerifierReranker:
         depth: int = 50,
         alpha: float = 0.2,
         weights: Mapping[str, float] | None = None,
-        encoder: str = "minilm",
+        encoder: str = "minilm-int8",
         cache_dir: str | Path | None = None,
     ) -> None:
         if depth < 1:

@@ -14,12 +14,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fashionrq.catalog import write_items
+from fashionrq.catalog.synth import is_synthetic
 from fashionrq.errors import InputError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.io import sha256_file
 from fashionrq.tasks.construct import TierIndex, build_tasks
 from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, TaskConfig, Tasks
+from fashionrq.timing import stage
 
 MANIFEST = "manifest.json"
 RELEASE_FORMAT = 2
@@ -293,16 +295,19 @@ def construct_release(
 
     check_out(out)
     check_backend(queries_backend, seed)
-    frame = items_frame(items)
-    hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
-    queries, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed)
-    vectors = None if embeddings is None else np.asarray(embeddings, dtype=np.float32)
-    tasks = build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors)
-    tasks.report["open_depth"] = task_config.open_depth
-    used = tasks.used_queries()
-    phi, phi_report = hidden_phis(queries, used, queries_backend, seed)
-    query_report.update(phi_report, kept_in_tasks=len(used))
-    query_report["parser_agreement"] = parser_agreement([queries[qi] for qi in used], [phi[qi] for qi in used], frame)
+    with stage("hierarchy"):
+        frame = items_frame(items)
+        hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
+    with stage("queries"):
+        queries, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed)
+    with stage("tasks"):
+        vectors = None if embeddings is None else np.asarray(embeddings, dtype=np.float32)
+        tasks = build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors)
+        tasks.report["open_depth"] = task_config.open_depth
+        used = tasks.used_queries()
+        phi, phi_report = hidden_phis(queries, used, queries_backend, seed)
+        query_report.update(phi_report, kept_in_tasks=len(used))
+        query_report["parser_agreement"] = parser_agreement([queries[qi] for qi in used], [phi[qi] for qi in used], frame)
     info = dict(manifest_info or {})
     info.setdefault("config", {}).update({
         "queries_backend": queries_backend, "hierarchy": hierarchy.config, "tasks": asdict(task_config),
@@ -310,7 +315,8 @@ def construct_release(
     info.setdefault("report", {})["querygen"] = query_report
     info.setdefault("construction", {})["components"] = construction_components(info)
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
-    return write_release(out, items, sids, hierarchy, tasks, phi, seed, info)
+    with stage("write release"):
+        return write_release(out, items, sids, hierarchy, tasks, phi, seed, info)
 
 
 def construction_components(info: dict) -> dict:
@@ -341,14 +347,16 @@ def build_release(
     sid_params: dict | None = None,
     cache_dir: str | Path | None = None,
     ingested=None,
+    embeddings: str | Path | None = None,
 ) -> Path:
     """ingest -> embed -> SIDs -> hierarchy -> queries -> tasks -> frozen release in ``out``; returns the manifest path.
 
     ``codebook_size=None`` picks it from the catalog size (:func:`auto_codebook_size`). ``ingested``: the
     ``IngestResult`` of ``catalog`` when the caller already has it (it is not ingested again).
+    ``embeddings``: a file of precomputed item vectors (``fashionrq.encoders.given``) used instead of ``encoder``.
     """
     from fashionrq.catalog import ingest
-    from fashionrq.encoders import embed_items, get_encoder
+    from fashionrq.encoders.given import item_vectors
 
     if levels != 3:
         raise InputError(f"the benchmark tasks need levels=3 (got {levels}); rebuild with --levels 3.")
@@ -358,15 +366,16 @@ def build_release(
     items = result.table
     chosen_by = "--codebook-size" if codebook_size is not None else "catalog size (auto_codebook_size)"
     codebook_size = codebook_size if codebook_size is not None else auto_codebook_size(items.num_rows)
-    enc = get_encoder(encoder)
-    X = embed_items(items, enc, cache_dir=Path(cache_dir) if cache_dir else None)
-    sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, seed, sid_params or {}, cache_dir)
+    with stage(f"encode items ({encoder})"):
+        X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
+    with stage(f"SID training ({sid_method})"):
+        sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, seed, sid_params or {}, cache_dir)
     info = {
-        "config": {"catalog": str(catalog), "encoder": encoder, "sid_method": sid_method, "levels": levels,
+        "config": {"catalog": str(catalog), "encoder": encoder_info["name"], "sid_method": sid_method, "levels": levels,
                    "codebook_size": codebook_size, "min_purity": min_purity, "min_size": min_size},
         "construction": {"codebook": {"size": codebook_size, "chosen_by": chosen_by, "items": items.num_rows}},
-        "catalog": {"source": result.report.source, "items": items.num_rows},
-        "encoder": {"name": enc.name, "fingerprint": enc.fingerprint, "embeddings_sha256": sha256_array(np.asarray(X))},
+        "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items)},
+        "encoder": {**encoder_info, "embeddings_sha256": sha256_array(np.asarray(X))},
         "tokenizer": tokenizer_config,
     }
     return construct_release(out, items, sids, seed=seed, queries_backend=queries_backend, min_purity=min_purity,
