@@ -44,9 +44,11 @@ class NameOverlap(BaseRetriever):
 
 
 class LabelPeeker(NameOverlap):
-    """A plug-in that tries to read the labels while fitting; the run must refuse it."""
+    """A plug-in that tries to read the labels while fitting; the sealed run must refuse it."""
 
-    target: Path | None = None
+    def __init__(self, target: str = "") -> None:
+        super().__init__()
+        self.target = Path(target)
 
     def fit(self, items):
         self.target.read_text()
@@ -275,11 +277,12 @@ def test_run_never_reads_labels(bench, runs, tmp_path):
 
 
 def test_a_system_that_opens_labels_is_refused(bench, tmp_path):
-    LabelPeeker.target = bench / "labels" / "t1.qrels"
-    with pytest.raises(LabelAccessError, match="label-blind"):
-        run_system(bench, get_system("test_systems:LabelPeeker"), tmp_path / "peek")
-    # outside a run the same read is allowed: the guard is scoped to the run
-    assert LabelPeeker.target.read_text()
+    target = bench / "labels" / "t1.qrels"
+    with pytest.raises(LabelAccessError, match="sealed run"):
+        run_system(bench, "test_systems:LabelPeeker", tmp_path / "peek", params={"target": str(target)})
+    assert not (tmp_path / "peek").exists()
+    # outside a run the same read is allowed: the seal holds only in the run's child process
+    assert target.read_text()
 
 
 def test_cli_runs_a_plugin_and_the_verifier(bench, runs, tmp_path):

@@ -12,12 +12,30 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
 from fashionrq.errors import InputError
+
+#: Test hook: ``NAME:N`` makes the process SIGKILL itself at the N-th pass of crash point NAME (see crash_point).
+CRASH_ENV = "FASHIONRQ_CRASH_AT"
+_PASSES: dict[str, int] = {}
+
+
+def crash_point(name: str) -> None:
+    """Kill this process (SIGKILL, no cleanup) at the N-th pass of ``name`` when ``FASHIONRQ_CRASH_AT=name:N``.
+
+    The kill-and-rerun tests use it to stop a command between two steps; unset, it does nothing.
+    """
+    target = os.environ.get(CRASH_ENV)
+    if not target or target.rpartition(":")[0] != name:
+        return
+    _PASSES[name] = _PASSES.get(name, 0) + 1
+    if str(_PASSES[name]) == target.rpartition(":")[2]:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def refuse_existing(path: str | Path, force: bool = False, what: str = "output") -> None:
@@ -43,6 +61,7 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        crash_point("write")  # the temporary file is complete, the target not yet replaced
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -89,6 +108,7 @@ def atomic_directory(path: str | Path, force: bool = False, what: str = "output 
     os.chmod(tmp, 0o777 & ~_umask())
     try:
         yield tmp
+        crash_point("directory")  # the folder is complete, not yet renamed into place
         if path.exists():
             old = path.with_name(f".{path.name}.old-{os.getpid()}")
             os.replace(path, old)
@@ -141,6 +161,18 @@ def read_jsonl(path: str | Path) -> Iterator[dict]:
             if not isinstance(record, dict):
                 raise InputError(f"{path} line {lineno} is not a JSON object; every line must be one {{...}} record.")
             yield record
+
+
+def read_json(path: str | Path) -> dict:
+    """The JSON object in ``path``; a file that is not one raises an error naming the file and the fix."""
+    path = Path(path)
+    try:
+        record = json.loads(path.read_bytes().decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise InputError(f"{path} is not valid JSON ({err}); delete it and write it again with fashionrq.") from None
+    if not isinstance(record, dict):
+        raise InputError(f"{path} is not a JSON object; delete it and write it again with fashionrq.")
+    return record
 
 
 def write_vectors_parquet(path: str | Path, item_ids, vectors, metadata: dict[bytes, bytes] | None = None,

@@ -14,6 +14,7 @@ from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
 from fashionrq.catalog.report import IngestReport, rows_to_table
 from fashionrq.catalog.schema import ITEMS_SCHEMA
 from fashionrq.errors import InputError
+from fashionrq.io import atomic_directory, atomic_writer
 
 BUNDLED = "bundled"
 ITEMS_FILE = "items.parquet"
@@ -66,16 +67,22 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
 
 
 def write_items(table: pa.Table, path: Path) -> None:
-    """Write an items table as deterministic, compressed Parquet."""
-    pq.write_table(table, path, compression="zstd", use_dictionary=True, write_statistics=False)
+    """Write an items table as deterministic, compressed Parquet (atomically: temporary name, then rename)."""
+    with atomic_writer(path, "wb") as handle:
+        pq.write_table(table, handle, compression="zstd", use_dictionary=True, write_statistics=False)
 
 
-def save_ingest(result: IngestResult, out_dir: str | Path) -> Path:
-    """Write ``items.parquet`` and ``ingest_report.json`` into ``out_dir``; return the items path."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    write_items(result.table, out / ITEMS_FILE)
-    result.report.write(out / REPORT_FILE)
+def save_ingest(result: IngestResult, out_dir: str | Path, force: bool = False) -> Path:
+    """Write ``items.parquet`` and ``ingest_report.json`` into the new folder ``out_dir``; return the items path.
+
+    ``out_dir`` inside a release is refused, an existing one unless ``force``; it appears only when complete.
+    """
+    from fashionrq.protocol.manifest import check_folder_output
+
+    out = check_folder_output(out_dir, force, "ingest folder")
+    with atomic_directory(out, force=True, what="ingest folder") as tmp:
+        write_items(result.table, tmp / ITEMS_FILE)
+        result.report.write(tmp / REPORT_FILE)
     return out / ITEMS_FILE
 
 

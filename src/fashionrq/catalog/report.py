@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 
 from fashionrq.catalog.schema import FIELDS, ITEMS_SCHEMA
 from fashionrq.errors import InputError
+from fashionrq.io import atomic_write_text
 
 
 @dataclass
@@ -72,7 +73,7 @@ class IngestReport:
         }
 
     def write(self, path: Path) -> None:
-        path.write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        atomic_write_text(path, json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n")
 
 
 def rows_to_table(rows: list[dict], source: str) -> pa.Table:

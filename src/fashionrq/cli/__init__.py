@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 
 import typer
@@ -65,3 +66,9 @@ def main(argv: list[str] | None = None) -> None:
     except FashionRQError as err:
         console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
         sys.exit(err.exit_code)
+    except OSError as err:
+        if err.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+            raise
+        console.print(f"[bold red]error:[/] could not write {err.filename or 'an output'} ({err.strerror}); free disk space "
+                      "or raise the file-size limit and run again (nothing half-written was kept).", highlight=False, soft_wrap=True)
+        sys.exit(2)

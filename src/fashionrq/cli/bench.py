@@ -25,6 +25,7 @@ def build_command(
     max_anchor_leaves: int = typer.Option(1000, "--max-anchor-leaves", help="Anchor leaves over all tasks (0 keeps every qualified leaf)."),
     min_purity: float = typer.Option(0.80, "--min-purity", help="Article-type purity a cluster needs to qualify."),
     min_size: int = typer.Option(2, "--min-size", help="Items a cluster needs to qualify."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing release in --out (only once the new one is complete)."),
 ) -> None:
     """Build the frozen benchmark release: ingest, embed, SIDs, hierarchy, queries, tasks, manifest."""
     from fashionrq.tasks import TaskConfig, build_release
@@ -33,7 +34,7 @@ def build_command(
     sizes["max_anchor_leaves"] = max_anchor_leaves or None
     path = build_release(catalog, out, encoder=encoder, embeddings=embeddings, sid_method=sid_method, seed=seed, queries_backend=queries_backend,
                          codebook_size=codebook_size, min_purity=min_purity, min_size=min_size,
-                         task_config=TaskConfig(**sizes))
+                         task_config=TaskConfig(**sizes), force=force)
     manifest = json.loads(path.read_text())
     counts = manifest["counts"]
     levels = ", ".join(f"L{k}: {v['qualified']}/{v['prefixes']}" for k, v in sorted(counts["clusters"].items()))
@@ -45,14 +46,15 @@ def build_command(
 def export_command(
     fmt: str = typer.Argument(..., help="Export format: beir."),
     bench: Path = typer.Option(..., "--bench", help="Release folder (BENCH/)."),
-    out: Path = typer.Option(..., "--out", help="Folder to write the export to."),
+    out: Path = typer.Option(..., "--out", help="Folder to write the export to (outside the release)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing export folder."),
 ) -> None:
     """Export T1 of a release for other tooling (``beir``: corpus.jsonl, queries.jsonl, qrels/test.tsv)."""
     from fashionrq.tasks import export_beir
 
     if fmt != "beir":
         raise InputError(f"unknown export format {fmt!r}; the only format is 'beir'.")
-    path = export_beir(bench, out)
+    path = export_beir(bench, out, force=force)
     console.print(f"wrote {path / 'corpus.jsonl'}, {path / 'queries.jsonl'} and {path / 'qrels' / 'test.tsv'}")
 
 

@@ -44,12 +44,15 @@ def ingest_command(
     out: Path = typer.Option(..., "--out", help="Folder for items.parquet and ingest_report.json."),
     mapping: Path = typer.Option(None, "--mapping", help="TOML file mapping the catalog's columns to the canonical fields."),
     images: Path = typer.Option(None, "--images", help="Folder of <item_id>.jpg images (default: CATALOG/images)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --out folder."),
 ) -> None:
     """Ingest a catalog into the canonical items table (items.parquet) with an ingest report."""
     from fashionrq.catalog import ingest, save_ingest  # imported here so other commands start fast
+    from fashionrq.protocol.manifest import check_folder_output
 
+    check_folder_output(out, force, "ingest folder")  # refused before the (slower) ingest
     result = ingest(catalog, mapping=mapping, images=images)
-    path = save_ingest(result, out)
+    path = save_ingest(result, out, force)
     print_ingest_report(result.report)
     console.print(f"wrote {path} and {path.parent / 'ingest_report.json'}", soft_wrap=True)
 

@@ -8,9 +8,9 @@ import typer
 from rich.table import Table
 
 from fashionrq.progress import console
-from fashionrq.protocol.commitment import commit_run
+from fashionrq.protocol.commitment import commit_run, ledger_is_torn
 from fashionrq.protocol.errors import ReleaseTamperedError
-from fashionrq.protocol.manifest import verify_release
+from fashionrq.protocol.manifest import refuse_in_release, verify_release
 
 
 def commit_command(
@@ -18,7 +18,11 @@ def commit_command(
     bench: Path = typer.Option(None, "--bench", help="Release the run was made for; refuses a run.json naming another release."),
 ) -> None:
     """Hash the prediction files and append a commitment to RUN/commitments.jsonl (before any label is opened)."""
+    refuse_in_release(run, "run folder")
+    torn = ledger_is_torn(run)
     record = commit_run(run, bench)
+    if torn:
+        console.print(f"repaired {run / 'commitments.jsonl'}: dropped its half-written last line (an interrupted commit)", soft_wrap=True)
     for name, entry in sorted(record["files"].items()):
         console.print(f"  {name}: {entry['rows']:,} rows, sha256 {entry['sha256']}", soft_wrap=True)
     console.print(f"committed {run} as {record['hash']} (release {record['release'][:12]}…, {record['timestamp']})", soft_wrap=True)
@@ -61,13 +65,18 @@ def score_command(
     out: Path = typer.Option(None, "--out", help="Score JSON to write (default: RUN/scores.json)."),
     relevance: bool = typer.Option(True, "--relevance/--no-relevance", help="Also compute weighted relevance R@10 and AttrScore on T1."),
     gain: str = typer.Option(None, "--gain", help="Gain per grade for nDCG in trec_eval's syntax, e.g. ESCI's 3=1,2=0.1,1=0.01 (unmapped grades keep their value)."),
+    unsealed: bool = typer.Option(False, "--unsealed", help="Score a run made without a sealed process (marked unsealed in the output)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing score file."),
 ) -> None:
-    """Score a committed run: refuses a tampered release, an uncommitted or changed run, and any malformed file."""
-    from fashionrq.protocol.scoring import score_run, write_json
+    """Score a committed run: refuses a tampered release, an uncommitted, changed or unsealed run, and any malformed file."""
+    from fashionrq.protocol.scoring import check_output, score_run, write_json
 
-    scored = score_run(bench, run, relevance=relevance, gains=gain)
-    path = write_json(scored.report, out or Path(run) / "scores.json")
+    target = check_output(out or Path(run) / "scores.json", force)  # refused before the (slower) scoring
+    scored = score_run(bench, run, relevance=relevance, gains=gain, unsealed=unsealed)
+    path = write_json(scored.report, target, force)
     _print_scores(scored.report)
+    if not scored.report["isolation"]["sealed"]:
+        console.print(f"[bold yellow]unsealed run[/]: made without isolation (mechanism {scored.report['isolation']['mechanism']}); its scores are marked unsealed.")
     console.print(f"wrote {path}")
 
 
@@ -89,6 +98,9 @@ def _print_comparison(result: dict) -> None:
         console.print(f"  {pair['b']} over {pair['a']}: {pair['gate']['verdict']}", soft_wrap=True, highlight=False)
     for flag in result.get("analysis", {}).get("flags", []):
         console.print(f"  aggregation flip: {flag}", soft_wrap=True)
+    for name, entry in result["runs"].items():
+        if not (entry.get("isolation") or {}).get("sealed"):
+            console.print(f"  [bold yellow]unsealed run[/]: {name} was made without isolation", soft_wrap=True)
 
 
 def compare_command(
@@ -101,18 +113,23 @@ def compare_command(
     relevance: bool = typer.Option(False, "--relevance/--no-relevance", help="Also score weighted relevance (slower) for AttrScore sensitivity."),
     out: Path = typer.Option(None, "--out", help="Comparison JSON to write (default: print only)."),
     markdown: Path = typer.Option(None, "--markdown", help="Also write the verdict table as Markdown to this file."),
+    unsealed: bool = typer.Option(False, "--unsealed", help="Accept runs made without a sealed process (marked unsealed)."),
+    force: bool = typer.Option(False, "--force", help="Replace existing --out and --markdown files."),
 ) -> None:
     """Paired cluster bootstrap of every pair of runs on every task, with the conjunctive promotion gate."""
     from fashionrq.protocol.compare import compare_runs, verdict_markdown
-    from fashionrq.protocol.scoring import write_json
+    from fashionrq.protocol.scoring import check_output, write_json, write_output
 
-    result = compare_runs(bench, runs, resamples=resamples, seed=seed, level=level, headline=headline, relevance=relevance)
+    for path in (out, markdown):
+        if path is not None:
+            check_output(path, force)
+    result = compare_runs(bench, runs, resamples=resamples, seed=seed, level=level, headline=headline, relevance=relevance,
+                          unsealed=unsealed)
     _print_comparison(result)
     if out is not None:
-        console.print(f"wrote {write_json(result, out)}")
+        console.print(f"wrote {write_json(result, out, force)}")
     if markdown is not None:
-        markdown.write_text(verdict_markdown(result), encoding="utf-8")
-        console.print(f"wrote {markdown}")
+        console.print(f"wrote {write_output(verdict_markdown(result), markdown, force)}")
 
 
 def register(app: typer.Typer) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from fashionrq.io import atomic_write_text
 from fashionrq.progress import console
 
 weights_app = typer.Typer(help="Attribute weights for weighted query relevance R(q, p).", no_args_is_help=True)
@@ -68,8 +69,7 @@ def estimate_command(
     command += ["--pool-size", str(pool_size), "--pairs-per-attribute", str(pairs),
                 "--regression-items", str(regression_items), "--seed", str(seed), "--out", str(out)]
     result["command"] = shlex.join(command)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    atomic_write_text(out, json.dumps(result, indent=2) + "\n")
     print_estimate(result)
     console.print(f"wrote {out}")
 

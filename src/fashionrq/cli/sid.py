@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from fashionrq.io import atomic_write_text
 from fashionrq.errors import InputError
 from fashionrq.progress import console
 
@@ -104,7 +105,7 @@ def report_command(
     report = sid_report(codes, table, codebook_size=codebook_size)
     console.print(report_table(report))
     if json_path is not None:
-        json_path.write_text(json.dumps(report, indent=2) + "\n")
+        atomic_write_text(json_path, json.dumps(report, indent=2) + "\n")
         console.print(f"wrote {json_path}")
 
 
@@ -135,7 +136,7 @@ def ablation_command(
     console.print(purity_table(summary))
     console.print(fragmentation_table(summary))
     if json_path is not None:
-        json_path.write_text(json.dumps({"runs": rows, "summary": summary}, indent=2) + "\n")
+        atomic_write_text(json_path, json.dumps({"runs": rows, "summary": summary}, indent=2) + "\n")
         console.print(f"wrote {json_path}")
 
 

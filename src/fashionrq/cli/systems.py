@@ -34,17 +34,16 @@ def run_command(
     depth: int = typer.Option(50, "--depth", min=1, help="How many first-stage candidates per query the reranker reorders."),
     alpha: float = typer.Option(None, "--alpha", min=0.0, max=1.0, help="Verifier: weight of the first-stage score against the constraint score."),
     regime: str = typer.Option("text", "--regime", help="Candidate regime: text (image and fused need an image encoder)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing, uncommitted run folder."),
 ) -> None:
-    """Run a retrieval system over a release's public files (never its labels) and write a run folder."""
-    from fashionrq.systems import get_reranker, get_system, run_system
+    """Run a retrieval system, sealed in a child process that sees only the release's public files, and write a run folder."""
+    from fashionrq.systems import run_system
 
-    retriever = get_system(system, **parse_params(param))
-    reranker = None
-    if rerank:
-        options = {"depth": depth} | ({"alpha": alpha} if alpha is not None else {})
-        reranker = get_reranker(rerank, **options)
-    run = run_system(bench, retriever, out, reranker=reranker, regime=regime)
-    console.print(f"wrote {out}: {', '.join(['run.json', 't1.run', 't3.run', 't4.run', 't2.jsonl'])} for system {run['system']} (release {run['release'][:12]})")
+    options = {"depth": depth} | ({"alpha": alpha} if alpha is not None else {})
+    run = run_system(bench, system, out, reranker=rerank or None, regime=regime, params=parse_params(param),
+                     reranker_params=options if rerank else None, force=force)
+    console.print(f"wrote {out}: {', '.join(['run.json', 't1.run', 't3.run', 't4.run', 't2.jsonl'])} for system {run['system']} "
+                  f"(release {run['release'][:12]}, isolation: {run['isolation']['mechanism']})")
 
 
 def leaderboard_command(
@@ -52,14 +51,21 @@ def leaderboard_command(
     scores: list[Path] = typer.Argument(..., help="Score JSON files written by `fashionrq score`, or run folders holding them."),
     depth: int = typer.Option(None, "--depth", min=1, help="Top-k of the 'hit in the first stage' condition (default: the run's rerank depth, else 50)."),
     out: Path = typer.Option(None, "--out", help="Also write the tables as Markdown to this file."),
+    unsealed: bool = typer.Option(False, "--unsealed", help="Show runs made without a sealed process (labelled unsealed)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --out file."),
 ) -> None:
-    """Print the task table (Table 2), the attribute table (Table 3) and the conditional-on-hit table."""
+    """Print the task table (Table 2), the attribute table (Table 3) and the conditional-on-hit table.
+
+    Every number is verified first: each run is rescored from its committed predictions, and a score file
+    that was edited or is stale is refused."""
+    from fashionrq.protocol.scoring import check_output, write_output
     from fashionrq.report import leaderboard
 
-    text = leaderboard(bench, scores, depth=depth, console=console)
     if out is not None:
-        out.write_text(text, encoding="utf-8")
-        console.print(f"wrote {out}")
+        check_output(out, force)
+    text = leaderboard(bench, scores, depth=depth, console=console, unsealed=unsealed)
+    if out is not None:
+        console.print(f"wrote {write_output(text, out, force)}")
 
 
 def register(app: typer.Typer) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-import tempfile
+import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,11 +18,14 @@ from fashionrq.encoders.base import Encoder, as_texts
 from fashionrq.encoders.registry import get_encoder
 from fashionrq.encoders.text import item_text
 from fashionrq.errors import FashionRQError
+from fashionrq.io import atomic_writer, crash_point
 
 KINDS = ("query", "document")
 
 #: Lists up to this long are also kept in memory by :func:`embed_texts` (queries, attribute values).
 MEMORY_MAX_TEXTS = 10_000
+#: Texts encoded per cache chunk: an interrupted embedding loses at most one chunk of work.
+EMBED_CHUNK = 4096
 #: Seconds between looks at a cache entry another process is computing.
 LOCK_POLL_S = 2.0
 _MEMORY: dict[str, np.ndarray | sp.csr_matrix] = {}
@@ -58,35 +61,63 @@ def cache_path(encoder: Encoder, texts: Sequence[str], kind: str, cache_dir: Pat
 
 def _read_or_fail(path: Path, kind: str):
     try:
-        return sp.load_npz(path).tocsr() if kind == "sparse" else np.load(path)
-    except (OSError, ValueError) as err:
+        return sp.load_npz(path).tocsr() if kind == "sparse" else np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as err:
         raise FashionRQError(f"embedding cache file {path} is unreadable ({err}): delete it and run again.") from None
 
 
 def _write(path: Path, vectors) -> None:
     """Write through a temporary file in the same folder and rename it into place (atomic)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            if sp.issparse(vectors):
-                sp.save_npz(handle, vectors, compressed=False)
-            else:
-                np.save(handle, vectors)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_writer(path, "wb") as handle:
+        if sp.issparse(vectors):
+            sp.save_npz(handle, vectors, compressed=False)
+        else:
+            np.save(handle, vectors)
 
 
 def _resolve(encoder: str | Encoder) -> Encoder:
     return get_encoder(encoder) if isinstance(encoder, str) else encoder
 
 
-def _compute_once(path: Path, compute, kind: str):
-    """Run ``compute`` and write its result to ``path``, unless another process is already doing so:
-    then wait (polling) until the file appears, or the other process gives up and this one takes over."""
+def _chunk(parts: Path, start: int, texts: list[str], compute, kind: str):
+    """Vectors of ``texts`` (rows ``start``...), read from the chunk file when an earlier run finished it."""
+    path = parts / f"{start:010d}-{len(texts)}.{'npz' if kind == 'sparse' else 'npy'}"
+    if path.is_file():
+        try:
+            vectors = sp.load_npz(path).tocsr() if kind == "sparse" else np.load(path, allow_pickle=False)
+            if vectors.shape[0] == len(texts):
+                return vectors
+        except (OSError, ValueError, EOFError):
+            pass  # a damaged chunk is computed again
+    vectors = compute(texts)
+    _write(path, vectors)
+    crash_point("embed-chunk")
+    return vectors
+
+
+def _compute_chunked(path: Path, texts: list[str], compute, kind: str):
+    """``compute`` over ``texts`` in chunks of EMBED_CHUNK, each kept in ``PATH.parts/`` as soon as it is done,
+    so an interrupted embedding resumes at the first missing chunk; the parts are joined into ``path``.
+
+    Chunks are cut from the texts in (stable) length order, the order in which encoders batch them, so with
+    EMBED_CHUNK a multiple of the batch size every batch, and so every vector, is the one an unchunked call gives.
+    """
+    parts = path.with_name(path.name + ".parts")
+    parts.mkdir(parents=True, exist_ok=True)
+    order = np.argsort([len(t) for t in texts], kind="stable")
+    by_length = [texts[i] for i in order]
+    chunks = [_chunk(parts, start, by_length[start:start + EMBED_CHUNK], compute, kind)
+              for start in range(0, max(len(texts), 1), EMBED_CHUNK)]
+    joined = sp.vstack(chunks, format="csr") if kind == "sparse" else np.concatenate(chunks)
+    vectors = joined[np.argsort(order, kind="stable")]
+    _write(path, vectors)
+    shutil.rmtree(parts, ignore_errors=True)
+    return vectors
+
+
+def _compute_once(path: Path, texts: list[str], compute, kind: str):
+    """Compute the vectors of ``texts`` (chunked, resumable) and write them to ``path``, unless another process is
+    already doing so: then wait (polling) until the file appears, or the other process gives up and this one takes over."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_name(path.name + ".lock"), "w") as lock:
         while True:
@@ -99,9 +130,7 @@ def _compute_once(path: Path, compute, kind: str):
                 time.sleep(LOCK_POLL_S)
         if path.exists():
             return _read_or_fail(path, kind)
-        vectors = compute()
-        _write(path, vectors)
-        return vectors
+        return _compute_chunked(path, texts, compute, kind)
 
 
 def _compute(enc: Encoder, texts: list[str], kind: str, workers: int):
@@ -122,7 +151,9 @@ def embed_texts(
     """Encode ``texts`` as queries or documents (``kind``), cached in memory and on disk.
 
     The cache key is the encoder's fingerprint, ``kind`` and the content hash of the whole list, so a
-    repeated call (in this or a later process) returns the stored vectors without running the model.
+    repeated call (in this or a later process) returns the stored vectors without running the model. A miss
+    is encoded in chunks of :data:`EMBED_CHUNK` texts, each cached as soon as it is done, so an interrupted
+    call resumes where it stopped.
     ``workers > 1`` computes a miss in that many single-threaded processes (registry encoders only).
     """
     if kind not in KINDS:
@@ -136,7 +167,7 @@ def embed_texts(
     if path.exists():
         vectors = _read_or_fail(path, enc.kind)
     else:
-        vectors = _compute_once(path, lambda: _compute(enc, texts, kind, workers), enc.kind)
+        vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers), enc.kind)
     if len(texts) <= MEMORY_MAX_TEXTS:
         _MEMORY[key] = vectors.copy()
     return vectors

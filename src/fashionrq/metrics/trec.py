@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+from fashionrq.io import atomic_writer
 from fashionrq.errors import InputError
 
 RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
@@ -353,7 +354,7 @@ def _check_tokens(values: pa.Array, what: str, target: Path) -> None:
 
 
 def _write_lines(lines: Iterable[str], path: Path) -> None:
-    with path.open("w", encoding="utf-8", newline="\n") as handle:
+    with atomic_writer(path) as handle:
         handle.writelines(lines)
 
 

@@ -118,15 +118,20 @@ class _Gains:
 
     def dcg_before(self, query: np.ndarray, position: np.ndarray) -> np.ndarray:
         """Run DCG over ranks < position (position clipped to the query's results)."""
-        end = np.minimum(position, self.rr.num_ret[query])
-        index = self.rr.start[query] + end - 1
-        return np.where(end > 0, self.dcg_through[np.maximum(index, 0)] if len(self.dcg_through) else 0.0, 0.0)
+        return _prefix_sum(self.dcg_through, self.rr.start, self.rr.num_ret, query, position)
 
     def idcg_before(self, query: np.ndarray, position: np.ndarray) -> np.ndarray:
         """Ideal DCG over ideal ranks < position (clipped to the ideal ranking's length)."""
-        end = np.minimum(position, self.n_ideal[query])
-        index = self.ideal_start[query] + end - 1
-        return np.where(end > 0, self.idcg_through[np.maximum(index, 0)] if len(self.idcg_through) else 0.0, 0.0)
+        return _prefix_sum(self.idcg_through, self.ideal_start, self.n_ideal, query, position)
+
+
+def _prefix_sum(through: np.ndarray, start: np.ndarray, length: np.ndarray, query: np.ndarray,
+                position: np.ndarray) -> np.ndarray:
+    """Sum of a query's first ``position`` values, from its inclusive running sums ``through``."""
+    end = np.minimum(position, length[query])
+    if not len(through):
+        return np.zeros(len(query))
+    return np.where(end > 0, through[np.maximum(start[query] + end - 1, 0)], 0.0)
 
 
 def ndcg(rr: ResRels, pairs: GainPairs = ()) -> np.ndarray:

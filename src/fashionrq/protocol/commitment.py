@@ -19,14 +19,27 @@ from fashionrq.protocol.errors import (
     MissingPredictionFileError,
     ReleaseMismatchError,
     RunConfigError,
+    UnsealedRunError,
     examples,
 )
+from fashionrq.io import atomic_write_text
 from fashionrq.protocol.manifest import release_hash, sha256_file
 
 TASK_FILES = {"t1o": "t1o.run", "t1": "t1.run", "t2": "t2.jsonl", "t3": "t3.run", "t4": "t4.run"}
 RUN_JSON = "run.json"
 LEDGER = "commitments.jsonl"
 LEDGER_VERSION = 1
+#: Isolation mechanisms (run.json "isolation.mechanism", see fashionrq.systems.sandbox) under which a run is sealed.
+SEALED = ("landlock", "mount-namespace")
+
+
+def refuse_committed(path: str | Path) -> None:
+    """Refuse, always, to write a committed run folder or onto its committed files (predictions, run.json, ledger)."""
+    path = Path(path)
+    if (path / LEDGER).is_file():
+        raise CommitmentMismatchError(f"{path} is a committed run; its files are evidence and are never replaced, so write to a new folder.")
+    if (path.parent / LEDGER).is_file() and path.name in {RUN_JSON, LEDGER, *TASK_FILES.values()}:
+        raise CommitmentMismatchError(f"{path} is a committed file of run {path.parent} and is never replaced; write to another path.")
 
 
 def read_run_config(run: str | Path) -> dict:
@@ -41,6 +54,19 @@ def read_run_config(run: str | Path) -> dict:
     if not isinstance(config, dict) or not isinstance(config.get("release"), str):
         raise RunConfigError(f'{path} lacks a string "release" field (sha256 of BENCH/manifest.json); add it.')
     return config
+
+
+def check_sealed(run: str | Path, unsealed: bool = False) -> dict:
+    """``{"mechanism", "sealed"}`` of RUN; refuses a run made without isolation unless ``unsealed`` accepts it."""
+    isolation = read_run_config(run).get("isolation")
+    mechanism = isolation.get("mechanism") if isinstance(isolation, dict) else None
+    sealed = mechanism in SEALED
+    if not sealed and not unsealed:
+        raise UnsealedRunError(
+            f"{Path(run) / RUN_JSON} records no sealed isolation (mechanism {mechanism or 'none'}), so the system may have read "
+            "the labels; make the run with `fashionrq run`, or pass --unsealed to score it marked as unsealed."
+        )
+    return {"mechanism": mechanism or "none", "sealed": sealed}
 
 
 def check_release(run: str | Path, bench: str | Path) -> str:
@@ -78,13 +104,38 @@ def record_hash(record: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode("ascii")).hexdigest()
 
 
-def read_ledger(run: str | Path) -> list[dict]:
-    """Every record of RUN/commitments.jsonl, after checking each record's hash and the chain."""
+def _ledger_lines(path: Path) -> tuple[list[bytes], bool]:
+    """The complete lines of the ledger, and whether it ends in a torn line (an append cut short, never newline-terminated).
+
+    Only a last line without its newline that is not a JSON object counts as torn: anything else that fails
+    its hash is an edit.
+    """
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends in a newline
+    if not tail.strip():
+        return lines, False
+    try:
+        json.loads(tail.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return lines, True
+    return lines + [tail], False
+
+
+def read_ledger(run: str | Path, *, allow_torn: bool = False) -> list[dict]:
+    """Every record of RUN/commitments.jsonl, after checking each record's hash and the chain.
+
+    A torn last line (an interrupted append) is refused with the fix, or skipped when ``allow_torn``.
+    """
     path = Path(run) / LEDGER
     if not path.is_file():
         return []
+    lines, torn = _ledger_lines(path)
+    if torn and not allow_torn:
+        raise LedgerCorruptError(f"{path} ends in a half-written record from an interrupted commit; run `fashionrq commit {Path(run)}` "
+                                 "to drop it and commit again, then score.")
     records: list[dict] = []
-    for number, line in enumerate(path.read_bytes().split(b"\n"), start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -98,6 +149,16 @@ def read_ledger(run: str | Path) -> list[dict]:
             raise LedgerCorruptError(f"{path} line {number} does not chain to the record before it; the ledger was edited.")
         records.append(record)
     return records
+
+
+def ledger_is_torn(run: str | Path) -> bool:
+    """Whether RUN/commitments.jsonl ends in a half-written line (the next commit drops it)."""
+    path = Path(run) / LEDGER
+    return path.is_file() and _ledger_lines(path)[1]
+
+
+def _canonical(record: dict) -> str:
+    return json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
 
 
 def _snapshot(run: Path) -> dict:
@@ -117,18 +178,21 @@ def _snapshot(run: Path) -> dict:
 def commit_run(run: str | Path, bench: str | Path | None = None, *, now: datetime | None = None) -> dict:
     """Hash RUN's prediction files and run.json and append the commitment record to RUN/commitments.jsonl.
 
-    With ``bench``, first refuse a run whose run.json names another release. Returns the record.
+    With ``bench``, first refuse a run whose run.json names another release. The append is atomic (the
+    ledger is rewritten under a temporary name, then renamed); a half-written last line left by an
+    interrupted older append is dropped (see :func:`ledger_is_torn`). Returns the record.
     """
     root = Path(run)
     if bench is not None:
         check_release(root, bench)
-    ledger = read_ledger(root)
+    ledger = read_ledger(root, allow_torn=True)
     stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
     record = {"version": LEDGER_VERSION, **_snapshot(root), "timestamp": stamp,
               "prev": ledger[-1]["hash"] if ledger else None}
     record["hash"] = record_hash(record)
-    with open(root / LEDGER, "a", encoding="ascii") as handle:
-        handle.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
+    # the whole ledger is rewritten under a temporary name and renamed: an interrupted commit leaves the old
+    # ledger or the new one, and a torn line left by an older writer is dropped here
+    atomic_write_text(root / LEDGER, "".join(_canonical(r) for r in ledger) + _canonical(record))
     return record
 
 

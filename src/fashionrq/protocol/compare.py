@@ -118,15 +118,20 @@ def resample_draws(scored: list[ScoredRun], resamples: int, seed: int) -> tuple[
     return clusters, counts
 
 
-def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: int = 0, level: float = 0.95,
-                   headline: str | dict | None = None, draws: tuple[dict, dict] | None = None) -> dict:
-    """Full pairwise comparison of already-scored runs (every ordered pair: Δ = row − column)."""
-    if len(scored) < 2:
+def check_options(n_runs: int, resamples: int, level: float) -> None:
+    """Refuse fewer than two runs, fewer than one resample or an interval level outside (0, 1)."""
+    if n_runs < 2:
         raise ComparisonError("compare needs at least two runs; pass RUN_A RUN_B [RUN_C ...].")
     if not 0 < level < 1:
         raise ComparisonError(f"interval level {level} is not between 0 and 1; use e.g. 0.95.")
     if resamples < 1:
         raise ComparisonError(f"resamples is {resamples}; use a positive number such as 10000.")
+
+
+def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: int = 0, level: float = 0.95,
+                   headline: str | dict | None = None, draws: tuple[dict, dict] | None = None) -> dict:
+    """Full pairwise comparison of already-scored runs (every ordered pair: Δ = row − column)."""
+    check_options(len(scored), resamples, level)
     registered = registered_headline(scored)
     heads = parse_headline(headline, registered)
     taken: set[str] = set()
@@ -169,7 +174,8 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
         matrix[entry["b"]][entry["a"]] = {"promoted": entry["gate"]["promoted"], "binding": entry["gate"]["binding"],
                                           "failing": entry["gate"]["failing"]}
     return {
-        "runs": {name: {"run": s.report["run"], "commitment": s.report["commitment"]["hash"]} for name, s in zip(names, scored)},
+        "runs": {name: {"run": s.report["run"], "commitment": s.report["commitment"]["hash"],
+                        "isolation": s.report.get("isolation")} for name, s in zip(names, scored)},
         "release": scored[0].report["release"],
         "bootstrap": {"resamples": resamples, "seed": seed, "level": level, "method": "paired cluster bootstrap, percentile interval",
                       "unit": "each task's manifest protocol.bootstrap_unit", "rng": "numpy.random.default_rng(seed).integers per resample"},
@@ -183,13 +189,18 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
 
 
 def compare_runs(bench: str | Path, runs: list[str | Path], *, resamples: int = 10_000, seed: int = 0, level: float = 0.95,
-                 headline: str | dict | None = None, relevance: bool = False, cache_dir: str | Path | None = None) -> dict:
-    """Score every run (all protocol gates apply) and compare them pairwise; adds the headline analysis."""
+                 headline: str | dict | None = None, relevance: bool = False, cache_dir: str | Path | None = None,
+                 unsealed: bool = False) -> dict:
+    """Score every run (all protocol gates apply) and compare them pairwise; adds the headline analysis.
+
+    Every number is recomputed from the committed predictions and the labels; ``unsealed`` admits runs made
+    without isolation (marked in ``runs``).
+    """
     from fashionrq.protocol.headline import headline_analysis
 
-    if len(runs) < 2:
-        raise ComparisonError("compare needs at least two runs; pass RUN_A RUN_B [RUN_C ...].")
-    scored = [score_run(bench, run, relevance=relevance, cache_dir=cache_dir) for run in runs]
+    check_options(len(runs), resamples, level)
+    parse_headline(headline)
+    scored = [score_run(bench, run, relevance=relevance, cache_dir=cache_dir, unsealed=unsealed) for run in runs]
     draws = resample_draws(scored, resamples, seed)
     result = compare_scored(scored, resamples=resamples, seed=seed, level=level, headline=headline, draws=draws)
     result["analysis"] = headline_analysis(scored, result, draws)

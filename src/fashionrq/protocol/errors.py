@@ -47,6 +47,12 @@ class LedgerCorruptError(ProtocolError):
     exit_code = 15
 
 
+class UnsealedRunError(ProtocolError):
+    """The run was not made in a sealed process (run.json "isolation"), and ``--unsealed`` was not given."""
+
+    exit_code = 16
+
+
 class MissingPredictionFileError(ProtocolError):
     """The run has no prediction file at all, or a file a command needs is absent."""
 

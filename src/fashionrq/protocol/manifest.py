@@ -103,3 +103,34 @@ def verify_release(bench: str | Path, *, under: str | None = None, strict: bool 
     if strict and not report.ok:
         raise ReleaseTamperedError(report.sentence())
     return report
+
+
+def enclosing_release(path: str | Path) -> Path | None:
+    """The release folder (manifest.json beside public/) that ``path`` is, or lies in; None if none."""
+    path = Path(path).resolve()
+    for folder in (path, *path.parents):
+        if (folder / MANIFEST).is_file() and (folder / "public").is_dir():
+            return folder
+    return None
+
+
+def refuse_in_release(path: str | Path, what: str = "output") -> None:
+    """Refuse, always, an output at or inside a release: a release stays byte-for-byte as built."""
+    release = enclosing_release(path)
+    if release is not None:
+        raise ReleaseTamperedError(f"{what} {path} is inside the release {release}, which must stay as built; write it outside the release.")
+
+
+def check_folder_output(path: str | Path, force: bool = False, what: str = "output folder") -> Path:
+    """Refuse a folder output that lies in a release (always), names an existing file, or exists and is not
+    empty (unless ``force``). Once it passes, the caller may replace ``path`` (``atomic_directory(force=True)``)."""
+    from fashionrq.errors import InputError
+    from fashionrq.io import refuse_existing
+
+    path = Path(path)
+    refuse_in_release(path, what)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"--out {path} is an existing file; name a folder for the {what}.")
+    if path.is_dir() and any(path.iterdir()):
+        refuse_existing(path, force, what)
+    return path

@@ -1,7 +1,7 @@
 """Scoring a committed, validated run: per-unit values, aggregates, breakdowns and weighted relevance.
 
 Gate order (nothing under BENCH/labels/ is read before step 5):
-1. RUN/run.json names this release (sha256 of BENCH/manifest.json);
+1. RUN/run.json names this release (sha256 of BENCH/manifest.json) and records a sealed run (or ``unsealed``);
 2. the prediction files match RUN's latest commitment;
 3. BENCH/public/ verifies against the manifest;
 4. every prediction file validates against the public pools (fail-closed);
@@ -19,9 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
+from fashionrq.errors import InputError
 from fashionrq.metrics import Qrels, Run, classification_metrics, consistency, evaluate, read_qrels
 from fashionrq.metrics.trec_gains import parse_gain_pairs
-from fashionrq.protocol.commitment import check_commitment, check_release, read_ledger, read_run_config
+from fashionrq.protocol.commitment import check_commitment, check_release, check_sealed, read_ledger, read_run_config
 from fashionrq.protocol.errors import CommitmentMismatchError, ReleaseTamperedError
 from fashionrq.protocol.manifest import verify_release
 from fashionrq.protocol.validate import LABELS, load_pools, validate_run
@@ -197,15 +198,18 @@ def _relevance(bench: Path, ranked, phi: dict[str, dict], cache_dir) -> dict:
 
 
 def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cache_dir: str | Path | None = None,
-              gains: str | None = None) -> ScoredRun:
+              gains: str | None = None, unsealed: bool = False) -> ScoredRun:
     """Score RUN on BENCH after every gate passes (see module docstring); returns a ScoredRun.
 
     ``gains`` is a gain per grade for every nDCG, in trec_eval's syntax (``3=1,2=0.1,1=0.01``; an unmapped
-    grade keeps its own value); the report records it under ``gains``.
+    grade keeps its own value); the report records it under ``gains``. A run whose run.json records no
+    sealed isolation is refused unless ``unsealed``; the report's ``isolation`` says which mechanism held
+    (``sealed: false`` marks an unsealed run).
     """
     bench, run = Path(bench), Path(run)
     gain_map = None if gains is None else dict(parse_gain_pairs(gains, where="--gain"))
     release = check_release(run, bench)
+    isolation = check_sealed(run, unsealed)
     commitment = check_commitment(run)
     if commitment.get("release") != release:
         raise CommitmentMismatchError(f"{run}'s latest commitment names release {str(commitment.get('release'))[:12]}…, not {release[:12]}…; commit again for this release.")
@@ -263,6 +267,7 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
         "release": release,
         "run": str(run),
         "system": config.get("system"),
+        "isolation": isolation,
         "commitment": {"hash": commitment["hash"], "timestamp": commitment["timestamp"],
                        "ledger_records": len(read_ledger(run))},
         "tasks": tasks,
@@ -281,9 +286,31 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
     return ScoredRun(report=report, units=units, attr=attr)
 
 
-def write_json(data: dict, path: str | Path) -> Path:
-    """Write ``data`` as sorted, indented JSON (byte-identical for identical inputs)."""
+def check_output(path: str | Path, force: bool = False) -> Path:
+    """Refuse an output file that is a folder, lies inside a release or on a committed run's files (always),
+    or exists (unless ``force``); return it as a Path."""
+    from fashionrq.io import refuse_existing
+    from fashionrq.protocol.commitment import refuse_committed
+    from fashionrq.protocol.manifest import refuse_in_release
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    if path.is_dir():
+        raise InputError(f"--out {path} is a folder; name a file to write, e.g. {path / 'scores.json'}.")
+    refuse_in_release(path, "output")
+    refuse_committed(path)
+    refuse_existing(path, force)
     return path
+
+
+def write_output(text: str, path: str | Path, force: bool = False) -> Path:
+    """Write ``text`` to the file ``path`` atomically (temporary name, then rename) after :func:`check_output`."""
+    from fashionrq.io import atomic_write_text
+
+    path = check_output(path, force)
+    atomic_write_text(path, text)
+    return path
+
+
+def write_json(data: dict, path: str | Path, force: bool = False) -> Path:
+    """Write ``data`` as sorted, indented JSON (byte-identical for identical inputs) with :func:`write_output`."""
+    return write_output(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", path, force)

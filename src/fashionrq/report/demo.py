@@ -104,11 +104,13 @@ def stats_markdown(stats: dict) -> str:
 def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Console | None = None, verbose: bool = False) -> Path:
     """Build the benchmark from ``config.catalog``, run, commit and score every baseline, compare them, write the report.
 
-    Every stage's wall time, CPU time and peak RSS go into the report (section 7) and ``stages.json``;
+    ``out`` must be a new or empty folder. Every stage's wall time, CPU time and peak RSS go into the report (section 7) and ``stages.json``;
     ``verbose`` also prints each stage as it ends.
     """
+    from fashionrq.protocol.manifest import check_folder_output
+
     console = console or Console(stderr=True)
-    out = Path(out)
+    out = check_folder_output(out, what="demo folder")  # a rerun never mixes with (or overwrites) an earlier demo
     out.mkdir(parents=True, exist_ok=True)
     sections: list[str] = [f"# fashionrq demo report\n\nConfiguration: `{json.dumps(_config_dict(config), sort_keys=True)}`\n"]
 

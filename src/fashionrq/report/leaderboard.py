@@ -1,5 +1,8 @@
 """Leaderboard tables from score JSON files (``fashionrq score``): tasks side by side, attributes, rerank conditionals.
 
+Every score file is verified before it is shown: its run is rescored from the committed predictions and
+the labels, and a file that differs in any number (hand-edited, stale, from an older commitment) is refused.
+
 * Table 2 equivalent: each task's metrics in its own columns, one row per run, never averaged over tasks.
 * Table 3 equivalent: weighted relevance R@10 and, per φ attribute, AttrScore with its annotation coverage;
   a companion table gives T1 Recall@10 over the queries that express each attribute.
@@ -49,29 +52,75 @@ class Scored:
             return {}
 
 
-def load_scores(bench: str | Path, paths: Sequence[str | Path]) -> list[Scored]:
-    """Read score JSON files (or RUN folders holding ``scores.json``), refusing any scored on another release."""
+def _run_folder(path: Path, report: dict, given_folder: bool) -> Path:
+    """The run a score file belongs to: the folder given, else the folder holding the file, else its ``run`` field."""
+    if given_folder or (path.parent / "commitments.jsonl").is_file():
+        return path.parent
+    recorded = Path(str(report.get("run", "")))
+    if (recorded / "commitments.jsonl").is_file():
+        return recorded
+    raise InputError(f"{path} names run {recorded}, which holds no commitments.jsonl; keep the score file in its run folder or pass the run folder.")
+
+
+def _first_difference(found, fresh, where: str = "") -> str | None:
+    """The first key path (``tasks.t1.aggregate.ndcg@10: 0.999 vs 0.4123``) where two reports differ, or None."""
+    if isinstance(found, dict) and isinstance(fresh, dict):
+        for key in sorted(set(found) | set(fresh), key=str):
+            if key not in found or key not in fresh:
+                return f"{where}{key}: {'missing' if key not in found else 'extra'} in the file"
+            diff = _first_difference(found[key], fresh[key], f"{where}{key}.")
+            if diff:
+                return diff
+        return None
+    return None if found == fresh else f"{where.rstrip('.')}: file {str(found)[:40]}, recomputed {str(fresh)[:40]}"
+
+
+def verify_scores(bench: Path, path: Path, report: dict, given_folder: bool, unsealed: bool = False) -> dict:
+    """Re-score the committed run against the ledger and the labels; refuse a score file that differs in any number.
+
+    Returns the freshly computed report (what the leaderboard shows).
+    """
+    from fashionrq.protocol.scoring import score_run
+
+    run = _run_folder(path, report, given_folder)
+    fresh = score_run(bench, run, relevance="relevance" in report, unsealed=unsealed).report
+    fresh = json.loads(json.dumps(fresh, sort_keys=True))  # the form the file holds (tuples become lists)
+    diff = _first_difference({k: v for k, v in report.items() if k != "run"}, {k: v for k, v in fresh.items() if k != "run"})
+    if diff:
+        raise InputError(f"{path} does not match a fresh scoring of {run} ({diff}): it was edited, or is stale; "
+                         f"rescore with `fashionrq score {run} --bench {bench} --force`.")
+    return fresh
+
+
+def load_scores(bench: str | Path, paths: Sequence[str | Path], unsealed: bool = False) -> list[Scored]:
+    """Read score JSON files (or RUN folders holding ``scores.json``) and verify each by rescoring its run.
+
+    A file scored on another release, edited by hand, or stale (its run committed again since) is refused;
+    an unsealed run is refused unless ``unsealed``, and then labelled ``(unsealed)``.
+    """
     from fashionrq.protocol.manifest import release_hash
 
+    bench = Path(bench)
     release = release_hash(bench)
     out: list[Scored] = []
     taken: set[str] = set()
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
+        folder = path.is_dir()
+        if folder:
             path = path / SCORES_JSON
         if not path.is_file():
             raise InputError(f"{path} does not exist; pass a score JSON written by `fashionrq score` or the RUN folder holding {SCORES_JSON}.")
         try:
             report = json.loads(path.read_text(encoding="utf-8"))
-            tasks = report["tasks"]
-            if not isinstance(tasks, dict):
+            if not isinstance(report["tasks"], dict):
                 raise TypeError
         except (ValueError, KeyError, TypeError, UnicodeDecodeError):
             raise InputError(f"{path} is not a score JSON (no 'tasks' object); write it with `fashionrq score`.") from None
         if report.get("release") != release:
-            raise InputError(f"{path} scores release {str(report.get('release'))[:12]}…, not {Path(bench)}'s {release[:12]}…; score the run on this release.")
-        base = str(report.get("system") or path.parent.name)
+            raise InputError(f"{path} scores release {str(report.get('release'))[:12]}…, not {bench}'s {release[:12]}…; score the run on this release.")
+        report = verify_scores(bench, path, report, folder, unsealed)
+        base = str(report.get("system") or path.parent.name) + ("" if report["isolation"]["sealed"] else " (unsealed)")
         label = base if base not in taken else f"{base} ({path.parent.name})"
         taken.add(label)
         out.append(Scored(label, report, path))
@@ -223,9 +272,11 @@ def _rich(title: str, header: list[str], rows: list[list[str]]):
     return table
 
 
-def leaderboard(bench: str | Path, paths: Sequence[str | Path], depth: int | None = None, console=None) -> str:
-    """Build the three tables from score JSON files; print them to ``console`` (rich) if given; return Markdown."""
-    scored = load_scores(bench, paths)
+def leaderboard(bench: str | Path, paths: Sequence[str | Path], depth: int | None = None, console=None,
+                unsealed: bool = False) -> str:
+    """Build the tables from verified score JSON files (see :func:`load_scores`); print them to ``console`` (rich)
+    if given; return Markdown."""
+    scored = load_scores(bench, paths, unsealed)
     tables = [
         ("Tasks (Table 2): best in bold, second in italics; tasks are never averaged", *task_table(scored)),
         ("Weighted relevance R@10 and AttrScore (annotation coverage) per attribute (Table 3), T1 top 10",

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import torch
 
+from fashionrq.io import atomic_write_text, atomic_writer
 from fashionrq.errors import InputError
 from fashionrq.sid.base import Tokenizer
 
@@ -22,9 +23,10 @@ def save_tokenizer(model: Tokenizer, out_dir: str | Path) -> Path:
     model._check_fitted()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / CONFIG_FILE).write_text(json.dumps(model.config(), indent=2, sort_keys=True) + "\n")
+    atomic_write_text(out / CONFIG_FILE, json.dumps(model.config(), indent=2, sort_keys=True) + "\n")
     state = {k: torch.as_tensor(np.asarray(v)) if isinstance(v, np.ndarray) else v for k, v in model.state().items()}
-    torch.save(state, out / STATE_FILE)
+    with atomic_writer(out / STATE_FILE, "wb") as handle:
+        torch.save(state, handle)
     return out
 
 
@@ -51,8 +53,8 @@ def write_sids(item_ids: list[str], sids: np.ndarray, path: str | Path) -> Path:
     for level in range(sids.shape[1]):
         columns[f"sid_{level + 1}"] = pa.array(sids[:, level].astype(np.int16), pa.int16())
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.table(columns), path, compression="zstd", write_statistics=False)
+    with atomic_writer(path, "wb") as handle:
+        pq.write_table(pa.table(columns), handle, compression="zstd", write_statistics=False)
     return path
 
 

@@ -1,11 +1,8 @@
-"""Label-blind access to a release: read BENCH/public/ only, and refuse any file access under BENCH/labels/."""
+"""Label-blind access to a release: BENCH/public/ only (a sealed run sees a private copy of it, see systems/sealed.py)."""
 
 from __future__ import annotations
 
 import json
-import os
-import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -17,59 +14,26 @@ from fashionrq.protocol.manifest import release_hash, verify_release
 PUBLIC = "public"
 LABELS = "labels"
 
-#: Folders no code may touch while a system runs (see :func:`labels_guard`).
-_FORBIDDEN: list[str] = []
-_HOOKED = False
-_EVENTS = {"open", "os.listdir", "os.scandir", "os.chdir", "shutil.copyfile", "shutil.copytree"}
-
 
 class LabelAccessError(FashionRQError):
-    """Something opened BENCH/labels/ during a label-blind run."""
+    """A system reached for a file outside its sealed view (BENCH/labels/, the release, the SID cache)."""
 
     exit_code = 3
 
 
-def _audit(event: str, args: tuple) -> None:
-    if not _FORBIDDEN or event not in _EVENTS or not args:
-        return
-    target = args[0]
-    if isinstance(target, int) or target is None:
-        return
-    try:
-        path = os.path.realpath(os.fsdecode(target))
-    except (TypeError, ValueError):
-        return
-    for folder in _FORBIDDEN:
-        if path == folder or path.startswith(folder + os.sep):
-            raise LabelAccessError(
-                f"{path} was opened during a label-blind run; systems may read only BENCH/{PUBLIC}/, so remove that access."
-            )
-
-
-@contextmanager
-def labels_guard(bench: str | Path):
-    """While active, any open/list of a path under ``BENCH/labels/`` raises :class:`LabelAccessError`."""
-    global _HOOKED
-    if not _HOOKED:
-        sys.addaudithook(_audit)
-        _HOOKED = True
-    folder = os.path.realpath(Path(bench) / LABELS)
-    _FORBIDDEN.append(folder)
-    try:
-        yield
-    finally:
-        _FORBIDDEN.remove(folder)
-
-
 class PublicBench:
-    """The public half of a release: items and task files from ``BENCH/public/`` and the release hash."""
+    """The public half of a release: items and task files from ``BENCH/public/`` and the release hash.
 
-    def __init__(self, bench: str | Path, verify: bool = True) -> None:
+    A sealed child passes its staged folder (which holds ``public/`` only) with ``verify=False`` and the
+    ``release`` hash the parent computed.
+    """
+
+    def __init__(self, bench: str | Path, verify: bool = True, release: str | None = None) -> None:
         self.root = Path(bench)
         self.public = self.root / PUBLIC
         if not self.public.is_dir():
             raise InputError(f"{self.public} does not exist; pass the release folder written by `fashionrq build` as BENCH.")
-        self.release = release_hash(self.root)
+        self.release = release or release_hash(self.root)
         if verify:
             verify_release(self.root, under=PUBLIC, strict=True)
 

@@ -1,18 +1,19 @@
-"""``run_system``: score every task of a release with one system, reading only BENCH/public/, into RUN/."""
+"""``run_system``: score every task of a release with one system, sealed in a child process that sees only BENCH/public/."""
 
 from __future__ import annotations
 
-import json
 import re
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from fashionrq.errors import FashionRQError, InputError
+from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_jsonl, atomic_writer
 from fashionrq.progress import track
 from fashionrq.systems.base import Retriever, ranking_order, top_k
-from fashionrq.systems.bench import PublicBench, labels_guard
+from fashionrq.systems.bench import PublicBench
 from fashionrq.systems.t2 import GradeCalibrator, corpus_percentile
 
 #: Candidate-visibility regimes of MCMR; only text candidates are available offline (see docs/systems.md).
@@ -49,7 +50,7 @@ def ranking_task(bench: PublicBench, task: str) -> tuple[list[str], list[str], l
 
 def write_trec(path: Path, qids: Sequence[str], candidates: Sequence[Sequence[str]], scores: Sequence[np.ndarray], tag: str) -> None:
     """TREC run lines ``qid Q0 item_id rank score tag``, every candidate ranked, scores finite."""
-    with open(path, "w", encoding="utf-8") as handle:
+    with atomic_writer(path) as handle:
         for qid, pool, values in zip(qids, candidates, scores):
             values = np.asarray(values, dtype=np.float64)
             if len(values) != len(pool) or not np.all(np.isfinite(values)):
@@ -132,7 +133,8 @@ def _t2(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int, cali
 
 def open_depth(bench: PublicBench) -> int:
     """Items per open-corpus T1 query, as the release's manifest registers it (protocol.open_depth)."""
-    manifest = json.loads((bench.root / "manifest.json").read_text(encoding="utf-8"))
+    path = bench.root / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     return int(manifest.get("protocol", {}).get("open_depth", 100))
 
 
@@ -162,51 +164,86 @@ def _open_corpus(bench: PublicBench, system, reranker, item_ids: list[str], out:
     write_trec(out / "t1o.run", qids, [[item_ids[r] for r in rs] for rs in rows], scores, tag)
 
 
+RUN_FILES = ("t1o.run", "t1.run", "t2.jsonl", "t3.run", "t4.run")
+
+
+def execute(job, public: Path, out: Path) -> dict:
+    """Inside the sealed child: build the job's systems, fit them on the staged public files, write ``out/*``.
+
+    Returns the run record (system, config, release) that the parent writes as run.json.
+    """
+    from fashionrq.systems.registry import get_reranker, get_system
+
+    system = get_system(job.system, **job.params) if isinstance(job.system, str) else job.system
+    reranker = job.reranker
+    if isinstance(reranker, str):
+        reranker = get_reranker(reranker, **job.reranker_params)
+    calibrator = job.calibrator or GradeCalibrator()
+    bench = PublicBench(public.parent, verify=False, release=job.release)
+    items = bench.items()
+    rows_of = _Rows(items.column("item_id").to_pylist(), bench.path("items.parquet"))
+    system.fit(items)
+    if reranker is not None:
+        reranker.fit(items)
+    name = system.name + (f"+{reranker.name}" if reranker is not None else "")
+    for task in RANKING_TASKS:
+        qids, texts, cands = ranking_task(bench, task)
+        rows = [rows_of(pool) for pool in cands]
+        write_trec(out / f"{task}.run", qids, cands, _scores(system, reranker, texts, rows), _tag(name))
+    _open_corpus(bench, system, reranker, rows_of.item_ids, out, _tag(name))
+    atomic_write_jsonl(out / "t2.jsonl", _t2(bench, system, reranker, rows_of, items.num_rows, calibrator))
+    config = {"system_config": system.config() if hasattr(system, "config") else {}, "regime": job.regime,
+              "rerank": reranker.config() if reranker is not None else None, "t2": calibrator.config()}
+    return {"system": name, "config": config, "release": job.release}
+
+
+def _label(system, reranker) -> str:
+    names = [s if isinstance(s, str) else getattr(s, "name", type(s).__name__) for s in (system, reranker) if s is not None]
+    return "'" + "+".join(map(str, names)) + "'"
+
+
 def run_system(
     bench: str | Path,
-    system: Retriever,
+    system: str | Retriever,
     out: str | Path,
     reranker=None,
     regime: str = "text",
     calibrator: GradeCalibrator | None = None,
+    *,
+    params: dict | None = None,
+    reranker_params: dict | None = None,
+    force: bool = False,
 ) -> dict:
-    """Fit ``system`` on BENCH/public/items.parquet, rank T1/T3/T4 candidates and classify T2 test pairs.
+    """Run ``system`` sealed (see :mod:`fashionrq.systems.sealed`) over BENCH/public/ and write the run folder ``out``.
 
-    Reads only ``BENCH/public/`` (and hashes ``BENCH/manifest.json``); any access to ``BENCH/labels/``
-    while it runs raises :class:`~fashionrq.systems.bench.LabelAccessError`. With ``reranker``, the
-    first-stage scores of each query's top ``reranker.depth`` candidates are replaced by the reranker's.
-    Writes ``run.json``, ``t1o.run`` (top ``protocol.open_depth`` catalog items per open-corpus query),
-    ``t1.run``, ``t3.run``, ``t4.run`` and ``t2.jsonl`` into ``out`` and returns run.json.
+    ``system`` and ``reranker`` are names (``get_system``/``get_reranker`` specs, built inside the sealed
+    child with ``params``/``reranker_params``) or instances (pickled to the child). The child fits the
+    system on the items, ranks T1/T3/T4 candidates and classifies T2 test pairs; with ``reranker``, the
+    scores of each query's top ``reranker.depth`` candidates are replaced by the reranker's.
+    Writes ``run.json`` (with ``isolation``: the mechanism that held), ``t1o.run`` (the top
+    ``protocol.open_depth`` catalog items per open-corpus query), ``t1.run``, ``t3.run``, ``t4.run`` and
+    ``t2.jsonl`` into a new folder ``out`` (an existing one is refused unless ``force``; a committed run or a
+    folder inside a release never) and returns run.json.
     """
+    from fashionrq.protocol.commitment import refuse_committed
+    from fashionrq.protocol.manifest import check_folder_output
+    from fashionrq.systems.sealed import Job, run_sealed, staged_public
+
     if regime not in REGIMES:
         raise InputError(f"candidate regime '{regime}' is unknown: use one of {', '.join(REGIMES)}.")
     if regime != "text":
         raise InputError(
             f"candidate regime '{regime}' needs an image encoder (open_clip), which is not installed offline; use --regime text."
         )
-    public = PublicBench(bench)
-    calibrator = calibrator or GradeCalibrator()
     out = Path(out)
-    with labels_guard(public.root):
-        items = public.items()
-        rows_of = _Rows(items.column("item_id").to_pylist(), public.path("items.parquet"))
-        system.fit(items)
-        if reranker is not None:
-            reranker.fit(items)
-        out.mkdir(parents=True, exist_ok=True)
-        tag = _tag(system.name + (f"+{reranker.name}" if reranker is not None else ""))
-        for task in RANKING_TASKS:
-            qids, texts, cands = ranking_task(public, task)
-            rows = [rows_of(pool) for pool in cands]
-            write_trec(out / f"{task}.run", qids, cands, _scores(system, reranker, texts, rows), tag)
-        _open_corpus(public, system, reranker, rows_of.item_ids, out, tag)
-        t2 = _t2(public, system, reranker, rows_of, items.num_rows, calibrator)
-    with open(out / "t2.jsonl", "w", encoding="utf-8") as handle:
-        for record in t2:
-            handle.write(json.dumps(record, sort_keys=True) + "\n")
-    config = {"system_config": system.config() if hasattr(system, "config") else {}, "regime": regime,
-              "rerank": reranker.config() if reranker is not None else None, "t2": calibrator.config()}
-    run = {"system": system.name + (f"+{reranker.name}" if reranker is not None else ""), "config": config,
-           "release": public.release}
-    (out / "run.json").write_text(json.dumps(run, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    refuse_committed(out)
+    check_folder_output(out, force, "run folder")
+    public = PublicBench(bench)
+    job = Job(system, dict(params or {}), reranker, dict(reranker_params or {}), regime, calibrator, public.release)
+    with staged_public(public.public) as work:
+        run = run_sealed(job, Path(bench), work, _label(system, reranker))
+        with atomic_directory(out, force=True, what="run folder") as tmp:
+            for name in RUN_FILES:
+                shutil.copyfile(work / "out" / name, tmp / name)
+            atomic_write_json(tmp / "run.json", run)
     return run

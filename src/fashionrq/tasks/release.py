@@ -18,7 +18,7 @@ from fashionrq.catalog.synth import is_synthetic
 from fashionrq.errors import InputError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
-from fashionrq.io import sha256_file
+from fashionrq.io import atomic_writer, sha256_file
 from fashionrq.tasks.construct import TierIndex, build_tasks
 from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, TaskConfig, Tasks
 from fashionrq.timing import stage
@@ -68,11 +68,19 @@ def _opaque(rng: np.random.Generator, n: int, prefix: str) -> list[str]:
     return [f"{prefix}{i + 1:0{width}d}" for i in rng.permutation(n)]
 
 
-def check_out(out: str | Path) -> Path:
-    """The output folder, refused when it holds files but no release (so a build never mixes with other data)."""
+def check_out(out: str | Path, force: bool = False) -> Path:
+    """The output folder: refused inside another release, when it exists (unless ``force``), and, even with
+    ``force``, when it holds anything but a release (a build never replaces other data)."""
+    from fashionrq.io import refuse_existing
+    from fashionrq.protocol.manifest import refuse_in_release
+
     out = Path(out)
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST).is_file())):
-        raise InputError(f"output folder {out} exists and is not a release; pass an empty or new folder to --out.")
+        raise InputError(f"output folder {out} exists and is not a release; pass a new folder to --out.")
+    if out.exists() and any(out.iterdir()):
+        refuse_existing(out, force, "release folder")
+    if out.parent != out:
+        refuse_in_release(out.parent, "release folder")
     return out
 
 
@@ -85,15 +93,23 @@ def write_release(
     phi: dict[int, dict],
     seed: int,
     manifest_info: dict,
+    force: bool = False,
 ) -> Path:
     """Write ``out/public``, ``out/labels`` and ``out/manifest.json``; return the manifest path.
 
     ``phi`` maps each used query index to its hidden φ(q).
+    The release is written into a temporary folder beside ``out`` and renamed into place when complete, so
+    an interrupted build leaves no half-written release; ``force`` replaces an existing release.
     """
+    from fashionrq.io import atomic_directory
+
+    check_out(out, force)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # a million small rows: collection passes would cost more than the writing
     try:
-        return _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info)
+        with atomic_directory(out, force=True, what="release folder") as tmp:
+            _write_release(tmp, items, sids, hierarchy, tasks, phi, seed, manifest_info)
+        return Path(out) / MANIFEST
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -203,7 +219,7 @@ class _Writer:
 def _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info) -> Path:
     from fashionrq.sid import write_sids
 
-    out = check_out(out)
+    out = Path(out)
     public, labels = out / "public", out / "labels"
     public.mkdir(parents=True, exist_ok=True)
     labels.mkdir(parents=True, exist_ok=True)
@@ -286,6 +302,7 @@ def construct_release(
     task_config: TaskConfig = TaskConfig(),
     manifest_info: dict | None = None,
     embeddings: np.ndarray | None = None,
+    force: bool = False,
 ) -> Path:
     """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path.
 
@@ -293,7 +310,7 @@ def construct_release(
     """
     from fashionrq.tasks.queries import anchor_queries, hidden_phis, parser_agreement
 
-    check_out(out)
+    check_out(out, force)
     check_backend(queries_backend, seed)
     with stage("hierarchy"):
         frame = items_frame(items)
@@ -316,7 +333,7 @@ def construct_release(
     info.setdefault("construction", {})["components"] = construction_components(info)
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
     with stage("write release"):
-        return write_release(out, items, sids, hierarchy, tasks, phi, seed, info)
+        return write_release(out, items, sids, hierarchy, tasks, phi, seed, info, force)
 
 
 def construction_components(info: dict) -> dict:
@@ -348,19 +365,21 @@ def build_release(
     cache_dir: str | Path | None = None,
     ingested=None,
     embeddings: str | Path | None = None,
+    force: bool = False,
 ) -> Path:
     """ingest -> embed -> SIDs -> hierarchy -> queries -> tasks -> frozen release in ``out``; returns the manifest path.
 
     ``codebook_size=None`` picks it from the catalog size (:func:`auto_codebook_size`). ``ingested``: the
     ``IngestResult`` of ``catalog`` when the caller already has it (it is not ingested again).
     ``embeddings``: a file of precomputed item vectors (``fashionrq.encoders.given``) used instead of ``encoder``.
+    An existing release in ``out`` is refused unless ``force``.
     """
     from fashionrq.catalog import ingest
     from fashionrq.encoders.given import item_vectors
 
     if levels != 3:
         raise InputError(f"the benchmark tasks need levels=3 (got {levels}); rebuild with --levels 3.")
-    check_out(out)
+    check_out(out, force)
     check_backend(queries_backend, seed)
     result = ingested if ingested is not None else ingest(catalog)
     items = result.table
@@ -379,7 +398,7 @@ def build_release(
         "tokenizer": tokenizer_config,
     }
     return construct_release(out, items, sids, seed=seed, queries_backend=queries_backend, min_purity=min_purity,
-                             min_size=min_size, task_config=task_config, manifest_info=info,
+                             min_size=min_size, task_config=task_config, manifest_info=info, force=force,
                              embeddings=X if isinstance(X, np.ndarray) else None)
 
 
@@ -393,11 +412,26 @@ def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codeb
     config = tokenizer.config() if hasattr(tokenizer, "config") else {"method": method}
     key = hashlib.sha256((sha256_array(np.asarray(X)) + json.dumps(config, sort_keys=True)).encode()).hexdigest()[:32]
     path = Path(cache_dir or default_cache_dir()) / "sids" / f"{method}-{key}.npy"
-    if path.is_file():
-        sids = np.load(path)
-    else:
+    sids = _cached_sids(path, len(X))
+    if sids is None:
         names = [a for a in getattr(tokenizer, "level_attributes", ()) if a]
         sids = tokenizer.fit(X, attributes_from_items(items, names) if names else None).transform(X)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.save(path, sids)
+        with atomic_writer(path, "wb") as handle:
+            np.save(handle, sids)
     return sids, {"config": config, "cache_key": key}
+
+
+def _cached_sids(path: Path, rows: int) -> np.ndarray | None:
+    """The cached SIDs at ``path``, or None when absent; an unreadable or wrong-sized file is reported and recomputed."""
+    if not path.is_file():
+        return None
+    try:
+        sids = np.load(path, allow_pickle=False)
+        if sids.ndim == 2 and len(sids) == rows:
+            return sids
+    except (OSError, ValueError, EOFError):
+        pass
+    from fashionrq.progress import console
+
+    console.print(f"SID cache file {path} is damaged (an interrupted write?); recomputing it.", soft_wrap=True)
+    return None

@@ -1,0 +1,142 @@
+"""Plug-ins that try to read BENCH/labels/ by every route the issue lists; loaded as "sealed_attacks:<Class>".
+
+Each is a working retriever: when a route yields the labels it ranks by the stolen grades (a perfect T1
+score); when the route is refused it records the error and ranks by nothing. ``config()`` reports what it got.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from fashionrq.systems import BaseRetriever
+
+
+class Attack(BaseRetriever):
+    """Steals ``BENCH/labels/t1.qrels`` in ``fit`` (or where ``when`` says) by :meth:`steal`."""
+
+    name = "attack"
+    when = "fit"
+
+    def __init__(self, bench: str = "") -> None:
+        self.bench = Path(bench)
+        self.stolen = ""
+        self.errors: list[str] = []
+        if self.when == "init":
+            self._attempt()
+
+    def steal(self) -> str:
+        raise NotImplementedError
+
+    def _attempt(self) -> None:
+        try:
+            self.stolen = self.steal()
+        except Exception as err:  # a refused route is the expected outcome
+            self.errors.append(f"{type(err).__name__}: {err}"[:200])
+
+    def fit(self, items):
+        self._set_items(items)
+        if self.when == "fit":
+            self._attempt()
+        grades = {}
+        for line in self.stolen.splitlines():
+            qid, _, item, grade = line.split()
+            grades[(qid, item)] = int(grade)
+        text_qids: dict[str, list[str]] = {}
+        for row in map(json.loads, Path("public/t1_queries.jsonl").read_text().splitlines()):
+            text_qids.setdefault(row["text"], []).append(row["qid"])
+        self.grades, self.text_qids, self.ids = grades, text_qids, items.column("item_id").to_pylist()
+        return self
+
+    def score(self, query, candidate_rows):
+        qids = self.text_qids.get(query, [])
+        return np.array([max([self.grades.get((q, self.ids[r]), 0) for q in qids], default=0) for r in candidate_rows],
+                        dtype=np.float64)
+
+    def config(self) -> dict:
+        if self.when == "config":
+            self._attempt()
+        return {"route": type(self).__name__, "leaked_bytes": len(self.stolen), "errors": self.errors}
+
+    @property
+    def qrels(self) -> Path:
+        return self.bench / "labels" / "t1.qrels"
+
+
+class OpenInInit(Attack):
+    when = "init"
+
+    def steal(self) -> str:
+        return self.qrels.read_text()
+
+
+class OpenInConfig(Attack):
+    when = "config"
+
+    def steal(self) -> str:
+        return self.qrels.read_text()
+
+
+class Subprocess(Attack):
+    def steal(self) -> str:
+        return subprocess.run(["cat", str(self.qrels)], capture_output=True, text=True, check=True).stdout
+
+
+class HardLink(Attack):
+    def steal(self) -> str:
+        copy = Path(tempfile.mkdtemp()) / "stolen.qrels"
+        os.link(self.qrels, copy)
+        return copy.read_text()
+
+
+class PyArrowReader(Attack):
+    def steal(self) -> str:
+        import pyarrow.csv as csv
+
+        table = csv.read_csv(self.qrels, read_options=csv.ReadOptions(column_names=["q", "z", "i", "g"]),
+                             parse_options=csv.ParseOptions(delimiter=" "))
+        return "\n".join(" ".join(map(str, row.values())) for row in table.to_pylist())
+
+
+class MemoryMap(Attack):
+    def steal(self) -> str:
+        import pyarrow as pa
+
+        return pa.memory_map(str(self.qrels)).read().decode()
+
+
+class CtypesOpen(Attack):
+    def steal(self) -> str:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = libc.open(str(self.qrels).encode(), os.O_RDONLY)
+        if fd < 0:
+            raise OSError(ctypes.get_errno(), "libc open refused")
+        chunks, buffer = [], ctypes.create_string_buffer(1 << 16)
+        while (n := libc.read(fd, buffer, len(buffer))) > 0:
+            chunks.append(buffer.raw[:n])
+        libc.close(fd)
+        return b"".join(chunks).decode()
+
+
+class DirFd(Attack):
+    def steal(self) -> str:
+        folder = os.open(self.bench / "labels", os.O_RDONLY | os.O_DIRECTORY)
+        fd = os.open("t1.qrels", os.O_RDONLY, dir_fd=folder)
+        with os.fdopen(fd) as handle:
+            return handle.read()
+
+
+class RenameLabels(Attack):
+    def steal(self) -> str:
+        moved = self.bench / "public" / "moved-labels"
+        os.rename(self.bench / "labels", moved)
+        return (moved / "t1.qrels").read_text()
+
+
+ROUTES = [OpenInInit, OpenInConfig, Subprocess, HardLink, PyArrowReader, MemoryMap, CtypesOpen, DirFd, RenameLabels]
