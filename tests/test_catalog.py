@@ -83,11 +83,11 @@ def test_other_schema_ingests_through_a_mapping_file(tmp_path):
 
 
 def test_cli_ingest_writes_table_and_report(tmp_path):
-    done = run_cli("ingest", str(MYNTRA_SMALL), "--out", str(tmp_path))
+    done = run_cli("ingest", str(MYNTRA_SMALL), "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     assert "22 rows repaired" in " ".join(done.stderr.split())
-    assert pq.read_metadata(tmp_path / "items.parquet").num_rows == 2181
-    assert (tmp_path / "ingest_report.json").exists()
+    assert pq.read_metadata(tmp_path / "out" / "items.parquet").num_rows == 2181
+    assert (tmp_path / "out" / "ingest_report.json").exists()
 
 
 def _header_and_rows(n: int = 5) -> list[str]:

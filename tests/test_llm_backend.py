@@ -35,6 +35,8 @@ class ChatServer(ThreadingHTTPServer):
         self.in_flight = 0
         self.max_in_flight = 0
         self.delay = 0.0
+        self.single_slot: threading.Lock | None = None  # set: one request served at a time, like llama.cpp
+        self.max_tokens: list[int] = []
 
     @property
     def url(self) -> str:
@@ -84,7 +86,12 @@ class ChatHandler(BaseHTTPRequestHandler):
             server.max_in_flight = max(server.max_in_flight, server.in_flight)
             attempt = server.attempts[prompt] = server.attempts.get(prompt, 0) + 1
         try:
-            time.sleep(server.delay)
+            if server.single_slot is not None:
+                with server.single_slot:
+                    time.sleep(server.delay)  # the server finishes a request even when the client gave up
+            else:
+                time.sleep(server.delay)
+            server.max_tokens.append(body["max_tokens"])
             assert self.path == "/v1/chat/completions" and body["temperature"] == 0.2 and body["top_p"] == 0.8
             if "DATA CONTEXT:" in prompt:
                 self._generation(server, json.loads(prompt.split("DATA CONTEXT:\n", 1)[1]), attempt)
@@ -101,7 +108,7 @@ class ChatHandler(BaseHTTPRequestHandler):
         if mode == "always500" or (mode == "flaky500" and attempt == 1):
             return self._reply(500)
         if mode == "slow_once" and attempt == 1:
-            time.sleep(1.5)  # past the client timeout
+            time.sleep(3.0)  # past the client timeout
         if mode == "bad_body" and attempt == 1:
             return self._reply(200)
         if mode == "ok":  # one claim no item supports: flagged, not silently trusted
@@ -151,7 +158,7 @@ def clusters(fixture_items, items):
 
 
 def _backend(server, tmp_path, **kw) -> LLMBackend:
-    params = dict(api_key=KEY, timeout=0.5, max_attempts=3, backoff=0.01, max_concurrency=4, cache_dir=tmp_path / "cache")
+    params = dict(api_key=KEY, timeout=1.0, max_attempts=3, backoff=0.01, max_concurrency=4, cache_dir=tmp_path / "cache")
     params.update(kw)
     return LLMBackend(server.url, "stub-model", **params)
 
@@ -199,6 +206,35 @@ def test_pipeline_survives_a_misbehaving_server(server, tmp_path, clusters, item
     out = capsys.readouterr()
     assert KEY not in caplog.text and KEY not in out.out + out.err and KEY not in repr(backend)
     assert "failed after 3 attempt" in caplog.text
+
+
+def test_answers_are_bounded_by_max_tokens(server, tmp_path, clusters, items):
+    backend = _backend(server, tmp_path, max_tokens=300)
+    generate_all(clusters[:2], items, backend=backend, seed=0)
+    LLMEnricher(backend, LexiconParser(items)).parse_many(["black tees"])
+    assert server.max_tokens == [300, 300, 256]  # enrichment answers are small JSON objects
+
+
+def test_a_single_slot_server_gets_fewer_calls_instead_of_stacked_retries(server, tmp_path, clusters, items, capsys):
+    server.single_slot, server.delay = threading.Lock(), 0.6  # 4 queued calls take 2.4 s; the client waits 1 s
+    backend = _backend(server, tmp_path, max_attempts=4)
+    sets = generate_all(clusters, items, backend=backend, seed=0)
+    assert backend.timeouts >= 1 and backend.lowest_concurrency == 1  # it backed off
+    assert backend.failures == 0 and sum(s.failed for s in sets) == 0  # and every call got its answer
+    assert backend.requests <= len(clusters) + backend.timeouts  # one retry per timeout, never more
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{len(clusters)}/{len(clusters)} calls done (0 from the cache, 0 failed)" in err and "elapsed" in err
+
+
+def test_stops_with_one_sentence_once_most_calls_fail(server, tmp_path, clusters, items):
+    from fashionrq.querygen.llm import LLMUnusableError
+
+    server.modes = {c.cluster_id: "always500" for c in clusters}
+    backend = _backend(server, tmp_path, max_concurrency=1, min_calls=3, max_attempts=2)
+    with pytest.raises(LLMUnusableError, match=r"3 of 3 calls failed \(HTTP 500 ×3\), more than the 50% allowed") as err:
+        generate_all(clusters, items, backend=backend, seed=0)
+    assert err.value.exit_code == 5 and "rerun resumes" in str(err.value)
+    assert server.requests in (6, 7)  # at most the call already started when it stopped; the others were cancelled
 
 
 def test_calls_run_concurrently_within_the_bound(server, tmp_path, clusters, items):

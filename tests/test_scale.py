@@ -167,3 +167,23 @@ def test_embeddings_written_by_embed_reproduce_the_computed_ones(tmp_path, fixtu
     given, given_encoder = item_vectors(items, "ignored", path, None)
     assert given.dtype == computed.dtype and np.array_equal(given, computed)
     assert given_encoder == encoder
+
+
+def test_an_items_table_is_read_back_column_wise_and_ids_rechecked(tmp_path, fixture_items, synthetic):
+    from fashionrq.catalog import ingest
+    from fashionrq.catalog.ingest import write_items
+
+    path = tmp_path / "items.parquet"
+    write_items(fixture_items, path)
+    result = ingest(path)
+    assert result.report.layout == "items-table" and result.table.equals(fixture_items)
+    assert result.report.missing == ingest("tests/fixtures/myntra_small").report.missing
+    synthetic_path = tmp_path / "synthetic.parquet"
+    write_items(synthetic.items, synthetic_path)
+    assert is_synthetic(ingest(synthetic_path).table)
+    for bad_id, expected in (("has space", "contains whitespace"), (fixture_items.column("item_id")[0].as_py(), "appears more than once")):
+        ids = fixture_items.column("item_id").to_pylist()
+        ids[5] = bad_id
+        write_items(fixture_items.set_column(0, "item_id", pa.array(ids, pa.string())), path)
+        with pytest.raises(InputError, match=expected):
+            ingest(path)

@@ -7,8 +7,10 @@ from importlib import resources
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from fashionrq.catalog.clean import check_item_id
 from fashionrq.catalog.mapping import Mapping, read_generic
 from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
 from fashionrq.catalog.report import IngestReport, rows_to_table
@@ -18,6 +20,8 @@ from fashionrq.io import atomic_directory, atomic_writer
 
 BUNDLED = "bundled"
 ITEMS_FILE = "items.parquet"
+#: Parquet metadata key marking a canonical items table written by fashionrq.
+ITEMS_TABLE_KEY = b"fashionrq.items_table"
 REPORT_FILE = "ingest_report.json"
 
 
@@ -35,7 +39,8 @@ class IngestResult:
 
 
 def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str | Path | None = None) -> IngestResult:
-    """Ingest ``catalog`` (a Myntra-layout folder, a CSV/JSONL/Parquet file, or ``"bundled"``)."""
+    """Ingest ``catalog``: a Myntra-layout folder, a CSV/JSONL/Parquet file (with ``mapping``, a TOML file, when
+    its columns are not the canonical names), the output folder of ``fashionrq ingest``, or ``"bundled"``."""
     if str(catalog) == BUNDLED:
         path = bundled_catalog_dir()
         source = "bundled Myntra catalog (44,446 products)"
@@ -50,26 +55,77 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
     if mapping is None and is_myntra_layout(path):
         report = IngestReport(source=source, layout="myntra")
         rows = read_myntra(path, report, images=image_dir)
-    elif path.is_dir():
+    elif path.is_dir() and not (path / ITEMS_FILE).is_file():
         raise InputError(
-            f"catalog folder {path} has no styles.csv, so it is not a Myntra-layout catalog; "
+            f"catalog folder {path} has no styles.csv (Myntra layout) and no {ITEMS_FILE} (an ingested catalog); "
             "pass a CSV, JSONL or Parquet file with a --mapping file instead."
         )
+    elif mapping is None and is_items_table(path / ITEMS_FILE if path.is_dir() else path):
+        return _read_items_table(path / ITEMS_FILE if path.is_dir() else path, source)
     else:
         spec = Mapping.load(Path(mapping)) if mapping is not None else Mapping()
+        path = path / ITEMS_FILE if path.is_dir() else path  # the output folder of `fashionrq ingest`
         report = IngestReport(source=source, layout="mapped")
         rows = read_generic(path, spec, report)
     if not rows:
         raise InputError(f"no product in {source} could be ingested ({len(report.rejected)} rows rejected); see the reasons with --out and fix the file.")
-    table = rows_to_table(rows, source)
+    table = _keep_synthetic_flag(rows_to_table(rows, source), path)
     report.finish(table)
     return IngestResult(table=table, report=report)
 
 
-def write_items(table: pa.Table, path: Path) -> None:
-    """Write an items table as deterministic, compressed Parquet (atomically: temporary name, then rename)."""
+def _keep_synthetic_flag(table: pa.Table, path: Path) -> pa.Table:
+    """A synthetic catalog (``fashionrq synth``) stays marked as such through ingestion."""
+    from fashionrq.catalog.synth import SYNTHETIC_KEY
+
+    if path.is_file() and path.suffix == ".parquet" and (pq.read_schema(path).metadata or {}).get(SYNTHETIC_KEY) == b"true":
+        return table.replace_schema_metadata({SYNTHETIC_KEY: b"true"})
+    return table
+
+
+def write_items(table: pa.Table, path: Path, row_group_size: int = 131_072) -> None:
+    """Write an items table as deterministic, compressed Parquet (atomically: temporary name, then rename).
+
+    The file is marked as a canonical items table, so ``ingest`` reads it back column-wise, without re-cleaning.
+    """
+    metadata = {**(table.schema.metadata or {}), ITEMS_TABLE_KEY: b"1"}
     with atomic_writer(path, "wb") as handle:
-        pq.write_table(table, handle, compression="zstd", use_dictionary=True, write_statistics=False)
+        pq.write_table(table.replace_schema_metadata(metadata), handle, compression="zstd", use_dictionary=True,
+                       write_statistics=False, row_group_size=row_group_size)
+
+
+def is_items_table(path: Path) -> bool:
+    """Whether ``path`` is a Parquet items table written by fashionrq (``write_items`` or ``fashionrq synth``)."""
+    if not (path.is_file() and path.suffix == ".parquet"):
+        return False
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowInvalid, OSError):
+        return False
+    same_columns = schema.names == ITEMS_SCHEMA.names and schema.types == ITEMS_SCHEMA.types
+    return (schema.metadata or {}).get(ITEMS_TABLE_KEY) == b"1" and same_columns
+
+
+def _read_items_table(path: Path, source: str) -> IngestResult:
+    """An already-clean items table, read column-wise; its ids are checked again (unique, non-empty, TREC-safe)."""
+    table = pq.read_table(path)
+    ids = table.column("item_id")
+    bad = pc.or_(pc.is_null(ids), pc.match_substring_regex(pc.fill_null(ids, ""), r"^$|[\s\x00-\x1f\x7f]"))
+    if pc.any(bad).as_py():
+        row = int(pc.index(bad, True).as_py())
+        if not ids[row].as_py():
+            raise InputError(f"{path} row {row + 1}: the item id is empty; give every item an id.")
+        check_item_id(ids[row].as_py(), f"{path} row {row + 1}")
+    if len(pc.unique(ids)) != table.num_rows:
+        counts = pc.value_counts(ids)
+        dup = counts.filter(pc.greater(counts.field("counts"), 1))[0]["values"].as_py()
+        raise InputError(f"{path}: item id {dup!r} appears more than once; ids must be unique.")
+    report = IngestReport(source=source, layout="items-table")
+    report.rows_read = table.num_rows
+    keep = {k: v for k, v in (table.schema.metadata or {}).items() if k != ITEMS_TABLE_KEY}
+    table = table.replace_schema_metadata(keep or None)
+    report.finish(table)
+    return IngestResult(table=table, report=report)
 
 
 def save_ingest(result: IngestResult, out_dir: str | Path, force: bool = False) -> Path:

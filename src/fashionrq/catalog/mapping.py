@@ -5,8 +5,8 @@ See ``docs/catalog.md`` for the mapping format and a worked example.
 
 from __future__ import annotations
 
-import csv
-import io
+import codecs
+import difflib
 import json
 import tomllib
 from dataclasses import dataclass, field
@@ -14,21 +14,87 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from fashionrq.catalog.myntra import read_text
+from fashionrq.catalog.clean import RowCleaner, check_item_id
+from fashionrq.catalog.files import check_header, csv_table, read_bytes, read_text
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import (
     FIELDS,
     REQUIRED_FIELDS,
+    STRING_FIELDS,
     clean_string,
     normalise_age_group,
     normalise_gender,
-    parse_price,
-    parse_year,
     strip_html,
+    to_text,
 )
 from fashionrq.errors import InputError
 
 SUPPORTED_FORMATS = ("csv", "jsonl", "parquet")
+#: Every key a mapping file may hold at its top level.
+MAPPING_KEYS = ("format", "encoding", "list_separator", "columns", "attributes", "values")
+IDENTITY = "<identity mapping>"
+
+
+def _suggest(name: str, valid: tuple[str, ...] | list[str]) -> str:
+    """``did you mean 'x'?`` for the closest valid name, else the list of valid names."""
+    close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}?" if close else f"valid names are {', '.join(valid)}."
+
+
+def _table(path: Path, spec: dict, key: str) -> dict:
+    value = spec.get(key, {})
+    if not isinstance(value, dict):
+        raise InputError(f"mapping file {path} sets {key} = {value!r}, but {key} must be a section: write [{key}] and one name = \"column\" line per entry.")
+    return value
+
+
+def _names(path: Path, section: str, table: dict) -> dict[str, str]:
+    """A section's ``name = "column"`` entries, refusing values that are not column names."""
+    for name, column in table.items():
+        if not isinstance(column, str) or not column.strip():
+            raise InputError(f"mapping file {path} sets {name} = {column!r} in [{section}]; give the source column name as a non-empty string, e.g. {name} = \"{name}\".")
+    return {str(k): v for k, v in table.items()}
+
+
+def _value_maps(path: Path, spec: dict) -> dict[str, dict[str, str]]:
+    """``[values.<field>]`` tables: canonical string fields only, each mapping spelling -> canonical value."""
+    out = {}
+    for name, table in _table(path, spec, "values").items():
+        if not isinstance(table, dict):
+            raise InputError(f"mapping file {path} sets {name} = {table!r} under [values]; value maps are sections: write [values.{name}] and one \"raw\" = \"canonical\" line per spelling.")
+        if name not in STRING_FIELDS:
+            raise InputError(f"mapping file {path} has a value map [values.{name}] for no text field; {_suggest(name, sorted(STRING_FIELDS))}")
+        for raw, canonical in table.items():
+            if not isinstance(canonical, str):
+                raise InputError(f"mapping file {path} maps {raw!r} to {canonical!r} in [values.{name}]; the canonical value must be a string, e.g. {raw!r} = \"{raw}\".")
+        out[name] = {str(raw).strip().lower(): canonical for raw, canonical in table.items()}
+    return out
+
+
+def _setting(path: Path, spec: dict, key: str, default: str) -> str:
+    value = spec.get(key, default)
+    if not isinstance(value, str) or not value:
+        raise InputError(f"mapping file {path} sets {key} = {value!r}; it must be a non-empty string such as {default!r}.")
+    return value
+
+
+def _check_spec(path: Path, spec: dict) -> None:
+    """Refuse unknown top-level keys or sections, naming the closest valid one."""
+    for key, value in spec.items():
+        if key not in MAPPING_KEYS:
+            kind = f"section [{key}]" if isinstance(value, dict) else f"key {key!r}"
+            raise InputError(f"mapping file {path} has an unknown {kind}; {_suggest(key, MAPPING_KEYS)}")
+    unknown = sorted(set(_table(path, spec, "columns")) - set(FIELDS))
+    if unknown:
+        raise InputError(f"mapping file {path} maps the unknown field {unknown[0]!r} in [columns]; {_suggest(unknown[0], FIELDS)}")
+    encoding = _setting(path, spec, "encoding", "utf-8")
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise InputError(f"mapping file {path} names an unknown text encoding {encoding!r}; use one Python knows, e.g. \"utf-8\" or \"latin-1\".") from None
+    fmt = spec.get("format")
+    if fmt is not None and fmt not in SUPPORTED_FORMATS:
+        raise InputError(f"mapping file {path} sets format = {fmt!r}; use one of {', '.join(SUPPORTED_FORMATS)}.")
 
 
 @dataclass
@@ -41,34 +107,25 @@ class Mapping:
     list_separator: str = "|"
     encoding: str = "utf-8"
     format: str | None = None
-    source: str = "<identity mapping>"
+    source: str = IDENTITY
 
     @classmethod
     def load(cls, path: Path) -> Mapping:
-        """Read and validate a TOML mapping file."""
+        """Read and validate a TOML mapping file; every mistake is refused with one sentence."""
         if not path.exists():
             raise InputError(f"mapping file {path} does not exist; pass the path of a TOML mapping (see docs/catalog.md).")
         try:
             spec = tomllib.loads(read_text(path))
         except tomllib.TOMLDecodeError as err:
             raise InputError(f"mapping file {path} is not valid TOML ({err}); fix the syntax.") from None
-        columns = spec.get("columns", {})
-        unknown = sorted(set(columns) - set(FIELDS) - {"attributes"})
-        if unknown:
-            raise InputError(
-                f"mapping file {path} maps unknown field(s) {', '.join(unknown)} in [columns]; "
-                f"use canonical fields only ({', '.join(FIELDS)})."
-            )
-        fmt = spec.get("format")
-        if fmt is not None and fmt not in SUPPORTED_FORMATS:
-            raise InputError(f"mapping file {path} sets format = {fmt!r}; use one of {', '.join(SUPPORTED_FORMATS)}.")
+        _check_spec(path, spec)
         return cls(
-            columns={k: str(v) for k, v in columns.items()},
-            attributes={k: str(v) for k, v in spec.get("attributes", {}).items()},
-            values={k: {str(a).lower(): str(b) for a, b in v.items()} for k, v in spec.get("values", {}).items()},
-            list_separator=spec.get("list_separator", "|"),
-            encoding=spec.get("encoding", "utf-8"),
-            format=fmt,
+            columns=_names(path, "columns", _table(path, spec, "columns")),
+            attributes=_names(path, "attributes", _table(path, spec, "attributes")),
+            values=_value_maps(path, spec),
+            list_separator=_setting(path, spec, "list_separator", "|"),
+            encoding=_setting(path, spec, "encoding", "utf-8"),
+            format=spec.get("format"),
             source=str(path),
         )
 
@@ -86,64 +143,90 @@ def _detect_format(path: Path, mapping: Mapping) -> str:
     raise InputError(f"cannot tell the format of {path} from its name; rename it to .csv, .jsonl or .parquet, or set format in the mapping file.")
 
 
-def _read_records(path: Path, mapping: Mapping, report: IngestReport) -> tuple[list[dict], list[str]]:
-    fmt = _detect_format(path, mapping)
-    if fmt == "parquet":
-        try:
-            table = pq.read_table(path)
-        except Exception as err:  # pyarrow raises several types for unreadable files
-            raise InputError(f"{path} is not a readable Parquet file ({err}); re-export it.") from None
-        if table.num_rows == 0:
-            raise InputError(f"{path} is empty; pass a catalog with at least one product.")
-        report.rows_read = table.num_rows
-        return table.to_pylist(), table.column_names
-    text = read_text(path, mapping.encoding)
-    if not text.strip():
-        raise InputError(f"{path} is empty; pass a catalog with a header row and at least one product.")
-    if fmt == "csv":
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        columns = [c.strip() for c in reader.fieldnames or []]
-        reader.fieldnames = columns
-        records = []
-        for line_no, row in enumerate(reader, start=2):
-            report.rows_read += 1
-            if None in row:  # more fields than the header
-                report.reject(f"{path.name}:{line_no}", f"{len(columns) + len(row[None])} fields for {len(columns)} columns")
-                continue
-            records.append(row)
-        if not records and not report.rejected:
-            raise InputError(f"{path} has a header but no products; add at least one row.")
-        return records, columns
+#: ``(where, record)``: where a record came from (``file:line`` or ``file row n``) and its raw values by column.
+Records = list[tuple[str, dict]]
+
+
+def _parquet_records(path: Path, report: IngestReport) -> tuple[Records, list[str]]:
+    import pyarrow as pa
+
+    try:
+        parquet = pq.ParquetFile(pa.BufferReader(read_bytes(path)))
+        check_header(path, parquet.schema_arrow.names)
+        table = parquet.read()
+    except (pa.ArrowException, OSError) as err:
+        raise InputError(f"{path} is not a readable Parquet file ({err}); re-export it.") from None
+    if table.num_rows == 0:
+        raise InputError(f"{path} is empty; pass a catalog with at least one product.")
+    try:
+        rows = table.to_pylist(maps_as_pydicts="strict")
+    except KeyError as err:
+        raise InputError(f"{path} has a map value that repeats a key ({err.args[0]}); keep each key once per map.") from None
+    report.rows_read = table.num_rows
+    return [(f"{path.name} row {i}", row) for i, row in enumerate(rows, start=1)], table.column_names
+
+
+def _csv_records(path: Path, text: str, report: IngestReport) -> tuple[Records, list[str]]:
+    columns, rows = csv_table(path, text)
+    records = []
+    for line_no, fields in rows:
+        if not fields:  # a blank line
+            continue
+        report.rows_read += 1
+        if len(fields) > len(columns):
+            report.reject(f"{path.name}:{line_no}", f"{len(fields)} fields for {len(columns)} columns")
+            continue
+        records.append((f"{path.name}:{line_no}", dict(zip(columns, fields))))
+    if not records and not report.rejected:
+        raise InputError(f"{path} has a header but no products; add at least one row.")
+    return records, columns
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    keys = [k for k, _ in pairs]
+    repeated = next((k for k in keys if keys.count(k) > 1), None)
+    if repeated is not None:
+        raise ValueError(f"the key {repeated!r} appears twice")
+    return dict(pairs)
+
+
+def _jsonl_records(path: Path, text: str, report: IngestReport) -> tuple[Records, list[str]]:
     records, columns = [], {}
     for line_no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         report.rows_read += 1
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            report.reject(f"{path.name}:{line_no}", f"malformed JSON ({err.msg})")
+            record = json.loads(line, object_pairs_hook=_unique_keys)
+        except ValueError as err:
+            report.reject(f"{path.name}:{line_no}", f"malformed JSON ({getattr(err, 'msg', err)})")
             continue
         if not isinstance(record, dict):
             report.reject(f"{path.name}:{line_no}", "a JSON line must be an object")
             continue
         columns.update(dict.fromkeys(record))
-        records.append(record)
+        records.append((f"{path.name}:{line_no}", record))
     return records, list(columns)
+
+
+def _read_records(path: Path, mapping: Mapping, report: IngestReport) -> tuple[Records, list[str]]:
+    fmt = _detect_format(path, mapping)
+    if fmt == "parquet":
+        return _parquet_records(path, report)
+    text = read_text(path, mapping.encoding)
+    if not text.strip():
+        raise InputError(f"{path} is empty; pass a catalog with a header row and at least one product.")
+    return _csv_records(path, text, report) if fmt == "csv" else _jsonl_records(path, text, report)
 
 
 def _check_columns(path: Path, mapping: Mapping, columns: list[str]) -> None:
     available = set(columns)
-    for canonical, column in sorted(mapping.columns.items()):
+    mapped = [(f"maps {c}", col) for c, col in sorted(mapping.columns.items())]
+    mapped += [(f"maps attribute {k!r}", col) for k, col in sorted(mapping.attributes.items())]
+    for what, column in mapped:
         if column not in available:
             raise InputError(
-                f"{mapping.source} maps {canonical} to column {column!r}, which {path.name} does not have "
-                f"(columns: {', '.join(columns)}); fix the column name in the mapping."
-            )
-    for key, column in sorted(mapping.attributes.items()):
-        if column not in available:
-            raise InputError(
-                f"{mapping.source} maps attribute {key!r} to column {column!r}, which {path.name} does not have "
+                f"{mapping.source} {what} to column {column!r}, which {path.name} does not have "
                 f"(columns: {', '.join(columns)}); fix the column name in the mapping."
             )
     for canonical in REQUIRED_FIELDS:
@@ -154,65 +237,57 @@ def _check_columns(path: Path, mapping: Mapping, columns: list[str]) -> None:
             )
 
 
-def _list_value(value: object, separator: str) -> list[str]:
-    if isinstance(value, list | tuple):
-        items = value
-    else:
-        text = clean_string(value)
-        items = text.split(separator) if text else []
-    return [c for c in (clean_string(v) for v in items) if c]
+def _raw_values(record: dict, mapping: Mapping) -> dict:
+    """The record's value for every canonical field, after the mapping's value maps."""
+    raw = {name: record.get(mapping.source_column(name)) for name in FIELDS}
+    for name, table in mapping.values.items():
+        text = to_text(raw[name])
+        if text is not None:
+            raw[name] = table.get(text.strip().lower(), raw[name])
+    return raw
+
+
+def _mapped_item(where: str, record: dict, mapping: Mapping, report: IngestReport, required: tuple[str, ...]) -> dict | None:
+    """One canonical item, or ``None`` when the row is rejected for an empty ``required`` field (recorded in ``report``)."""
+    raw = _raw_values(record, mapping)
+    item_id = clean_string(raw["item_id"])
+    if item_id is None:
+        report.reject(where, f"empty id in column {mapping.source_column('item_id')!r}")
+        return None
+    check_item_id(item_id, where)
+    missing_required = [f for f in required if clean_string(raw[f]) is None]
+    if missing_required:
+        report.reject(f"{where} (id {item_id})", f"empty required field(s) {', '.join(missing_required)}")
+        return None
+    clean = RowCleaner(report, item_id)
+    attributes = clean.attributes(raw["attributes"])
+    for key, column in mapping.attributes.items():
+        text = clean.text(f"attributes.{key}", record.get(column))
+        if text is not None:
+            attributes[key] = text
+    colours = clean.values("colours", raw["colours"], mapping.list_separator)
+    base = clean.text("base_colour", raw["base_colour"]) or (colours[0] if colours else None)
+    item = {name: clean.text(name, raw[name]) for name in ("name", "brand", "master_category", "sub_category",
+                                                           "article_type", "season", "usage", "image_path")}
+    return item | {
+        "item_id": item_id,
+        "gender": normalise_gender(clean.text("gender", raw["gender"])),
+        "age_group": normalise_age_group(clean.text("age_group", raw["age_group"])),
+        "base_colour": base,
+        "colours": list(dict.fromkeys(([base] if base else []) + colours)),
+        "year": clean.year(raw["year"]),
+        "price": clean.price("price", raw["price"]),
+        "discounted_price": clean.price("discounted_price", raw["discounted_price"]),
+        "description": clean.text("description", strip_html(raw["description"])),
+        "attributes": attributes,
+    }
 
 
 def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dict]:
     """Read a generic catalog file through ``mapping`` into canonical item dicts."""
     records, columns = _read_records(path, mapping, report)
     _check_columns(path, mapping, columns)
-    items = []
-    id_column = mapping.source_column("item_id")
-    for position, record in enumerate(records, start=1):
-        raw = {name: record.get(mapping.source_column(name)) for name in FIELDS}
-        for name, table in mapping.values.items():
-            if name in raw and clean_string(raw[name]) is not None:
-                raw[name] = table.get(str(raw[name]).strip().lower(), raw[name])
-        item_id = clean_string(raw["item_id"])
-        if item_id is None:
-            report.reject(f"{path.name} record {position}", f"empty id in column {id_column!r}")
-            continue
-        missing_required = [f for f in REQUIRED_FIELDS if clean_string(raw[f]) is None]
-        if missing_required:
-            report.reject(f"{path.name} record {position} (id {item_id})", f"empty required field(s) {', '.join(missing_required)}")
-            continue
-        price, placeholder = parse_price(raw["price"])
-        if placeholder:
-            report.null_value("placeholder_price", item_id)
-        discounted, placeholder = parse_price(raw["discounted_price"])
-        if placeholder:
-            report.null_value("placeholder_discounted_price", item_id)
-        attributes = raw["attributes"] if isinstance(raw["attributes"], dict) else {}
-        attributes = {str(k): clean_string(v) for k, v in attributes.items()}
-        attributes.update({key: clean_string(record.get(column)) for key, column in mapping.attributes.items()})
-        colours = _list_value(raw["colours"], mapping.list_separator)
-        base = clean_string(raw["base_colour"]) or (colours[0] if colours else None)
-        items.append(
-            {
-                "item_id": item_id,
-                "name": clean_string(raw["name"]),
-                "brand": clean_string(raw["brand"]),
-                "gender": normalise_gender(raw["gender"]),
-                "age_group": normalise_age_group(raw["age_group"]),
-                "master_category": clean_string(raw["master_category"]),
-                "sub_category": clean_string(raw["sub_category"]),
-                "article_type": clean_string(raw["article_type"]),
-                "base_colour": base,
-                "colours": list(dict.fromkeys(([base] if base else []) + colours)),
-                "season": clean_string(raw["season"]),
-                "year": parse_year(raw["year"]),
-                "usage": clean_string(raw["usage"]),
-                "price": price,
-                "discounted_price": discounted,
-                "description": strip_html(raw["description"]),
-                "attributes": {k: v for k, v in attributes.items() if v is not None},
-                "image_path": clean_string(raw["image_path"]),
-            }
-        )
-    return items
+    # An items table written by `fashionrq ingest` was accepted once: its rows are only rejected for an empty id.
+    required = ("item_id",) if mapping.source == IDENTITY and set(FIELDS) <= set(columns) else REQUIRED_FIELDS
+    items = (_mapped_item(where, record, mapping, report, required) for where, record in records)
+    return [item for item in items if item is not None]

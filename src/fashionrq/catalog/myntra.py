@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import csv
-import gzip
-import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from fashionrq.catalog.clean import RowCleaner, check_item_id
+from fashionrq.catalog.files import csv_table, read_text
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import (
-    clean_string,
-    normalise_age_group,
-    normalise_gender,
-    parse_price,
-    parse_year,
-    strip_html,
-)
+from fashionrq.catalog.schema import clean_string, normalise_age_group, normalise_gender, strip_html
 from fashionrq.errors import InputError
 from fashionrq.progress import track
 
@@ -34,28 +26,11 @@ def is_myntra_layout(path: Path) -> bool:
     return path.is_dir() and any((path / name).exists() for name in ("styles.csv", "styles.csv.gz"))
 
 
-def read_text(path: Path, encoding: str = "utf-8") -> str:
-    """Read a (possibly gzipped) text file, turning decoding failures into one clear sentence."""
-    raw = path.read_bytes()
-    if path.suffix == ".gz":
-        raw = gzip.decompress(raw)
-    try:
-        return raw.decode(encoding)
-    except UnicodeDecodeError as err:
-        raise InputError(
-            f"{path} is not valid {encoding} (byte 0x{raw[err.start]:02x} at offset {err.start}); "
-            "re-save it as UTF-8, or for a mapped catalog set encoding = \"latin-1\" (or the right one) in the mapping file."
-        ) from None
-    except LookupError:
-        raise InputError(f"the mapping file names an unknown text encoding {encoding!r}; use one Python knows, e.g. \"utf-8\".") from None
-
-
 def _styles_rows(path: Path, report: IngestReport) -> list[dict]:
     text = read_text(path)
     if not text.strip():
         raise InputError(f"{path} is empty; a Myntra styles.csv needs the header {','.join(STYLES_COLUMNS)} and one line per product.")
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = [h.strip() for h in next(reader)]
+    header, reader = csv_table(path, text)
     for column in REQUIRED_STYLES_COLUMNS:
         if column not in header:
             raise InputError(
@@ -65,7 +40,7 @@ def _styles_rows(path: Path, report: IngestReport) -> list[dict]:
     width = len(header)
     name_at = header.index("productDisplayName")
     rows = []
-    for line_no, fields in enumerate(reader, start=2):
+    for line_no, fields in reader:
         report.rows_read += 1
         if len(fields) > width and name_at == width - 1:
             fields = fields[: width - 1] + [",".join(fields[width - 1:])]
@@ -77,6 +52,7 @@ def _styles_rows(path: Path, report: IngestReport) -> list[dict]:
         if clean_string(row["id"]) is None:
             report.reject(f"{path.name}:{line_no}", "empty id")
             continue
+        check_item_id(row["id"].strip(), f"{path} line {line_no}")
         rows.append(row)
     return rows
 
@@ -110,22 +86,36 @@ def _json_records(folder: Path, report: IngestReport) -> dict[str, dict]:
     return records
 
 
-def _attributes(data: dict) -> dict[str, str]:
-    attrs = data.get("articleAttributes") or {}
-    if not isinstance(attrs, dict):
-        return {}
-    out = {}
-    for key, value in attrs.items():
-        text = clean_string(value)
-        if text is not None and clean_string(key) is not None:
-            out[str(key).strip()] = text
-    return out
-
-
 def _description(data: dict) -> str | None:
     descriptors = data.get("productDescriptors") or {}
     desc = descriptors.get("description") if isinstance(descriptors, dict) else None
     return strip_html(desc.get("value") if isinstance(desc, dict) else desc)
+
+
+def _item(clean: RowCleaner, row: dict, data: dict) -> dict:
+    """The canonical fields of one product from its styles.csv row and JSON record."""
+    base = clean.text("base_colour", row.get("baseColour")) or clean.text("base_colour", data.get("baseColour"))
+    colours = [base, clean.text("colours", data.get("colour1")), clean.text("colours", data.get("colour2"))]
+    attributes = data.get("articleAttributes")
+    return {
+        "item_id": clean.item_id,
+        "name": clean.text("name", row.get("productDisplayName")),
+        "brand": clean.text("brand", data.get("brandName")),
+        "gender": normalise_gender(clean.text("gender", row.get("gender"))),
+        "age_group": normalise_age_group(clean.text("age_group", data.get("ageGroup"))),
+        "master_category": clean.text("master_category", row.get("masterCategory")),
+        "sub_category": clean.text("sub_category", row.get("subCategory")),
+        "article_type": clean.text("article_type", row.get("articleType")),
+        "base_colour": base,
+        "colours": list(dict.fromkeys(c for c in colours if c)),
+        "season": clean.text("season", row.get("season")),
+        "year": clean.year(row.get("year")),
+        "usage": clean.text("usage", row.get("usage")),
+        "price": clean.price("price", data.get("price")),
+        "discounted_price": clean.price("discounted_price", data.get("discountedPrice")),
+        "description": clean.text("description", _description(data)),
+        "attributes": clean.attributes(attributes if isinstance(attributes, dict) else None),
+    }
 
 
 def read_myntra(folder: Path, report: IngestReport, images: Path | None = None) -> list[dict]:
@@ -143,36 +133,9 @@ def read_myntra(folder: Path, report: IngestReport, images: Path | None = None) 
         if data is None:
             without_json.append(item_id)
             data = {}
-        price, placeholder = parse_price(data.get("price"))
-        if placeholder:
-            report.null_value("placeholder_price", item_id)
-        discounted, placeholder = parse_price(data.get("discountedPrice"))
-        if placeholder:
-            report.null_value("placeholder_discounted_price", item_id)
-        base = clean_string(row.get("baseColour")) or clean_string(data.get("baseColour"))
-        colours = [c for c in (base, clean_string(data.get("colour1")), clean_string(data.get("colour2"))) if c]
-        items.append(
-            {
-                "item_id": item_id,
-                "name": clean_string(row.get("productDisplayName")),
-                "brand": clean_string(data.get("brandName")),
-                "gender": normalise_gender(row.get("gender")),
-                "age_group": normalise_age_group(data.get("ageGroup")),
-                "master_category": clean_string(row.get("masterCategory")),
-                "sub_category": clean_string(row.get("subCategory")),
-                "article_type": clean_string(row.get("articleType")),
-                "base_colour": base,
-                "colours": list(dict.fromkeys(colours)),
-                "season": clean_string(row.get("season")),
-                "year": parse_year(row.get("year")),
-                "usage": clean_string(row.get("usage")),
-                "price": price,
-                "discounted_price": discounted,
-                "description": _description(data),
-                "attributes": _attributes(data),
-                "image_path": str((image_dir / f"{item_id}.jpg").resolve()) if item_id in image_ids else None,
-            }
-        )
+        item = _item(RowCleaner(report, item_id), row, data)
+        item["image_path"] = str((image_dir / f"{item_id}.jpg").resolve()) if item_id in image_ids else None
+        items.append(item)
     if without_json:
         report.notes.append(f"{len(without_json)} items have no JSON record and keep only styles.csv fields: {', '.join(without_json)}")
     orphan_json = len(set(records) - {row['id'].strip() for row in rows})

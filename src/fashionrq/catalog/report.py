@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from fashionrq.catalog.schema import FIELDS, ITEMS_SCHEMA
+from fashionrq.catalog.schema import FIELDS, ITEMS_SCHEMA, to_text
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_write_text
 
@@ -25,6 +25,7 @@ class IngestReport:
     repaired: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     rejected: list[dict[str, str]] = field(default_factory=list)
     values_nulled: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    placeholders: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
     notes: list[str] = field(default_factory=list)
     rows_written: int = 0
     missing: dict[str, int] = field(default_factory=dict)
@@ -40,6 +41,11 @@ class IngestReport:
     def null_value(self, reason: str, item_id: str) -> None:
         """Record a value that was set to null (e.g. a placeholder price)."""
         self.values_nulled[reason].append(item_id)
+
+    def placeholder(self, field_name: str, value: object) -> None:
+        """Record a placeholder (``Unknown``, ``N/A``, ``-``, empty, NaN ...) read as null in ``field_name``."""
+        text = to_text(value)
+        self.placeholders[field_name]["NaN" if text is None else text.strip()] += 1
 
     @property
     def repaired_rows(self) -> int:
@@ -68,8 +74,22 @@ class IngestReport:
             "rejected_rows": len(self.rejected),
             "rejected": self.rejected,
             "values_nulled": {k: {"count": len(v), "ids": v} for k, v in sorted(self.values_nulled.items())},
+            "placeholders": {
+                k: {"count": sum(v.values()), "values": dict(sorted(v.items()))} for k, v in sorted(self.placeholders.items())
+            },
             "missing": self.missing,
             "notes": self.notes,
+        }
+
+    def counts(self) -> dict:
+        """The report's counts without ids: rows read, rejected and repaired, values nulled and placeholders per reason."""
+        summary = self.to_dict()
+        return {
+            "rows_read": self.rows_read,
+            "rejected_rows": len(self.rejected),
+            "repaired_rows": self.repaired_rows,
+            "values_nulled": {k: v["count"] for k, v in summary["values_nulled"].items()},
+            "placeholders": {k: v["count"] for k, v in summary["placeholders"].items()},
         }
 
     def write(self, path: Path) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import json
+import math
 import re
 
 import pyarrow as pa
@@ -38,7 +40,10 @@ STRING_FIELDS = frozenset(f.name for f in ITEMS_SCHEMA if pa.types.is_string(f.t
 #: Prices at or below this are catalog placeholders (Myntra has 0.1 and 1.0 entries) and become null.
 PRICE_PLACEHOLDER_MAX = 1.0
 
-_MISSING_STRINGS = frozenset({"", "na", "n/a", "nan", "null", "none", "-"})
+#: Spellings catalogs use for "no value" (matched case-insensitively after trimming); they become null.
+PLACEHOLDERS = frozenset({"", "na", "n/a", "n.a.", "nan", "null", "none", "-", "--", "?", "unknown", "undefined", "not available"})
+#: Years outside this range are typos or placeholders (0, 9999) and become null.
+YEAR_RANGE = (1800, 2100)
 
 GENDER_SYNONYMS = {
     "men": "Men", "man": "Men", "male": "Men", "m": "Men", "mens": "Men", "men's": "Men",
@@ -58,24 +63,57 @@ _TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")
 
 
+def to_text(value: object) -> str | None:
+    """A raw cell as text: lists joined with ", ", structs and maps as JSON, whole floats without ".0"."""
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list | tuple):
+        parts = [t.strip() for t in (to_text(v) for v in value) if t is not None and t.strip().lower() not in PLACEHOLDERS]
+        return ", ".join(parts)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
 def clean_string(value: object) -> str | None:
-    """Trim a raw value; ``NA``, empty and similar placeholders become ``None``."""
-    if value is None:
+    """Trim a raw value; ``NA``, ``Unknown``, empty and similar placeholders become ``None``."""
+    text = to_text(value)
+    if text is None:
         return None
-    if isinstance(value, float) and value != value:
-        return None
-    text = str(value).strip()
-    return None if text.lower() in _MISSING_STRINGS else text
+    text = text.strip()
+    return None if text.lower() in PLACEHOLDERS else text
+
+
+def is_placeholder(value: object) -> bool:
+    """True for a value that is present but says "no value" (``NA``, ``Unknown``, ``-``, empty, NaN)."""
+    return value is not None and clean_string(value) is None
 
 
 def strip_html(value: object) -> str | None:
-    """Turn an HTML fragment into plain text with single spaces."""
-    text = clean_string(value)
+    """Turn an HTML fragment into plain text with single spaces (placeholders are left for the caller to null)."""
+    text = to_text(value)
     if text is None:
         return None
-    # Some Myntra descriptions are HTML-escaped twice ("&lt;b&gt;"), so unescape before and after stripping tags.
-    text = _SPACE.sub(" ", html.unescape(_TAG.sub(" ", html.unescape(text)))).strip()
-    return text or None
+    # Some Myntra descriptions are HTML-escaped two or three times ("&amp;lt;b&amp;gt;"), so unescape fully
+    # before and after stripping tags.
+    return _SPACE.sub(" ", _unescape(_TAG.sub(" ", _unescape(text)))).strip()
+
+
+def _unescape(text: str) -> str:
+    for _ in range(4):
+        unescaped = html.unescape(text)
+        if unescaped == text:
+            break
+        text = unescaped
+    return text
 
 
 def normalise_gender(value: object) -> str | None:
@@ -95,26 +133,39 @@ def normalise_age_group(value: object) -> str | None:
     return _AGE_SYNONYMS.get(segment, segment)
 
 
-def parse_price(value: object) -> tuple[float | None, bool]:
-    """Parse a price; return ``(price, was_placeholder)``, nulling placeholder values ≤ 1."""
-    text = clean_string(value)
-    if text is None:
-        return None, False
+def parse_price(value: object) -> tuple[float | None, str | None]:
+    """Parse a price; return ``(price, why_nulled)``.
+
+    ``why_nulled`` is ``None`` for a good price or a missing one, else ``"placeholder"`` (≤ 1), ``"unparsable"``
+    (``abc``, ``NaN``) or ``"non_finite"`` (``inf``, ``1e309``): such prices are never stored.
+    """
+    if isinstance(value, float) and value != value:
+        return None, "unparsable"
+    text = to_text(value)
+    if text is None or text.strip().lower() in PLACEHOLDERS - {"nan"}:
+        return None, None
     try:
-        price = float(text.replace(",", ""))
+        price = float(text.strip().replace(",", ""))
     except ValueError:
-        return None, False
-    if price != price or price <= PRICE_PLACEHOLDER_MAX:
-        return None, True
-    return price, False
+        return None, "unparsable"
+    if math.isnan(price):
+        return None, "unparsable"
+    if math.isinf(price):
+        return None, "non_finite"
+    if price <= PRICE_PLACEHOLDER_MAX:
+        return None, "placeholder"
+    return price, None
 
 
-def parse_year(value: object) -> int | None:
-    """Parse a year such as ``2011`` or ``2011.0``; anything else is ``None``."""
+def parse_year(value: object) -> tuple[int | None, str | None]:
+    """Parse a year such as ``2011`` or ``2011.0``; return ``(year, why_nulled)`` like ``parse_price``."""
     text = clean_string(value)
     if text is None:
-        return None
+        return None, None
     try:
-        return int(float(text))
-    except ValueError:
-        return None
+        year = int(float(text))
+    except (ValueError, OverflowError):
+        return None, "unparsable"
+    if not YEAR_RANGE[0] <= year <= YEAR_RANGE[1]:
+        return None, "implausible"
+    return year, None

@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
+from fashionrq.catalog.ingest import write_items
 from fashionrq.catalog.schema import ITEMS_SCHEMA
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_text, write_vectors_parquet
@@ -56,7 +56,7 @@ class SyntheticCatalog:
     def write(self, out: str | Path, force: bool = False) -> Path:
         """Write ``items.parquet``, ``embeddings.parquet``, ``synth.json`` and ``SYNTHETIC.md`` into ``out``."""
         with atomic_directory(out, force=force, what="synthetic catalog folder") as tmp:
-            pq.write_table(self.items, tmp / ITEMS_FILE, compression="zstd", row_group_size=ROW_GROUP, write_statistics=False)
+            write_items(self.items, tmp / ITEMS_FILE, row_group_size=ROW_GROUP)
             write_vectors_parquet(tmp / EMBEDDINGS_FILE, self.items.column("item_id"), self.embeddings,
                                   {b"fashionrq.encoder": json.dumps({"name": "synthetic-prototypes", "fingerprint": f"seed={self.seed}"}).encode(),
                                    SYNTHETIC_KEY: b"true"}, row_group_size=ROW_GROUP)

@@ -6,6 +6,7 @@ import errno
 import sys
 
 import typer
+from rich.markup import escape
 
 from fashionrq.errors import FashionRQError
 from fashionrq.progress import console
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, standalone_mode=True)
     except FashionRQError as err:
-        console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
+        console.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False, soft_wrap=True)
         sys.exit(err.exit_code)
     except OSError as err:
         if err.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):

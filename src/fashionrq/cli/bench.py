@@ -13,7 +13,8 @@ from fashionrq.progress import console
 
 
 def build_command(
-    catalog: str = typer.Option("bundled", "--catalog", help="A Myntra-layout folder, a mapped catalog file, or 'bundled'."),
+    catalog: str = typer.Option("bundled", "--catalog", help="A Myntra-layout folder, a CSV/JSONL/Parquet catalog file, an ingested folder, or 'bundled'."),
+    mapping: Path = typer.Option(None, "--mapping", help="TOML file mapping the catalog's columns to the canonical fields (see docs/catalog.md)."),
     out: Path = typer.Option(..., "--out", help="Release folder to write (BENCH/)."),
     encoder: str = typer.Option("minilm", "--encoder", help="Item encoder for the semantic IDs."),
     embeddings: Path = typer.Option(None, "--embeddings", help="Precomputed item vectors (Parquet item_id + list column, or .npy + .ids.txt) used instead of --encoder."),
@@ -25,6 +26,10 @@ def build_command(
     max_anchor_leaves: int = typer.Option(1000, "--max-anchor-leaves", help="Anchor leaves over all tasks (0 keeps every qualified leaf)."),
     min_purity: float = typer.Option(0.80, "--min-purity", help="Article-type purity a cluster needs to qualify."),
     min_size: int = typer.Option(2, "--min-size", help="Items a cluster needs to qualify."),
+    llm_concurrency: int = typer.Option(4, "--llm-concurrency", help="LLM backend: most calls in flight (halved while timeouts occur); 1 for a single-slot local server."),
+    llm_timeout: float = typer.Option(60.0, "--llm-timeout", help="LLM backend: seconds to wait for one answer (a retry after a timeout waits up to 4x)."),
+    llm_max_tokens: int = typer.Option(1024, "--llm-max-tokens", help="LLM backend: most tokens per answer, so a looping model stops."),
+    llm_max_failure_rate: float = typer.Option(0.5, "--llm-max-failure-rate", help="LLM backend: stop once more than this share of calls failed."),
     force: bool = typer.Option(False, "--force", help="Replace an existing release in --out (only once the new one is complete)."),
 ) -> None:
     """Build the frozen benchmark release: ingest, embed, SIDs, hierarchy, queries, tasks, manifest."""
@@ -32,10 +37,17 @@ def build_command(
 
     sizes = {"pool_size": pool_size} if pool_size is not None else {}
     sizes["max_anchor_leaves"] = max_anchor_leaves or None
-    path = build_release(catalog, out, encoder=encoder, embeddings=embeddings, sid_method=sid_method, seed=seed, queries_backend=queries_backend,
+    llm_options = {"max_concurrency": llm_concurrency, "timeout": llm_timeout, "max_tokens": llm_max_tokens,
+                   "max_failure_rate": llm_max_failure_rate}
+    path = build_release(catalog, out, mapping=mapping, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
+                         seed=seed, queries_backend=queries_backend,
                          codebook_size=codebook_size, min_purity=min_purity, min_size=min_size,
-                         task_config=TaskConfig(**sizes), force=force)
+                         task_config=TaskConfig(**sizes), llm_options=llm_options, force=force)
     manifest = json.loads(path.read_text())
+    source = manifest["catalog"]
+    console.print(f"catalog: {source['rows_read']:,} rows read, {source['items']:,} items, {source['rejected_rows']:,} rows rejected, "
+                  f"{sum(source['values_nulled'].values()):,} values nulled, {sum(source['placeholders'].values()):,} placeholders read as null "
+                  "(details: `fashionrq ingest`)", soft_wrap=True)
     counts = manifest["counts"]
     levels = ", ".join(f"L{k}: {v['qualified']}/{v['prefixes']}" for k, v in sorted(counts["clusters"].items()))
     console.print(f"qualified clusters per level {levels}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,8 @@ def print_ingest_report(report: IngestReport) -> None:
         console.print(f"  rejected {row['row']}: {row['reason']}", soft_wrap=True)
     for reason, entry in summary["values_nulled"].items():
         console.print(f"  values set to null ({reason}): {entry['count']}")
+    for name, entry in _placeholder_lines(summary["placeholders"]):
+        console.print(f"  placeholders read as null in {name}: {entry}", soft_wrap=True)
     for note in summary["notes"]:
         console.print(f"  note: {note}", soft_wrap=True)
     table = Table(title="missing values per field", show_edge=False)
@@ -39,9 +42,18 @@ def print_ingest_report(report: IngestReport) -> None:
     console.print(table)
 
 
+def _placeholder_lines(placeholders: dict) -> list[tuple[str, str]]:
+    """One line per field (every ``attributes.<key>`` folded into one), with the commonest spellings."""
+    folded: dict[str, Counter] = {}
+    for name, entry in placeholders.items():
+        folded.setdefault("attributes" if name.startswith("attributes.") else name, Counter()).update(entry["values"])
+    return [(name, f"{sum(c.values()):,} (" + ", ".join(f"{v!r} {n:,}" for v, n in c.most_common(4)) + ")")
+            for name, c in folded.items()]
+
+
 def ingest_command(
     catalog: str = typer.Argument(..., help="A Myntra-layout folder, a CSV/JSONL/Parquet file, or 'bundled'."),
-    out: Path = typer.Option(..., "--out", help="Folder for items.parquet and ingest_report.json."),
+    out: Path = typer.Option(..., "--out", help="New folder for items.parquet and ingest_report.json."),
     mapping: Path = typer.Option(None, "--mapping", help="TOML file mapping the catalog's columns to the canonical fields."),
     images: Path = typer.Option(None, "--images", help="Folder of <item_id>.jpg images (default: CATALOG/images)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing --out folder."),

@@ -59,6 +59,10 @@ def parser_agreement(queries: Sequence[GeneratedQuery], parser: PhiParser) -> di
     return out
 
 
+#: A φ(q) answer is one small JSON object; a model that keeps nesting keys is cut off here.
+ENRICH_MAX_TOKENS = 256
+
+
 class LLMEnricher:
     """φ(q) from a second chat call per unique query, canonicalised with the lexicon; a failed call or an
     answer that is not a JSON object falls back to the lexicon parse of that query."""
@@ -90,7 +94,7 @@ class LLMEnricher:
         return sorted(out) or None
 
     def parse_many(self, texts: list[str]) -> list[dict[str, list[str] | None]]:
-        results = self.backend.chat_many([enrichment_messages(t) for t in texts])
+        results = self.backend.chat_many([enrichment_messages(t) for t in texts], max_tokens=ENRICH_MAX_TOKENS)
         out = []
         for text, result in zip(texts, results):
             if not result.ok:

@@ -1,5 +1,6 @@
-"""An OpenAI-compatible chat backend (Gemini's compatible endpoint, vLLM, Ollama ...) with an on-disk
-cache, bounded concurrency and retries, plus lenient parsing of what the model answers.
+"""An OpenAI-compatible chat backend (Gemini's compatible endpoint, vLLM, Ollama, llama.cpp ...) with an
+on-disk cache, bounded answers, an adaptive concurrency limit, bounded retries, progress with an estimate and
+a stop once too many calls fail, plus lenient parsing of what the model answers.
 
 The API key is read from ``FASHIONRQ_LLM_API_KEY`` (or passed in) and only ever placed in the
 ``Authorization`` header: it is not part of any cache key, cache file, log line or ``repr``.
@@ -15,14 +16,15 @@ import random
 import re
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from fashionrq.errors import InputError
-from fashionrq.progress import track
+from fashionrq.errors import FashionRQError, InputError
+from fashionrq.io import atomic_write_text
+from fashionrq.querygen.pacing import AdaptiveLimit, CallProgress
 
 ENV_BASE_URL = "FASHIONRQ_LLM_BASE_URL"
 ENV_MODEL = "FASHIONRQ_LLM_MODEL"
@@ -44,20 +46,31 @@ class ChatResult:
     error: str | None = None
     cached: bool = False
     attempts: int = 0
+    truncated: bool = False  # the answer stopped at max_tokens
 
     @property
     def ok(self) -> bool:
         return self.text is not None
 
 
+class LLMUnusableError(FashionRQError):
+    """Too many LLM calls failed for the answers to be worth a release (exit code 5)."""
+
+    exit_code = 5
+
+
 class LLMBackend:
     """Chat completions over HTTP: ``POST {base_url}/chat/completions``.
 
     ``base_url``, ``model`` and ``api_key`` default to the ``FASHIONRQ_LLM_*`` environment variables.
-    Answers are cached under ``cache_dir`` keyed by sha256(model, messages, sampling params); calls run on
-    at most ``max_concurrency`` threads, each retried up to ``max_attempts`` times on timeouts, transport
-    errors, 429 and 5xx, waiting ``backoff * 2**attempt * (1 + jitter)`` seconds with jitter drawn from
-    ``seed`` and the cache key (so reruns wait the same).
+    Answers are cached under ``cache_dir`` keyed by sha256(model, messages, sampling params, max_tokens).
+    Every request asks for at most ``max_tokens`` tokens, so a looping model stops. At most ``max_concurrency``
+    calls are in flight; a timeout halves that limit (see ``querygen.pacing``). Each call is retried up to
+    ``max_attempts`` times on timeouts, transport errors, 429 and 5xx, waiting ``backoff * 2**attempt *
+    (1 + jitter)`` seconds with jitter drawn from ``seed`` and the cache key (so reruns wait the same); a retry
+    after a timeout waits twice as long for its answer (at most 4 × ``timeout``). Once at least
+    ``min_calls`` calls (or all of them) finished and more than ``max_failure_rate`` of them failed, the
+    remaining calls are cancelled and ``LLMUnusableError`` is raised.
     """
 
     def __init__(
@@ -72,6 +85,9 @@ class LLMBackend:
         max_attempts: int = 4,
         backoff: float = 1.0,
         max_concurrency: int = 4,
+        max_tokens: int = 1024,
+        max_failure_rate: float = 0.5,
+        min_calls: int = 8,
         cache_dir: str | Path | None = None,
         seed: int = 0,
     ) -> None:
@@ -82,16 +98,25 @@ class LLMBackend:
         self._api_key = api_key if api_key is not None else os.environ.get(ENV_API_KEY)
         self.temperature = temperature
         self.top_p = top_p
-        self.timeout = timeout
+        self.timeout = _positive("timeout", timeout)
         self.max_attempts = max(1, int(max_attempts))
         self.backoff = backoff
-        self.max_concurrency = max(1, int(max_concurrency))
+        self.max_concurrency = int(_positive("max_concurrency", max_concurrency))
+        self.max_tokens = int(_positive("max_tokens", max_tokens))
+        if not 0.0 <= max_failure_rate <= 1.0:
+            raise InputError(f"max_failure_rate is {max_failure_rate}; pass a share between 0 and 1, e.g. 0.5.")
+        self.max_failure_rate = max_failure_rate
+        self.min_calls = max(1, int(min_calls))
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.seed = seed
         self._lock = threading.Lock()
         self.requests = 0  # HTTP requests sent (retries included)
         self.cache_hits = 0
         self.failures = 0  # calls that failed after every attempt
+        self.timeouts = 0  # requests that timed out
+        self.truncated = 0  # answers cut at max_tokens
+        self.lowest_concurrency = self.max_concurrency
+        self._limit = AdaptiveLimit(self.max_concurrency, hold=self.timeout)
 
     def __repr__(self) -> str:
         return f"LLMBackend(base_url={self.base_url!r}, model={self.model!r})"
@@ -100,29 +125,31 @@ class LLMBackend:
     def params(self) -> dict:
         return {"temperature": self.temperature, "top_p": self.top_p}
 
-    def cache_key(self, messages: list[dict]) -> str:
-        blob = json.dumps({"model": self.model, "messages": messages, "params": self.params}, sort_keys=True, ensure_ascii=False)
+    def _body_params(self, max_tokens: int | None) -> dict:
+        return {**self.params, "max_tokens": min(max_tokens or self.max_tokens, self.max_tokens)}
+
+    def cache_key(self, messages: list[dict], max_tokens: int | None = None) -> str:
+        params = self._body_params(max_tokens)
+        blob = json.dumps({"model": self.model, "messages": messages, "params": params}, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode()).hexdigest()
 
     # -- cache ---------------------------------------------------------------------------------------------
     def _cache_path(self, key: str) -> Path:
         return self.cache_dir / key[:2] / f"{key}.json"
 
-    def _cache_get(self, key: str) -> str | None:
+    def _cache_get(self, key: str) -> ChatResult | None:
         path = self._cache_path(key)
         if not path.exists():
             return None
         try:
-            return json.loads(path.read_text())["content"]
+            record = json.loads(path.read_text(encoding="utf-8"))
+            return ChatResult(record["content"], cached=True, truncated=bool(record.get("truncated")))
         except (OSError, ValueError, KeyError):
             return None
 
-    def _cache_put(self, key: str, content: str) -> None:
-        path = self._cache_path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps({"model": self.model, "params": self.params, "content": content}, ensure_ascii=False))
-        tmp.replace(path)
+    def _cache_put(self, key: str, content: str, params: dict, truncated: bool) -> None:
+        record = {"model": self.model, "params": params, "content": content, "truncated": truncated}
+        atomic_write_text(self._cache_path(key), json.dumps(record, ensure_ascii=False))
 
     # -- calls ---------------------------------------------------------------------------------------------
     def _headers(self) -> dict[str, str]:
@@ -135,59 +162,115 @@ class LLMBackend:
         jitter = random.Random(f"{self.seed}:{key}:{attempt}").random()
         return self.backoff * (2 ** attempt) * (1.0 + 0.5 * jitter)
 
-    def _call(self, client: httpx.Client, messages: list[dict]) -> ChatResult:
-        key = self.cache_key(messages)
+    def _post(self, client: httpx.Client, body: dict, key: str, timeout: float) -> tuple[ChatResult | None, str, bool, bool]:
+        """One request: ``(result or None, error, worth retrying, timed out)``."""
+        with self._lock:
+            self.requests += 1
+        try:
+            response = client.post(f"{self.base_url}/chat/completions", json=body, headers=self._headers(), timeout=timeout)
+        except httpx.TimeoutException as err:
+            return None, type(err).__name__, True, True
+        except httpx.HTTPError as err:  # transport errors: retry
+            return None, type(err).__name__, True, False
+        if response.status_code == 429 or response.status_code >= 500:
+            return None, f"HTTP {response.status_code}", True, False
+        if response.status_code >= 400:
+            return None, f"HTTP {response.status_code}", False, False
+        try:
+            choice = response.json()["choices"][0]
+            content = choice["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            return None, "response is not a chat completion", True, False
+        if not isinstance(content, str):
+            return None, "response content is not text", True, False
+        truncated = choice.get("finish_reason") == "length"
+        params = {k: v for k, v in body.items() if k not in ("model", "messages")}
+        self._cache_put(key, content, params, truncated)
+        return ChatResult(content, truncated=truncated), "", False, False
+
+    def _call(self, client: httpx.Client, messages: list[dict], max_tokens: int | None = None) -> ChatResult:
+        key = self.cache_key(messages, max_tokens)
         cached = self._cache_get(key)
         if cached is not None:
             with self._lock:
                 self.cache_hits += 1
-            return ChatResult(cached, cached=True)
-        body = {"model": self.model, "messages": messages, **self.params}
-        error = "no attempt made"
-        for attempt in range(self.max_attempts):
-            if attempt:
-                time.sleep(self._delay(key, attempt - 1))
-            with self._lock:
-                self.requests += 1
-            try:
-                response = client.post(f"{self.base_url}/chat/completions", json=body, headers=self._headers())
-            except httpx.HTTPError as err:  # timeouts and transport errors: retry
-                error = f"{type(err).__name__}"
-                log.info("LLM call %s attempt %d/%d failed: %s", key[:12], attempt + 1, self.max_attempts, error)
-                continue
-            if response.status_code == 429 or response.status_code >= 500:
-                error = f"HTTP {response.status_code}"
-                log.info("LLM call %s attempt %d/%d failed: %s", key[:12], attempt + 1, self.max_attempts, error)
-                continue
-            if response.status_code >= 400:
-                error = f"HTTP {response.status_code}"
-                log.warning("LLM call %s rejected with %s; not retried", key[:12], error)
+                self.truncated += cached.truncated  # a property of the answer, so a rerun reports the same
+            return cached
+        body = {"model": self.model, "messages": messages, **self._body_params(max_tokens)}
+        error, timeouts, attempt = "no attempt made", 0, 0
+        for attempt in range(1, self.max_attempts + 1):
+            if attempt > 1:
+                time.sleep(self._delay(key, attempt - 2))
+            if not self._limit.acquire():
+                return ChatResult(None, error="stopped", attempts=attempt - 1)
+            timed_out = False
+            try:  # a retry after a timeout waits longer for its answer: the server may just be queueing
+                result, error, retry, timed_out = self._post(client, body, key, min(self.timeout * 2 ** timeouts, 4 * self.timeout))
+            finally:
+                self._limit.release(timed_out)
+            timeouts += timed_out
+            if result is not None:
+                with self._lock:
+                    self.timeouts += timeouts
+                    self.truncated += result.truncated
+                return ChatResult(result.text, attempts=attempt, truncated=result.truncated)
+            log.info("LLM call %s attempt %d/%d failed: %s", key[:12], attempt, self.max_attempts, error)
+            if not retry:
                 break
-            try:
-                content = response.json()["choices"][0]["message"]["content"]
-            except (ValueError, KeyError, IndexError, TypeError):
-                error = "response is not a chat completion"
-                log.info("LLM call %s attempt %d/%d: %s", key[:12], attempt + 1, self.max_attempts, error)
-                continue
-            if not isinstance(content, str):
-                error = "response content is not text"
-                continue
-            self._cache_put(key, content)
-            return ChatResult(content, attempts=attempt + 1)
         with self._lock:
             self.failures += 1
-        log.warning("LLM call %s failed after %d attempt(s): %s", key[:12], self.max_attempts, error)
-        return ChatResult(None, error=error, attempts=self.max_attempts)
+            self.timeouts += timeouts
+        log.warning("LLM call %s failed after %d attempt(s): %s", key[:12], attempt, error)
+        return ChatResult(None, error=error, attempts=attempt)
 
-    def chat(self, messages: list[dict]) -> ChatResult:
+    def chat(self, messages: list[dict], max_tokens: int | None = None) -> ChatResult:
         """One chat completion (from the cache when the same model, messages and params were asked before)."""
-        return self.chat_many([messages])[0]
+        return self.chat_many([messages], max_tokens)[0]
 
-    def chat_many(self, conversations: list[list[dict]]) -> list[ChatResult]:
-        """Chat completions of many conversations, concurrently, in input order."""
-        with httpx.Client(timeout=self.timeout) as client, ThreadPoolExecutor(self.max_concurrency) as pool:
-            results = pool.map(lambda m: self._call(client, m), conversations)
-            return list(track(results, f"Asking {self.model}", total=len(conversations)))
+    def chat_many(self, conversations: list[list[dict]], max_tokens: int | None = None) -> list[ChatResult]:
+        """Chat completions of many conversations, concurrently, in input order; ``max_tokens`` (capped at the
+        backend's) bounds each answer. Raises ``LLMUnusableError`` once too many calls failed."""
+        results: list[ChatResult] = [ChatResult(None, error="not run")] * len(conversations)
+        progress = CallProgress(len(conversations), f"Asking {self.model}")
+        client = httpx.Client(timeout=self.timeout)
+        pool = ThreadPoolExecutor(self.max_concurrency)
+        try:
+            futures = {pool.submit(self._call, client, m, max_tokens): i for i, m in enumerate(conversations)}
+            for future in as_completed(futures):
+                result = results[futures[future]] = future.result()
+                progress.advance(result.cached, result.error, self._limit.limit)
+                self._check_failures(progress)
+        except BaseException:
+            self._limit.stop()  # waiting calls give up, running ones fail fast on the closed client
+            pool.shutdown(wait=False, cancel_futures=True)
+            client.close()
+            raise
+        finally:
+            pool.shutdown(wait=True)
+            client.close()
+            progress.close()
+            self.lowest_concurrency = min(self.lowest_concurrency, self._limit.lowest)
+        return results
+
+    def _check_failures(self, progress: CallProgress) -> None:
+        """Stop once ``min_calls`` calls (or all) finished and more than ``max_failure_rate`` of them failed."""
+        done = progress.done
+        if done < self.min_calls and done < progress.total:
+            return
+        if progress.failed > self.max_failure_rate * done:
+            errors = ", ".join(f"{error} ×{n}" for error, n in progress.errors.most_common(3))
+            raise LLMUnusableError(
+                f"stopped asking {self.model} at {self.base_url}: {progress.failed} of {done} calls failed ({errors}), "
+                f"more than the {self.max_failure_rate:.0%} allowed, so the release would be mostly fallback queries; "
+                "check that the server answers, or raise --llm-timeout or lower --llm-concurrency "
+                "(answers so far are cached, so a rerun resumes)."
+            )
+
+
+def _positive(name: str, value: float) -> float:
+    if not value or value <= 0:
+        raise InputError(f"the LLM setting {name} is {value!r}; pass a positive number.")
+    return value
 
 
 # ---- lenient answer parsing ----------------------------------------------------------------------------

@@ -141,7 +141,7 @@ def _build(out: Path, config: DemoConfig, console: Console, section) -> Path:
 
     with stage("ingest"):
         ingested = ingest(config.catalog)
-        save_ingest(ingested, out / "catalog")
+        save_ingest(ingested, out / "catalog", force=True)  # a rerun of the demo into the same folder
     section("1. Catalog", ingest_markdown(ingested.report.to_dict()))
     bench = out / "bench"
     console.print("building the benchmark (embed, semantic IDs, clusters, queries, tasks) …")

@@ -7,6 +7,7 @@ from collections import Counter
 import pandas as pd
 
 from fashionrq.errors import InputError
+from fashionrq.progress import console
 from fashionrq.hierarchy import Hierarchy
 from fashionrq.tasks.records import AnchorQuery
 
@@ -53,21 +54,22 @@ class _NoParse:
         return [dict.fromkeys(PHI_KEYS) for _ in texts]
 
 
-def hidden_phis(queries: list[AnchorQuery], used: list[int], backend: str, seed: int) -> tuple[dict[int, dict], dict]:
+def hidden_phis(queries: list[AnchorQuery], used: list[int], backend: str, seed: int,
+                llm_options: dict | None = None) -> tuple[dict[int, dict], dict]:
     """Hidden φ of the ``used`` queries: the verbalizer's record (:func:`hidden_phi`), or with ``backend="llm"``
     a second LLM call per query (``querygen.LLMEnricher``); a failed call asserts nothing and is counted."""
     if backend != "llm":
         return {qi: hidden_phi(queries[qi]) for qi in used}, {"phi_source": "verbalizer record (GeneratedQuery.expressed)"}
     from fashionrq import querygen
 
-    enricher = querygen.LLMEnricher(querygen.LLMBackend(seed=seed), _NoParse())
+    enricher = querygen.LLMEnricher(querygen.LLMBackend(seed=seed, **(llm_options or {})), _NoParse())
     phis = querygen.enrich([queries[qi].text for qi in used], enricher)
     return dict(zip(used, phis)), {"phi_source": "LLM enrichment (querygen.LLMEnricher, no parser fallback)",
                                    "enrichment_malformed": enricher.malformed, "enrichment_failed": enricher.failed}
 
 
 def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "verbalizer",
-                   seed: int = 0) -> tuple[list[AnchorQuery], dict]:
+                   seed: int = 0, llm_options: dict | None = None) -> tuple[list[AnchorQuery], dict]:
     """Generate queries for every qualified leaf and deduplicate them globally.
 
     A text two leaves share is ambiguous and dropped. ``backend="llm"`` uses ``querygen.LLMBackend``
@@ -81,7 +83,7 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
         raise InputError(f"unknown queries backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
     leaves = hierarchy.qualified(level=hierarchy.levels)
     lexicon = querygen.LexiconParser(items)
-    llm = querygen.LLMBackend(seed=seed) if backend == "llm" else None
+    llm = querygen.LLMBackend(seed=seed, **(llm_options or {})) if backend == "llm" else None
     query_sets = querygen.generate_all(leaves, items, backend=llm or "verbalizer", seed=seed, parser=lexicon)
     generated = [
         AnchorQuery(text=g.text, leaf=qs.cluster_id, expressed={k: list(v) for k, v in g.expressed.items()}, covers=g.covers, source=g.source)

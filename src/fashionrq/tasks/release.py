@@ -279,7 +279,7 @@ def auto_codebook_size(n_items: int) -> int:
     return int(min(64, max(4, round(n_items / 350))))
 
 
-def check_backend(backend: str, seed: int) -> None:
+def check_backend(backend: str, seed: int, llm_options: dict | None = None) -> None:
     """Fail before any work when the query backend is unknown or (``llm``) has no endpoint configured."""
     from fashionrq.tasks.queries import BACKENDS
 
@@ -288,7 +288,7 @@ def check_backend(backend: str, seed: int) -> None:
     if backend == "llm":
         from fashionrq.querygen import LLMBackend
 
-        LLMBackend(seed=seed)  # raises InputError naming the FASHIONRQ_LLM_* variables when unset
+        LLMBackend(seed=seed, **(llm_options or {}))  # raises InputError naming the FASHIONRQ_LLM_* variables when unset
 
 
 def construct_release(
@@ -302,27 +302,29 @@ def construct_release(
     task_config: TaskConfig = TaskConfig(),
     manifest_info: dict | None = None,
     embeddings: np.ndarray | None = None,
+    llm_options: dict | None = None,
     force: bool = False,
 ) -> Path:
     """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path.
 
     ``embeddings``: the construction encoder's item vectors, used to draw hard negatives (docs/benchmark.md).
+    ``llm_options``: keyword arguments of ``querygen.LLMBackend`` for ``queries_backend="llm"``.
     """
     from fashionrq.tasks.queries import anchor_queries, hidden_phis, parser_agreement
 
     check_out(out, force)
-    check_backend(queries_backend, seed)
+    check_backend(queries_backend, seed, llm_options)
     with stage("hierarchy"):
         frame = items_frame(items)
         hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
     with stage("queries"):
-        queries, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed)
+        queries, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed, llm_options=llm_options)
     with stage("tasks"):
         vectors = None if embeddings is None else np.asarray(embeddings, dtype=np.float32)
         tasks = build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors)
         tasks.report["open_depth"] = task_config.open_depth
         used = tasks.used_queries()
-        phi, phi_report = hidden_phis(queries, used, queries_backend, seed)
+        phi, phi_report = hidden_phis(queries, used, queries_backend, seed, llm_options)
         query_report.update(phi_report, kept_in_tasks=len(used))
         query_report["parser_agreement"] = parser_agreement([queries[qi] for qi in used], [phi[qi] for qi in used], frame)
     info = dict(manifest_info or {})
@@ -364,6 +366,8 @@ def build_release(
     sid_params: dict | None = None,
     cache_dir: str | Path | None = None,
     ingested=None,
+    mapping: str | Path | None = None,
+    llm_options: dict | None = None,
     embeddings: str | Path | None = None,
     force: bool = False,
 ) -> Path:
@@ -371,6 +375,9 @@ def build_release(
 
     ``codebook_size=None`` picks it from the catalog size (:func:`auto_codebook_size`). ``ingested``: the
     ``IngestResult`` of ``catalog`` when the caller already has it (it is not ingested again).
+    ``mapping``: the TOML mapping file of a catalog in another schema (see docs/catalog.md).
+    ``llm_options``: keyword arguments of ``querygen.LLMBackend`` (``max_concurrency``, ``timeout``, ``max_tokens``,
+    ``max_failure_rate`` ...) for ``queries_backend="llm"``.
     ``embeddings``: a file of precomputed item vectors (``fashionrq.encoders.given``) used instead of ``encoder``.
     An existing release in ``out`` is refused unless ``force``.
     """
@@ -380,26 +387,28 @@ def build_release(
     if levels != 3:
         raise InputError(f"the benchmark tasks need levels=3 (got {levels}); rebuild with --levels 3.")
     check_out(out, force)
-    check_backend(queries_backend, seed)
-    result = ingested if ingested is not None else ingest(catalog)
+    check_backend(queries_backend, seed, llm_options)
+    result = ingested if ingested is not None else ingest(catalog, mapping=mapping)
     items = result.table
     chosen_by = "--codebook-size" if codebook_size is not None else "catalog size (auto_codebook_size)"
     codebook_size = codebook_size if codebook_size is not None else auto_codebook_size(items.num_rows)
-    with stage(f"encode items ({encoder})"):
+    with stage(f"read embeddings ({Path(embeddings).name})" if embeddings is not None else f"encode items ({encoder})"):
         X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
     with stage(f"SID training ({sid_method})"):
         sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, seed, sid_params or {}, cache_dir)
     info = {
-        "config": {"catalog": str(catalog), "encoder": encoder_info["name"], "sid_method": sid_method, "levels": levels,
-                   "codebook_size": codebook_size, "min_purity": min_purity, "min_size": min_size},
+        "config": {"catalog": str(catalog), "mapping": str(mapping) if mapping else None, "encoder": encoder_info["name"],
+                   "sid_method": sid_method, "levels": levels, "codebook_size": codebook_size,
+                   "min_purity": min_purity, "min_size": min_size},
         "construction": {"codebook": {"size": codebook_size, "chosen_by": chosen_by, "items": items.num_rows}},
-        "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items)},
+        "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items),
+                    **result.report.counts()},
         "encoder": {**encoder_info, "embeddings_sha256": sha256_array(np.asarray(X))},
         "tokenizer": tokenizer_config,
     }
     return construct_release(out, items, sids, seed=seed, queries_backend=queries_backend, min_purity=min_purity,
-                             min_size=min_size, task_config=task_config, manifest_info=info, force=force,
-                             embeddings=X if isinstance(X, np.ndarray) else None)
+                             min_size=min_size, task_config=task_config, manifest_info=info, llm_options=llm_options,
+                             force=force, embeddings=X if isinstance(X, np.ndarray) else None)
 
 
 def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codebook_size: int, seed: int,

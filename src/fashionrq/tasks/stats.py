@@ -60,7 +60,7 @@ def bench_stats(bench: str | Path) -> dict:
     touched = {i for t, rows in qrels.items() if t != "t1o" for _, i, _ in rows} | {p["item_id"] for p in pairs}
     pair_items = items.set_index("item_id").loc[[p["item_id"] for p in pairs]] if pairs else items.iloc[:0]
     touched_items = items[items["item_id"].isin(touched)]
-    price = touched_items["price"].dropna()
+    price = touched_items["price"][np.isfinite(touched_items["price"])]  # never NaN or Infinity in --json
     coverage = {
         "items_touched": len(touched),
         "catalog_items": len(items),

@@ -1,0 +1,86 @@
+"""Raw cell values to canonical ones, one row at a time, counting every placeholder and nulled value."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from fashionrq.catalog.report import IngestReport
+from fashionrq.catalog.schema import clean_string, is_placeholder, parse_price, parse_year
+from fashionrq.errors import InputError
+
+_BAD_ID_CHARACTER = re.compile(r"[\s\x00-\x1f\x7f]")
+
+
+def check_item_id(item_id: str, where: str) -> str:
+    """Refuse an id that TREC run and qrels files cannot hold (whitespace or control characters)."""
+    bad = _BAD_ID_CHARACTER.search(item_id)
+    if bad:
+        raise InputError(
+            f"{where}: item id {item_id!r} contains {'whitespace' if bad.group().isspace() else 'a control character'} "
+            f"({bad.group()!r}), which run and qrels files cannot hold; remove it from the ids, or map another id column."
+        )
+    return item_id
+
+
+@dataclass
+class RowCleaner:
+    """Cleans the values of the row of ``item_id``; placeholders and nulled values are recorded in ``report``."""
+
+    report: IngestReport
+    item_id: str
+
+    def text(self, field: str, value: object) -> str | None:
+        """Trimmed text, or ``None`` (a placeholder such as ``Unknown`` or ``N/A`` is counted under ``field``)."""
+        if is_placeholder(value):
+            self.report.placeholder(field, value)
+            return None
+        return clean_string(value)
+
+    def price(self, field: str, value: object) -> float | None:
+        """A finite price > 1, or ``None``; placeholders, unparsable and non-finite prices are counted."""
+        price, why = parse_price(value)
+        if why is not None:
+            self.report.null_value(f"{why}_{field}", self.item_id)
+        elif price is None:
+            self.text(field, value)
+        return price
+
+    def year(self, value: object) -> int | None:
+        """A plausible year, or ``None``; unparsable and implausible years are counted."""
+        year, why = parse_year(value)
+        if why is not None:
+            self.report.null_value(f"{why}_year", self.item_id)
+        elif year is None:
+            self.text("year", value)
+        return year
+
+    def values(self, field: str, value: object, separator: str) -> list[str]:
+        """A list field given as a list, or as one string split on ``separator``; placeholder entries dropped."""
+        if isinstance(value, list | tuple):
+            entries = list(value)
+        else:
+            text = self.text(field, value)
+            entries = text.split(separator) if text else []
+        return [v for v in (self.text(field, entry) for entry in entries) if v is not None]
+
+    def attributes(self, value: object) -> dict[str, str]:
+        """A key -> value map (Parquet map or struct, JSON object text) as text values; placeholders dropped."""
+        if isinstance(value, str) and value.strip().startswith("{"):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                pass
+        if value is None or is_placeholder(value):
+            return {}
+        if not isinstance(value, dict):
+            self.report.null_value("attributes_not_a_map", self.item_id)
+            return {}
+        out = {}
+        for key, entry in value.items():
+            name = clean_string(key)
+            text = self.text(f"attributes.{name}", entry) if name is not None else None
+            if text is not None:
+                out[name] = text
+        return out
