@@ -21,7 +21,7 @@ from fashionrq.encoders import embed_items
 from fashionrq.hierarchy import build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.tasks import TaskConfig, build_tasks, semantic_ids, write_release
-from fashionrq.tasks.queries import anchor_queries
+from fashionrq.tasks.queries import anchor_queries, hidden_phis
 
 
 class Clock:
@@ -37,12 +37,14 @@ class Clock:
         return out
 
 
-def construct_once(items, sids, out: Path, seed: int) -> dict:
+def construct_once(items, sids, out: Path, seed: int, X=None) -> dict:
     clock = Clock()
     frame = clock.run("items_frame", items_frame, items)
     hierarchy = clock.run("hierarchy", build_hierarchy, frame, sids)
-    queries, phi, report = clock.run("queries", anchor_queries, hierarchy, frame, "verbalizer", seed)
-    tasks = clock.run("tasks", build_tasks, hierarchy, queries, TaskConfig(), seed)
+    queries, report = clock.run("queries", anchor_queries, hierarchy, frame, "verbalizer", seed)
+    tasks = clock.run("tasks", build_tasks, hierarchy, queries, TaskConfig(), seed, X)
+    tasks.report["open_depth"] = TaskConfig().open_depth
+    phi, _ = clock.run("hidden phi", hidden_phis, queries, tasks.used_queries(), "verbalizer", seed)
     clock.run("write", write_release, out, items, sids, hierarchy, tasks, phi, seed, {"report": {"querygen": report}})
     total = {k: round(sum(s[k] for s in clock.steps.values()), 2) for k in ("wall_s", "cpu_s")}
     return {"steps": clock.steps, "total": total, "clusters": hierarchy.level_counts(), "anchor_queries": len(queries),
@@ -62,7 +64,7 @@ def main() -> None:
     runs = []
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
-            runs.append(construct_once(items, sids, Path(tmp) / "BENCH", args.seed))
+            runs.append(construct_once(items, sids, Path(tmp) / "BENCH", args.seed, X))
     print(json.dumps({"items": items.num_rows, "encoder": args.encoder, "sid_method": args.sid_method, "runs": runs}, indent=2))
     best = min(r["total"]["wall_s"] for r in runs)
     print(f"construction stage: best wall {best:.1f} s (target <= 30 s)")

@@ -37,7 +37,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="fashionrq-item-text-") as scratch:
         bench = Path(scratch) / "BENCH"
         build_release(args.catalog, bench, encoder=args.encoder, sid_method="rkmeans", codebook_size=16,
-                      task_config=TaskConfig(pool_size=40, min_per_tier=2))
+                      task_config=TaskConfig(pool_size=40))
         qrels = read_qrels(bench / "labels" / "t1.qrels")
         default = text.DESCRIPTION_WORDS
         for words in (int(w) for w in args.words.split(",")):

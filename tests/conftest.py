@@ -19,15 +19,16 @@ def fixture_items():
     return ingest(MYNTRA_SMALL).table
 
 
-#: How the small test release is built: real minilm embeddings, residual k-means SIDs (16 codes per level).
-SMALL_BUILD = {"encoder": "minilm", "sid_method": "rkmeans", "codebook_size": 16, "seed": 0}
+#: How the small test release is built: real minilm embeddings and the default settings (RQ-VAE SIDs, codebook
+#: size chosen from the catalog size: 6 codes per level for 2,181 items).
+SMALL_BUILD = {"encoder": "minilm", "seed": 0}
 
 
 @pytest.fixture(scope="session")
 def small_bench(tmp_path_factory):
     """A frozen release built from the fixture catalog (shared read-only by the task and system tests)."""
-    from fashionrq.tasks import TaskConfig, build_release
+    from fashionrq.tasks import build_release
 
     out = tmp_path_factory.mktemp("small-bench") / "BENCH"
-    build_release(MYNTRA_SMALL, out, task_config=TaskConfig(pool_size=40, min_per_tier=2), **SMALL_BUILD)
+    build_release(MYNTRA_SMALL, out, **SMALL_BUILD)
     return out

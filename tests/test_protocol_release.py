@@ -24,7 +24,7 @@ from fashionrq.protocol.bootstrap import Interval
 from fashionrq.protocol.headline import _flips
 from fashionrq.protocol.manifest import release_hash, verify_release
 from fashionrq.protocol.scoring import score_run
-from fashionrq.protocol.validate import load_pools, validate_classification, validate_ranking
+from fashionrq.protocol.validate import load_pools, validate_classification, validate_open_ranking, validate_ranking
 
 from conftest import MYNTRA_SMALL
 
@@ -111,7 +111,7 @@ def test_score_refuses_a_release_whose_labels_were_edited_after_build(world, tmp
 def test_commit_records_hashes_rows_release_config_and_chains(world, tmp_path):
     run = _copy(world["runs"]["bm25"], tmp_path / "run")
     first = commit_run(run, world["bench"])
-    assert set(first["files"]) == {"t1.run", "t2.jsonl", "t3.run", "t4.run"}
+    assert set(first["files"]) == {"t1o.run", "t1.run", "t2.jsonl", "t3.run", "t4.run"}
     assert first["files"]["t3.run"]["rows"] == len(_lines(run / "t3.run"))
     assert first["release"] == release_hash(world["bench"]) and first["prev"] is None
     assert first["config_sha256"] and first["timestamp"].endswith("+00:00")
@@ -251,6 +251,27 @@ def test_every_ranking_rule_rejects_with_its_own_exit_code(world, task):
         assert str(path) in message and message.count("\n") == 0, name
         codes.add(exc.value.exit_code)
     assert codes == {21, 22, 23, 24, 25, 26, 27, 28, 29}
+
+
+def test_open_corpus_runs_rank_catalog_items_to_the_registered_depth(world, tmp_path):
+    pools = world["pools"]
+    path = world["runs"]["tfidf"] / "t1o.run"
+    ranked = validate_open_ranking(path, pools.t1o, pools.catalog, pools.open_depth)
+    assert set(ranked) == pools.t1o and pools.open_depth == 100 and all(len(r) == 100 for r in ranked.values())
+    lines = _lines(path)
+    first = lines[0].split()
+    qid = first[0]
+    deeper = lines + [f"{qid} Q0 {item} {101 + i} -1e9 x" for i, item in enumerate(sorted(pools.catalog - {i for i, _ in ranked[qid]})[:1])]
+    mutations = {
+        "unknown_item": ([" ".join(first[:2] + ["not-an-item"] + first[3:])] + lines[1:], E.OutOfPoolError),
+        "too_deep": (deeper, E.RankOrderError),
+        "missing_query": ([l for l in lines if not l.startswith(qid + " ")], E.MissingIdsError),
+        "duplicate": (lines + [lines[0]], E.DuplicateError),
+    }
+    for name, (content, error) in mutations.items():
+        _write(tmp_path / f"{name}.run", content)
+        with pytest.raises(error):
+            validate_open_ranking(tmp_path / f"{name}.run", pools.t1o, pools.catalog, pools.open_depth)
 
 
 def test_rejections_name_counts_and_at_most_five_examples(world, tmp_path):
@@ -424,10 +445,17 @@ def test_score_reports_every_task_metric_and_the_commitment(world, scored):
     report = scored["bm25"].report
     assert report["commitment"]["hash"] == read_ledger(world["runs"]["bm25"])[-1]["hash"]
     t = report["tasks"]
-    assert {"ndcg@5", "ndcg@10", "recall@5", "recall@10", "mrr@10(rel=3)", "R@10"} <= set(t["t1"]["aggregate"])
+    assert {"ndcg@5", "ndcg@10", "recall@5", "recall@10", "mrr@10", "recall@10(rel=1)", "R@10"} <= set(t["t1"]["aggregate"])
+    assert {"ndcg@10", "recall@10", "recall@50", "recall@100", "mrr@10"} == set(t["t1o"]["aggregate"])
     assert set(t["t2"]["aggregate"]) == {"accuracy", "macro_f1"} and set(t["t2"]["per_class"]) == {"0", "1", "2", "3"}
-    assert {"ndcg@1", "ndcg@3", "recall@1(rel=3)", "recall@3(rel=3)"} == set(t["t3"]["aggregate"])
-    assert {"consistency@5", "consistency@10", "ndcg@10"} == set(t["t4"]["aggregate"])
+    assert {"ndcg@1", "ndcg@3", "recall@1", "recall@3", "mrr", "graded_ndcg@1", "graded_ndcg@3"} == set(t["t3"]["aggregate"])
+    assert {"consistency@5", "consistency@10", "ndcg@10", "recall@10", "worst_recall@10"} == set(t["t4"]["aggregate"])
+    manifest = json.loads((world["bench"] / "manifest.json").read_text())
+    for task, entry in t.items():
+        assert entry["headline"] == manifest["protocol"]["headline"][task] in entry["aggregate"]
+        assert entry["leakage_unit"] == manifest["protocol"]["bootstrap_unit"][task]["unit"]
+        units = manifest["protocol"]["bootstrap_unit"][task]["n_units"]
+        assert entry["n_clusters"] == units if task != "t2" else 2 <= entry["n_clusters"] < units  # T2 scores test units
     for task in ("t1", "t3"):
         assert len(t[task]["per_unit"]) == t[task]["n_units"] == len(world["pools"].ranking(task))
     assert report["bootstrap"]["resamples"] == 10_000 and report["bootstrap"]["level"] == 0.95
@@ -448,7 +476,27 @@ def test_t3_recall_at_1_is_the_share_of_queries_whose_top_item_is_the_target(wor
         if rank == "1":
             top[qid] = item
     expected = np.mean([grades[(q, i)] == 3 for q, i in top.items()])
-    assert scored["tfidf"].report["tasks"]["t3"]["aggregate"]["recall@1(rel=3)"] == pytest.approx(expected)
+    t3 = scored["tfidf"].report["tasks"]["t3"]["aggregate"]
+    assert t3["recall@1"] == t3["ndcg@1"] == pytest.approx(expected)
+
+
+def test_t3_target_only_metrics_checked_by_hand(world, scored):
+    """Distractors have gain 0: nDCG@3 = 1/log2(1 + rank) of the target within the top 3, MRR = 1/rank."""
+    target = {}
+    for line in _lines(world["bench"] / "labels" / "t3.qrels"):
+        qid, _, item, grade = line.split()
+        if grade == "3":
+            target[qid] = item
+    rank = {}
+    for line in _lines(world["runs"]["random"] / "t3.run"):
+        qid, _, item, r, _, _ = line.split()
+        if target[qid] == item:
+            rank[qid] = int(r)
+    per_unit = scored["random"].report["tasks"]["t3"]["per_unit"]
+    for qid, r in rank.items():
+        assert per_unit[qid]["ndcg@3"] == pytest.approx(1 / np.log2(1 + r) if r <= 3 else 0.0)
+        assert per_unit[qid]["mrr"] == pytest.approx(1 / r) and per_unit[qid]["recall@3"] == float(r <= 3)
+        assert per_unit[qid]["recall@1"] == per_unit[qid]["ndcg@1"] == float(r == 1)
 
 
 def test_t2_accuracy_and_t4_consistency_recomputed_by_hand(world, scored):
@@ -509,7 +557,7 @@ def test_identical_predictions_are_never_promoted(world, scored, tmp_path):
     result = compare_runs(world["bench"], [world["runs"]["random"], twin], resamples=500)
     for pair in result["pairs"]:
         assert not pair["gate"]["promoted"]
-        assert pair["gate"]["verdict"].startswith("not promoted: T1 ndcg@10 interval [+0.0000, +0.0000] includes 0")
+        assert pair["gate"]["verdict"].startswith("not promoted: T1-open ndcg@10 interval [+0.0000, +0.0000] includes 0")
         for task in pair["tasks"].values():
             assert all(m["delta"] == 0 and m["p_positive"] == 0 for m in task["metrics"].values())
 
@@ -541,7 +589,7 @@ def test_three_runs_give_a_full_pairwise_matrix_and_record_the_seed(scored):
 
 def test_gate_is_conjunctive_and_names_the_binding_task():
     iv = lambda lo, hi: Interval((lo + hi) / 2, lo, hi, 0.5, 0.95)  # noqa: E731
-    heads = dict(parse_headline(None))
+    heads = dict(parse_headline("t1=ndcg@10,t3=ndcg@3,t4=consistency@10"))
     intervals = {"t1": {"ndcg@10": iv(0.02, 0.05)}, "t2": {"macro_f1": iv(0.01, 0.03)},
                  "t3": {"ndcg@3": iv(-0.01, 0.02)}, "t4": {"consistency@10": iv(0.10, 0.20)}}
     result = gate(intervals, heads, ["t1", "t2", "t3", "t4"], {}, 0.95)
@@ -556,9 +604,15 @@ def test_gate_is_conjunctive_and_names_the_binding_task():
 
 def test_headline_and_level_are_configurable_and_checked(scored):
     runs = [scored["bm25"], scored["random"]]
-    result = compare_scored(runs, resamples=300, level=0.9, headline="t1=ndcg@5,t3=recall@1(rel=3)")
-    assert result["headline"]["t1"] == "ndcg@5" and result["headline"]["t3"] == "recall@1(rel=3)"
+    result = compare_scored(runs, resamples=300, level=0.9, headline="t1=ndcg@5,t3=ndcg@3")
+    assert result["headline"]["t1"] == "ndcg@5" and result["headline"]["t3"] == "ndcg@3"
+    assert result["exploratory"] == ["t1", "t3"] and result["headline_registered"]["t1"] == "recall@10"
     assert result["pairs"][0]["gate"]["tasks"]["t1"]["level"] == 0.9
+    roles = result["pairs"][0]["tasks"]["t1"]["metrics"]
+    assert roles["recall@10"]["role"] == "headline" and roles["ndcg@5"]["role"] == roles["ndcg@10"]["role"] == "exploratory"
+    assert "(exploratory)" in verdict_markdown(result)
+    plain = compare_scored(runs, resamples=300)
+    assert plain["headline"] == plain["headline_registered"] and plain["exploratory"] == []
     with pytest.raises(E.ComparisonError):
         compare_scored(runs, headline="t1=ndcg@99")
     with pytest.raises(E.ComparisonError):
@@ -578,10 +632,11 @@ def test_compare_cli_writes_verdicts_and_the_headline_analysis(world, tmp_path):
     assert _exit_code(["compare", "--bench", str(world["bench"]), *runs, "--resamples", "300", "--out", str(out)]) == 0
     result = json.loads(out.read_text())
     analysis = result["analysis"]
-    assert {a["axis"].split(":")[0] for a in analysis["aggregation"]} >= {"T1 ndcg@10", "T2", "T3 ndcg@3", "T4 consistency@10"}
+    assert {a["axis"].split(":")[0] for a in analysis["aggregation"]} >= {"T1-open ndcg@10", "T1 recall@10", "T2", "T3 recall@1",
+                                                                          "T4 recall@10"}
     assert len(analysis["gate_sensitivity"]) == 2
     for entry in analysis["gate_sensitivity"]:
-        assert entry["binding"] in ("t1", "t2", "t3", "t4")
+        assert entry["binding"] in ("t1o", "t1", "t2", "t3", "t4")
     assert _exit_code(["compare", "--bench", str(world["bench"]), runs[0]]) == 30
 
 

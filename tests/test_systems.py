@@ -261,7 +261,7 @@ def test_run_writes_valid_deterministic_files(bench, runs):
     config = json.loads((run / "run.json").read_text())
     assert config["system"] == "bm25" and len(config["release"]) == 64
     predictions = validate_run(run, load_pools(bench))  # fail-closed protocol checks: pools, ranks, finiteness
-    assert set(predictions) == {"t1", "t2", "t3", "t4"}
+    assert set(predictions) == {"t1o", "t1", "t2", "t3", "t4"}
     t2 = [json.loads(line) for line in (run / "t2.jsonl").read_text().splitlines()]
     test_pairs = {p["pair_id"] for p in map(json.loads, (bench / "public" / "t2_pairs.jsonl").read_text().splitlines())
                   if p["split"] == "test"}
@@ -272,6 +272,22 @@ def test_run_writes_valid_deterministic_files(bench, runs):
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "e5-small" else n for n in BUILTINS])
 def test_every_builtin_beats_random_on_t1(bench, runs, name):
     assert t1_ndcg(bench, runs(name)) > t1_ndcg(bench, runs("random")) + 0.05
+
+
+def test_open_corpus_run_is_the_systems_own_top_100(bench, runs, fixture_items):
+    from fashionrq.systems.run import search_batch
+
+    run = runs("bm25")
+    ranked = validate_run(run, load_pools(bench), tasks=["t1o"])["t1o"]
+    queries = {r["qid"]: r["text"] for r in map(json.loads, (bench / "public" / "t1o_queries.jsonl").read_text().splitlines())}
+    qid = sorted(ranked)[0]
+    system = get_system("bm25").fit(fixture_items)
+    ids = fixture_items.column("item_id").to_pylist()
+    expected = [ids[row] for row, _ in system.search(queries[qid], 100)]
+    assert {item for item, _ in ranked[qid]} == set(expected)  # the order differs only among tied scores
+    assert search_batch(system, [queries[qid]], 100, len(ids))[0] == system.search(queries[qid], 100)
+    t1o = lambda r: evaluate(read_qrels(bench / "labels" / "t1o.qrels"), read_run(r / "t1o.run"), ["ndcg@10"])["ndcg@10"]  # noqa: E731
+    assert t1o(run) > t1o(runs("random")) + 0.2
 
 
 def test_t2_calibration_beats_chance(bench, runs):
@@ -289,7 +305,7 @@ def test_run_never_reads_labels(bench, runs, tmp_path):
     shutil.copytree(bench, copy)
     shutil.move(copy / "labels", tmp_path / "labels-elsewhere")
     run_system(copy, get_system("bm25"), tmp_path / "blind")
-    for name in ("run.json", "t1.run", "t2.jsonl", "t3.run", "t4.run"):
+    for name in ("run.json", "t1o.run", "t1.run", "t2.jsonl", "t3.run", "t4.run"):
         assert (tmp_path / "blind" / name).read_bytes() == (runs("bm25") / name).read_bytes(), name
 
 

@@ -21,10 +21,9 @@ def build_command(
     sid_method: str = typer.Option("rqvae", "--sid-method", help="Semantic-ID tokenizer: rqvae, vanilla or rkmeans."),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice; the same seed gives a byte-identical release."),
     queries_backend: str = typer.Option("verbalizer", "--queries-backend", help="Query generator: verbalizer or llm."),
-    codebook_size: int = typer.Option(64, "--codebook-size", help="Codes per SID level."),
-    pool_size: int = typer.Option(None, "--pool-size", help="T1/T4 candidates per query, a quarter per relevance tier [default: 40]."),
-    min_per_tier: int = typer.Option(None, "--min-per-tier", help="Items an anchor needs in every relevance tier for T1/T2/T4 [default: 3]."),
-    max_anchor_leaves: int = typer.Option(500, "--max-anchor-leaves", help="Seeded sample of anchor leaves (0 keeps every qualified leaf)."),
+    codebook_size: int = typer.Option(None, "--codebook-size", help="Codes per SID level [default: from the catalog size, 64 from 22,400 items up]."),
+    pool_size: int = typer.Option(None, "--pool-size", help="T1/T4 candidates per pool, a quarter per relevance tier [default: 40]."),
+    max_anchor_leaves: int = typer.Option(1000, "--max-anchor-leaves", help="Anchor leaves over all tasks (0 keeps every qualified leaf)."),
     min_purity: float = typer.Option(0.80, "--min-purity", help="Article-type purity a cluster needs to qualify."),
     min_size: int = typer.Option(2, "--min-size", help="Items a cluster needs to qualify."),
     llm_concurrency: int = typer.Option(4, "--llm-concurrency", help="LLM backend: most calls in flight (halved while timeouts occur); 1 for a single-slot local server."),
@@ -36,7 +35,7 @@ def build_command(
     """Build the frozen benchmark release: ingest, embed, SIDs, hierarchy, queries, tasks, manifest."""
     from fashionrq.tasks import TaskConfig, build_release
 
-    sizes = {k: v for k, v in (("pool_size", pool_size), ("min_per_tier", min_per_tier)) if v is not None}
+    sizes = {"pool_size": pool_size} if pool_size is not None else {}
     sizes["max_anchor_leaves"] = max_anchor_leaves or None
     llm_options = {"max_concurrency": llm_concurrency, "timeout": llm_timeout, "max_tokens": llm_max_tokens,
                    "max_failure_rate": llm_max_failure_rate}
@@ -98,7 +97,7 @@ def stats_command(
     console.print(_table("Table 7: per-task composition", ("task", "queries", "anchor leaves", "candidates/query", "judged pairs"), [
         (t, v["queries"], v["anchor_leaves"],
          f"{v['candidates_per_query']['mean']} ({v['candidates_per_query']['min']}-{v['candidates_per_query']['max']})" if "candidates_per_query" in v
-         else "pairs " + ", ".join(f"{k} {n:,}" for k, n in sorted(v["pairs"].items())),
+         else "whole catalog" if t == "t1o" else "pairs " + ", ".join(f"{k} {n:,}" for k, n in sorted(v["pairs"].items())),
          v.get("judged_pairs", sum(v.get("pairs", {}).values())))
         for t, v in s["tasks"].items()]))
     tiers = ("exact", "sibling", "related", "irrelevant")
@@ -107,6 +106,10 @@ def stats_command(
     tags = s["attribute_tags"]
     console.print(_table(f"attribute tags of φ(q) over {tags['queries']:,} T1 queries (mean {tags['tags_per_query']['mean']} per query)",
                          ("attribute", "queries"), sorted(tags["per_attribute"].items(), key=lambda kv: -kv[1])))
+    agreement = s.get("parser_agreement") or {}
+    console.print(_table("public LexiconParser vs hidden φ(q) (the generator's record)", ("attribute", "precision", "recall", "support"),
+                         [(a, f"{v['precision']:.3f}", f"{v['recall']:.3f}", v["support"]) for a, v in sorted(agreement.items())]))
+    console.print("headline metrics: " + ", ".join(f"{t} {m}" for t, m in sorted((s.get("headline") or {}).items())))
     cov = s["catalog_coverage"]
     console.print(f"catalog coverage: {cov['items_touched']:,} of {cov['catalog_items']:,} items touched ({cov['share']:.1%})")
     for key in ("t2_pairs_by_master_category", "t2_pairs_by_gender"):

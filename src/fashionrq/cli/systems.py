@@ -28,7 +28,7 @@ def parse_params(values: list[str]) -> dict:
 def run_command(
     bench: Path = typer.Option(..., "--bench", help="The release folder (only BENCH/public/ is read)."),
     system: str = typer.Option(..., "--system", help="random, bm25, tfidf, minilm, minilm-int8, e5-small, splade-tiny, hybrid, image-descriptor, st:<model>, open_clip:<model>, a probe-* attack or query-blind (see `fashionrq probe`), an entry point, or module:Class."),
-    out: Path = typer.Option(..., "--out", help="The run folder to write (run.json, t1.run, t3.run, t4.run, t2.jsonl)."),
+    out: Path = typer.Option(..., "--out", help="The run folder to write (run.json, t1o.run, t1.run, t3.run, t4.run, t2.jsonl)."),
     param: list[str] = typer.Option(None, "--param", help="Constructor parameter of the system, KEY=VALUE (repeatable), e.g. k=30."),
     rerank: str = typer.Option(None, "--rerank", help="Second stage: 'verifier' (per-condition attribute checks) or module:Class."),
     depth: int = typer.Option(50, "--depth", min=1, help="How many first-stage candidates per query the reranker reorders."),
@@ -42,7 +42,7 @@ def run_command(
     options = {"depth": depth} | ({"alpha": alpha} if alpha is not None else {})
     run = run_system(bench, system, out, reranker=rerank or None, regime=regime, params=parse_params(param),
                      reranker_params=options if rerank else None, force=force)
-    console.print(f"wrote {out}: {', '.join(['run.json', 't1.run', 't3.run', 't4.run', 't2.jsonl'])} for system {run['system']} "
+    console.print(f"wrote {out}: {', '.join(['run.json', 't1o.run', 't1.run', 't3.run', 't4.run', 't2.jsonl'])} for system {run['system']} "
                   f"(release {run['release'][:12]}, isolation: {run['isolation']['mechanism']})")
 
 

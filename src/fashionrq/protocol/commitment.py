@@ -25,7 +25,7 @@ from fashionrq.protocol.errors import (
 from fashionrq.io import atomic_write_text
 from fashionrq.protocol.manifest import release_hash, sha256_file
 
-TASK_FILES = {"t1": "t1.run", "t2": "t2.jsonl", "t3": "t3.run", "t4": "t4.run"}
+TASK_FILES = {"t1o": "t1o.run", "t1": "t1.run", "t2": "t2.jsonl", "t3": "t3.run", "t4": "t4.run"}
 RUN_JSON = "run.json"
 LEDGER = "commitments.jsonl"
 LEDGER_VERSION = 1

@@ -15,14 +15,26 @@ from fashionrq.protocol.bootstrap import Interval, mean_diff_draws, resample_cou
 from fashionrq.protocol.errors import ComparisonError
 from fashionrq.protocol.multiplicity import attribute_comparisons, holm_pairs
 from fashionrq.protocol.scoring import TASKS, ScoredRun, score_run
+from fashionrq.tasks.records import HEADLINE
 
-DEFAULT_HEADLINE = {"t1": "ndcg@10", "t2": "macro_f1", "t3": "ndcg@3", "t4": "consistency@10"}
-TASK_NAMES = {"t1": "T1", "t2": "T2", "t3": "T3", "t4": "T4"}
+DEFAULT_HEADLINE = dict(HEADLINE)
+TASK_NAMES = {"t1o": "T1-open", "t1": "T1", "t2": "T2", "t3": "T3", "t4": "T4"}
 
 
-def parse_headline(spec: str | dict | None) -> dict[str, str]:
-    """Headline metric per task: the defaults, overridden by ``{"t1": ...}`` or ``"t1=ndcg@5,t3=recall@1(rel=3)"``."""
-    headline = dict(DEFAULT_HEADLINE)
+def registered_headline(scored: list[ScoredRun]) -> dict[str, str]:
+    """The headline metric of each task as registered in the release's manifest at build time."""
+    out = dict(DEFAULT_HEADLINE)
+    for s in scored:
+        out.update({task: entry["headline"] for task, entry in s.report["tasks"].items() if entry.get("headline")})
+    return out
+
+
+def parse_headline(spec: str | dict | None, registered: dict[str, str] | None = None) -> dict[str, str]:
+    """Headline metric per task: the registered ones, overridden by ``{"t1": ...}`` or ``"t1=ndcg@5,t3=ndcg@3"``.
+
+    An override is exploratory: :func:`compare_scored` labels it so, since it was chosen after the build.
+    """
+    headline = dict(registered or DEFAULT_HEADLINE)
     if isinstance(spec, str):
         pairs = [part.split("=", 1) for part in spec.split(",") if part.strip()]
         if any(len(pair) != 2 for pair in pairs):
@@ -30,7 +42,7 @@ def parse_headline(spec: str | dict | None) -> dict[str, str]:
         spec = {task.strip().lower(): metric.strip() for task, metric in pairs}
     for task, metric in (spec or {}).items():
         if task not in DEFAULT_HEADLINE:
-            raise ComparisonError(f"headline names task {task!r}; use t1, t2, t3 or t4.")
+            raise ComparisonError(f"headline names task {task!r}; use t1o, t1, t2, t3 or t4.")
         headline[task] = metric
     return headline
 
@@ -121,7 +133,8 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
                    headline: str | dict | None = None, draws: tuple[dict, dict] | None = None) -> dict:
     """Full pairwise comparison of already-scored runs (every ordered pair: Δ = row − column)."""
     check_options(len(scored), resamples, level)
-    heads = parse_headline(headline)
+    registered = registered_headline(scored)
+    heads = parse_headline(headline, registered)
     taken: set[str] = set()
     names = [_name(s, i, taken) for i, s in enumerate(scored)]
     tasks = [t for t in TASKS if any(t in s.units for s in scored)]
@@ -150,8 +163,10 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
             intervals[task] = {m: summarise(sign * point, sign * values, level) for m, (point, values) in found.items()}
         entry = {"b": names[i], "a": names[j], "delta": "b - a",
                  "tasks": {t: {"unit": a.units[t].unit if t in a.units else b.units[t].unit,
-                               "leakage_unit": "anchor leaf cluster", "n_clusters": len(clusters[t]),
-                               "metrics": {m: iv.to_dict() for m, iv in sorted(intervals[t].items())}}
+                               "leakage_unit": (a if t in a.units else b).report["tasks"][t].get("leakage_unit"),
+                               "n_clusters": len(clusters[t]),
+                               "metrics": {m: {**iv.to_dict(), "role": "headline" if m == registered.get(t) else "exploratory"}
+                                           for m, iv in sorted(intervals[t].items())}}
                            for t in tasks if t in intervals},
                  "gate": gate(intervals, heads, tasks, missing, level)}
         pairs.append(entry)
@@ -167,8 +182,10 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
                         "isolation": s.report.get("isolation")} for name, s in zip(names, scored)},
         "release": scored[0].report["release"],
         "bootstrap": {"resamples": resamples, "seed": seed, "level": level, "method": "paired cluster bootstrap, percentile interval",
-                      "unit": "anchor leaf cluster", "rng": "numpy.random.default_rng(seed).integers per resample"},
+                      "unit": "each task's manifest protocol.bootstrap_unit", "rng": "numpy.random.default_rng(seed).integers per resample"},
         "headline": {t: heads[t] for t in tasks},
+        "headline_registered": {t: registered[t] for t in tasks if t in registered},
+        "exploratory": sorted(t for t in tasks if heads[t] != registered.get(t)),
         "gate_rule": "row promoted over column only if the lower bound of Δ = row − column is > 0 on every task's headline metric",
         "correction": correction,
         "pairs": pairs,
@@ -201,10 +218,11 @@ def verdict_markdown(result: dict) -> str:
     heads = result["headline"]
     boot = result["bootstrap"]
     corr = result["correction"]
-    lines = [f"Δ = B − A, {boot['level']:.0%} percentile interval, paired cluster bootstrap over anchor leaf clusters, "
+    lines = [f"Δ = B − A, {boot['level']:.0%} percentile interval, paired cluster bootstrap over each task's bootstrap unit, "
              f"{boot['resamples']:,} resamples, seed {boot['seed']}. Multiple comparisons: {corr['method']} over the "
              f"{corr['family']} (α = {corr['alpha']:.2f}); p_Holm is the adjusted p-value.", "",
-             "| B | A | " + " | ".join(f"{TASK_NAMES[t]} {m}" for t, m in heads.items()) + " | verdict | p_Holm | Holm verdict |",
+             "| B | A | " + " | ".join(f"{TASK_NAMES[t]} {m}" + (" (exploratory)" if t in result.get("exploratory", ()) else "")
+                                      for t, m in heads.items()) + " | verdict | p_Holm | Holm verdict |",
              "|---|---|" + "---|" * len(heads) + "---|---|---|"]
     for pair in result["pairs"]:
         cells = []

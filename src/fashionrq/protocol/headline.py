@@ -71,7 +71,7 @@ def headline_analysis(scored: list[ScoredRun], comparison: dict, draws: tuple[di
             continue
         values = {n: (s.report["tasks"][task]["aggregate"][metric], s.report["tasks"][task]["cluster_macro"][metric]) for n, s in have.items()}
         unit = next(iter(have.values())).units[task].unit
-        axis = _axis(f"{TASK_NAMES[task]} {metric}: mean over {PLURAL.get(unit, unit)} vs mean over anchor leaf clusters",
+        axis = _axis(f"{TASK_NAMES[task]} {metric}: mean over {PLURAL.get(unit, unit)} vs mean over bootstrap units",
                      "units", "clusters", values)
         for flip in axis["flips"]:
             x, y = flip["leads_micro"], flip["leads_macro"]

@@ -20,42 +20,53 @@ from pathlib import Path
 import numpy as np
 
 from fashionrq.errors import InputError
-from fashionrq.metrics import Run, classification_metrics, consistency, evaluate, read_qrels
+from fashionrq.metrics import Qrels, Run, classification_metrics, consistency, evaluate, read_qrels
 from fashionrq.metrics.trec_gains import parse_gain_pairs
 from fashionrq.protocol.bootstrap import macro_f1_interval_bounds, mean_interval_bounds, resample_counts
 from fashionrq.protocol.commitment import check_commitment, check_release, check_sealed, read_ledger, read_run_config
 from fashionrq.protocol.errors import CommitmentMismatchError, ReleaseTamperedError
 from fashionrq.protocol.manifest import verify_release
 from fashionrq.protocol.validate import LABELS, load_pools, validate_run
+from fashionrq.tasks import read_qrels as tasks_read_qrels
 from fashionrq.timing import stage
 
-TASKS = ("t1", "t2", "t3", "t4")
-#: Ranking metrics per task, in fashionrq.metrics names. recall@k counts grade >= 1 (trec_eval recall.k);
-#: a "(rel=3)" suffix counts only the Exact tier (for T3: the target leaf).
+TASKS = ("t1o", "t1", "t2", "t3", "t4")
+#: Ranking metrics per task: reported name -> fashionrq.metrics name. "recall@k" and "mrr@10" count Exact items
+#: only (grade 3; for T3 the target); "(rel=1)" names the older variants that count grades 1-3.
 RANKING_METRICS = {
-    "t1": ("ndcg@5", "ndcg@10", "recall@5", "recall@10", "recall@5(rel=3)", "recall@10(rel=3)", "mrr@10(rel=3)"),
-    "t3": ("ndcg@1", "ndcg@3", "recall@1(rel=3)", "recall@3(rel=3)"),
-    "t4": ("ndcg@10",),
+    "t1o": {"ndcg@10": "ndcg@10", "recall@10": "recall@10(rel=3)", "recall@50": "recall@50(rel=3)",
+            "recall@100": "recall@100(rel=3)", "mrr@10": "mrr@10(rel=3)"},
+    "t1": {"ndcg@5": "ndcg@5", "ndcg@10": "ndcg@10", "recall@5": "recall@5(rel=3)", "recall@10": "recall@10(rel=3)",
+           "mrr@10": "mrr@10(rel=3)", "recall@5(rel=1)": "recall@5", "recall@10(rel=1)": "recall@10"},
+    "t3": {"graded_ndcg@1": "ndcg@1", "graded_ndcg@3": "ndcg@3"},
+    "t4": {"ndcg@10": "ndcg@10", "recall@10": "recall@10(rel=3)"},
 }
+#: T3's headline metrics are target-only: scored on qrels that keep only the target (gain 1; distractors 0).
+T3_TARGET_METRICS = {"ndcg@1": "ndcg@1", "ndcg@3": "ndcg@3", "recall@1": "recall@1", "recall@3": "recall@3", "mrr": "mrr@10"}
 CONSISTENCY_K = (5, 10)
 T2_METRICS = ("accuracy", "macro_f1")
 METRIC_NOTES = {
-    "ndcg@k": "nDCG@k with linear gains (grades 3/2/1/0), trec_eval ndcg_cut.k",
-    "recall@k": "share of the query's items with grade >= 1 (Exact, Sibling or Related) ranked in the top k (trec_eval recall.k)",
-    "recall@k(rel=3)": "share of the query's Exact items (grade 3; for T3 the target) ranked in the top k",
-    "mrr@10(rel=3)": "reciprocal rank of the first Exact item within the top 10 (0 if none)",
+    "ndcg@k": "nDCG@k with linear gains (grades 3/2/1/0), trec_eval ndcg_cut.k; T3: target-only (target gain 1, distractors 0)",
+    "recall@k": "share of the query's Exact items (grade 3; for T3 the target) ranked in the top k",
+    "recall@k(rel=1)": "secondary: share of the query's items with grade >= 1 (Exact, Sibling or Related) in the top k",
+    "mrr@10": "reciprocal rank of the first Exact item within the top 10 (0 if none); T3 'mrr': of the target",
+    "graded_ndcg@k": "T3 secondary: nDCG@k with the old graded distractors (sibling 2, cousin 1)",
+    "t1o": "open-corpus T1: each query ranks the whole catalog (top 100 submitted); unjudged items have gain 0",
     "consistency@k": "T4: mean pairwise Jaccard overlap of the top-k sets of a group's paraphrases; unit = group",
+    "worst_recall@10": "T4: the lowest Exact recall@10 over a group's paraphrases",
+    "t4 recall@10": "T4 headline: mean Exact recall@10 across a group's paraphrases; unit = group",
     "t4 ndcg@10": "T4: mean nDCG@10 across a group's paraphrases; unit = group",
     "macro_f1": "T2: unweighted mean F1 over grades 0-3 on the test split (a class never true nor predicted has F1 0)",
     "R@10": "weighted query relevance of the top 10 (fashionrq.relevance), T1 queries",
-    "cluster_macro": "mean over anchor leaf clusters of the per-cluster mean (micro = mean over units)",
+    "cluster_macro": "mean over bootstrap units of the per-unit mean (micro = mean over queries, pairs or groups)",
     "ranking": "the submitted rank order is scored; scores must not increase down it",
+    "headline": "each task's headline metric is registered in manifest.json (protocol.headline) at build time",
 }
 
 
 @dataclass
 class TaskUnits:
-    """Per-unit values of one task: unit ids, their leakage unit (anchor leaf cluster) and metric columns."""
+    """Per-unit values of one task: unit ids, their bootstrap unit (manifest protocol.bootstrap_unit) and metric columns."""
 
     unit: str
     ids: list[str]
@@ -136,36 +147,55 @@ def _breakdowns(units: TaskUnits, expressed: dict[str, list[str]], attributes: l
     return {"by_n_attributes": by_n, "by_attribute": by_attr}
 
 
-def _ranking_units(task: str, ranked, qrels_path: Path, leaf: dict[str, str], gains: dict[int, float] | None = None) -> TaskUnits:
-    per_query = evaluate(read_qrels(qrels_path), _rank_run(ranked, task), RANKING_METRICS[task], per_query=True,
-                         complete=True, gains=gains)
+def _evaluate(qrels, ranked, task: str, names: dict[str, str], gains: dict[int, float] | None = None) -> dict[str, dict[str, float]]:
+    per_query = evaluate(qrels, _rank_run(ranked, task), list(names.values()), per_query=True, complete=True, gains=gains)
+    return {qid: {short: values[full] for short, full in names.items()} for qid, values in per_query.items()}
+
+
+def _target_qrels(qrels_path: Path) -> Qrels:
+    """T3 qrels that keep only each query's target (grade 3), with gain 1."""
+    targets: dict[str, dict[str, int]] = defaultdict(dict)
+    for qid, item, grade in tasks_read_qrels(qrels_path):
+        if grade == 3:
+            targets[qid][item] = 1
+    return Qrels(targets, source=f"{qrels_path} (targets)")
+
+
+def _ranking_units(task: str, ranked, qrels_path: Path, unit_of: dict[str, str], gains: dict[int, float] | None = None) -> TaskUnits:
+    per_query = _evaluate(read_qrels(qrels_path), ranked, task, RANKING_METRICS[task], gains)
+    if task == "t3":
+        target = _evaluate(_target_qrels(qrels_path), ranked, task, T3_TARGET_METRICS)
+        per_query = {qid: {**target.get(qid, {}), **values} for qid, values in per_query.items()}
     missing = set(ranked) - set(per_query)
     if missing:
         raise ReleaseTamperedError(f"{qrels_path} judges no candidate of {len(missing)} {task} queries; the release is damaged, rebuild it.")
     ids = sorted(ranked)
-    units = TaskUnits("query", ids, [leaf[qid] for qid in ids])
-    units.values = {name: np.array([per_query[qid][name] for qid in ids]) for name in RANKING_METRICS[task]}
+    units = TaskUnits("query", ids, [unit_of[qid] for qid in ids])
+    names = sorted(next(iter(per_query.values())))
+    units.values = {name: np.array([per_query[qid][name] for qid in ids]) for name in names}
     return units
 
 
-def _t4_units(ranked, qrels_path: Path, leaf: dict[str, str], group_of: dict[str, str],
+def _t4_units(ranked, qrels_path: Path, unit_of: dict[str, str], group_of: dict[str, str],
               gains: dict[int, float] | None = None) -> tuple[TaskUnits, TaskUnits]:
-    queries = _ranking_units("t4", ranked, qrels_path, leaf, gains)
+    queries = _ranking_units("t4", ranked, qrels_path, unit_of, gains)
     groups: dict[str, list[str]] = defaultdict(list)
     for qid in sorted(group_of):
         groups[group_of[qid]].append(qid)
     ids = sorted(groups)
-    units = TaskUnits("paraphrase group", ids, [leaf[groups[g][0]] for g in ids])
+    units = TaskUnits("paraphrase group", ids, [unit_of[groups[g][0]] for g in ids])
     run = _rank_run(ranked, "t4")
     for k in CONSISTENCY_K:
         per_group = consistency(run, groups, k)
         units.values[f"consistency@{k}"] = np.array([per_group[g] for g in ids])
-    ndcg = dict(zip(queries.ids, queries.values["ndcg@10"]))
-    units.values["ndcg@10"] = np.array([np.mean([ndcg[q] for q in groups[g]]) for g in ids])
+    by_query = {name: dict(zip(queries.ids, column)) for name, column in queries.values.items()}
+    units.values["ndcg@10"] = np.array([np.mean([by_query["ndcg@10"][q] for q in groups[g]]) for g in ids])
+    units.values["recall@10"] = np.array([np.mean([by_query["recall@10"][q] for q in groups[g]]) for g in ids])
+    units.values["worst_recall@10"] = np.array([min(by_query["recall@10"][q] for q in groups[g]) for g in ids])
     return units, queries
 
 
-def _t2_units(predictions, labels_path: Path, pair_qid: dict[str, str], leaf: dict[str, str]) -> tuple[TaskUnits, dict]:
+def _t2_units(predictions, labels_path: Path, pair_qid: dict[str, str], unit_of: dict[str, str]) -> tuple[TaskUnits, dict]:
     truth_rows = {row["pair_id"]: row["label"] for row in _jsonl(labels_path)}
     ids = sorted(truth_rows)
     unknown = [pair for pair in ids if pair not in predictions]
@@ -173,7 +203,7 @@ def _t2_units(predictions, labels_path: Path, pair_qid: dict[str, str], leaf: di
         raise ReleaseTamperedError(f"{labels_path} labels pairs that t2_pairs.jsonl does not mark as test; the release is damaged.")
     truth = np.array([truth_rows[p] for p in ids], dtype=np.int64)
     pred = np.array([predictions[p][0] for p in ids], dtype=np.int64)
-    units = TaskUnits("test pair", ids, [leaf[pair_qid[p]] for p in ids], truth=truth, pred=pred)
+    units = TaskUnits("test pair", ids, [unit_of[pair_qid[p]] for p in ids], truth=truth, pred=pred)
     units.values = {"accuracy": (truth == pred).astype(np.float64)}
     return units, classification_metrics(truth.tolist(), pred.tolist(), LABELS)
 
@@ -211,7 +241,8 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
     # --- labels are opened only from here on ---
     labels = bench / "labels"
     meta = {row["qid"]: row for row in _jsonl(labels / "queries.jsonl")}
-    leaf = {qid: row["leaf"] for qid, row in meta.items()}
+    unit_of = {qid: row["unit"] for qid, row in meta.items()}
+    protocol = json.loads((bench / "manifest.json").read_text(encoding="utf-8")).get("protocol", {})
     phi_rows = {row["qid"]: row for row in _jsonl(labels / "phi.jsonl")}
     expressed = {qid: list(row.get("expressed") or []) for qid, row in phi_rows.items()}
     attributes = sorted({a for names in expressed.values() for a in names})
@@ -225,7 +256,7 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
             continue
         entry: dict = {}
         if task == "t2":
-            units[task], metrics = _t2_units(predictions[task], labels / "t2_test.jsonl", pair_qid, leaf)
+            units[task], metrics = _t2_units(predictions[task], labels / "t2_test.jsonl", pair_qid, unit_of)
             entry["aggregate"] = {"accuracy": metrics["accuracy"], "macro_f1": metrics["macro_f1"]}
             entry["per_class"] = {str(k): v for k, v in metrics["per_class"].items()}
             entry["confusion_matrix"] = metrics["confusion_matrix"]
@@ -233,10 +264,10 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
             entry["per_unit"] = {p: {"label": int(t), "predicted": int(y)} for p, t, y in zip(units[task].ids, units[task].truth, units[task].pred)}
         else:
             if task == "t4":
-                units[task], queries = _t4_units(predictions[task], labels / "t4.qrels", leaf, pools.t4_group, gain_map)
+                units[task], queries = _t4_units(predictions[task], labels / "t4.qrels", unit_of, pools.t4_group, gain_map)
                 entry["breakdowns"] = _breakdowns(queries, expressed, attributes)
             else:
-                units[task] = _ranking_units(task, predictions[task], labels / f"{task}.qrels", leaf, gain_map)
+                units[task] = _ranking_units(task, predictions[task], labels / f"{task}.qrels", unit_of, gain_map)
                 entry["breakdowns"] = _breakdowns(units[task], expressed, attributes)
             if task == "t1" and relevance:
                 attr = _relevance(bench, predictions[task], {q: r["phi"] for q, r in phi_rows.items()}, cache_dir)
@@ -249,7 +280,8 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
         entry["interval"] = _intervals(units[task])
         unit = units[task]
         entry.update({"unit": unit.unit, "n_units": len(unit.ids), "n_clusters": len(set(unit.clusters)),
-                      "leakage_unit": "anchor leaf cluster"})
+                      "leakage_unit": protocol.get("bootstrap_unit", {}).get(task, {}).get("unit"),
+                      "headline": protocol.get("headline", {}).get(task)})
         tasks[task] = entry
 
     config = read_run_config(run)

@@ -13,6 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
 from fashionrq.protocol.commitment import TASK_FILES
 from fashionrq.protocol.errors import (
     DuplicateError,
@@ -43,6 +45,9 @@ class Pools:
     t4: dict[str, frozenset[str]]
     t4_group: dict[str, str]
     t2_split: dict[str, str]
+    t1o: frozenset[str] = frozenset()  # open-corpus T1 query ids: each ranks the whole catalog
+    catalog: frozenset[str] = frozenset()  # item ids of public/items.parquet
+    open_depth: int = 100
 
     def ranking(self, task: str) -> dict[str, frozenset[str]]:
         return {"t1": self.t1, "t3": self.t3, "t4": self.t4}[task]
@@ -83,7 +88,11 @@ def load_pools(bench: str | Path) -> Pools:
         raise ReleaseTamperedError(f"{public / 't4_queries.jsonl'} names groups missing from t4_groups.jsonl ({examples(unknown)}); rebuild the release.")
     t4 = {qid: groups[group] for qid, group in t4_group.items()}
     t2 = {row["pair_id"]: row["split"] for row in _public_rows(public / "t2_pairs.jsonl", ("pair_id", "split"))}
-    return Pools(t1=t1, t3=t3, t4=t4, t4_group=t4_group, t2_split=t2)
+    t1o = frozenset(row["qid"] for row in _public_rows(public / "t1o_queries.jsonl", ("qid", "text")))
+    catalog = frozenset(pq.read_table(public / "items.parquet", columns=["item_id"]).column("item_id").to_pylist())
+    manifest = json.loads((Path(bench) / "manifest.json").read_text(encoding="utf-8"))
+    depth = int(manifest.get("protocol", {}).get("open_depth", 100))
+    return Pools(t1=t1, t3=t3, t4=t4, t4_group=t4_group, t2_split=t2, t1o=t1o, catalog=catalog, open_depth=depth)
 
 
 def _lines(path: Path) -> list[tuple[int, str]]:
@@ -129,13 +138,8 @@ def _collect(kind: type, path: Path, what: str, ids, fix: str) -> None:
         raise kind(f"{path}: {len(ids)} {what} ({examples(ids)}); {fix}")
 
 
-def validate_ranking(path: str | Path, pools: dict[str, frozenset[str]]) -> dict[str, list[tuple[str, float]]]:
-    """Validate a TREC run ("qid Q0 item_id rank score tag") against ``{qid: pool}``.
-
-    Every query of the pool table must rank its whole pool exactly once, ranks 1..n with scores
-    non-increasing by rank. Returns ``{qid: [(item_id, score), ...]}`` in rank order.
-    """
-    path = Path(path)
+def _ranking_rows(path: Path) -> dict[str, list[tuple[int, str, float]]]:
+    """``{qid: [(rank, item, score), ...]}`` from a TREC run, every line checked for its six fields."""
     rows: dict[str, list[tuple[int, str, float]]] = {}
     for number, text in _lines(path):
         fields = text.split()
@@ -147,17 +151,10 @@ def validate_ranking(path: str | Path, pools: dict[str, frozenset[str]]) -> dict
         if not _RANK.fullmatch(rank) or not rank.isascii() or int(rank) < 1:
             raise WrongTypeError(f"{path} line {number}: rank {rank[:20]!r} is not a positive integer; number ranks 1, 2, 3, ...")
         rows.setdefault(qid, []).append((int(rank), item, _score(path, number, score)))
-    extra = set(rows) - set(pools)
-    _collect(ExtraIdsError, path, "query id(s) not in this release", extra, "remove them or use the release's query file.")
-    duplicates = {f"{qid}/{item}" for qid, ranked in rows.items()
-                  for item, count in Counter(item for _, item, _ in ranked).items() if count > 1}
-    _collect(DuplicateError, path, "(query, item) pair(s) listed more than once", duplicates, "rank each candidate once.")
-    outside = {f"{qid}/{item}" for qid, ranked in rows.items() for _, item, _ in ranked if item not in pools[qid]}
-    _collect(OutOfPoolError, path, "ranked item(s) outside the query's candidate pool", outside, "rank only the candidates the release gives for that query.")
-    missing = set(pools) - set(rows)
-    _collect(MissingIdsError, path, "query id(s) with no ranking", missing, "rank every query of the release.")
-    unranked = {f"{qid}/{item}" for qid, ranked in rows.items() for item in pools[qid] - {item for _, item, _ in ranked}}
-    _collect(MissingIdsError, path, "candidate(s) missing from their query's ranking", unranked, "rank the whole candidate pool of every query.")
+    return rows
+
+
+def _ordered(path: Path, rows: dict[str, list[tuple[int, str, float]]]) -> dict[str, list[tuple[str, float]]]:
     result = {}
     for qid, ranked in rows.items():
         ranked.sort()
@@ -167,6 +164,46 @@ def validate_ranking(path: str | Path, pools: dict[str, frozenset[str]]) -> dict
             raise RankOrderError(f"{path}: query {qid} has a higher score at a lower rank; scores must not increase down the ranking.")
         result[qid] = [(item, score) for _, item, score in ranked]
     return result
+
+
+def _common_checks(path: Path, rows, queries) -> None:
+    extra = set(rows) - set(queries)
+    _collect(ExtraIdsError, path, "query id(s) not in this release", extra, "remove them or use the release's query file.")
+    duplicates = {f"{qid}/{item}" for qid, ranked in rows.items()
+                  for item, count in Counter(item for _, item, _ in ranked).items() if count > 1}
+    _collect(DuplicateError, path, "(query, item) pair(s) listed more than once", duplicates, "rank each candidate once.")
+
+
+def validate_ranking(path: str | Path, pools: dict[str, frozenset[str]]) -> dict[str, list[tuple[str, float]]]:
+    """Validate a TREC run ("qid Q0 item_id rank score tag") against ``{qid: pool}``.
+
+    Every query of the pool table must rank its whole pool exactly once, ranks 1..n with scores
+    non-increasing by rank. Returns ``{qid: [(item_id, score), ...]}`` in rank order.
+    """
+    path = Path(path)
+    rows = _ranking_rows(path)
+    _common_checks(path, rows, pools)
+    outside = {f"{qid}/{item}" for qid, ranked in rows.items() for _, item, _ in ranked if item not in pools[qid]}
+    _collect(OutOfPoolError, path, "ranked item(s) outside the query's candidate pool", outside, "rank only the candidates the release gives for that query.")
+    missing = set(pools) - set(rows)
+    _collect(MissingIdsError, path, "query id(s) with no ranking", missing, "rank every query of the release.")
+    unranked = {f"{qid}/{item}" for qid, ranked in rows.items() for item in pools[qid] - {item for _, item, _ in ranked}}
+    _collect(MissingIdsError, path, "candidate(s) missing from their query's ranking", unranked, "rank the whole candidate pool of every query.")
+    return _ordered(path, rows)
+
+
+def validate_open_ranking(path: str | Path, queries: frozenset[str], catalog: frozenset[str], depth: int) -> dict[str, list[tuple[str, float]]]:
+    """Validate an open-corpus run: every query ranks 1..``depth`` catalog items (at most ``depth``), each once."""
+    path = Path(path)
+    rows = _ranking_rows(path)
+    _common_checks(path, rows, queries)
+    outside = {f"{qid}/{item}" for qid, ranked in rows.items() for _, item, _ in ranked if item not in catalog}
+    _collect(OutOfPoolError, path, "ranked item(s) not in public/items.parquet", outside, "rank only catalog items.")
+    deep = {qid for qid, ranked in rows.items() if len(ranked) > depth}
+    _collect(RankOrderError, path, f"query id(s) ranking more than {depth} items", deep, f"submit the top {depth} items per query.")
+    missing = set(queries) - set(rows)
+    _collect(MissingIdsError, path, "query id(s) with no ranking", missing, "rank every query of the release.")
+    return _ordered(path, rows)
 
 
 def _reject_constant(token: str):
@@ -220,6 +257,10 @@ def validate_run(run: str | Path, pools: Pools, tasks=None) -> dict:
         path = root / name
         if (tasks is not None and task not in tasks) or not path.is_file():
             continue
-        out[task] = (validate_classification(path, pools.t2_split) if task == "t2"
-                     else validate_ranking(path, pools.ranking(task)))
+        if task == "t2":
+            out[task] = validate_classification(path, pools.t2_split)
+        elif task == "t1o":
+            out[task] = validate_open_ranking(path, pools.t1o, pools.catalog, pools.open_depth)
+        else:
+            out[task] = validate_ranking(path, pools.ranking(task))
     return out

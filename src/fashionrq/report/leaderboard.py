@@ -22,13 +22,14 @@ from fashionrq.errors import InputError
 
 #: (task, metric key in the score JSON, column header) of the task table.
 TASK_COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("t1", "ndcg@10", "T1 nDCG@10"), ("t1", "recall@10", "T1 R@10"),
-    ("t2", "accuracy", "T2 Acc"), ("t2", "macro_f1", "T2 Macro-F1"),
-    ("t3", "ndcg@3", "T3 nDCG@3"), ("t3", "recall@3(rel=3)", "T3 R@3"),
-    ("t4", "consistency@5", "T4 Cons@5"), ("t4", "consistency@10", "T4 Cons@10"), ("t4", "ndcg@10", "T4 nDCG@10"),
+    ("t1o", "ndcg@10", "T1-open nDCG@10"), ("t1o", "recall@100", "T1-open R@100"),
+    ("t1", "recall@10", "T1 R@10"), ("t1", "ndcg@10", "T1 nDCG@10"),
+    ("t2", "macro_f1", "T2 Macro-F1"), ("t2", "accuracy", "T2 Acc"),
+    ("t3", "recall@1", "T3 R@1"), ("t3", "ndcg@3", "T3 nDCG@3"),
+    ("t4", "recall@10", "T4 R@10"), ("t4", "consistency@10", "T4 Cons@10"),
 )
-#: T1 metrics of the conditional table.
-CONDITIONAL_METRICS = ("ndcg@10", "recall@10", "recall@10(rel=3)", "mrr@10(rel=3)")
+#: T1 metrics of the conditional table ("recall@10" and "mrr@10" count Exact items; "(rel=1)" grades 1-3).
+CONDITIONAL_METRICS = ("ndcg@10", "recall@10", "recall@10(rel=1)", "mrr@10")
 SCORES_JSON = "scores.json"
 
 

@@ -13,12 +13,12 @@ from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_jsonl, atomic_writer
 from fashionrq.progress import track
 from fashionrq.systems.adapter import as_retriever
-from fashionrq.systems.base import Retriever, ranking_order
+from fashionrq.systems.base import Retriever, ranking_order, top_k
 from fashionrq.systems.bench import PublicBench
 from fashionrq.systems.regimes import candidate_view, check_regime
 from fashionrq.systems.t2 import GradeCalibrator, corpus_percentile
 
-RANKING_TASKS = ("t1", "t3", "t4")
+RANKING_TASKS = ("t1", "t3", "t4")  # pooled; open-corpus T1 (t1o) ranks the whole catalog
 #: Queries scored per call in T2 corpus scoring (bounds memory at chunk x corpus size floats).
 T2_CHUNK = 64
 
@@ -63,6 +63,7 @@ class _Rows:
     """item_id -> row of the items table."""
 
     def __init__(self, item_ids: Sequence[str], source: Path) -> None:
+        self.item_ids = list(item_ids)
         self.row = {item_id: i for i, item_id in enumerate(item_ids)}
         self.source = source
 
@@ -74,10 +75,11 @@ class _Rows:
 
 
 def _scores(system, reranker, texts, rows) -> list[np.ndarray]:
-    first = system.score_batch(texts, rows)
-    if reranker is None:
-        return [np.asarray(s, dtype=np.float64) for s in first]
-    first = [np.asarray(s, dtype=np.float64) for s in first]
+    first = [np.asarray(s, dtype=np.float64) for s in system.score_batch(texts, rows)]
+    return first if reranker is None else _rerank(reranker, texts, rows, first)
+
+
+def _rerank(reranker, texts, rows, first) -> list[np.ndarray]:
     if hasattr(reranker, "rerank_batch"):
         return reranker.rerank_batch(texts, rows, first)
     return [reranker.rerank(t, r, s) for t, r, s in zip(texts, rows, first)]
@@ -134,7 +136,40 @@ def calibrated_t2(bench: PublicBench, pairs: list[dict], features: np.ndarray, c
             for i, label, score in zip(test, labels, expected)]
 
 
-RUN_FILES = ("t1.run", "t2.jsonl", "t3.run", "t4.run")
+def open_depth(bench: PublicBench) -> int:
+    """Items per open-corpus T1 query, as the release's manifest registers it (protocol.open_depth)."""
+    path = bench.root / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    return int(manifest.get("protocol", {}).get("open_depth", 100))
+
+
+def search_batch(system, queries: Sequence[str], k: int, n_items: int) -> list[list[tuple[int, float]]]:
+    """The ``k`` best ``(row, score)`` of the whole corpus per query, best first (scored in chunks of queries)."""
+    all_rows = np.arange(n_items)
+    out = []
+    for start in range(0, len(queries), T2_CHUNK):
+        chunk = list(queries[start:start + T2_CHUNK])
+        for scores in system.score_batch(chunk, [all_rows] * len(chunk)):
+            scores = np.asarray(scores, dtype=np.float64)
+            if len(scores) != n_items or not np.all(np.isfinite(scores)):
+                raise FashionRQError(f"system '{system.name}' returned {len(scores)} scores, some not finite, for {n_items} items; fix its score().")
+            out.append(top_k(scores, k))
+    return out
+
+
+def _open_corpus(bench: PublicBench, system, reranker, item_ids: list[str], out: Path, tag: str) -> None:
+    """Open-corpus T1: the top ``open_depth`` catalog items per query (re-ranked at the top when a reranker is given)."""
+    queries = bench.jsonl("t1o_queries.jsonl")
+    qids, texts = [q["qid"] for q in queries], [q["text"] for q in queries]
+    hits = search_batch(system, texts, open_depth(bench), len(item_ids))
+    rows = [np.array([r for r, _ in h], dtype=np.int64) for h in hits]
+    scores = [np.array([v for _, v in h]) for h in hits]
+    if reranker is not None:
+        scores = _rerank(reranker, texts, rows, scores)
+    write_trec(out / "t1o.run", qids, [[item_ids[r] for r in rs] for rs in rows], scores, tag)
+
+
+RUN_FILES = ("t1o.run", "t1.run", "t2.jsonl", "t3.run", "t4.run")
 
 
 def execute(job, public: Path, out: Path) -> dict:
@@ -166,6 +201,7 @@ def execute(job, public: Path, out: Path) -> dict:
         qids, texts, cands = ranking_task(bench, task)
         rows = [rows_of(pool) for pool in cands]
         write_trec(out / f"{task}.run", qids, cands, _scores(system, reranker, texts, rows), _tag(name))
+    _open_corpus(bench, system, reranker, rows_of.item_ids, out, _tag(name))
     atomic_write_jsonl(out / "t2.jsonl", _t2(bench, system, reranker, rows_of, items.num_rows, calibrator))
     config = {"system_config": system.config() if hasattr(system, "config") else {}, "regime": job.regime,
               "rerank": reranker.config() if reranker is not None else None, "t2": calibrator.config()}
@@ -195,7 +231,8 @@ def run_system(
     child with ``params``/``reranker_params``) or instances (pickled to the child). The child fits the
     system on the items, ranks T1/T3/T4 candidates and classifies T2 test pairs; with ``reranker``, the
     scores of each query's top ``reranker.depth`` candidates are replaced by the reranker's.
-    Writes ``run.json`` (with ``isolation``: the mechanism that held), ``t1.run``, ``t3.run``, ``t4.run`` and
+    Writes ``run.json`` (with ``isolation``: the mechanism that held), ``t1o.run`` (the top
+    ``protocol.open_depth`` catalog items per open-corpus query), ``t1.run``, ``t3.run``, ``t4.run`` and
     ``t2.jsonl`` into a new folder ``out`` (an existing one is refused unless ``force``; a committed run or a
     folder inside a release never) and returns run.json.
     """

@@ -1,7 +1,8 @@
-"""Export T1 of a release for IR tooling: the BEIR layout and the MTEB retrieval layout (Hugging Face ``datasets``).
+"""Export open-corpus T1 of a release for IR tooling: the BEIR layout and the MTEB retrieval layout (``datasets``).
 
-Both hold the same three parts: the whole catalog as corpus (``_id``, ``title``, ``text``), the T1 queries
-(``_id``, ``text``) and the graded T1 qrels (``query-id``, ``corpus-id``, ``score``; grades 3/2/1/0).
+Both hold the same three parts: the whole catalog as corpus (``_id``, ``title``, ``text``), the open-corpus T1
+(``t1o``) queries (``_id``, ``text``) and their graded qrels (``query-id``, ``corpus-id``, ``score``; 3/2/1 by
+shared prefix length, every unlisted item irrelevant). Pooled T1 (re-ranking) stays in ``public/t1_candidates.jsonl``.
 """
 
 from __future__ import annotations
@@ -35,11 +36,11 @@ HF_CONFIGS = """configs:
 
 
 def t1_records(bench: Path) -> tuple[list[dict], list[dict], list[dict]]:
-    """``(corpus, queries, qrels)`` rows of T1 in the BEIR/MTEB field names."""
+    """``(corpus, queries, qrels)`` rows of open-corpus T1 in the BEIR/MTEB field names."""
     items = pq.read_table(bench / "public" / "items.parquet")
     corpus = [{"_id": row["item_id"], "title": row["name"] or "", "text": item_text(row)} for row in items.to_pylist()]
-    queries = [{"_id": row["qid"], "text": row["text"]} for row in read_jsonl(bench / "public" / "t1_queries.jsonl")]
-    qrels = [{"query-id": q, "corpus-id": i, "score": g} for q, i, g in read_qrels(bench / "labels" / "t1.qrels")]
+    queries = [{"_id": row["qid"], "text": row["text"]} for row in read_jsonl(bench / "public" / "t1o_queries.jsonl")]
+    qrels = [{"query-id": q, "corpus-id": i, "score": g} for q, i, g in read_qrels(bench / "labels" / "t1o.qrels")]
     return corpus, queries, qrels
 
 
@@ -50,7 +51,7 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
 
 
 def export_beir(bench: str | Path, out: str | Path, force: bool = False) -> Path:
-    """Write T1 as a BEIR dataset in ``out``: ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/test.tsv``."""
+    """Write open-corpus T1 as a BEIR dataset in ``out``: ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/test.tsv``."""
     bench = release_dir(bench)
     out = check_folder_output(out, force, "export folder")  # never inside a release
     corpus, queries, qrels = t1_records(bench)
@@ -65,7 +66,7 @@ def export_beir(bench: str | Path, out: str | Path, force: bool = False) -> Path
 
 
 def export_hf(bench: str | Path, out: str | Path, force: bool = False) -> Path:
-    """Write T1 in the MTEB retrieval layout: corpus, queries and qrels as Parquet configs, and a dataset card.
+    """Write open-corpus T1 in the MTEB retrieval layout: corpus, queries and qrels as Parquet configs, and a dataset card.
 
     ``datasets.load_dataset(out)`` loads the qrels (config ``default``, split ``test``); ``"corpus"`` and
     ``"queries"`` name the other configs. The card (``README.md``) carries the release's manifest hash.

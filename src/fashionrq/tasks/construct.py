@@ -1,58 +1,43 @@
-"""The four tasks (§4, §8.0.3) built from qualified leaf clusters and their queries.
+"""The five tasks (§4, §8.0.3) built from qualified leaf clusters and their queries, leak-proof by construction.
 
 Relevance is the shared-prefix length between an item's SID and the anchor leaf: Exact 3 (same level-3
 prefix), Sibling 2 (same level-2 prefix only), Related 1 (same level-1 prefix only), Irrelevant 0.
+The threat model and the design are in docs/benchmark.md ("Leak-proof construction"). In short:
+
+* every anchor leaf serves exactly one task (T1 and T4 share pools; open-corpus T1, T2 and T3 get their own
+  leaves), and every item belongs to at most one task's candidate lists;
+* T1 pools are built per *unit*: two sibling leaves A and B (B may be a leaf without queries) give 10 items
+  each, plus 10 Related and 10 Irrelevant items. The pool serves the queries of A and of B, so nothing but
+  the query says which half is Exact. Irrelevant items are hard negatives: near the unit in embedding
+  space, outside its level-1 prefix. One pool per unit, shared by all its queries and T4 groups;
+* items are drawn least-used first, so each item sits in one pool wherever the catalog allows.
 Everything here works on item rows and query indices; opaque public ids are assigned when writing.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from collections import Counter
 
 import numpy as np
 
 from fashionrq.errors import InputError
 from fashionrq.hierarchy import Hierarchy
-
-GRADES = (3, 2, 1, 0)
-TIER_NAMES = {3: "exact", 2: "sibling", 1: "related", 0: "irrelevant"}
-
-
-@dataclass(frozen=True)
-class TaskConfig:
-    """Sizes of the task instances (defaults follow §8.0.3)."""
-
-    pool_size: int = 40  # T1/T4 pool: pool_size // 4 items per tier
-    min_per_tier: int = 3  # an anchor needs this many items in every tier for T1/T2/T4 (pool >= 12)
-    t2_per_tier: int = 2  # T2 (query, item) pairs per tier and query
-    dev_fraction: float = 0.2  # share of level-2 prefixes whose T2 pairs form the public dev split
-    t3_distractors: int = 4  # distractor leaf clusters per T3 query
-    t3_min_distractors: int = 3
-    max_anchor_leaves: int | None = 500  # seeded sample of anchor leaves (paper: 436); None keeps every leaf
+from fashionrq.tasks.claims import ItemClaims, nearest
+from fashionrq.tasks.records import (
+    GRADES,
+    TIER_NAMES,
+    AnchorQuery,
+    OpenQuery,
+    PairInstance,
+    RankingInstance,
+    TaskConfig,
+    Tasks,
+)
 
 
-@dataclass(frozen=True)
-class AnchorQuery:
-    """One deduplicated query of a qualified leaf cluster."""
-
-    text: str
-    leaf: str  # anchor leaf prefix
-    expressed: dict[str, list[str]]
-    covers: str | None
-    source: str
-
-
-@dataclass
-class Tasks:
-    """Task instances over item rows; ``query`` fields index ``Tasks.queries``."""
-
-    queries: list[AnchorQuery]
-    t1: list[dict] = field(default_factory=list)  # {"query", "candidates": [row], "grades": [g]}
-    t2: list[dict] = field(default_factory=list)  # {"query", "row", "grade", "split"}
-    t3: list[dict] = field(default_factory=list)  # {"query", "candidates", "grades"}
-    t4: list[dict] = field(default_factory=list)  # {"leaf", "queries": [i], "candidates", "grades"}
-    report: dict = field(default_factory=dict)
+def prefix_key(prefix: str) -> tuple[int, ...]:
+    return tuple(int(c) for c in prefix.split("-"))
 
 
 class TierIndex:
@@ -68,130 +53,262 @@ class TierIndex:
             sizes = np.bincount(groups)
             self.members.append(np.split(order, np.cumsum(sizes)[:-1]))
         self.group_of = [{p: i for i, p in enumerate(prefixes)} for prefixes in hierarchy.prefixes]
-        self._outside: dict[int, np.ndarray] = {}
 
-    def tiers(self, leaf: str) -> dict[int, np.ndarray]:
-        """Sorted item rows per grade for anchor ``leaf``."""
+    def rows(self, prefix: str) -> np.ndarray:
+        """Sorted item rows of a prefix of any level."""
+        level = prefix.count("-")
+        return np.sort(self.members[level][self.group_of[level][prefix]])
+
+    def related(self, leaf: str) -> np.ndarray:
+        """Rows sharing the leaf's level-1 prefix but not its level-2 prefix (grade 1)."""
         a, b, _ = leaf.split("-")
-        g1 = self.group_of[0][a]
-        l1 = self.members[0][g1]
-        l2 = self.members[1][self.group_of[1][f"{a}-{b}"]]
-        l3 = self.members[2][self.group_of[2][leaf]]
-        if g1 not in self._outside:
-            self._outside[g1] = np.flatnonzero(self.h.groups[0] != g1)
-        return {3: np.sort(l3), 2: np.setdiff1d(l2, l3), 1: np.setdiff1d(l1, l2), 0: self._outside[g1]}
+        return np.setdiff1d(self.rows(a), self.rows(f"{a}-{b}"))
 
-    def smallest_tier(self, leaf: str) -> int:
-        """Items in the smallest of the four tiers around ``leaf`` (from cluster sizes alone)."""
-        clusters = self.h.clusters
-        l3 = clusters[leaf]
-        l2 = clusters[l3.parent]
-        l1 = clusters[l2.parent]
-        return min(l3.size, l2.size - l3.size, l1.size - l2.size, len(self.h.sids) - l1.size)
+    def outside(self, leaf: str) -> np.ndarray:
+        """Rows outside the leaf's level-1 prefix (grade 0)."""
+        return np.flatnonzero(self.h.groups[0] != self.group_of[0][leaf.split("-")[0]])
 
-    def grade(self, leaf: str, rows: np.ndarray) -> np.ndarray:
+    def size(self, leaf: str) -> int:
+        return self.h.clusters[leaf].size
+
+    def grade(self, leaf: str, rows) -> np.ndarray:
         """Shared-prefix length between each item's SID and ``leaf``."""
-        anchor = np.array([int(c) for c in leaf.split("-")])
-        equal = self.h.sids[np.asarray(rows)] == anchor
+        anchor = np.array(prefix_key(leaf))
+        equal = self.h.sids[np.asarray(rows, dtype=np.int64)] == anchor
         return np.cumprod(equal, axis=1).sum(axis=1)
 
-    def neighbour_leaves(self, leaf: str) -> tuple[list[str], list[str]]:
-        """Other leaf prefixes under the same level-2 prefix (siblings) and under the same level-1 prefix (cousins)."""
+    def siblings(self, leaf: str) -> list[str]:
+        """Other leaves under the same level-2 prefix."""
+        clusters = self.h.clusters
+        return [c for c in clusters[clusters[leaf].parent].children if c != leaf]
+
+    def cousins(self, leaf: str) -> list[str]:
+        """Leaves under the same level-1 prefix but another level-2 prefix."""
         clusters = self.h.clusters
         parent = clusters[clusters[leaf].parent]
-        siblings = [c for c in parent.children if c != leaf]
-        cousins = [leaf3 for mid in clusters[parent.parent].children if mid != parent.cluster_id for leaf3 in clusters[mid].children]
-        return siblings, cousins
+        return [c for mid in clusters[parent.parent].children if mid != parent.cluster_id for c in clusters[mid].children]
 
 
-def _draw(rnd: random.Random, rows: np.ndarray, k: int) -> list[int]:
-    """``k`` rows drawn without replacement (all of them when there are no more), in row order."""
-    if k >= len(rows):
-        return rows.tolist()
-    return rows[sorted(rnd.sample(range(len(rows)), k))].tolist()
+def _partner(index: TierIndex, leaf: str, free: set[str], min_items: int) -> str | None:
+    """A free sibling leaf (one no task anchors) with at least ``min_items`` items, or ``None``."""
+    return next((s for s in index.siblings(leaf) if s in free and index.size(s) >= min_items), None)
 
 
-def _balanced_pool(rnd: random.Random, tiers: dict[int, np.ndarray], per_tier: int) -> tuple[list[int], list[int]]:
-    """``per_tier`` rows from every tier, shuffled, with their grades."""
-    rows: list[int] = []
-    grades: list[int] = []
-    for g in GRADES:
-        drawn = _draw(rnd, tiers[g], per_tier)
-        rows += drawn
-        grades += [g] * len(drawn)
-    order = list(range(len(rows)))
+def _pair_units(index: TierIndex, leaves: list[str], free: set[str], min_items: int, cap: int | None) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """``(anchors, members)`` units: sibling anchor leaves paired, a lone one with a free sibling leaf."""
+    by_mid: dict[str, list[str]] = {}
+    for leaf in leaves:
+        if index.size(leaf) >= min_items:
+            by_mid.setdefault(leaf.rsplit("-", 1)[0], []).append(leaf)
+    units, anchored = [], 0
+    for group in by_mid.values():
+        while group and (cap is None or anchored < cap):
+            a = group.pop(0)
+            if group:
+                b = group.pop(0)
+                units.append(((a, b), (a, b)))
+                anchored += 2
+            elif (b := _partner(index, a, free, min_items)) is not None:
+                free.discard(b)
+                units.append(((a,), (a, b)))
+                anchored += 1
+    return units
+
+
+def _t3_groups(index: TierIndex, leaves: list[str], free: set[str], config: TaskConfig) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """``(anchors, members)`` groups of up to ``t3_candidates`` neighbouring leaves, filled with free leaves."""
+    by_mid: dict[str, list[str]] = {}
+    for leaf in leaves:
+        by_mid.setdefault(leaf.rsplit("-", 1)[0], []).append(leaf)
+    groups = []
+    for group in by_mid.values():
+        for start in range(0, len(group), config.t3_candidates):
+            anchors = tuple(group[start:start + config.t3_candidates])
+            fill = [c for c in index.siblings(anchors[0]) + index.cousins(anchors[0]) if c in free]
+            extra = fill[:config.t3_candidates - len(anchors)]
+            if len(anchors) + len(extra) >= config.t3_min_candidates:
+                free.difference_update(extra)
+                groups.append((anchors, anchors + tuple(extra)))
+    return groups
+
+
+def _draw_negatives(claims: ItemClaims, rnd: random.Random, index: TierIndex, embeddings, unit_rows: list[int], leaf: str,
+                    k: int, task: str, window: int) -> list[int] | None:
+    """``k`` hard Related items (nearest the unit in its level-1 prefix, outside its level-2 prefix) and ``k`` hard
+    Irrelevant items (nearest the unit outside its level-1 prefix); random ones without embeddings."""
+    reuse = task == "t1"
+    related = claims.free(index.related(leaf), task, reuse)
+    related = claims.draw(rnd, nearest(embeddings, unit_rows, related, max(window, k)), k, task, reuse)
+    if related is None:
+        return None
+    outside = claims.free(index.outside(leaf), task, reuse)
+    irrelevant = claims.draw(rnd, nearest(embeddings, unit_rows, outside, max(window, k)), k, task, reuse)
+    return None if irrelevant is None else related + irrelevant
+
+
+def _components(lists: list[list[int]]) -> list[int]:
+    """Connected components of candidate lists that share an item (union-find); one label per list."""
+    parent = list(range(len(lists)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict[int, int] = {}
+    for i, rows in enumerate(lists):
+        for r in rows:
+            j = first.setdefault(r, i)
+            parent[root(i)] = root(j)
+    roots = [root(i) for i in range(len(lists))]
+    label = {r: n for n, r in enumerate(dict.fromkeys(roots))}
+    return [label[r] for r in roots]
+
+
+def _caps(config: TaskConfig) -> dict[str, int | None]:
+    total = config.max_anchor_leaves
+    return {task: None if total is None else max(1, int(round(share * total))) for task, share in config.shares}
+
+
+def _assign(index: TierIndex, by_leaf: dict[str, list[int]], config: TaskConfig, rnd: random.Random) -> dict:
+    """Anchor leaves per task (disjoint): T1 pair units first (they need the largest leaves), then the others by fill."""
+    order = sorted(by_leaf, key=prefix_key)
     rnd.shuffle(order)
-    return [rows[i] for i in order], [grades[i] for i in order]
+    caps = _caps(config)
+    free = {leaf for leaf in index.h.clusters if leaf.count("-") == 2 and leaf not in by_leaf}
+    t1 = _pair_units(index, order, free, config.per_tier, caps["t1"])
+    used = {leaf for anchors, _ in t1 for leaf in anchors}
+    chosen: dict[str, list[str]] = {"t1o": [], "t2": [], "t3": []}
+    for leaf in (leaf for leaf in order if leaf not in used):
+        eligible = ["t1o"]
+        if index.size(leaf) >= config.t2_per_tier:
+            eligible.append("t2")
+        if len(index.siblings(leaf)) + len(index.cousins(leaf)) >= config.t3_min_candidates - 1:
+            eligible.append("t3")
+        fill = {t: len(chosen[t]) / caps[t] if caps[t] else len(chosen[t]) for t in eligible}
+        task = min(eligible, key=lambda t: (fill[t], t))
+        if caps[task] is None or len(chosen[task]) < caps[task]:
+            chosen[task].append(leaf)
+    t2 = _pair_units(index, chosen["t2"], free, config.t2_per_tier, None)
+    t3 = _t3_groups(index, chosen["t3"], free, config)
+    placed = {leaf for units in (t2, t3) for anchors, _ in units for leaf in anchors}
+    spill = [leaf for leaf in chosen["t2"] + chosen["t3"] if leaf not in placed]
+    return {"t1": t1, "t2": t2, "t3": t3, "t1o": chosen["t1o"] + spill, "unused_leaves": len(by_leaf) - len(used) - len(placed)
+            - len(chosen["t1o"]) - len(spill)}
 
 
-def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskConfig = TaskConfig(), seed: int = 0) -> Tasks:
-    """Instances of T1-T4 for ``queries`` (each anchored at a qualified leaf of ``hierarchy``)."""
+def _claim_own(units, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, task: str) -> list[list[int] | None]:
+    """``k`` items of every member leaf of every unit (``None`` for a unit where a leaf has fewer free)."""
+    own = []
+    for _, members in units:
+        drawn = [claims.draw(rnd, index.rows(leaf), k, task) for leaf in members]
+        own.append(None if any(d is None for d in drawn) else [r for d in drawn for r in d])
+    return own
+
+
+def _add_negatives(units, own, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, embeddings, task: str,
+                   window: int) -> list[list[int] | None]:
+    """Own items plus ``k`` Related and ``k`` hard Irrelevant items per unit, shuffled; ``None`` if unfillable."""
+    pools = []
+    for (anchors, _), mine in zip(units, own):
+        negatives = None if mine is None else _draw_negatives(claims, rnd, index, embeddings, mine, anchors[0], k, task, window)
+        rows = None if negatives is None else mine + negatives
+        if rows is not None:
+            rnd.shuffle(rows)
+        pools.append(rows)
+    return pools
+
+
+def _t1_t4(units, pools, by_leaf, index: TierIndex) -> tuple[list[RankingInstance], list[RankingInstance]]:
+    kept = [(u, p) for u, p in zip(units, pools) if p is not None]
+    labels = _components([p for _, p in kept])
+    t1, t4 = [], []
+    for ((anchors, _), rows), label in zip(kept, labels):
+        unit = f"t1-{label:05d}"
+        for leaf in anchors:
+            grades = tuple(index.grade(leaf, rows).tolist())
+            t1 += [RankingInstance((qi,), leaf, tuple(rows), grades, unit) for qi in by_leaf[leaf]]
+            if len(by_leaf[leaf]) >= 2:
+                t4.append(RankingInstance(tuple(by_leaf[leaf]), leaf, tuple(rows), grades, unit))
+    return t1, t4
+
+
+def _t2(units, pools, by_leaf, index: TierIndex, config: TaskConfig, rnd: random.Random) -> tuple[list[PairInstance], int]:
+    kept = [(u, p) for u, p in zip(units, pools) if p is not None]
+    mids = sorted({anchors[0].rsplit("-", 1)[0] for (anchors, _), _ in kept}, key=prefix_key)
+    dev = set(rnd.sample(mids, int(round(config.dev_fraction * len(mids)))))
+    pairs = []
+    for ((anchors, _), rows), label in zip(kept, _components([p for _, p in kept])):
+        split = "dev" if anchors[0].rsplit("-", 1)[0] in dev else "test"
+        for leaf in anchors:
+            grades = index.grade(leaf, rows).tolist()
+            pairs += [PairInstance(qi, r, g, split, f"t2-{label:05d}") for qi in by_leaf[leaf] for r, g in zip(rows, grades)]
+    return pairs, len(dev)
+
+
+def _t3(groups, claims: ItemClaims, by_leaf, index: TierIndex, rnd: random.Random) -> list[RankingInstance]:
+    out = []
+    for n, (anchors, members) in enumerate(groups):
+        rows = [claims.draw(rnd, index.rows(leaf), 1, "t3") for leaf in members]
+        rows = [r[0] for r in rows if r is not None]
+        for leaf in anchors:
+            for qi in by_leaf[leaf]:
+                order = rows[:]
+                rnd.shuffle(order)
+                out.append(RankingInstance((qi,), leaf, tuple(order), tuple(index.grade(leaf, order).tolist()), f"t3-{n:05d}"))
+    return out
+
+
+def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskConfig = TaskConfig(), seed: int = 0,
+                embeddings: np.ndarray | None = None) -> Tasks:
+    """Instances of every task for ``queries`` (each anchored at a qualified leaf of ``hierarchy``).
+
+    ``embeddings`` (the construction encoder's item vectors, L2-normalised) pick the hard negatives; without
+    them grade-0 items are drawn from anywhere outside the level-1 prefix.
+    """
     rnd = random.Random(seed)
     index = TierIndex(hierarchy)
-    tasks = Tasks(queries=queries)
-    per_tier_target = config.pool_size // 4
-    short_pools = 0
-    skipped_t1 = 0
-    skipped_t3 = 0
     by_leaf: dict[str, list[int]] = {}
     for qi, q in enumerate(queries):
         by_leaf.setdefault(q.leaf, []).append(qi)
-
-    leaves = sorted(by_leaf, key=lambda p: tuple(int(c) for c in p.split("-")))
-    available = {leaf: index.smallest_tier(leaf) for leaf in leaves}
-    # T2 split unit: the level-2 prefix of the T1/T2 anchors (so no leaf and no level-2 cluster is in both splits).
-    mids = sorted({leaf.rsplit("-", 1)[0] for leaf in leaves if available[leaf] >= config.min_per_tier},
-                  key=lambda p: tuple(int(c) for c in p.split("-")))
-    dev_mids = set(rnd.sample(mids, int(round(config.dev_fraction * len(mids)))))
-
-    for leaf in leaves:
-        tiers = index.tiers(leaf)
-        per_tier = min(per_tier_target, available[leaf])
-        if available[leaf] >= config.min_per_tier:
-            short_pools += int(per_tier < per_tier_target) * len(by_leaf[leaf])
-            for qi in by_leaf[leaf]:
-                rows, grades = _balanced_pool(rnd, tiers, per_tier)
-                tasks.t1.append({"query": qi, "candidates": rows, "grades": grades})
-                rows2, grades2 = _balanced_pool(rnd, tiers, min(config.t2_per_tier, available[leaf]))
-                split = "dev" if leaf.rsplit("-", 1)[0] in dev_mids else "test"
-                for r, g in zip(rows2, grades2):
-                    tasks.t2.append({"query": qi, "row": r, "grade": g, "split": split})
-            if len(by_leaf[leaf]) >= 2:
-                rows, grades = _balanced_pool(rnd, tiers, per_tier)
-                tasks.t4.append({"leaf": leaf, "queries": list(by_leaf[leaf]), "candidates": rows, "grades": grades})
-        else:
-            skipped_t1 += len(by_leaf[leaf])
-        siblings, cousins = index.neighbour_leaves(leaf)
-        for qi in by_leaf[leaf]:
-            if len(siblings) + len(cousins) < config.t3_min_distractors:
-                skipped_t3 += 1
-                continue
-            chosen = rnd.sample(siblings, min(len(siblings), config.t3_distractors))
-            chosen += rnd.sample(cousins, min(len(cousins), config.t3_distractors - len(chosen)))
-            rows = [int(tiers[3][rnd.randrange(len(tiers[3]))])]
-            for c in chosen:
-                members = index.members[2][index.group_of[2][c]]
-                rows.append(int(members[rnd.randrange(len(members))]))
-            rnd.shuffle(rows)
-            tasks.t3.append({"query": qi, "candidates": rows, "grades": index.grade(leaf, np.array(rows)).tolist()})
-
-    tasks.report = {
+    plan = _assign(index, by_leaf, config, rnd)
+    claims = ItemClaims(len(hierarchy.sids))
+    window = config.hard_negative_window
+    own1 = _claim_own(plan["t1"], config.per_tier, claims, rnd, index, "t1")
+    own2 = _claim_own(plan["t2"], config.t2_per_tier, claims, rnd, index, "t2")
+    t3 = _t3(plan["t3"], claims, by_leaf, index, rnd)
+    t2_vectors = embeddings if config.t2_hard_negatives else None
+    pools2 = _add_negatives(plan["t2"], own2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window)
+    pools1 = _add_negatives(plan["t1"], own1, config.per_tier, claims, rnd, index, embeddings, "t1", window)
+    t1, t4 = _t1_t4(plan["t1"], pools1, by_leaf, index)
+    t2, dev_mids = _t2(plan["t2"], pools2, by_leaf, index, config, rnd)
+    t1o = [OpenQuery(qi, leaf, f"t1o-{leaf}") for leaf in sorted(plan["t1o"], key=prefix_key) for qi in by_leaf[leaf]]
+    tasks = Tasks(tuple(queries), tuple(t1), tuple(t1o), tuple(t2), tuple(t3), tuple(t4), {})
+    tasks.report.update({
         "anchor_leaves": len(by_leaf),
         "anchor_queries": len(queries),
-        "t1_t2_skipped_queries": skipped_t1,
-        "t1_short_pools": short_pools,
-        "t3_skipped_queries": skipped_t3,
-        "t2_dev_level2_prefixes": len(dev_mids),
-        "t2_test_level2_prefixes": len(mids) - len(dev_mids),
+        "leaves_per_task": {"t1": len({i.leaf for i in t1}), "t1o": len(plan["t1o"]), "t2": len({queries[p.query].leaf for p in t2}),
+                            "t3": len({i.leaf for i in t3})},
+        "leaves_unused": plan["unused_leaves"],
+        "t1_leaves_too_small": sum(1 for leaf in by_leaf if index.size(leaf) < config.per_tier),
+        "t1_units": {"planned": len(plan["t1"]), "unfillable": sum(p is None for p in pools1),
+                     "paired": sum(len(a) == 2 for (a, _), p in zip(plan["t1"], pools1) if p is not None)},
+        "t2_units": {"planned": len(plan["t2"]), "unfillable": sum(p is None for p in pools2)},
+        "t2_dev_level2_prefixes": dev_mids,
+        "t3_groups": len(plan["t3"]),
         "tier_balance": tier_balance(tasks),
-    }
+        "recurrence": recurrence(tasks),
+        "bootstrap_units": {name: len({i.unit for i in insts}) for name, insts in
+                            (("t1", t1), ("t1o", t1o), ("t2", t2), ("t3", t3), ("t4", t4))},
+    })
     return tasks
 
 
 def tier_balance(tasks: Tasks, tolerance: float = 0.10) -> dict[str, dict]:
     """Share of each grade over (query, candidate) pairs in T1 and T2, and whether each is within ±tolerance of 1/4."""
     out = {}
-    for name, grades in (("t1", [g for inst in tasks.t1 for g in inst["grades"]]), ("t2", [p["grade"] for p in tasks.t2])):
+    for name, grades in (("t1", [g for inst in tasks.t1 for g in inst.grades]), ("t2", [p.grade for p in tasks.t2])):
         counts = np.bincount(np.asarray(grades, dtype=np.int64), minlength=4) if grades else np.zeros(4, dtype=np.int64)
         total = max(int(counts.sum()), 1)
         shares = {TIER_NAMES[g]: round(int(counts[g]) / total, 6) for g in GRADES}
@@ -201,4 +318,22 @@ def tier_balance(tasks: Tasks, tolerance: float = 0.10) -> dict[str, dict]:
             "shares": shares,
             "within_tolerance": bool(grades) and all(abs(s - 0.25) <= tolerance * 0.25 for s in shares.values()),
         }
+    return out
+
+
+def recurrence(tasks: Tasks) -> dict[str, dict]:
+    """How many distinct candidate lists (T1 pools, T2 units, T3 groups) each candidate sits in, by grade.
+
+    Equal means across grades is what makes item frequency useless to a label-blind program; 1.0 everywhere
+    means every item is used once.
+    """
+    out = {}
+    for name, insts in (("t1", tasks.t1), ("t3", tasks.t3)):
+        lists = {tuple(sorted(i.candidates)) for i in insts}
+        counts = Counter(r for rows in lists for r in rows)
+        by_grade = {}
+        for g in GRADES:
+            values = [counts[r] for i in insts for r, grade in zip(i.candidates, i.grades) if grade == g]
+            by_grade[TIER_NAMES[g]] = round(float(np.mean(values)), 4) if values else None
+        out[name] = {"mean_by_grade": by_grade, "max": max(counts.values(), default=0), "items": len(counts)}
     return out

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import pandas as pd
@@ -10,7 +9,7 @@ import pandas as pd
 from fashionrq.errors import InputError
 from fashionrq.progress import console
 from fashionrq.hierarchy import Hierarchy
-from fashionrq.tasks.construct import AnchorQuery
+from fashionrq.tasks.records import AnchorQuery
 
 BACKENDS = ("verbalizer", "llm")
 
@@ -38,26 +37,45 @@ def deduplicate(queries: list[AnchorQuery]) -> tuple[list[AnchorQuery], dict[str
     return kept, {"generated": len(queries), "dropped_cross_cluster": cross, "dropped_within_cluster": within, "kept": len(kept)}
 
 
-def sample_leaves(queries: list[AnchorQuery], max_leaves: int | None, seed: int) -> list[AnchorQuery]:
-    """Keep the queries of a seeded sample of at most ``max_leaves`` anchor leaves (all of them when ``None``)."""
-    leaves = sorted({q.leaf for q in queries}, key=lambda p: tuple(int(c) for c in p.split("-")))
-    if max_leaves is None or len(leaves) <= max_leaves:
-        return queries
-    kept = set(random.Random(seed).sample(leaves, max_leaves))
-    return [q for q in queries if q.leaf in kept]
+def hidden_phi(query: AnchorQuery) -> dict[str, list[str] | None]:
+    """The hidden φ(q) of a verbalizer query: what its clauses asserted (``expressed``), every φ key present,
+    ``None`` when not asserted. It never comes from the public ``LexiconParser`` a system may call."""
+    from fashionrq.querygen import PHI_KEYS
+
+    return {key: sorted(query.expressed[key]) if query.expressed.get(key) else None for key in PHI_KEYS}
 
 
-def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "verbalizer", seed: int = 0,
-                   max_leaves: int | None = None, llm_options: dict | None = None) -> tuple[list[AnchorQuery], list[dict], dict]:
-    """Generate queries for every qualified leaf, deduplicate them globally and enrich each with φ(q).
+class _NoParse:
+    """Fallback of the LLM enricher: a failed enrichment asserts nothing (it never falls back to the public parser)."""
 
-    Deduplication runs over every leaf's queries (a text two leaves share is ambiguous and dropped) before
-    ``max_leaves`` anchor leaves are sampled with ``seed``, so the sample keeps only unambiguous queries.
+    def parse_many(self, texts: list[str]) -> list[dict]:
+        from fashionrq.querygen import PHI_KEYS
 
-    ``backend="llm"`` uses ``querygen.LLMBackend`` (configured by the ``FASHIONRQ_LLM_*`` variables, and
-    ``llm_options``: its keyword arguments such as ``max_concurrency``, ``timeout``, ``max_tokens``) for both
-    generation and enrichment; ``"verbalizer"`` is offline and deterministic. Returns the queries, their φ
-    dicts (aligned) and a report (counts, malformed/failed LLM answers, coverage gaps).
+        return [dict.fromkeys(PHI_KEYS) for _ in texts]
+
+
+def hidden_phis(queries: list[AnchorQuery], used: list[int], backend: str, seed: int,
+                llm_options: dict | None = None) -> tuple[dict[int, dict], dict]:
+    """Hidden φ of the ``used`` queries: the verbalizer's record (:func:`hidden_phi`), or with ``backend="llm"``
+    a second LLM call per query (``querygen.LLMEnricher``); a failed call asserts nothing and is counted."""
+    if backend != "llm":
+        return {qi: hidden_phi(queries[qi]) for qi in used}, {"phi_source": "verbalizer record (GeneratedQuery.expressed)"}
+    from fashionrq import querygen
+
+    enricher = querygen.LLMEnricher(querygen.LLMBackend(seed=seed, **(llm_options or {})), _NoParse())
+    phis = querygen.enrich([queries[qi].text for qi in used], enricher)
+    return dict(zip(used, phis)), {"phi_source": "LLM enrichment (querygen.LLMEnricher, no parser fallback)",
+                                   "enrichment_malformed": enricher.malformed, "enrichment_failed": enricher.failed}
+
+
+def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "verbalizer",
+                   seed: int = 0, llm_options: dict | None = None) -> tuple[list[AnchorQuery], dict]:
+    """Generate queries for every qualified leaf and deduplicate them globally.
+
+    A text two leaves share is ambiguous and dropped. ``backend="llm"`` uses ``querygen.LLMBackend``
+    (configured by the ``FASHIONRQ_LLM_*`` variables); ``"verbalizer"`` is offline and deterministic. Each
+    query keeps the attributes its generator asserted (its hidden φ, see :func:`hidden_phi`). Returns the
+    queries and a report (counts, malformed/failed LLM answers, coverage gaps).
     """
     from fashionrq import querygen
 
@@ -72,10 +90,6 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
         for qs in query_sets for g in qs.queries
     ]
     queries, report = deduplicate(generated)
-    queries = sample_leaves(queries, max_leaves, seed)
-    report["kept_after_leaf_sample"] = len(queries)
-    parser = querygen.LLMEnricher(llm, lexicon) if llm else lexicon
-    phi = querygen.enrich([q.text for q in queries], parser)
     report.update({
         "backend": backend,
         "leaves": len(leaves),
@@ -84,13 +98,16 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
         "generation_failed": sum(qs.failed for qs in query_sets),
         "coverage_gaps": sum(len(qs.coverage_gaps) for qs in query_sets),
         "unsupported": sum(len(qs.unsupported) for qs in query_sets),
-        "enrichment_malformed": getattr(parser, "malformed", 0),
-        "enrichment_failed": getattr(parser, "failed", 0),
         "sources": dict(sorted(Counter(q.source for q in queries).items())),
     })
-    if llm is not None:  # how the calls went differs between a first run and a rerun from the cache: printed only
-        report["llm_answers_truncated"] = llm.truncated
-        console.print(f"LLM calls: {llm.requests:,} requests, {llm.cache_hits:,} answers from the cache, {llm.failures:,} failed, "
-                      f"{llm.timeouts:,} timeouts, {llm.truncated:,} answers cut at max_tokens, concurrency "
-                      f"{llm.lowest_concurrency}-{llm.max_concurrency}", soft_wrap=True, highlight=False)
-    return queries, phi, report
+    return queries, report
+
+
+def parser_agreement(queries: list[AnchorQuery], phis: list[dict], items: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Per φ attribute: precision and recall of the public ``LexiconParser`` against the hidden φ ``phis``."""
+    from fashionrq import querygen
+
+    gold = [AnchorQuery(q.text, q.leaf, {k: v for k, v in phi.items() if v}, q.covers, q.source) for q, phi in zip(queries, phis)]
+    scores = querygen.parser_agreement(gold, querygen.LexiconParser(items))
+    return {k: {"precision": round(v["precision"], 4), "recall": round(v["recall"], 4), "support": v["support"]}
+            for k, v in scores.items()}

@@ -19,11 +19,12 @@ from fashionrq.errors import InputError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.io import atomic_writer, sha256_file
-from fashionrq.tasks.construct import TaskConfig, Tasks, build_tasks
+from fashionrq.tasks.construct import TierIndex, build_tasks
+from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, TaskConfig, Tasks
 from fashionrq.timing import stage
 
 MANIFEST = "manifest.json"
-RELEASE_FORMAT = 1
+RELEASE_FORMAT = 2
 _PACKAGES = ("fashionrq", "numpy", "pandas", "pyarrow", "scikit-learn", "torch", "sentence-transformers")
 
 
@@ -89,13 +90,14 @@ def write_release(
     sids: np.ndarray,
     hierarchy: Hierarchy,
     tasks: Tasks,
-    phi: list[dict],
+    phi: dict[int, dict],
     seed: int,
     manifest_info: dict,
     force: bool = False,
 ) -> Path:
     """Write ``out/public``, ``out/labels`` and ``out/manifest.json``; return the manifest path.
 
+    ``phi`` maps each used query index to its hidden φ(q).
     The release is written into a temporary folder beside ``out`` and renamed into place when complete, so
     an interrupted build leaves no half-written release; ``force`` replaces an existing release.
     """
@@ -113,6 +115,107 @@ def write_release(
             gc.enable()
 
 
+class _Writer:
+    """Collects the rows of every release file; opaque ids come from one seeded permutation per id kind."""
+
+    def __init__(self, tasks: Tasks, item_ids: list[str], phi: dict[int, dict], rng: np.random.Generator) -> None:
+        self.tasks, self.item_ids, self.phi = tasks, item_ids, phi
+        t2_queries = sorted({p.query for p in tasks.t2})
+        rows = [("t1", i) for i in range(len(tasks.t1))] + [("t1o", i) for i in range(len(tasks.t1o))] + \
+               [("t2", q) for q in t2_queries] + [("t3", i) for i in range(len(tasks.t3))] + \
+               [("t4", n) for n in range(sum(len(g.queries) for g in tasks.t4))]
+        self.qids = dict(zip(rows, _opaque(rng, len(rows), "q")))
+        self.t2_queries = t2_queries
+        self.files: dict[str, list] = {}
+        self.meta: list[dict] = []
+        self.phi_rows: list[dict] = []
+
+    def remember(self, qid: str, task: str, qi: int, unit: str) -> None:
+        q = self.tasks.queries[qi]
+        self.meta.append({"qid": qid, "task": task, "cluster": q.leaf, "leaf": q.leaf, "level": q.leaf.count("-") + 1,
+                          "unit": unit, "covers": q.covers, "source": q.source})
+        self.phi_rows.append({"qid": qid, "phi": self.phi[qi], "expressed": sorted(k for k, v in self.phi[qi].items() if v)})
+
+    def qrels(self, qid: str, rows, grades) -> list[str]:
+        return [f"{qid} 0 {self.item_ids[r]} {g}" for r, g in zip(rows, grades)]
+
+    def ranking(self, task: str, insts, pooled_file: bool) -> None:
+        """T1 (queries + candidates files) or T3 (candidates inside the queries file) and their qrels."""
+        queries, cands, qrels = [], [], []
+        for i, inst in enumerate(insts):
+            qid, qi = self.qids[(task, i)], inst.queries[0]
+            ids = [self.item_ids[r] for r in inst.candidates]
+            if pooled_file:
+                queries.append({"qid": qid, "text": self.tasks.queries[qi].text})
+                cands.append({"qid": qid, "candidates": ids})
+            else:
+                queries.append({"qid": qid, "text": self.tasks.queries[qi].text, "candidates": ids})
+            qrels += self.qrels(qid, inst.candidates, inst.grades)
+            self.remember(qid, task, qi, inst.unit)
+        self.files[f"public/{task}_queries.jsonl"] = queries
+        if pooled_file:
+            self.files[f"public/{task}_candidates.jsonl"] = cands
+        self.files[f"labels/{task}.qrels"] = qrels
+
+    def open_corpus(self, index: TierIndex) -> None:
+        """Open-corpus T1: query texts only; qrels grade every item sharing the anchor's level-1 prefix."""
+        queries, qrels = [], []
+        for i, oq in enumerate(self.tasks.t1o):
+            qid = self.qids[("t1o", i)]
+            queries.append({"qid": qid, "text": self.tasks.queries[oq.query].text})
+            rows = index.rows(oq.leaf.split("-")[0])
+            qrels += self.qrels(qid, rows, index.grade(oq.leaf, rows).tolist())
+            self.remember(qid, "t1o", oq.query, oq.unit)
+        self.files["public/t1o_queries.jsonl"] = queries
+        self.files["labels/t1o.qrels"] = qrels
+
+
+    def pairs(self, rng: np.random.Generator) -> None:
+        """T2: one qid per query with pairs, opaque pair ids, public dev labels, hidden test labels."""
+        queries, pairs, dev, test = [], [], [], []
+        for q in self.t2_queries:
+            qid = self.qids[("t2", q)]
+            queries.append({"qid": qid, "text": self.tasks.queries[q].text})
+        units = {p.query: p.unit for p in self.tasks.t2}
+        for q in self.t2_queries:
+            self.remember(self.qids[("t2", q)], "t2", q, units[q])
+        for pid, pair in zip(_opaque(rng, len(self.tasks.t2), "p"), self.tasks.t2):
+            item = _ENCODE(self.item_ids[pair.row])
+            pairs.append(f'{{"pair_id": "{pid}", "qid": "{self.qids[("t2", pair.query)]}", "item_id": {item}, "split": "{pair.split}"}}')
+            (dev if pair.split == "dev" else test).append(f'{{"pair_id": "{pid}", "label": {pair.grade}}}')
+        self.files["public/t2_queries.jsonl"] = queries
+        self.files["public/t2_pairs.jsonl"] = pairs
+        self.files["public/t2_dev_labels.jsonl"] = dev
+        self.files["labels/t2_test.jsonl"] = test
+
+    def groups(self, rng: np.random.Generator) -> None:
+        """T4: paraphrase groups with one shared pool (the T1 pool of their leaf)."""
+        gids = _opaque(rng, len(self.tasks.t4), "g")
+        groups, queries, qrels = [], [], []
+        n = 0
+        for gid, group in zip(gids, self.tasks.t4):
+            groups.append({"group_id": gid, "candidates": [self.item_ids[r] for r in group.candidates]})
+            for qi in group.queries:
+                qid = self.qids[("t4", n)]
+                n += 1
+                queries.append({"qid": qid, "text": self.tasks.queries[qi].text, "group_id": gid})
+                qrels += self.qrels(qid, group.candidates, group.grades)
+                self.remember(qid, "t4", qi, group.unit)
+        self.files["public/t4_queries.jsonl"] = queries
+        self.files["public/t4_groups.jsonl"] = groups
+        self.files["labels/t4.qrels"] = qrels
+
+    def write(self, out: Path) -> None:
+        self.files["labels/phi.jsonl"] = self.phi_rows
+        self.files["labels/queries.jsonl"] = self.meta
+        for name, rows in sorted(self.files.items()):
+            if rows and isinstance(rows[0], str):
+                _sorted_lines(out / name, rows)
+            else:
+                key = "group_id" if name.endswith("t4_groups.jsonl") else "qid"
+                _jsonl(out / name, sorted(rows, key=lambda r: r[key]))
+
+
 def _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info) -> Path:
     from fashionrq.sid import write_sids
 
@@ -125,108 +228,55 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info)
     if any(len(i.split()) != 1 for i in item_ids):
         bad = next(i for i in item_ids if len(i.split()) != 1)
         raise InputError(f"item_id {bad!r} contains whitespace, which TREC qrels cannot hold; map item ids without spaces in the catalog mapping.")
-    queries = tasks.queries
-
-    # Opaque ids: one qid per (task, query) row; T2 has one qid per query with pairs.
-    t2_queries = sorted({p["query"] for p in tasks.t2})
-    t4_rows = [(gi, qi) for gi, g in enumerate(tasks.t4) for qi in g["queries"]]
-    rows = [("t1", i) for i in range(len(tasks.t1))] + [("t2", q) for q in t2_queries] + \
-           [("t3", i) for i in range(len(tasks.t3))] + [("t4", i) for i in range(len(t4_rows))]
-    qids = dict(zip(rows, _opaque(rng, len(rows), "q")))
-    pids = _opaque(rng, len(tasks.t2), "p")
-    gids = _opaque(rng, len(tasks.t4), "g")
-
-    meta: list[dict] = []
-    phi_rows: list[dict] = []
-
-    def remember(qid: str, task: str, qi: int) -> None:
-        q = queries[qi]
-        meta.append({"qid": qid, "task": task, "cluster": q.leaf, "leaf": q.leaf, "level": q.leaf.count("-") + 1,
-                     "covers": q.covers, "source": q.source})
-        phi_rows.append({"qid": qid, "phi": phi[qi], "expressed": sorted(q.expressed)})
-
-    # T1
-    t1_q, t1_c, t1_qrels = [], [], []
-    for i, inst in enumerate(tasks.t1):
-        qid = qids[("t1", i)]
-        t1_q.append({"qid": qid, "text": queries[inst["query"]].text})
-        t1_c.append({"qid": qid, "candidates": [item_ids[r] for r in inst["candidates"]]})
-        t1_qrels += [f"{qid} 0 {item_ids[r]} {g}" for r, g in zip(inst["candidates"], inst["grades"])]
-        remember(qid, "t1", inst["query"])
-    # T2
-    t2_q = []
-    for q in t2_queries:
-        qid = qids[("t2", q)]
-        t2_q.append({"qid": qid, "text": queries[q].text})
-        remember(qid, "t2", q)
-    # The (many) T2 rows are formatted directly; only the catalog's item id needs JSON escaping.
-    t2_pairs, t2_dev, t2_test = [], [], []
-    for pid, pair in zip(pids, tasks.t2):
-        item = _ENCODE(item_ids[pair["row"]])
-        t2_pairs.append(f'{{"pair_id": "{pid}", "qid": "{qids[("t2", pair["query"])]}", "item_id": {item}, "split": "{pair["split"]}"}}')
-        (t2_dev if pair["split"] == "dev" else t2_test).append(f'{{"pair_id": "{pid}", "label": {pair["grade"]}}}')
-    # T3
-    t3_q, t3_qrels = [], []
-    for i, inst in enumerate(tasks.t3):
-        qid = qids[("t3", i)]
-        t3_q.append({"qid": qid, "text": queries[inst["query"]].text, "candidates": [item_ids[r] for r in inst["candidates"]]})
-        t3_qrels += [f"{qid} 0 {item_ids[r]} {g}" for r, g in zip(inst["candidates"], inst["grades"])]
-        remember(qid, "t3", inst["query"])
-    # T4
-    t4_q, t4_g, t4_qrels = [], [], []
-    for gid, group in zip(gids, tasks.t4):
-        t4_g.append({"group_id": gid, "candidates": [item_ids[r] for r in group["candidates"]]})
-    for i, (gi, qi) in enumerate(t4_rows):
-        qid = qids[("t4", i)]
-        group = tasks.t4[gi]
-        t4_q.append({"qid": qid, "text": queries[qi].text, "group_id": gids[gi]})
-        t4_qrels += [f"{qid} 0 {item_ids[r]} {g}" for r, g in zip(group["candidates"], group["grades"])]
-        remember(qid, "t4", qi)
-
-    def by(key: str, rows: list[dict]) -> list[dict]:
-        return sorted(rows, key=lambda r: r[key])
-
+    writer = _Writer(tasks, item_ids, phi, rng)
+    writer.ranking("t1", tasks.t1, pooled_file=True)
+    writer.open_corpus(TierIndex(hierarchy))
+    writer.pairs(rng)
+    writer.ranking("t3", tasks.t3, pooled_file=False)
+    writer.groups(rng)
     write_items(items, public / "items.parquet")
-    _jsonl(public / "t1_queries.jsonl", by("qid", t1_q))
-    _jsonl(public / "t1_candidates.jsonl", by("qid", t1_c))
-    _jsonl(public / "t2_queries.jsonl", by("qid", t2_q))
-    _sorted_lines(public / "t2_pairs.jsonl", t2_pairs)
-    _sorted_lines(public / "t2_dev_labels.jsonl", t2_dev)
-    _jsonl(public / "t3_queries.jsonl", by("qid", t3_q))
-    _jsonl(public / "t4_queries.jsonl", by("qid", t4_q))
-    _jsonl(public / "t4_groups.jsonl", by("group_id", t4_g))
-    _sorted_lines(labels / "t1.qrels", t1_qrels)
-    _sorted_lines(labels / "t3.qrels", t3_qrels)
-    _sorted_lines(labels / "t4.qrels", t4_qrels)
-    _sorted_lines(labels / "t2_test.jsonl", t2_test)
-    _jsonl(labels / "phi.jsonl", by("qid", phi_rows))
-    _jsonl(labels / "queries.jsonl", by("qid", meta))
+    writer.write(out)
     pq.write_table(pa.Table.from_pandas(hierarchy.to_frame(), preserve_index=False), labels / "clusters.parquet",
                    compression="zstd", write_statistics=False)
     write_sids(item_ids, sids, labels / "sids.parquet")
+    return _write_manifest(out, items, hierarchy, tasks, writer, seed, manifest_info)
 
+
+def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, seed: int, manifest_info: dict) -> Path:
     files = {p.relative_to(out).as_posix(): sha256_file(p) for p in sorted(out.rglob("*")) if p.is_file() and p.name != MANIFEST}
+    f = writer.files
     counts = {
         "items": items.num_rows,
         "clusters": hierarchy.level_counts(),
-        "queries": {"anchor": len(queries), "t1": len(t1_q), "t2": len(t2_q), "t3": len(t3_q), "t4": len(t4_q)},
-        "t1_candidates": len(t1_qrels),
-        "t2_pairs": {"dev": len(t2_dev), "test": len(t2_test)},
-        "t3_candidates": len(t3_qrels),
-        "t4_groups": len(t4_g),
+        "queries": {"anchor": len(tasks.used_queries()), **{t: len(f[f"public/{t}_queries.jsonl"]) for t in ("t1", "t1o", "t2", "t3", "t4")}},
+        "t1_candidates": len(f["labels/t1.qrels"]),
+        "t1o_judged": len(f["labels/t1o.qrels"]),
+        "t2_pairs": {"dev": len(f["public/t2_dev_labels.jsonl"]), "test": len(f["labels/t2_test.jsonl"])},
+        "t3_candidates": len(f["labels/t3.qrels"]),
+        "t4_groups": len(f["public/t4_groups.jsonl"]),
     }
-    manifest = {
-        "format": RELEASE_FORMAT,
-        **manifest_info,
-        "seed": seed,
-        "versions": _versions(),
-        "counts": counts,
-        "files": files,
-    }
+    manifest = {"format": RELEASE_FORMAT, **manifest_info, "seed": seed, "versions": _versions(), "counts": counts,
+                "files": files, "protocol": protocol_record(tasks, tasks.report["open_depth"])}
     manifest.setdefault("report", {})["tasks"] = tasks.report
     path = out / MANIFEST
     path.write_text(json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
+
+
+def protocol_record(tasks: Tasks, open_depth: int) -> dict:
+    """What the protocol fixes before any run: headline metric and bootstrap unit per task, open-corpus depth."""
+    units = tasks.report.get("bootstrap_units", {})
+    return {"headline": dict(HEADLINE), "open_depth": open_depth,
+            "bootstrap_unit": {t: {"unit": BOOTSTRAP_UNITS[t], "n_units": units.get(t, 0)} for t in sorted(BOOTSTRAP_UNITS)}}
+
+
+def auto_codebook_size(n_items: int) -> int:
+    """Codes per SID level for a catalog of ``n_items``: about one code per 350 items, between 4 and 64.
+
+    64 (the paper's setting) from 22,400 items up; 6 for the 2,181-item test fixture, whose leaves then hold
+    about 10 items each, enough for full T1 pools (docs/benchmark.md, "A tree that fits the catalog").
+    """
+    return int(min(64, max(4, round(n_items / 350))))
 
 
 def check_backend(backend: str, seed: int, llm_options: dict | None = None) -> None:
@@ -251,13 +301,16 @@ def construct_release(
     min_size: int = 2,
     task_config: TaskConfig = TaskConfig(),
     manifest_info: dict | None = None,
+    embeddings: np.ndarray | None = None,
     llm_options: dict | None = None,
     force: bool = False,
 ) -> Path:
     """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path.
 
-    ``llm_options``: keyword arguments of ``querygen.LLMBackend`` for ``queries_backend="llm"``."""
-    from fashionrq.tasks.queries import anchor_queries
+    ``embeddings``: the construction encoder's item vectors, used to draw hard negatives (docs/benchmark.md).
+    ``llm_options``: keyword arguments of ``querygen.LLMBackend`` for ``queries_backend="llm"``.
+    """
+    from fashionrq.tasks.queries import anchor_queries, hidden_phis, parser_agreement
 
     check_out(out, force)
     check_backend(queries_backend, seed, llm_options)
@@ -265,18 +318,37 @@ def construct_release(
         frame = items_frame(items)
         hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
     with stage("queries"):
-        queries, phi, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed,
-                                                   max_leaves=task_config.max_anchor_leaves, llm_options=llm_options)
+        queries, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed, llm_options=llm_options)
     with stage("tasks"):
-        tasks = build_tasks(hierarchy, queries, task_config, seed=seed)
+        vectors = None if embeddings is None else np.asarray(embeddings, dtype=np.float32)
+        tasks = build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors)
+        tasks.report["open_depth"] = task_config.open_depth
+        used = tasks.used_queries()
+        phi, phi_report = hidden_phis(queries, used, queries_backend, seed, llm_options)
+        query_report.update(phi_report, kept_in_tasks=len(used))
+        query_report["parser_agreement"] = parser_agreement([queries[qi] for qi in used], [phi[qi] for qi in used], frame)
     info = dict(manifest_info or {})
     info.setdefault("config", {}).update({
         "queries_backend": queries_backend, "hierarchy": hierarchy.config, "tasks": asdict(task_config),
     })
     info.setdefault("report", {})["querygen"] = query_report
+    info.setdefault("construction", {})["components"] = construction_components(info)
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
     with stage("write release"):
         return write_release(out, items, sids, hierarchy, tasks, phi, seed, info, force)
+
+
+def construction_components(info: dict) -> dict:
+    """Models the construction used: a system built on one of them is flagged on the leaderboard (docs/benchmark.md)."""
+    weights = json.loads((Path(__file__).parents[1] / "data" / "attribute_weights.json").read_text(encoding="utf-8"))
+    return {
+        "sid_encoder": info.get("encoder", {}).get("name"),
+        "hard_negative_encoder": info.get("encoder", {}).get("name"),
+        "comparator_similarity": "minilm",
+        "weight_oracle": weights.get("oracle"),
+        "phi": info.get("report", {}).get("querygen", {}).get("phi_source"),
+        "query_generator": info.get("config", {}).get("queries_backend"),
+    }
 
 
 def build_release(
@@ -287,7 +359,7 @@ def build_release(
     seed: int = 0,
     queries_backend: str = "verbalizer",
     levels: int = 3,
-    codebook_size: int = 64,
+    codebook_size: int | None = None,
     min_purity: float = 0.80,
     min_size: int = 2,
     task_config: TaskConfig = TaskConfig(),
@@ -301,10 +373,11 @@ def build_release(
 ) -> Path:
     """ingest -> embed -> SIDs -> hierarchy -> queries -> tasks -> frozen release in ``out``; returns the manifest path.
 
+    ``codebook_size=None`` picks it from the catalog size (:func:`auto_codebook_size`). ``ingested``: the
+    ``IngestResult`` of ``catalog`` when the caller already has it (it is not ingested again).
     ``mapping``: the TOML mapping file of a catalog in another schema (see docs/catalog.md).
     ``llm_options``: keyword arguments of ``querygen.LLMBackend`` (``max_concurrency``, ``timeout``, ``max_tokens``,
     ``max_failure_rate`` ...) for ``queries_backend="llm"``.
-    ``ingested``: the ``IngestResult`` of ``catalog`` when the caller already has it (it is not ingested again).
     ``embeddings``: a file of precomputed item vectors (``fashionrq.encoders.given``) used instead of ``encoder``.
     An existing release in ``out`` is refused unless ``force``.
     """
@@ -317,6 +390,8 @@ def build_release(
     check_backend(queries_backend, seed, llm_options)
     result = ingested if ingested is not None else ingest(catalog, mapping=mapping)
     items = result.table
+    chosen_by = "--codebook-size" if codebook_size is not None else "catalog size (auto_codebook_size)"
+    codebook_size = codebook_size if codebook_size is not None else auto_codebook_size(items.num_rows)
     with stage(f"read embeddings ({Path(embeddings).name})" if embeddings is not None else f"encode items ({encoder})"):
         X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
     with stage(f"SID training ({sid_method})"):
@@ -325,6 +400,7 @@ def build_release(
         "config": {"catalog": str(catalog), "mapping": str(mapping) if mapping else None, "encoder": encoder_info["name"],
                    "sid_method": sid_method, "levels": levels, "codebook_size": codebook_size,
                    "min_purity": min_purity, "min_size": min_size},
+        "construction": {"codebook": {"size": codebook_size, "chosen_by": chosen_by, "items": items.num_rows}},
         "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items),
                     **result.report.counts()},
         "encoder": {**encoder_info, "embeddings_sha256": sha256_array(np.asarray(X))},
@@ -332,7 +408,7 @@ def build_release(
     }
     return construct_release(out, items, sids, seed=seed, queries_backend=queries_backend, min_purity=min_purity,
                              min_size=min_size, task_config=task_config, manifest_info=info, llm_options=llm_options,
-                             force=force)
+                             force=force, embeddings=X if isinstance(X, np.ndarray) else None)
 
 
 def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codebook_size: int, seed: int,

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from fashionrq.tasks.bench import read_jsonl, read_qrels, release_dir
-from fashionrq.tasks.construct import TIER_NAMES
+from fashionrq.tasks.records import TIER_NAMES
 
 PHI_ATTRIBUTES = ("product_type", "gender", "age_group", "color", "pattern", "material", "occasion", "brand", "price_hint", "style_tags")
 
@@ -34,17 +34,19 @@ def bench_stats(bench: str | Path) -> dict:
     items = pq.read_table(pub / "items.parquet", columns=["item_id", "master_category", "gender", "price"]).to_pandas()
     meta = list(read_jsonl(lab / "queries.jsonl"))
     phi = {r["qid"]: r["phi"] for r in read_jsonl(lab / "phi.jsonl")}
-    qrels = {t: read_qrels(lab / f"{t}.qrels") for t in ("t1", "t3", "t4")}
+    qrels = {t: read_qrels(lab / f"{t}.qrels") for t in ("t1", "t1o", "t3", "t4")}
     pairs = list(read_jsonl(pub / "t2_pairs.jsonl"))
     t2_labels = list(read_jsonl(pub / "t2_dev_labels.jsonl")) + list(read_jsonl(lab / "t2_test.jsonl"))
 
     tasks: dict[str, dict] = {}
-    for task in ("t1", "t2", "t3", "t4"):
+    for task in ("t1", "t1o", "t2", "t3", "t4"):
         rows = [m for m in meta if m["task"] == task]
-        tasks[task] = {"queries": len(rows), "anchor_leaves": len({m["leaf"] for m in rows})}
+        tasks[task] = {"queries": len(rows), "anchor_leaves": len({m["leaf"] for m in rows}),
+                       "bootstrap_units": len({m["unit"] for m in rows})}
     for task in ("t1", "t3", "t4"):
         tasks[task]["judged_pairs"] = len(qrels[task])
         tasks[task]["candidates_per_query"] = _per_query(qrels[task])
+    tasks["t1o"]["judged_pairs"] = len(qrels["t1o"])
     tasks["t2"]["pairs"] = dict(Counter(p["split"] for p in pairs))
     tasks["t4"]["groups"] = sum(1 for _ in read_jsonl(pub / "t4_groups.jsonl"))
     labels = {task: _balance([r["label"] for r in t2_labels] if task == "t2" else [g for _, _, g in qrels[task]])
@@ -55,7 +57,7 @@ def bench_stats(bench: str | Path) -> dict:
     tag_counts = Counter(a for t in tags for a in t)
     n_tags = np.array([len(t) for t in tags] or [0])
 
-    touched = {i for rows in qrels.values() for _, i, _ in rows} | {p["item_id"] for p in pairs}
+    touched = {i for t, rows in qrels.items() if t != "t1o" for _, i, _ in rows} | {p["item_id"] for p in pairs}
     pair_items = items.set_index("item_id").loc[[p["item_id"] for p in pairs]] if pairs else items.iloc[:0]
     touched_items = items[items["item_id"].isin(touched)]
     price = touched_items["price"][np.isfinite(touched_items["price"])]  # never NaN or Infinity in --json
@@ -82,4 +84,7 @@ def bench_stats(bench: str | Path) -> dict:
             "tags_per_query": {"mean": round(float(n_tags.mean()), 2), "min": int(n_tags.min()), "max": int(n_tags.max())},
         },
         "catalog_coverage": coverage,
+        "headline": manifest.get("protocol", {}).get("headline"),
+        "recurrence": manifest.get("report", {}).get("tasks", {}).get("recurrence"),
+        "parser_agreement": manifest.get("report", {}).get("querygen", {}).get("parser_agreement"),
     }

@@ -1,0 +1,105 @@
+"""Typed records of the tasks stage: configuration, anchor queries and the task instances (item rows, grades)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+GRADES = (3, 2, 1, 0)
+TIER_NAMES = {3: "exact", 2: "sibling", 1: "related", 0: "irrelevant"}
+#: Task keys: pooled T1, open-corpus T1 (the whole catalog ranked), T2, T3, T4.
+TASK_KEYS = ("t1", "t1o", "t2", "t3", "t4")
+#: The headline metric of each task, registered in manifest.json at build time (docs/benchmark.md, "Headroom").
+HEADLINE = {"t1o": "ndcg@10", "t1": "recall@10", "t2": "macro_f1", "t3": "recall@1", "t4": "recall@10"}
+#: The bootstrap unit of each task: the smallest unit whose candidate lists share no item with another's.
+BOOTSTRAP_UNITS = {
+    "t1": "T1 pool component (pools sharing no item; one pool per unit of two sibling leaves)",
+    "t1o": "anchor leaf (its queries share the open corpus' qrels)",
+    "t2": "T2 pair-unit component (units of two sibling leaves sharing no item)",
+    "t3": "T3 candidate group (one item from each of up to 5 neighbouring leaves)",
+    "t4": "T1 pool component (T4 groups use their leaf's T1 pool)",
+}
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    """Sizes of the task instances (defaults follow §8.0.3 and docs/benchmark.md)."""
+
+    pool_size: int = 40  # T1/T4 pool: pool_size // 4 items per tier, never fewer
+    t2_per_tier: int = 2  # T2 items per tier in a pair unit
+    dev_fraction: float = 0.2  # share of level-2 prefixes whose T2 pairs form the public dev split
+    t3_candidates: int = 5  # leaves (one item each) in a T3 candidate group
+    t3_min_candidates: int = 4
+    hard_negative_window: int = 100  # T1 grade-0 items are drawn from this many nearest items outside the level-1 prefix
+    t2_hard_negatives: bool = False  # T2 grade-0 items: random outside the level-1 prefix unless True
+    open_depth: int = 100  # open-corpus T1: items a run returns per query
+    max_anchor_leaves: int | None = 1000  # anchor leaves over all tasks; None keeps every leaf
+    shares: tuple[tuple[str, float], ...] = (("t1", 0.5), ("t1o", 0.2), ("t2", 0.15), ("t3", 0.15))
+
+    @property
+    def per_tier(self) -> int:
+        return self.pool_size // 4
+
+
+@dataclass(frozen=True)
+class AnchorQuery:
+    """One deduplicated query of a qualified leaf cluster, with the attributes its generator asserted."""
+
+    text: str
+    leaf: str  # anchor leaf prefix
+    expressed: dict[str, list[str]] = field(hash=False)
+    covers: str | None
+    source: str
+
+
+@dataclass(frozen=True)
+class RankingInstance:
+    """A candidate list and the grade of each candidate for one anchor leaf.
+
+    T1 and T3: one query; T4: the leaf's paraphrase group. ``unit`` is the bootstrap unit: instances of
+    different units share no candidate.
+    """
+
+    queries: tuple[int, ...]
+    leaf: str
+    candidates: tuple[int, ...]
+    grades: tuple[int, ...]
+    unit: str
+
+
+@dataclass(frozen=True)
+class PairInstance:
+    """One T2 (query, item) pair with its grade, split and bootstrap unit."""
+
+    query: int
+    row: int
+    grade: int
+    split: str
+    unit: str
+
+
+@dataclass(frozen=True)
+class OpenQuery:
+    """One open-corpus T1 query: the whole catalog is its candidate set, graded by shared prefix length."""
+
+    query: int
+    leaf: str
+    unit: str
+
+
+@dataclass(frozen=True)
+class Tasks:
+    """Task instances over item rows; ``query`` fields index ``Tasks.queries``."""
+
+    queries: tuple[AnchorQuery, ...]
+    t1: tuple[RankingInstance, ...]
+    t1o: tuple[OpenQuery, ...]
+    t2: tuple[PairInstance, ...]
+    t3: tuple[RankingInstance, ...]
+    t4: tuple[RankingInstance, ...]
+    report: dict = field(hash=False)
+
+    def used_queries(self) -> list[int]:
+        """Indices of the queries some task uses, sorted."""
+        used = {q for inst in self.t1 + self.t3 + self.t4 for q in inst.queries}
+        used |= {p.query for p in self.t2} | {o.query for o in self.t1o}
+        return sorted(used)
