@@ -27,7 +27,7 @@ def test_hf_export_loads_with_datasets(small_bench, tmp_path):
     qrels = datasets.load_dataset(str(out), cache_dir=str(cache))["test"]
     corpus = datasets.load_dataset(str(out), "corpus", cache_dir=str(cache))["corpus"]
     queries = datasets.load_dataset(str(out), "queries", cache_dir=str(cache))["queries"]
-    truth = list(read_qrels(small_bench / "labels" / "t1.qrels"))
+    truth = list(read_qrels(small_bench / "labels" / "t1o.qrels"))
     assert qrels.num_rows == len(truth) and (qrels[0]["query-id"], qrels[0]["corpus-id"], qrels[0]["score"]) == truth[0]
     assert corpus.num_rows == 2181 and set(corpus.column_names) == {"_id", "title", "text"} and all(corpus["text"])
     assert set(queries["_id"]) == {q for q, _, _ in truth}
@@ -42,7 +42,7 @@ def test_beir_export_loads_with_beirs_own_loader(small_bench, tmp_path):
 
     out = export_beir(small_bench, tmp_path / "beir")
     corpus, queries, qrels = GenericDataLoader(data_folder=str(out)).load(split="test")
-    truth = read_qrels(small_bench / "labels" / "t1.qrels").to_dict()
+    truth = read_qrels(small_bench / "labels" / "t1o.qrels").to_dict()
     assert len(corpus) == 2181 and set(queries) == set(truth)
     assert qrels == truth
 
