@@ -92,3 +92,25 @@ def test_leaderboard_refuses_an_edited_or_stale_score_file(small_bench, scored, 
 def test_compare_with_no_resamples_exits_30_before_scoring(small_bench, scored, capsys):
     code, err = _code(["compare", "--bench", small_bench, scored, scored, "--resamples", "0"], capsys)
     assert code == 30 and err.startswith("error: resamples is 0")
+
+
+def test_sid_weights_and_embed_outputs_refuse_existing_files_and_releases(small_bench, tmp_path, capsys):
+    taken = tmp_path / "taken.json"
+    taken.write_text("mine")
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("mine")
+    items = small_bench / "public" / "items.parquet"
+    cases = (["sid", "assign", "--items", items, "--model", model, "--out", taken],
+             ["sid", "report", "--sids", small_bench / "labels" / "sids.parquet", "--items", items, "--json", taken],
+             ["sid", "train", "--items", items, "--out", model],
+             ["weights", "estimate", "--out", taken],
+             ["embed", items, "--out", taken])
+    for args in cases:
+        code, err = _code(args, capsys)
+        assert code == 2 and "already exists" in err and "--force" in err, args
+    assert taken.read_text() == "mine" and (model / "config.json").read_text() == "mine"
+    code, err = _code(["weights", "estimate", "--out", small_bench / "labels" / "w.json"], capsys)
+    assert code == 10 and "inside the release" in err and verify_release(small_bench).ok
+    code, err = _code(["sid", "assign", "--items", items, "--model", model, "--out", tmp_path], capsys)
+    assert code == 2 and "is a folder" in err

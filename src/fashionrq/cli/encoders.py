@@ -10,6 +10,7 @@ import typer
 from fashionrq.cli.engine_options import ADDRESS_OPTION, CHUNK_OPTION, ENGINE_OPTION, make_engine
 from fashionrq.errors import InputError
 from fashionrq.progress import console
+from fashionrq.protocol.manifest import check_file_output
 
 
 def _items(source: str):
@@ -23,6 +24,7 @@ def embed_command(
     encoder: str = typer.Option("minilm", "--encoder", help="minilm, minilm-int8, e5-small, splade-tiny, st:<id>, open_clip:<id>."),
     cache: Path = typer.Option(None, "--cache", help="Cache folder (default $FASHIONRQ_CACHE or ~/.cache/fashionrq)."),
     out: Path = typer.Option(None, "--out", help="Also write the vectors here: .parquet (item_id + vector, with the encoder recorded; what --embeddings reads) or .npy (+ .ids.txt) for dense, .npz for sparse."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing output."),
     embeddings: Path = typer.Option(None, "--embeddings", help="Check a file of precomputed item vectors against the items instead of encoding."),
     workers: int = typer.Option(1, "--workers", min=1, help="Single-threaded processes that share a cache miss (without --engine)."),
     engine: str = typer.Option(None, "--engine", help=ENGINE_OPTION.help),
@@ -30,6 +32,7 @@ def embed_command(
     chunk_rows: int = CHUNK_OPTION,
 ) -> None:
     """Embed every item with an encoder (cached on disk; a rerun computes nothing)."""
+    check_file_output(out, force, "vectors file")
     start = time.perf_counter()
     table = _items(items)
     if embeddings is not None:

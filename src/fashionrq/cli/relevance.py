@@ -11,6 +11,7 @@ from rich.table import Table
 
 from fashionrq.io import atomic_write_text
 from fashionrq.progress import console
+from fashionrq.protocol.manifest import check_file_output
 
 weights_app = typer.Typer(help="Attribute weights for weighted query relevance R(q, p).", no_args_is_help=True)
 
@@ -44,6 +45,7 @@ def print_estimate(result: dict) -> None:
 @weights_app.command("estimate")
 def estimate_command(
     out: Path = typer.Option(..., "--out", help="Where to write the weights JSON."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing output."),
     oracle: str = typer.Option("minilm", "--oracle", help="minilm (bundled bi-encoder) or st:<cross-encoder or bi-encoder id>."),
     items: str = typer.Option("bundled", "--items", help="items.parquet (or its folder), or 'bundled'."),
     queries: Path = typer.Option(None, "--queries", help="JSONL of {text, phi}; default: synthesise from catalog attributes."),
@@ -54,6 +56,7 @@ def estimate_command(
     seed: int = typer.Option(0, "--seed", help="Seed for every sampling step."),
 ) -> None:
     """Estimate attribute weights (twin-pair ablation + ridge cross-check) against a relevance oracle."""
+    check_file_output(out, force, "weights file")
     from fashionrq.catalog import BUNDLED, bundled_items, load_items
     from fashionrq.relevance.weights import estimate_weights, load_oracle, read_queries
 

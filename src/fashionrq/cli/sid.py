@@ -11,6 +11,7 @@ from fashionrq.cli.engine_options import ADDRESS_OPTION, CHUNK_OPTION, ENGINE_OP
 from fashionrq.io import atomic_write_text
 from fashionrq.errors import InputError
 from fashionrq.progress import console
+from fashionrq.protocol.manifest import check_file_output, check_folder_output
 
 sid_app = typer.Typer(help="Semantic IDs: train a tokenizer, assign SIDs, report on them, run the codebook ablation.", no_args_is_help=True)
 
@@ -43,6 +44,7 @@ def train_command(
     encoder: str = typer.Option("minilm", "--encoder", help="Encoder name for fashionrq.encoders.embed_items."),
     embeddings: Path = typer.Option(None, "--embeddings", help=EMBEDDINGS_HELP),
     out: Path = typer.Option(..., "--out", help="Model folder to write (config.json + state.pt)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing output."),
     method: str = typer.Option("rqvae", "--method", help="rqvae | vanilla | rkmeans."),
     seed: int = typer.Option(0, "--seed"),
     codebook_size: int = typer.Option(64, "--codebook-size"),
@@ -52,6 +54,7 @@ def train_command(
     """Train a semantic-ID tokenizer on the items' embeddings and save it."""
     from fashionrq.sid import DEFAULT_LEVEL_ATTRIBUTES, attributes_from_items, make_tokenizer, report_table, save_tokenizer, sid_report
 
+    check_folder_output(out, force, "model folder")
     table = _items(items)
     X = _embeddings(table, encoder, embeddings)
     params = {"codebook_size": codebook_size, "seed": seed, "dedup": dedup}
@@ -71,11 +74,13 @@ def assign_command(
     encoder: str = typer.Option("minilm", "--encoder", help="The encoder the model was trained on."),
     embeddings: Path = typer.Option(None, "--embeddings", help=EMBEDDINGS_HELP),
     out: Path = typer.Option(..., "--out", help="sids.parquet to write (item_id, sid_1 … sid_L int16)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing output."),
     engine: str = ENGINE_OPTION,
     address: str = ADDRESS_OPTION,
     chunk_rows: int = CHUNK_OPTION,
 ) -> None:
     """Assign semantic IDs to every item and write sids.parquet."""
+    check_file_output(out, force, "SIDs file")
     from fashionrq.engine.stages import assign_with_engine
     from fashionrq.sid import load_tokenizer, write_sids
 
@@ -94,9 +99,11 @@ def report_command(
     sids: Path = typer.Option(..., "--sids", help="sids.parquet written by `fashionrq sid assign`."),
     items: str = typer.Option(..., "--items", help="items.parquet (or its folder), or 'bundled'."),
     json_path: Path = typer.Option(None, "--json", help="Also write the report as JSON here."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing output."),
     codebook_size: int = typer.Option(None, "--codebook-size", help="Codes per level (default: largest code + 1)."),
 ) -> None:
     """Print codebook usage, fragmentation, collisions and attribute purity of a SID assignment."""
+    check_file_output(json_path, force, "report JSON")
     import numpy as np
 
     from fashionrq.sid import read_sids, report_table, sid_report
@@ -125,8 +132,10 @@ def ablation_command(
     seeds: str = typer.Option("0", "--seeds", help="Comma-separated seeds to average over."),
     epochs: int = typer.Option(None, "--epochs", help="Training epochs (RQ-VAE methods; default of the model)."),
     json_path: Path = typer.Option(None, "--json", help="Also write every run's report and the summary as JSON here."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing output."),
 ) -> None:
     """Codebook-size / method ablation: weighted purity per attribute and level (Table 5) and fragmentation (Table 6)."""
+    check_file_output(json_path, force, "ablation JSON")
     from fashionrq.sid import METHODS
     from fashionrq.sid.ablation import fragmentation_table, purity_table, run_ablation, summarize
 

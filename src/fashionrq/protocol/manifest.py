@@ -134,3 +134,18 @@ def check_folder_output(path: str | Path, force: bool = False, what: str = "outp
     if path.is_dir() and any(path.iterdir()):
         refuse_existing(path, force, what)
     return path
+
+
+def check_file_output(path: str | Path | None, force: bool = False, what: str = "output file") -> Path | None:
+    """Refuse a file output that lies in a release (always), names a folder, or exists (unless ``force``)."""
+    from fashionrq.errors import InputError
+    from fashionrq.io import refuse_existing
+
+    if path is None:
+        return None
+    path = Path(path)
+    refuse_in_release(path, what)
+    if path.is_dir():
+        raise InputError(f"--out {path} is a folder; name a file for the {what}.")
+    refuse_existing(path, force, what)
+    return path
