@@ -28,11 +28,6 @@ def probe_report(small_bench, probe_folder):
     return probe_release(small_bench, resamples=RESAMPLES, out=probe_folder)
 
 
-@pytest.mark.xfail(strict=False, reason="issue 9 leaks. Current construction: each query of a leaf gets its own pool from the "
-                                        "same tiers, so Exact items recur across same-intent pools (probe-cooccurrence T1 nDCG@10 "
-                                        "0.97 vs random 0.68). Trial of the leak-proof construction (integrity branch f2fbc5f): "
-                                        "probe-copool still reaches open-corpus T1 nDCG@10 0.146 vs random 0.066 [0.057, 0.075], "
-                                        "since items named by public pools are more often relevant in the open corpus")
 def test_every_probe_sits_inside_randoms_interval_on_every_task(probe_report):
     assert probe_report.passed, str(probe_report)
 
