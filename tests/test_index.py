@@ -121,5 +121,6 @@ def test_open_search_dense_equals_scoring_every_item(corpus, tmp_path):
     assert indexed.index["kind"] == "exact" and all(np.array_equal(a, b) for a, b in zip(indexed.rows, scored.rows))
     for a, b in zip(indexed.scores, scored.scores):
         np.testing.assert_allclose(a, b, atol=1e-5)
+    pytest.importorskip("faiss")  # the approximate index needs the `scale` extra; exact search above needs nothing
     hnsw = corpus_search(system, QUERIES, 100, IndexConfig("hnsw"))
     assert 0.5 < hnsw.index["recall@100_vs_exact"] <= 1.0
