@@ -157,8 +157,8 @@ def test_an_interrupted_embedding_resumes_where_it_stopped(tmp_path):
 
 BUILD = """
 import sys
-from fashionrq.tasks import TaskConfig, build_release
-build_release(sys.argv[1], sys.argv[2], task_config=TaskConfig(pool_size=40, min_per_tier=2), **{SMALL_BUILD!r})
+from fashionrq.tasks import build_release
+build_release(sys.argv[1], sys.argv[2], **{SMALL_BUILD!r})
 """.replace("{SMALL_BUILD!r}", repr(SMALL_BUILD))
 
 

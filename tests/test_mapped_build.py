@@ -23,7 +23,7 @@ PLACEHOLDER_WORDS = re.compile(r"(?<![\w-])(unknown|undefined|n/a|n\.a\.|null|no
 #: Embedding 3,035 items takes about 100 s of CPU, so the module is marked slow.
 pytestmark = pytest.mark.slow
 BUILD = ["--encoder", "minilm", "--sid-method", "rkmeans", "--codebook-size", "16", "--pool-size", "40",
-         "--min-per-tier", "2", "--max-anchor-leaves", "60"]
+         "--max-anchor-leaves", "60"]
 
 
 def run(*args) -> None:

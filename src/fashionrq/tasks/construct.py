@@ -237,7 +237,9 @@ def _t1_t4(units, pools, by_leaf, index: TierIndex) -> tuple[list[RankingInstanc
 def _t2(units, pools, by_leaf, index: TierIndex, config: TaskConfig, rnd: random.Random) -> tuple[list[PairInstance], int]:
     kept = [(u, p) for u, p in zip(units, pools) if p is not None]
     mids = sorted({anchors[0].rsplit("-", 1)[0] for (anchors, _), _ in kept}, key=prefix_key)
-    dev = set(rnd.sample(mids, int(round(config.dev_fraction * len(mids)))))
+    # At least one dev prefix whenever there are two: a run's T2 calibration needs labelled dev pairs.
+    n_dev = max(int(round(config.dev_fraction * len(mids))), 1) if len(mids) >= 2 else 0
+    dev = set(rnd.sample(mids, n_dev))
     pairs = []
     for ((anchors, _), rows), label in zip(kept, _components([p for _, p in kept])):
         split = "dev" if anchors[0].rsplit("-", 1)[0] in dev else "test"
