@@ -46,12 +46,16 @@ def hidden_phi(query: AnchorQuery) -> dict[str, list[str] | None]:
 
 
 class _NoParse:
-    """Fallback of the LLM enricher: a failed enrichment asserts nothing (it never falls back to the public parser)."""
+    """Fallback of the LLM enricher: a failed enrichment asserts nothing, and an answered value is kept as the model
+    wrote it rather than respelled by the public parser (the hidden φ never comes from that parser)."""
 
-    def parse_many(self, texts: list[str]) -> list[dict]:
+    def parse(self, text: str) -> dict:
         from fashionrq.querygen import PHI_KEYS
 
-        return [dict.fromkeys(PHI_KEYS) for _ in texts]
+        return dict.fromkeys(PHI_KEYS)
+
+    def parse_many(self, texts: list[str]) -> list[dict]:
+        return [self.parse(text) for text in texts]
 
 
 def hidden_phis(queries: list[AnchorQuery], used: list[int], backend: str, seed: int,
