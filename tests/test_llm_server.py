@@ -103,11 +103,12 @@ def test_a_small_release_builds_against_a_real_model_server_and_reruns_from_the_
     first = build(catalog, tmp_path / "B1", url, tmp_path / "cache", deadline)
     assert first.returncode == 0, first.stderr[-3000:]
     err = " ".join(first.stderr.split())
-    assert "calls done" in err and "LLM calls:" in err and "Traceback" not in err
+    assert "calls done" in err and "LLM calls (generation):" in err and "LLM calls (enrichment):" in err and "Traceback" not in err
     report = json.loads((tmp_path / "B1" / "manifest.json").read_text())["report"]["querygen"]
     assert report["generation_failed"] == 0 and report["enrichment_failed"] == 0, report
-    assert report["kept_after_leaf_sample"] > 0 and report["leaves"] == 2
-    for key in ("generation_malformed", "coverage_gaps", "unsupported", "enrichment_malformed", "llm_answers_truncated"):
+    assert report["kept_in_tasks"] > 0 and report["leaves"] == 2
+    for key in ("generation_malformed", "coverage_gaps", "unsupported", "enrichment_malformed",
+                "generation_answers_truncated", "enrichment_answers_truncated"):
         assert isinstance(report[key], int), key
     print(json.dumps(report, indent=2, sort_keys=True))  # the counts docs/querygen.md quotes
 
@@ -115,6 +116,7 @@ def test_a_small_release_builds_against_a_real_model_server_and_reruns_from_the_
     proc.wait(timeout=30)
     second = build(catalog, tmp_path / "B2", url, tmp_path / "cache", deadline)
     assert second.returncode == 0, second.stderr[-3000:]
-    assert "LLM calls: 0 requests" in " ".join(second.stderr.split())
+    rerun = " ".join(second.stderr.split())
+    assert "LLM calls (generation): 0 requests" in rerun and "LLM calls (enrichment): 0 requests" in rerun
     files = [json.loads((tmp_path / b / "manifest.json").read_text())["files"] for b in ("B1", "B2")]
     assert files[0] == files[1]  # the same release, byte for byte

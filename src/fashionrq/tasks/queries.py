@@ -66,10 +66,23 @@ def hidden_phis(queries: list[AnchorQuery], used: list[int], backend: str, seed:
         return {qi: hidden_phi(queries[qi]) for qi in used}, {"phi_source": "verbalizer record (GeneratedQuery.expressed)"}
     from fashionrq import querygen
 
-    enricher = querygen.LLMEnricher(querygen.LLMBackend(seed=seed, **(llm_options or {})), _NoParse())
+    llm = querygen.LLMBackend(seed=seed, **(llm_options or {}))
+    enricher = querygen.LLMEnricher(llm, _NoParse())
     phis = querygen.enrich([queries[qi].text for qi in used], enricher)
     return dict(zip(used, phis)), {"phi_source": "LLM enrichment (querygen.LLMEnricher, no parser fallback)",
-                                   "enrichment_malformed": enricher.malformed, "enrichment_failed": enricher.failed}
+                                   "enrichment_malformed": enricher.malformed, "enrichment_failed": enricher.failed,
+                                   "enrichment_answers_truncated": print_llm_calls(llm, "enrichment")}
+
+
+def print_llm_calls(llm, stage: str) -> int:
+    """Print how a stage's LLM calls went (this differs between a first run and a rerun from the response cache,
+    so it is printed, not put in the manifest); return the answers cut at max_tokens, which the release records."""
+    from fashionrq.progress import console
+
+    console.print(f"LLM calls ({stage}): {llm.requests:,} requests, {llm.cache_hits:,} answers from the cache, {llm.failures:,} "
+                  f"failed, {llm.timeouts:,} timeouts, {llm.truncated:,} answers cut at max_tokens, concurrency "
+                  f"{llm.lowest_concurrency}-{llm.max_concurrency}", soft_wrap=True, highlight=False)
+    return llm.truncated
 
 
 def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "verbalizer",
@@ -104,6 +117,8 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
         "unsupported": sum(len(qs.unsupported) for qs in query_sets),
         "sources": dict(sorted(Counter(q.source for q in queries).items())),
     })
+    if llm is not None:
+        report["generation_answers_truncated"] = print_llm_calls(llm, "generation")
     return queries, report
 
 
