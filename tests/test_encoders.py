@@ -279,9 +279,9 @@ def test_cli_embed_computes_then_reads_cache(items, tmp_path, capsys):
     write_items(items.slice(0, 30), folder / "items.parquet")
     out = tmp_path / "vectors.npy"
     argv = ["embed", str(folder), "--encoder", "minilm-int8", "--cache", str(tmp_path / "cache"), "--out", str(out)]
-    for expected in ("computed", "read from cache"):
+    for expected, force in (("computed", []), ("read from cache", ["--force"])):  # the rerun replaces its own --out
         with pytest.raises(SystemExit) as exit_info:
-            main(argv)
+            main(argv + force)
         assert exit_info.value.code == 0
         assert f"30 items x 384 (dense), {expected}" in capsys.readouterr().err
     assert np.load(out).shape == (30, 384)
