@@ -32,3 +32,14 @@ def small_bench(tmp_path_factory):
     out = tmp_path_factory.mktemp("small-bench") / "BENCH"
     build_release(MYNTRA_SMALL, out, **SMALL_BUILD)
     return out
+
+
+def main_code(args: list[str]) -> int:
+    """The exit code of ``fashionrq ARGS`` run in-process (0 when it returns normally)."""
+    from fashionrq.cli import main
+
+    try:
+        main(args)
+    except SystemExit as exit:
+        return exit.code or 0
+    return 0

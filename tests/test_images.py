@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from conftest import MYNTRA_SMALL
+from conftest import MYNTRA_SMALL, main_code
 
-from fashionrq.cli import main
 from fashionrq.errors import InputError
 from fashionrq.images import ColourVocabulary, colour_family, extract_image
 from fashionrq.images import store
@@ -31,14 +30,6 @@ def photographed(fixture_items):
 @pytest.fixture(scope="module")
 def derived(photographed, tmp_path_factory):
     return extract_items(photographed, cache_dir=tmp_path_factory.mktemp("image-cache"))
-
-
-def main_code(args: list[str]) -> int:
-    try:
-        main(args)
-    except SystemExit as exit:
-        return exit.code or 0
-    return 0
 
 
 def test_every_photo_gets_named_colours_a_pattern_shape_and_a_unit_descriptor(photographed, derived):

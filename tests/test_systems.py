@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fashionrq.cli import main
+from conftest import main_code
+
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.metrics import evaluate, read_qrels, read_run
 from fashionrq.protocol import commit_run, load_pools, validate_run
@@ -342,14 +343,6 @@ def test_verifier_improves_bm25(bench, runs):
     reranked = runs("bm25", get_reranker("verifier", depth=50))
     assert t1_ndcg(bench, reranked) > t1_ndcg(bench, runs("bm25"))
     validate_run(reranked, load_pools(bench))
-
-
-def main_code(args: list[str]) -> int:
-    try:
-        main(args)
-    except SystemExit as exit:
-        return exit.code or 0
-    return 0
 
 
 def test_leaderboard_prints_tasks_side_by_side(bench, runs, tmp_path, capsys):
