@@ -84,3 +84,13 @@ class RowCleaner:
             if text is not None:
                 out[name] = text
         return out
+
+
+def first_duplicate(ids) -> str | None:
+    """The first id (in order of first appearance) that an Arrow array of ids holds more than once, or None."""
+    import pyarrow.compute as pc
+
+    if len(pc.unique(ids)) == len(ids):
+        return None
+    counts = pc.value_counts(ids)
+    return counts.filter(pc.greater(counts.field("counts"), 1))[0]["values"].as_py()

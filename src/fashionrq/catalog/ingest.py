@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from fashionrq.catalog.clean import check_item_id
+from fashionrq.catalog.clean import check_item_id, first_duplicate
 from fashionrq.catalog.mapping import Mapping, read_generic
 from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
 from fashionrq.catalog.report import IngestReport, rows_to_table
@@ -116,9 +116,8 @@ def _read_items_table(path: Path, source: str) -> IngestResult:
         if not ids[row].as_py():
             raise InputError(f"{path} row {row + 1}: the item id is empty; give every item an id.")
         check_item_id(ids[row].as_py(), f"{path} row {row + 1}")
-    if len(pc.unique(ids)) != table.num_rows:
-        counts = pc.value_counts(ids)
-        dup = counts.filter(pc.greater(counts.field("counts"), 1))[0]["values"].as_py()
+    dup = first_duplicate(ids)
+    if dup is not None:
         raise InputError(f"{path}: item id {dup!r} appears more than once; ids must be unique.")
     report = IngestReport(source=source, layout="items-table")
     report.rows_read = table.num_rows

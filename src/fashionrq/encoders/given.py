@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from fashionrq.catalog.clean import first_duplicate
 from fashionrq.errors import InputError
 
 ENCODER_KEY = b"fashionrq.encoder"
@@ -104,10 +105,8 @@ def _check_values(path: Path, vectors: np.ndarray, dim: int | None) -> None:
 def _align(path: Path, ids: pa.ChunkedArray, item_ids: pa.ChunkedArray) -> np.ndarray:
     """Row of ``ids`` for each item, refusing duplicate, missing and extra ids."""
     ids = ids.cast(pa.string())
-    unique = pc.unique(ids)
-    if len(unique) != len(ids):
-        counts = pc.value_counts(ids)
-        dup = counts.filter(pc.greater(counts.field("counts"), 1))[0]["values"].as_py()
+    dup = first_duplicate(ids)
+    if dup is not None:
         raise InputError(f"embeddings file {path} lists item id {dup!r} more than once; keep one vector per item.")
     index = pc.index_in(item_ids, value_set=ids)
     missing = pc.is_null(index).to_numpy(zero_copy_only=False)
