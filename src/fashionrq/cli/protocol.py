@@ -9,6 +9,7 @@ from rich.table import Table
 
 from fashionrq.progress import console
 from fashionrq.protocol.commitment import commit_run, ledger_is_torn
+from fashionrq.protocol.components import SHARED_MARK
 from fashionrq.protocol.errors import ReleaseTamperedError
 from fashionrq.protocol.manifest import refuse_in_release, verify_release
 
@@ -92,7 +93,7 @@ def _print_comparison(result: dict) -> None:
         for task in heads:
             entry = pair["gate"]["tasks"][task]
             cells.append(entry.get("reason") or f"{entry['delta']:+.4f} [{entry['lower']:+.4f}, {entry['upper']:+.4f}]")
-        table.add_row(pair["b"], pair["a"], *cells)
+        table.add_row(*(f"{n} {SHARED_MARK}" if result["runs"][n].get("shares_construction") else n for n in (pair["b"], pair["a"])), *cells)
     console.print(table)
     corr = result["correction"]
     console.print(f"multiple comparisons: {corr['method']} over the {corr['family']} (alpha {corr['alpha']:.2f})", soft_wrap=True)
@@ -105,6 +106,9 @@ def _print_comparison(result: dict) -> None:
     for name, entry in result["runs"].items():
         if not (entry.get("isolation") or {}).get("sealed"):
             console.print(f"  [bold yellow]unsealed run[/]: {name} was made without isolation", soft_wrap=True)
+        if entry.get("shares_construction"):
+            console.print(f"  {SHARED_MARK} {name} shares with the construction: {', '.join(entry['shares_construction'])}",
+                          soft_wrap=True, highlight=False, markup=False)
 
 
 def compare_command(

@@ -16,6 +16,20 @@ def _builtins() -> dict[str, Callable[[], Encoder]]:
     return {"minilm": minilm, "minilm-int8": OnnxMiniLMEncoder, "e5-small": E5SmallEncoder, "splade-tiny": SpladeEncoder}
 
 
+#: The model weights behind each built-in encoder name: two names with the same weights are one component
+#: when the leaderboard flags systems that share a model with the benchmark's construction.
+ENCODER_MODELS = {"minilm": "all-MiniLM-L6-v2", "minilm-int8": "all-MiniLM-L6-v2", "e5-small": "multilingual-e5-small",
+                  "splade-tiny": "splade-tiny"}
+
+
+def encoder_model(name: str) -> str:
+    """The model weights behind encoder ``name``: ``minilm`` and ``minilm-int8`` are both all-MiniLM-L6-v2;
+    ``st:<id>`` and ``open_clip:<id>`` are their id's last path part; any other name is its own model."""
+    if name in ENCODER_MODELS:
+        return ENCODER_MODELS[name]
+    return name.partition(":")[2].rstrip("/").rsplit("/", 1)[-1] if name.startswith(("st:", "open_clip:")) else name
+
+
 #: Encoders built so far in this process (models load once).
 _LOADED: dict[str, Encoder] = {}
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from fashionrq.protocol.bootstrap import Interval, mean_diff_draws, resample_counts, summarise, t2_diff_draws
+from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
 from fashionrq.protocol.errors import ComparisonError
 from fashionrq.protocol.multiplicity import attribute_comparisons, holm_pairs
 from fashionrq.protocol.scoring import TASKS, ScoredRun, score_run
@@ -87,7 +88,7 @@ def gate(intervals: dict[str, dict[str, Interval]], headline: dict[str, str], ta
             "binding": binding, "decided_by": failing_tasks[0] if len(failing_tasks) == 1 else None}
 
 
-def _pair_draws(a: ScoredRun, b: ScoredRun, task: str, counts: np.ndarray, clusters: list[str]) -> dict[str, tuple]:
+def pair_draws(a: ScoredRun, b: ScoredRun, task: str, counts: np.ndarray, clusters: list[str]) -> dict[str, tuple]:
     """``{metric: (point Δ, resampled Δ)}`` of Δ = B − A on one task, all metrics from the same resamples."""
     ua, ub = a.units[task], b.units[task]
     if ua.ids != ub.ids:
@@ -147,7 +148,7 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
     for i, j in combinations(range(len(scored)), 2):
         for task in tasks:
             if task in scored[i].units and task in scored[j].units:
-                draws[(i, j, task)] = _pair_draws(scored[j], scored[i], task, counts[task], clusters[task])
+                draws[(i, j, task)] = pair_draws(scored[j], scored[i], task, counts[task], clusters[task])
     pairs = []
     for i, j in permutations(range(len(scored)), 2):
         a, b = scored[j], scored[i]
@@ -210,6 +211,8 @@ def compare_runs(bench: str | Path, runs: list[str | Path], *, resamples: int = 
     draws = resample_draws(scored, resamples, seed)
     result = compare_scored(scored, resamples=resamples, seed=seed, level=level, headline=headline, draws=draws)
     result["analysis"] = headline_analysis(scored, result, draws)
+    for entry in result["runs"].values():
+        entry["shares_construction"] = run_shares(bench, entry["run"])
     return result
 
 
@@ -224,14 +227,18 @@ def verdict_markdown(result: dict) -> str:
              "| B | A | " + " | ".join(f"{TASK_NAMES[t]} {m}" + (" (exploratory)" if t in result.get("exploratory", ()) else "")
                                       for t, m in heads.items()) + " | verdict | p_Holm | Holm verdict |",
              "|---|---|" + "---|" * len(heads) + "---|---|---|"]
+    shares = {name: entry.get("shares_construction") or [] for name, entry in result.get("runs", {}).items()}
+    mark = {name: f"{name} {SHARED_MARK}" if what else name for name, what in shares.items()}
     for pair in result["pairs"]:
         cells = []
         for task in heads:
             entry = pair["gate"]["tasks"][task]
             cells.append(entry.get("reason") or f"{entry['delta']:+.4f} [{entry['lower']:+.4f}, {entry['upper']:+.4f}]")
         holm = "promoted" if pair["gate"]["promoted_holm"] else "not promoted"
-        lines.append(f"| {pair['b']} | {pair['a']} | " + " | ".join(cells) + f" | {pair['gate']['verdict']} | {pair['gate']['p_holm']:.4f} | {holm} |")
-    return "\n".join(lines) + "\n" + attribute_markdown(result.get("by_attribute"))
+        lines.append(f"| {mark.get(pair['b'], pair['b'])} | {mark.get(pair['a'], pair['a'])} | " + " | ".join(cells)
+                     + f" | {pair['gate']['verdict']} | {pair['gate']['p_holm']:.4f} | {holm} |")
+    note = shared_note({mark[n]: what for n, what in shares.items()})
+    return "\n".join(lines) + "\n" + (f"\n{note}" if note else "") + attribute_markdown(result.get("by_attribute"))
 
 
 def attribute_markdown(by_attribute: dict | None) -> str:

@@ -14,7 +14,7 @@ import pyarrow as pa
 from fashionrq.errors import InputError
 from fashionrq.progress import track
 from fashionrq.relevance import comparators as cmp
-from fashionrq.relevance.similarity import TextSimilarity
+from fashionrq.relevance.similarity import SIMILARITY_ENCODER, TextSimilarity
 from fashionrq.vocab import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, STYLE_TERMS, find_terms, price_tier
 
 #: The φ(q) attributes, in the order of the architecture contract.
@@ -145,7 +145,7 @@ class AttributeMatcher:
         self,
         items: pa.Table,
         weights: Mapping[str, float] | None = None,
-        encoder: str = "minilm-int8",
+        encoder: str = SIMILARITY_ENCODER,
         cache_dir: str | Path | bool | None = None,
     ) -> None:
         self.items = items

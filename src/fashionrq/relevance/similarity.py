@@ -23,6 +23,10 @@ from fashionrq.errors import FashionRQError
 PERSIST_MIN = 32
 
 
+#: The text model of the soft comparators' sim(.,.) when none is named (relevance labels R(q, p) use it).
+SIMILARITY_ENCODER = "minilm-int8"
+
+
 def _key(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
@@ -34,7 +38,7 @@ class TextSimilarity:
     keeps vectors in memory only.
     """
 
-    def __init__(self, encoder: str = "minilm-int8", cache_dir: str | Path | bool | None = None) -> None:
+    def __init__(self, encoder: str = SIMILARITY_ENCODER, cache_dir: str | Path | bool | None = None) -> None:
         from fashionrq.encoders import default_cache_dir
 
         self.encoder_name = encoder

@@ -72,6 +72,15 @@ def _table(header: Sequence[str], rows: Sequence[str], cls: str = "") -> str:
     return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
+def _shared_note(scored: Sequence[Scored]) -> str:
+    """One line per run that shares a model with the release's construction (its label ends in †)."""
+    lines = [f"{escape(s.label)} shares with the construction: {escape(', '.join(s.shares))}." for s in scored if s.shares]
+    if not lines:
+        return ""
+    return ('<p class="note shared">' + "<br>".join(lines) + " A run marked † is scored on labels partly built from "
+            "its own components (docs/benchmark.md, “Labels independent of systems”).</p>")
+
+
 def leaderboard_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
     """Headline table (tasks side by side, never averaged), interval charts, and every metric in a details block."""
     rows = [f"<tr><td>{escape(s.label)}</td>" + "".join(_value_cell(s, t, m) for t, m in heads.items()) + "</tr>" for s in scored]
@@ -94,7 +103,7 @@ def leaderboard_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
     boot = next((s.report.get("bootstrap") for s in scored if s.report.get("bootstrap")), None)
     note = (f'<p class="note">Each score carries its own {boot["level"]:.0%} interval: {escape(boot["method"])}, '
             f'{boot["resamples"]:,} resamples, seed {boot["seed"]}. Tasks are never averaged.</p>') if boot else ""
-    return (table + note + f'<div class="charts">{"".join(charts)}</div>'
+    return (table + note + _shared_note(scored) + f'<div class="charts">{"".join(charts)}</div>'
             + f"<details><summary>Every metric of every task</summary>{''.join(full)}</details>")
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fashionrq.errors import InputError
+from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
 
 #: (task, metric key in the score JSON, column header) of the task table.
 TASK_COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -40,6 +41,8 @@ class Scored:
     label: str
     report: dict
     path: Path
+    #: what the run shares with the release's construction (``protocol.components``); its label then ends in †
+    shares: tuple[str, ...] = ()
 
     def aggregate(self, task: str, metric: str) -> float | None:
         return self.report.get("tasks", {}).get(task, {}).get("aggregate", {}).get(metric)
@@ -124,10 +127,11 @@ def load_scores(bench: str | Path, paths: Sequence[str | Path], unsealed: bool =
         if report.get("release") != release:
             raise InputError(f"{path} scores release {str(report.get('release'))[:12]}…, not {bench}'s {release[:12]}…; score the run on this release.")
         report = verify_scores(bench, path, report, folder, unsealed)
+        shares = tuple(run_shares(bench, report["run"]))
         base = str(report.get("system") or path.parent.name) + ("" if report["isolation"]["sealed"] else " (unsealed)")
         label = base if base not in taken else f"{base} ({path.parent.name})"
         taken.add(label)
-        out.append(Scored(label, report, path))
+        out.append(Scored(label + (f" {SHARED_MARK}" if shares else ""), report, path, shares))
     if not out:
         raise InputError("no score files given; pass at least one score JSON or RUN folder.")
     return out
@@ -306,7 +310,10 @@ def leaderboard(bench: str | Path, paths: Sequence[str | Path], depth: int | Non
         ("T1 end to end and given a hit (an Exact item in the run's top depth; pools no larger than depth always hit)",
          *conditional_table(bench, scored, depth)),
     ]
+    note = shared_note({s.label: list(s.shares) for s in scored})
     if console is not None:
         for title, header, rows in tables:
             console.print(_rich(title, header, rows))
-    return "\n".join(markdown(title, header, rows) for title, header, rows in tables)
+        if note:
+            console.print(note, markup=False, highlight=False, soft_wrap=True)
+    return "\n".join(markdown(title, header, rows) for title, header, rows in tables) + (f"\n{note}" if note else "")

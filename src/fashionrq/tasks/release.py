@@ -340,14 +340,20 @@ def construct_release(
 
 def construction_components(info: dict) -> dict:
     """Models the construction used: a system built on one of them is flagged on the leaderboard (docs/benchmark.md)."""
+    from fashionrq.relevance.similarity import SIMILARITY_ENCODER
+
     weights = json.loads((Path(__file__).parents[1] / "data" / "attribute_weights.json").read_text(encoding="utf-8"))
+    backend = info.get("config", {}).get("queries_backend")
     return {
         "sid_encoder": info.get("encoder", {}).get("name"),
         "hard_negative_encoder": info.get("encoder", {}).get("name"),
-        "comparator_similarity": "minilm",
+        "comparator_similarity": SIMILARITY_ENCODER,
         "weight_oracle": weights.get("oracle"),
         "phi": info.get("report", {}).get("querygen", {}).get("phi_source"),
-        "query_generator": info.get("config", {}).get("queries_backend"),
+        # the verbalizer writes each asserted value in one of querygen.surface's spellings, which the public
+        # LexiconParser reads back: a system calling that parser recovers the hidden φ of verbalizer queries
+        "phi_lexicon": "querygen.surface" if backend == "verbalizer" else None,
+        "query_generator": backend,
     }
 
 
