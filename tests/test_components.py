@@ -75,3 +75,37 @@ def test_compare_and_the_html_report_show_the_flag(small_bench, runs, tmp_path):
                       "--resamples", "200"]) == 0
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "minilm-int8 † shares with the construction: SID encoder (minilm)" in page and "bm25 shares" not in page
+
+
+@pytest.mark.slow
+def test_home_advantage_is_the_difference_of_the_paired_gaps(small_bench, tmp_path):
+    from fashionrq.protocol.errors import ComparisonError
+    from fashionrq.protocol.home import home_advantage, home_markdown
+    from fashionrq.tasks import build_release
+
+    from conftest import MYNTRA_SMALL
+
+    encoders = ("minilm", "minilm-int8")
+    benches = {"minilm": small_bench, "minilm-int8": tmp_path / "BENCH-int8"}
+    build_release(MYNTRA_SMALL, benches["minilm-int8"], encoder="minilm-int8", seed=0)
+    scored = {}
+    for release, bench in benches.items():
+        for system in encoders:
+            run = tmp_path / release / system
+            run_system(bench, get_system(system), run)
+            commit_run(run, bench)
+            scored[(system, release)] = score_run(bench, run, relevance=False)
+    results = home_advantage(scored, encoders, resamples=300)
+    assert [(r.task, r.metric) for r in results] == [("t1o", "ndcg@10"), ("t1", "recall@10"), ("t2", "macro_f1"),
+                                                     ("t3", "recall@1"), ("t4", "recall@10")]
+    for r in results:
+        assert r.scores[("minilm", "minilm")] == scored[("minilm", "minilm")].report["tasks"][r.task]["aggregate"][r.metric]
+        for release in encoders:  # Δ = A − B on each release is the gap of the two scores there
+            assert r.delta[release].delta == pytest.approx(r.scores[("minilm", release)] - r.scores[("minilm-int8", release)], abs=1e-9)
+        assert r.advantage.delta == pytest.approx(r.delta["minilm"].delta - r.delta["minilm-int8"].delta, abs=1e-12)
+        assert r.advantage.lower <= r.advantage.delta <= r.advantage.upper
+        assert r.own_gain("minilm") == r.scores[("minilm", "minilm")] - r.scores[("minilm", "minilm-int8")]
+    assert "| minilm | " in home_markdown(results) and "H = " in str(results[0])
+    del scored[("minilm", "minilm-int8")]
+    with pytest.raises(ComparisonError, match="minilm on minilm-int8"):
+        home_advantage(scored, encoders)
