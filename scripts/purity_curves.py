@@ -39,7 +39,7 @@ def curve_points(items, X, sizes: list[int], seed: int) -> list[dict]:
                     rows.append({"method": label, "K": k, "level": entry["level"], "clusters": entry["clusters"],
                                  "mean_cluster_size": entry["mean_cluster_size"],
                                  "purity": entry["purity"]["article_type"]["weighted"]})
-            print(f"  {label} K={k}: {time.process_time() - start:.1f} s CPU (0 when the SIDs were cached)", flush=True)
+            print(f"  {label} K={k}: {time.process_time() - start:.1f} s CPU (near 0 when the SIDs were cached)", flush=True)
     return rows
 
 
