@@ -137,8 +137,11 @@ def test_demo_writes_report_html(tmp_path):
     from fashionrq.report.demo import DemoConfig, run_demo
 
     config = DemoConfig(catalog=str(MYNTRA_SMALL), sid_method="rkmeans", resamples=200, images=str(MYNTRA_SMALL / "images"),
-                        systems=(("random", "random", None), ("bm25", "bm25", None)))
+                        systems=(("random", "random", None), ("bm25", "bm25", None), ("minilm-int8", "minilm-int8", None)))
     report = run_demo(tmp_path / "demo", config)
     page = (tmp_path / "demo" / "report.html").read_text(encoding="utf-8")
     assert report.name == "report.md" and page.startswith("<!DOCTYPE html>")
     assert all(f'<section id="{key}">' in page for key in SECTIONS) and 'data-run="bm25"' in page
+    # the demo evaluates the encoder that built its semantic IDs, and both reports flag it
+    flag = "minilm-int8 † shares with the construction: SID encoder (minilm-int8)"
+    assert flag in report.read_text(encoding="utf-8") and flag in page and "bm25 †" not in page
