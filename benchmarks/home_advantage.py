@@ -21,7 +21,7 @@ import numpy as np
 
 from fashionrq.catalog import ingest
 from fashionrq.catalog.ingest import write_items
-from fashionrq.io import atomic_write_json, refuse_existing
+from fashionrq.io import atomic_write_json
 from fashionrq.protocol import commit_run
 from fashionrq.protocol.home import home_advantage, home_markdown
 from fashionrq.protocol.scoring import score_run
@@ -67,7 +67,8 @@ def main() -> None:
     encoders = tuple(e.strip() for e in args.encoders.split(","))
     if len(encoders) != 2 or encoders[0] == encoders[1]:
         parser.error("--encoders takes two different encoder names, e.g. minilm-int8,e5-small.")
-    refuse_existing(args.out)
+    if args.out.exists():
+        parser.error(f"{args.out} already exists; choose a new folder for the releases and runs.")
     wall, cpu = time.perf_counter(), time.process_time()
     items = catalog_items(args.catalog, args.sample, args.seed, args.out)
     results = home_advantage(scored_runs(items, encoders, args.seed, args.out), encoders, resamples=args.resamples, seed=args.seed)
