@@ -234,7 +234,7 @@ def probe_report_table(probes: dict) -> str:
         row = [cells.get((system, t, m)) for t, m in heads]
         rows.append(f"<tr><td>{escape(system)}</td>" + "".join(
             "<td>–</td>" if c is None else f'<td class=num data-probe="{escape(system)}" data-task="{t}" data-metric="{escape(m)}" '
-            f'data-value="{c["score"]}">{c["score"]:.3f} {_probe_mark(c)}</td>' for (t, m), c in zip(heads, row)) + "</tr>")
+            f'data-score="{c["score"]}">{c["score"]:.3f} {_probe_mark(c)}</td>' for (t, m), c in zip(heads, row)) + "</tr>")
     leaks = probes.get("leaks") or []
     verdict = ("no probe leaks: none is above random's interval with a paired Δ above 0 at the family-wise level"
                if not leaks else f"LEAK: {len(leaks)} probe cells above random's interval, confirmed by the paired test")
