@@ -22,10 +22,11 @@ RUN_FILES = ("run.json", "t1o.run", "t1.run", "t2.jsonl", "t3.run", "t4.run")
 
 @pytest.fixture(scope="module")
 def runs(small_bench, tmp_path_factory) -> dict[str, Path]:
-    """bm25 alone and bm25 + verifier (top 50), written by one run, committed and scored."""
+    """bm25 alone and bm25 + verifier (top 50), written by one `fashionrq run`, committed and scored."""
     root = tmp_path_factory.mktemp("twostage")
     out = {"first": root / "bm25", "second": root / "bm25+verifier"}
-    run_system(small_bench, "bm25", out["second"], reranker="verifier", depth=50, first_stage_out=out["first"])
+    assert main_code(["run", "--bench", str(small_bench), "--system", "bm25", "--rerank", "verifier", "--depth", "50",
+                      "--out", str(out["second"]), "--first-stage-out", str(out["first"])]) == 0
     for run in out.values():
         commit_run(run, small_bench)
         write_json(score_run(small_bench, run, relevance=False).report, run / "scores.json")
@@ -107,6 +108,9 @@ def test_permuting_the_candidates_changes_no_score(small_bench, verifier):
     permuted = dict(zip(rows[perm], rerank(reranker, [text], [rows[perm]], [first[perm]], ids, 50)[0]))
     assert permuted == base
     assert sorted(base.values()) == list(range(1, 101))  # the written scores are the final ranks, 100 .. 1
+    shallow = rerank(reranker, [text], [rows], [first], ids, 10)[0]
+    order, first_order = rows[np.argsort(-shallow)], rows[np.lexsort((ids[rows], -first))]
+    assert set(order[:10]) == set(first_order[:10]) and list(order[10:]) == list(first_order[10:])  # depth 10 respected
 
 
 def test_scores_equal_pytrec_eval_before_and_after(small_bench, runs):
@@ -160,12 +164,9 @@ def test_before_and_after_table(small_bench, runs, tmp_path):
     assert two_stage_pairs(small_bench, scored[1:]) == []  # no first stage given, no table
 
 
-def test_cli_writes_a_two_stage_run_and_its_first_stage(small_bench, runs, tmp_path):
-    code = main_code(["run", "--bench", str(small_bench), "--system", "bm25", "--rerank", "verifier", "--depth", "10",
-                      "--out", str(tmp_path / "second"), "--first-stage-out", str(tmp_path / "first")])
-    assert code == 0
-    assert (tmp_path / "first" / "t1o.run").read_bytes() == (runs["first"] / "t1o.run").read_bytes()
-    first, second = _open(small_bench, tmp_path / "first"), _open(small_bench, tmp_path / "second")
-    assert all(set(second[q][:10]) == set(first[q][:10]) and second[q][10:] == first[q][10:] for q in first)
+def test_first_stage_out_needs_a_reranker_and_its_own_folder(small_bench, tmp_path):
     assert main_code(["run", "--bench", str(small_bench), "--system", "bm25", "--out", str(tmp_path / "x"),
                       "--first-stage-out", str(tmp_path / "y")]) == 2
+    assert main_code(["run", "--bench", str(small_bench), "--system", "bm25", "--rerank", "verifier", "--out", str(tmp_path / "x"),
+                      "--first-stage-out", str(tmp_path / "x")]) == 2
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()

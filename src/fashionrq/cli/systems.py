@@ -55,7 +55,8 @@ def leaderboard_command(
     unsealed: bool = typer.Option(False, "--unsealed", help="Show runs made without a sealed process (labelled unsealed)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing --out file."),
 ) -> None:
-    """Print the task table (Table 2), the attribute table (Table 3) and the conditional-on-hit table.
+    """Print the task table (Table 2), the attribute table (Table 3), the conditional-on-hit table and, for each
+    two-stage run given with its first stage, open-corpus T1 before and after reranking.
 
     Every number is verified first: each run is rescored from its committed predictions, and a score file
     that was edited or is stale is refused."""

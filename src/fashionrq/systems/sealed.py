@@ -77,7 +77,10 @@ def _writable(work: Path) -> list[str]:
 
 
 def run_sealed(job: Job, bench: Path, work: Path, label: str) -> dict:
-    """Run ``job`` in a sealed child over ``work`` (see :func:`staged_public`); return the child's result record."""
+    """Run ``job`` in a sealed child over ``work`` (see :func:`staged_public`); return the child's result.
+
+    The result is ``{"runs": {subfolder of WORK/out: run record}, "isolation": {...}}`` (see ``fashionrq.systems.run.execute``).
+    """
     from fashionrq.encoders import default_cache_dir
     from fashionrq.io import read_json
 
