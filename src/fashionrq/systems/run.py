@@ -19,7 +19,7 @@ from fashionrq.systems.base import Retriever, ranking_order, top_k
 from fashionrq.systems.bench import PublicBench
 from fashionrq.systems.regimes import candidate_view, check_regime
 from fashionrq.systems.t2 import GradeCalibrator, corpus_percentile
-from fashionrq.systems.twostage import DEFAULT_DEPTH, check_depth, rerank
+from fashionrq.systems.twostage import DEFAULT_DEPTH, check_depth, check_reranker, rerank
 
 RANKING_TASKS = ("t1", "t3", "t4")  # pooled; open-corpus T1 (t1o) ranks the whole catalog
 #: Queries scored per call in T2 corpus scoring (bounds memory at chunk x corpus size floats).
@@ -195,6 +195,8 @@ def execute(job, public: Path, out: Path) -> dict[str, dict]:
     reranker = job.reranker
     if isinstance(reranker, str):
         reranker = get_reranker(reranker, **job.reranker_params)
+    elif reranker is not None:
+        reranker = check_reranker(reranker, type(reranker).__name__)
     calibrator = job.calibrator or GradeCalibrator()
     bench = PublicBench(public.parent, verify=False, release=job.release)
     if hasattr(system, "score_pool"):
@@ -206,7 +208,9 @@ def execute(job, public: Path, out: Path) -> dict[str, dict]:
     items = candidate_view(bench.items(), job.regime)  # what candidates show in the job's regime
     rows_of = _Rows(items.column("item_id").to_pylist(), bench.path("items.parquet"))
     system.fit(items)
-    outputs = _outputs(system, reranker.fit(items) if reranker is not None else None, out, job.first_stage)
+    if reranker is not None:
+        reranker.fit(items)
+    outputs = _outputs(system, reranker, out, job.first_stage)
     _write_runs(bench, system, reranker, rows_of, items.num_rows, outputs, job.depth, calibrator)
     records = {}
     for key, output in outputs.items():
