@@ -11,8 +11,8 @@ from rich.console import Console
 
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_write_json, atomic_write_text
-from fashionrq.report.leaderboard import leaderboard, markdown
-from fashionrq.report.page import write_report
+from fashionrq.report.leaderboard import labelled, leaderboard_of, markdown
+from fashionrq.report.page import render
 from fashionrq.timing import StageTimer, stage
 
 #: The offline baselines the demo runs by default: (label, system, reranker). One encoder embeds the
@@ -103,17 +103,18 @@ def stats_markdown(stats: dict) -> str:
     ])
 
 
-def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Console | None = None, verbose: bool = False) -> Path:
+def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Console | None = None, verbose: bool = False,
+             force: bool = False) -> Path:
     """Build the benchmark from ``config.catalog``, run, commit and score every baseline, compare them, write the report.
 
-    ``out`` must be a new or empty folder. Every stage's wall time, CPU time and peak RSS go into the report (section 7) and ``stages.json``;
+    ``out`` must be a new or empty folder; ``force`` replaces an earlier demo's folder (never another folder).
+    The release, each system's sealed run and the bootstrap are taken from the stage cache
+    (:mod:`fashionrq.stagecache`) when their inputs and the code are unchanged; every run is still committed and
+    scored. Every stage's wall time, CPU time and peak RSS go into the report (section 7) and ``stages.json``;
     ``verbose`` also prints each stage as it ends.
     """
-    from fashionrq.protocol.manifest import check_folder_output
-
     console = console or Console(stderr=True)
-    out = check_folder_output(out, what="demo folder")  # a rerun never mixes with (or overwrites) an earlier demo
-    out.mkdir(parents=True, exist_ok=True)
+    out = _fresh_demo_folder(Path(out), force)
     sections: list[str] = [f"# fashionrq demo report\n\nConfiguration: `{json.dumps(_config_dict(config), sort_keys=True)}`\n"]
 
     def section(title: str, body: str) -> None:
@@ -123,13 +124,15 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
     timer = StageTimer(on_stage=(lambda s: console.print(f"[stage] {s}", markup=False, highlight=False)) if verbose else None)
     with timer.active():
         bench = _build(out, config, console, section)
-        runs = [_run_and_score(bench, out / "runs" / label, system, rerank, config, console)
-                for label, system, rerank in config.systems]
-        section("4. Leaderboard", leaderboard(bench, runs))
-        comparison = _compare(bench, runs, out, config, console, section)
+        scored = [_run_and_score(bench, out / "runs" / label, system, rerank, config, console)
+                  for label, system, rerank in config.systems]
+        shown = labelled([(json.loads(json.dumps(s.report, sort_keys=True)), out / "runs" / label / "scores.json")
+                          for s, (label, _, _) in zip(scored, config.systems)])
+        with stage("leaderboard"):
+            section("4. Leaderboard", leaderboard_of(bench, shown))
+        comparison = _compare(scored, out, config, console, section)
         with stage("report.html"):
-            write_report(bench, runs, out / "report.html", comparison=comparison, images=config.images, force=True,
-                         title="fashionrq demo report")
+            atomic_write_text(out / "report.html", render(bench, shown, comparison, config.images, "fashionrq demo report"))
     section("7. Time and memory per stage", timer.to_markdown())
     atomic_write_json(out / "stages.json", timer.to_dict())
     report = out / "report.md"
@@ -137,53 +140,96 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
     return report
 
 
+#: What a demo folder holds; ``--force`` replaces only a folder holding nothing else.
+DEMO_ENTRIES = frozenset({"catalog", "bench", "runs", "comparison.json", "report.html", "report.md", "stages.json"})
+
+
+def _fresh_demo_folder(out: Path, force: bool) -> Path:
+    """``out`` empty and ready: a new or empty folder, or (``force``) an earlier demo's folder, removed first."""
+    import shutil
+
+    from fashionrq.protocol.manifest import check_folder_output
+
+    check_folder_output(out, force, what="demo folder")  # a rerun never mixes with (or silently overwrites) an earlier demo
+    if out.is_dir() and any(out.iterdir()):
+        strangers = sorted(p.name for p in out.iterdir() if p.name not in DEMO_ENTRIES)
+        if strangers:
+            raise InputError(f"--out {out} holds {strangers[0]}, which no demo writes; --force replaces only an earlier demo's folder, so choose another --out.")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def _build(out: Path, config: DemoConfig, console: Console, section) -> Path:
-    """Ingest, then the frozen release (embed, semantic IDs, hierarchy, queries, tasks); report sections 1-3."""
+    """Ingest, then the frozen release (embed, semantic IDs, hierarchy, queries, tasks; from the stage cache when
+    built before from the same items, configuration and code); report sections 1-3."""
     from fashionrq.catalog import ingest, save_ingest
+    from fashionrq.encoders import get_encoder
+    from fashionrq.io import sha256_file
     from fashionrq.sid.io import read_sids
     from fashionrq.sid.report import sid_report
+    from fashionrq.stagecache import cached_folder
     from fashionrq.tasks import bench_stats, build_release
 
     with stage("ingest"):
         ingested = ingest(config.catalog)
-        save_ingest(ingested, out / "catalog", force=True)  # a rerun of the demo into the same folder
+        items = save_ingest(ingested, out / "catalog")
     section("1. Catalog", ingest_markdown(ingested.report.to_dict()))
     bench = out / "bench"
     console.print("building the benchmark (embed, semantic IDs, clusters, queries, tasks) …")
-    build_release(config.catalog, bench, encoder=config.encoder, sid_method=config.sid_method, seed=config.seed,
-                  ingested=ingested)
+    inputs = {"items": sha256_file(items), "catalog": config.catalog, "encoder": config.encoder, "seed": config.seed,
+              "fingerprint": get_encoder(config.encoder).fingerprint, "sid_method": config.sid_method}
+    with stage("release"):
+        hit = cached_folder("release", inputs, bench, lambda path: build_release(
+            config.catalog, path, encoder=config.encoder, sid_method=config.sid_method, seed=config.seed, ingested=ingested))
+    if hit:
+        console.print("release: the same items, configuration and code were built before; copied from the stage cache.")
     _, sids = read_sids(bench / "labels" / "sids.parquet")  # written in the order of ingested.table
     section("2. Semantic-ID hierarchy", sid_markdown(sid_report(sids, ingested.table)))
     section("3. Benchmark", stats_markdown(bench_stats(bench)))
     return bench
 
 
-def _run_and_score(bench: Path, run_dir: Path, system: str, rerank: str | None, config: DemoConfig, console: Console) -> Path:
-    """One label-blind run, committed, then scored (scores.json in the run folder)."""
+def _run_and_score(bench: Path, run_dir: Path, system: str, rerank: str | None, config: DemoConfig, console: Console):
+    """One label-blind run (from the stage cache when this system ran on this release before), committed, then
+    scored (scores.json in the run folder); returns the ScoredRun."""
+    from fashionrq.io import sha256_file
     from fashionrq.protocol.commitment import commit_run
     from fashionrq.protocol.scoring import score_run, write_json
+    from fashionrq.stagecache import cached_folder
     from fashionrq.systems import get_reranker, get_system, run_system
 
     label = run_dir.name
     console.print(f"running {label} …")
+    params = {"components": list(config.hybrid_components)} if system == "hybrid" else {}
+    inputs = {"release": sha256_file(bench / "manifest.json"), "system": system, "params": params, "rerank": rerank,
+              "rerank_depth": config.rerank_depth if rerank else None}
     with stage(f"run {label}"):
         reranker = get_reranker(rerank, depth=config.rerank_depth) if rerank else None
-        params = {"components": config.hybrid_components} if system == "hybrid" else {}
-        run_system(bench, get_system(system, **params), run_dir, reranker=reranker)
+        hit = cached_folder("run", inputs, run_dir, lambda path: run_system(bench, get_system(system, **params), path, reranker=reranker))
         commit_run(run_dir, bench)
+    if hit:
+        console.print(f"{label}: this system ran on this release before; its sealed run files were copied from the stage cache.")
     with stage(f"score {label}"):
-        write_json(score_run(bench, run_dir).report, run_dir / "scores.json")
-    return run_dir
+        scored = score_run(bench, run_dir)
+        write_json(scored.report, run_dir / "scores.json")
+    return scored
 
 
-def _compare(bench: Path, runs: list[Path], out: Path, config: DemoConfig, console: Console, section) -> dict:
-    """Paired cluster bootstrap over every pair of runs; report sections 5-6; returns the comparison."""
-    from fashionrq.protocol.compare import compare_runs, verdict_markdown
+def _compare(scored: list, out: Path, config: DemoConfig, console: Console, section) -> dict:
+    """Paired cluster bootstrap over every pair of scored runs (cached by their scores); report sections 5-6."""
+    from fashionrq.protocol.compare import compare_with_analysis, runs_record, verdict_markdown
     from fashionrq.protocol.scoring import write_json
+    from fashionrq.stagecache import cached_json
 
-    console.print(f"paired cluster bootstrap over {len(runs)} runs ({config.resamples:,} resamples) …")
+    console.print(f"paired cluster bootstrap over {len(scored)} runs ({config.resamples:,} resamples) …")
+    # the key is every score but the commitment (a timestamped event) and the run's path: the bootstrap reads only the scores
+    inputs = {"scores": [{k: v for k, v in s.report.items() if k not in ("commitment", "run")} for s in scored],
+              "resamples": config.resamples, "seed": config.seed}
     with stage("bootstrap"):
-        comparison = compare_runs(bench, runs, resamples=config.resamples, seed=config.seed)
+        comparison = cached_json("bootstrap", inputs, lambda: json.loads(json.dumps(
+            compare_with_analysis(scored, resamples=config.resamples, seed=config.seed), sort_keys=True)))
+        comparison["runs"] = json.loads(json.dumps(runs_record(scored), sort_keys=True))  # this demo's commitments
     write_json(comparison, out / "comparison.json")
     flags = comparison["analysis"]["flags"]
     flag_text = "\n".join(f"- {flag}" for flag in flags) if flags else "- no system pair changes order between micro and macro aggregation."

@@ -106,8 +106,7 @@ def load_scores(bench: str | Path, paths: Sequence[str | Path], unsealed: bool =
 
     bench = Path(bench)
     release = release_hash(bench)
-    out: list[Scored] = []
-    taken: set[str] = set()
+    out: list[tuple[dict, Path]] = []
     for raw in paths:
         path = Path(raw)
         folder = path.is_dir()
@@ -123,7 +122,15 @@ def load_scores(bench: str | Path, paths: Sequence[str | Path], unsealed: bool =
             raise InputError(f"{path} is not a score JSON (no 'tasks' object); write it with `fashionrq score`.") from None
         if report.get("release") != release:
             raise InputError(f"{path} scores release {str(report.get('release'))[:12]}…, not {bench}'s {release[:12]}…; score the run on this release.")
-        report = verify_scores(bench, path, report, folder, unsealed)
+        out.append((verify_scores(bench, path, report, folder, unsealed), path))
+    return labelled(out)
+
+
+def labelled(reports: Sequence[tuple[dict, Path]]) -> list[Scored]:
+    """``(score report as written to JSON, score file path)`` pairs as :class:`Scored` runs with distinct labels."""
+    out: list[Scored] = []
+    taken: set[str] = set()
+    for report, path in reports:
         base = str(report.get("system") or path.parent.name) + ("" if report["isolation"]["sealed"] else " (unsealed)")
         label = base if base not in taken else f"{base} ({path.parent.name})"
         taken.add(label)
@@ -296,7 +303,11 @@ def leaderboard(bench: str | Path, paths: Sequence[str | Path], depth: int | Non
                 unsealed: bool = False) -> str:
     """Build the tables from verified score JSON files (see :func:`load_scores`); print them to ``console`` (rich)
     if given; return Markdown."""
-    scored = load_scores(bench, paths, unsealed)
+    return leaderboard_of(bench, load_scores(bench, paths, unsealed), depth, console)
+
+
+def leaderboard_of(bench: str | Path, scored: Sequence[Scored], depth: int | None = None, console=None) -> str:
+    """:func:`leaderboard` over runs already scored."""
     tables = [
         ("Tasks (Table 2): best in bold, second in italics; tasks are never averaged; [95% interval of the run]", *task_table(scored)),
         ("Weighted relevance R@10 and AttrScore (annotation coverage) per attribute (Table 3), T1 top 10",

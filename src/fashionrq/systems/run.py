@@ -241,10 +241,6 @@ def run_system(
     from fashionrq.systems.sealed import Job, run_sealed, staged_public
 
     check_regime(regime)
-    if regime != "text":  # the sealed child writes image attributes into the cache, which must exist before sealing
-        from fashionrq.encoders import default_cache_dir
-
-        (default_cache_dir() / "images").mkdir(parents=True, exist_ok=True)
     out = Path(out)
     refuse_committed(out)
     check_folder_output(out, force, "run folder")
