@@ -29,8 +29,9 @@ JOB = "job.pickle"
 POLICY = "policy.json"
 RESULT = "result.json"
 ERROR = "error.json"
-#: Cache folders a sealed system may write (query vectors, indexes, image attributes, rebuilt models).
-CHILD_CACHE_FOLDERS = ("embeddings", "indexes", "images", "models")
+#: Cache folders a sealed system may write (query vectors, indexes, image attributes, rebuilt models, strings the
+#: verifier compares).
+CHILD_CACHE_FOLDERS = ("embeddings", "indexes", "images", "models", "relevance")
 #: Cache folders that hold labels or label-derived data: the SIDs and cached stage outputs (releases, runs).
 DENIED_CACHE_FOLDERS = ("sids", "stages")
 
