@@ -100,8 +100,12 @@ def _jsonl(path: Path) -> list[dict]:
 
 def _rank_run(ranked: dict[str, list[tuple[str, float]]], name: str) -> Run:
     """A metrics Run whose scores reproduce the submitted rank order exactly (n, n-1, ..., 1)."""
-    return Run({qid: {item: float(len(items) - i) for i, (item, _) in enumerate(items)} for qid, items in ranked.items()},
-               name=name)
+    qids, docnos, scores = [], [], []
+    for qid, items in ranked.items():  # columns, not a nested dict: the rows are validated, no per-value type check
+        qids.extend([qid] * len(items))
+        docnos.extend(item for item, _ in items)
+        scores.extend(range(len(items), 0, -1))
+    return Run.from_arrays(qids, docnos, np.asarray(scores, dtype=np.float64), name=name)
 
 
 def _means(units: TaskUnits, rows: np.ndarray | None = None) -> dict[str, float]:
