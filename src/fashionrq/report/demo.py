@@ -206,7 +206,13 @@ def _run_and_score(bench: Path, run_dir: Path, system: str, rerank: str | None, 
               "rerank_depth": config.rerank_depth if rerank else None}
     with stage(f"run {label}"):
         reranker = get_reranker(rerank, depth=config.rerank_depth) if rerank else None
-        hit = cached_folder("run", inputs, run_dir, lambda path: run_system(bench, get_system(system, **params), path, reranker=reranker))
+
+        def build(path: Path) -> None:
+            run_system(bench, get_system(system, **params), path, reranker=reranker)
+
+        hit = ":" not in system and cached_folder("run", inputs, run_dir, build)
+        if ":" in system:  # a plug-in (module:Class, st:model) is code or weights outside the code version: never cached
+            build(run_dir)
         commit_run(run_dir, bench)
     if hit:
         console.print(f"{label}: this system ran on this release before; its sealed run files were copied from the stage cache.")
