@@ -1,6 +1,6 @@
 """The ``fashionrq`` command line. ``main`` is the entry point: ``trec-eval`` starts without typer and rich (its
 whole-process time is compared with trec_eval's); every other command runs through the typer app
-(:mod:`fashionrq.cli.app`)."""
+(:mod:`fashionrq.cli.commands`)."""
 
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ def main(argv: list[str] | None = None) -> None:
 
         trec_eval_main(args[1:], whole_process=argv is None)
         sys.exit(0)  # as the typer app ends every command
-    from fashionrq.cli.app import run
+    from fashionrq.cli.commands import run
 
     run(argv)
 
 
 def __getattr__(name: str):
     if name == "app":  # ``from fashionrq.cli import app``: the typer app, built on first use
-        from fashionrq.cli.app import app
+        from fashionrq.cli.commands import app
 
         return app
     raise AttributeError(f"module 'fashionrq.cli' has no attribute {name!r}")
