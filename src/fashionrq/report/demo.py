@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,7 +112,7 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
     ``out`` must be a new or empty folder; ``force`` replaces an earlier demo's folder (never another folder).
     The release, each system's sealed run and the bootstrap are taken from the stage cache
     (:mod:`fashionrq.stagecache`) when their inputs and the code are unchanged; every run is still committed and
-    scored. Every stage's wall time, CPU time and peak RSS go into the report (section 7) and ``stages.json``;
+    scored. Every stage's wall time, CPU time and peak RSS go into the report (section 8) and ``stages.json``;
     ``verbose`` also prints each stage as it ends.
     """
     console = console or Console(stderr=True)
@@ -124,16 +126,16 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
     timer = StageTimer(on_stage=(lambda s: console.print(f"[stage] {s}", markup=False, highlight=False)) if verbose else None)
     with timer.active():
         bench = _build(out, config, console, section)
-        scored = [_run_and_score(bench, out / "runs" / label, system, rerank, config, console)
-                  for label, system, rerank in config.systems]
-        shown = labelled([(json.loads(json.dumps(s.report, sort_keys=True)), out / "runs" / label / "scores.json")
-                          for s, (label, _, _) in zip(scored, config.systems)])
+        scored = _run_all(bench, out / "runs", config, console)
+        runs = [out / "runs" / label for label, _, _ in config.systems]
+        shown = labelled([(json.loads(json.dumps(s.report, sort_keys=True)), run / "scores.json") for s, run in zip(scored, runs)])
         with stage("leaderboard"):
             section("4. Leaderboard", leaderboard_of(bench, shown))
         comparison = _compare(scored, out, config, console, section)
+        probes = _probes(bench, runs, out, config, console, section)
         with stage("report.html"):
-            atomic_write_text(out / "report.html", render(bench, shown, comparison, config.images, "fashionrq demo report"))
-    section("7. Time and memory per stage", timer.to_markdown())
+            atomic_write_text(out / "report.html", render(bench, shown, comparison, config.images, "fashionrq demo report", probes))
+    section("8. Time and memory per stage", timer.to_markdown())
     atomic_write_json(out / "stages.json", timer.to_dict())
     report = out / "report.md"
     atomic_write_text(report, "\n".join(sections))
@@ -141,13 +143,11 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
 
 
 #: What a demo folder holds; ``--force`` replaces only a folder holding nothing else.
-DEMO_ENTRIES = frozenset({"catalog", "bench", "runs", "comparison.json", "report.html", "report.md", "stages.json"})
+DEMO_ENTRIES = frozenset({"catalog", "bench", "runs", "probes", "comparison.json", "report.html", "report.md", "stages.json"})
 
 
 def _fresh_demo_folder(out: Path, force: bool) -> Path:
     """``out`` empty and ready: a new or empty folder, or (``force``) an earlier demo's folder, removed first."""
-    import shutil
-
     from fashionrq.protocol.manifest import check_folder_output
 
     check_folder_output(out, force, what="demo folder")  # a rerun never mixes with (or silently overwrites) an earlier demo
@@ -190,35 +190,64 @@ def _build(out: Path, config: DemoConfig, console: Console, section) -> Path:
     return bench
 
 
-def _run_and_score(bench: Path, run_dir: Path, system: str, rerank: str | None, config: DemoConfig, console: Console):
-    """One label-blind run (from the stage cache when this system ran on this release before), committed, then
-    scored (scores.json in the run folder); returns the ScoredRun."""
+def first_stage_labels(systems: Sequence[tuple[str, str, str | None]]) -> dict[str, str]:
+    """``{two-stage label: label of its first stage}`` for each ``X+reranker`` entry whose ``X`` is also listed.
+
+    One run writes both (``run_system(..., first_stage_out=...)``), so the first stage is not computed twice.
+    """
+    plain = {system: label for label, system, rerank in systems if rerank is None}
+    return {label: plain[system] for label, system, rerank in systems if rerank and system in plain}
+
+
+def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console) -> list:
+    """Every system of ``config`` run, committed and scored, in the order listed (a first stage comes with its
+    two-stage run); returns their ScoredRuns in that order."""
+    first_of = first_stage_labels(config.systems)
+    written = set(first_of.values())
+    scored = {}
+    for label, system, rerank in config.systems:
+        if label not in written:
+            first = first_of.get(label)
+            dirs = [folder / label] + ([folder / first] if first else [])
+            scored.update(zip((d.name for d in dirs), _run_and_score(bench, dirs, system, rerank, config, console)))
+    return [scored[label] for label, _, _ in config.systems]
+
+
+def _run_and_score(bench: Path, dirs: list[Path], system: str, rerank: str | None, config: DemoConfig, console: Console) -> list:
+    """One label-blind run into ``dirs[0]`` (and its first stage alone into ``dirs[1]``), from the stage cache when
+    this system ran on this release before, committed, then scored (scores.json); returns the ScoredRuns."""
     from fashionrq.io import sha256_file
     from fashionrq.protocol.commitment import commit_run
     from fashionrq.protocol.scoring import score_run, write_json
     from fashionrq.stagecache import cached_folder
     from fashionrq.systems import get_reranker, get_system, run_system
 
-    label = run_dir.name
-    console.print(f"running {label} …")
+    console.print(f"running {' and '.join(d.name for d in dirs)} …")
     params = {"components": list(config.hybrid_components)} if system == "hybrid" else {}
     inputs = {"release": sha256_file(bench / "manifest.json"), "system": system, "params": params, "rerank": rerank,
-              "rerank_depth": config.rerank_depth if rerank else None}
-    with stage(f"run {label}"):
-        reranker = get_reranker(rerank, depth=config.rerank_depth) if rerank else None
+              "rerank_depth": config.rerank_depth, "first_stage": len(dirs) > 1}
+    with stage(f"run {dirs[0].name}"):
 
         def build(path: Path) -> None:
-            run_system(bench, get_system(system, **params), path, reranker=reranker)
+            run_system(bench, get_system(system, **params), path / "run", reranker=get_reranker(rerank) if rerank else None,
+                       depth=config.rerank_depth, first_stage_out=path / "first" if len(dirs) > 1 else None)
 
-        hit = ":" not in system and cached_folder("run", inputs, run_dir, build)
+        staging = dirs[0].with_name(f".{dirs[0].name}.staging")
+        hit = ":" not in system and cached_folder("run", inputs, staging, build)
         if ":" in system:  # a plug-in (module:Class, st:model) is code or weights outside the code version: never cached
-            build(run_dir)
-        commit_run(run_dir, bench)
+            build(staging)
+        for name, folder in zip(("run", "first"), dirs):
+            os.replace(staging / name, folder)
+        shutil.rmtree(staging)
+        for folder in dirs:
+            commit_run(folder, bench)
     if hit:
-        console.print(f"{label}: this system ran on this release before; its sealed run files were copied from the stage cache.")
-    with stage(f"score {label}"):
-        scored = score_run(bench, run_dir)
-        write_json(scored.report, run_dir / "scores.json")
+        console.print(f"{dirs[0].name}: this system ran on this release before; its sealed run files were copied from the stage cache.")
+    scored = []
+    for folder in dirs:
+        with stage(f"score {folder.name}"):
+            scored.append(score_run(bench, folder))
+            write_json(scored[-1].report, folder / "scores.json")
     return scored
 
 
@@ -242,6 +271,19 @@ def _compare(scored: list, out: Path, config: DemoConfig, console: Console, sect
     section("5. Verdicts (conjunctive promotion gate)", verdict_markdown(comparison))
     section("6. What the headline is made of", "Aggregation sensitivity (pairs whose order flips):\n\n" + flag_text)
     return comparison
+
+
+def _probes(bench: Path, runs: list[Path], out: Path, config: DemoConfig, console: Console, section) -> dict:
+    """Every label-blind probe and the query-blind baseline against random's interval, the demo's runs beside them
+    (docs/protocol.md, "Adversarial probes"); report section 7 and ``probes/probe.json``; returns the probe report."""
+    from fashionrq.protocol.probe import probe_release
+
+    console.print("adversarial probes (label-blind attacks on the public files) …")
+    with stage("probes"):
+        report = probe_release(bench, out=out / "probes", against=runs, resamples=config.resamples, seed=config.seed,
+                               query_blind_encoder=config.encoder, force=True)
+    section("7. Adversarial probes", str(report))
+    return report.to_dict()
 
 
 def _config_dict(config: DemoConfig) -> dict:
