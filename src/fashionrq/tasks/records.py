@@ -34,6 +34,9 @@ class TaskConfig:
     open_depth: int = 100  # open-corpus T1: items a run returns per query
     max_anchor_leaves: int | None = 1000  # anchor leaves over all tasks; None keeps every leaf
     shares: tuple[tuple[str, float], ...] = (("t1", 0.5), ("t1o", 0.2), ("t2", 0.15), ("t3", 0.15))
+    # qualified leaves given queries: above this, a seeded sample of whole level-2 groups (tasks.queries.sample_leaves);
+    # None writes queries for every leaf. 8,000 keeps every leaf of the bundled catalog (6,674).
+    query_leaves: int | None = 8000
 
     @property
     def per_tier(self) -> int:

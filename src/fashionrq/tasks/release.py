@@ -157,18 +157,19 @@ class _Writer:
             self.files[f"public/{task}_candidates.jsonl"] = cands
         self.files[f"labels/{task}.qrels"] = qrels
 
-    def open_corpus(self, index: TierIndex) -> None:
-        """Open-corpus T1: query texts only; qrels grade every item sharing the anchor's level-1 prefix."""
-        queries, qrels = [], []
+    def open_corpus(self, index: TierIndex, out: Path) -> None:
+        """Open-corpus T1: query texts only; qrels grade every item sharing the anchor's level-1 prefix.
+
+        The qrels (queries x a level-1 cluster: tens of millions of lines at 10^6 items) are written as they are
+        formed, one query at a time in qid order, each line built by Arrow, never held as Python strings."""
+        queries, order = [], []
         for i, oq in enumerate(self.tasks.t1o):
             qid = self.qids[("t1o", i)]
             queries.append({"qid": qid, "text": self.tasks.queries[oq.query].text})
-            rows = index.rows(oq.leaf.split("-")[0])
-            qrels += self.qrels(qid, rows, index.grade(oq.leaf, rows).tolist())
+            order.append((qid, oq.leaf))
             self.remember(qid, "t1o", oq.query, oq.unit)
         self.files["public/t1o_queries.jsonl"] = queries
-        self.files["labels/t1o.qrels"] = qrels
-
+        self.t1o_judged = _write_open_qrels(out / "labels" / "t1o.qrels", sorted(order), index, self.item_ids)
 
     def pairs(self, rng: np.random.Generator) -> None:
         """T2: one qid per query with pairs, opaque pair ids, public dev labels, hidden test labels."""
@@ -216,6 +217,30 @@ class _Writer:
                 _jsonl(out / name, sorted(rows, key=lambda r: r[key]))
 
 
+def _write_open_qrels(path: Path, queries: list[tuple[str, str]], index: TierIndex, item_ids: list[str]) -> int:
+    """Write ``"qid 0 item_id grade"`` for every (qid, leaf) of ``queries`` (sorted by qid) and every item of the
+    leaf's level-1 prefix, in (qid, item_id) order; return the line count."""
+    import pyarrow.compute as pc
+
+    ids = pa.array(item_ids, pa.string())
+    by_id = np.asarray(pc.sort_indices(ids), dtype=np.int64)  # rows in item_id (code point) order
+    rank = np.empty(len(by_id), dtype=np.int64)
+    rank[by_id] = np.arange(len(by_id))
+    grades = pa.array([f" {g}\n" for g in range(4)])
+    lines = 0
+    with open(path, "wb") as fh:
+        for qid, leaf in queries:
+            rows = index.rows(leaf.split("-")[0])
+            rows = rows[np.argsort(rank[rows], kind="stable")]
+            text = pc.binary_join_element_wise(pa.scalar(f"{qid} 0 "), ids.take(rows),
+                                               grades.take(pa.array(index.grade(leaf, rows))), "")
+            _, offsets, data = text.buffers()
+            ends = np.frombuffer(offsets, dtype=np.int32, count=len(text) + 1, offset=4 * text.offset)
+            fh.write(memoryview(data)[int(ends[0]):int(ends[-1])])
+            lines += len(rows)
+    return lines
+
+
 def _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info) -> Path:
     from fashionrq.sid import write_sids
 
@@ -230,7 +255,7 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info)
         raise InputError(f"item_id {bad!r} contains whitespace, which TREC qrels cannot hold; map item ids without spaces in the catalog mapping.")
     writer = _Writer(tasks, item_ids, phi, rng)
     writer.ranking("t1", tasks.t1, pooled_file=True)
-    writer.open_corpus(TierIndex(hierarchy))
+    writer.open_corpus(TierIndex(hierarchy), out)
     writer.pairs(rng)
     writer.ranking("t3", tasks.t3, pooled_file=False)
     writer.groups(rng)
@@ -250,7 +275,7 @@ def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, 
         "clusters": hierarchy.level_counts(),
         "queries": {"anchor": len(tasks.used_queries()), **{t: len(f[f"public/{t}_queries.jsonl"]) for t in ("t1", "t1o", "t2", "t3", "t4")}},
         "t1_candidates": len(f["labels/t1.qrels"]),
-        "t1o_judged": len(f["labels/t1o.qrels"]),
+        "t1o_judged": writer.t1o_judged,
         "t2_pairs": {"dev": len(f["public/t2_dev_labels.jsonl"]), "test": len(f["labels/t2_test.jsonl"])},
         "t3_candidates": len(f["labels/t3.qrels"]),
         "t4_groups": len(f["public/t4_groups.jsonl"]),
@@ -318,7 +343,8 @@ def construct_release(
         frame = items_frame(items)
         hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
     with stage("queries"):
-        queries, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed, llm_options=llm_options)
+        queries, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed, llm_options=llm_options,
+                                               max_leaves=task_config.query_leaves)
     with stage("tasks"):
         vectors = None if embeddings is None else np.asarray(embeddings, dtype=np.float32)
         tasks = build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors)
