@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Sequence
@@ -143,30 +144,26 @@ def open_depth(bench: PublicBench) -> int:
     return int(manifest.get("protocol", {}).get("open_depth", 100))
 
 
-def search_batch(system, queries: Sequence[str], k: int, n_items: int) -> list[list[tuple[int, float]]]:
-    """The ``k`` best ``(row, score)`` of the whole corpus per query, best first (scored in chunks of queries)."""
-    all_rows = np.arange(n_items)
-    out = []
-    for start in range(0, len(queries), T2_CHUNK):
-        chunk = list(queries[start:start + T2_CHUNK])
-        for scores in system.score_batch(chunk, [all_rows] * len(chunk)):
-            scores = np.asarray(scores, dtype=np.float64)
-            if len(scores) != n_items or not np.all(np.isfinite(scores)):
-                raise FashionRQError(f"system '{system.name}' returned {len(scores)} scores, some not finite, for {n_items} items; fix its score().")
-            out.append(top_k(scores, k))
-    return out
+def _open_corpus(bench: PublicBench, system, reranker, item_ids: list[str], out: Path, tag: str, job) -> dict:
+    """Open-corpus T1: the top ``open_depth`` catalog items per query through the system's cached index
+    (``systems.open_search.corpus_search`` on the job's engine; re-ranked at the top when a reranker is given).
+    Returns the index record (kind, backend and, for hnsw/ivf, recall against exact search)."""
+    from fashionrq.systems.index import IndexConfig
+    from fashionrq.systems.open_search import corpus_search
 
-
-def _open_corpus(bench: PublicBench, system, reranker, item_ids: list[str], out: Path, tag: str) -> None:
-    """Open-corpus T1: the top ``open_depth`` catalog items per query (re-ranked at the top when a reranker is given)."""
     queries = bench.jsonl("t1o_queries.jsonl")
     qids, texts = [q["qid"] for q in queries], [q["text"] for q in queries]
-    hits = search_batch(system, texts, open_depth(bench), len(item_ids))
-    rows = [np.array([r for r, _ in h], dtype=np.int64) for h in hits]
-    scores = [np.array([v for _, v in h]) for h in hits]
+    engine = None
+    if job.engine is not None:
+        from fashionrq.engine import get_engine
+
+        engine = get_engine(job.engine, job.address, job.chunk_rows)
+    hits = corpus_search(system, texts, open_depth(bench), IndexConfig(kind=job.index), engine)
+    scores = [np.asarray(s, dtype=np.float64) for s in hits.scores]
     if reranker is not None:
-        scores = _rerank(reranker, texts, rows, scores)
-    write_trec(out / "t1o.run", qids, [[item_ids[r] for r in rs] for rs in rows], scores, tag)
+        scores = _rerank(reranker, texts, hits.rows, scores)
+    write_trec(out / "t1o.run", qids, [[item_ids[r] for r in rs] for rs in hits.rows], scores, tag)
+    return hits.index
 
 
 RUN_FILES = ("t1o.run", "t1.run", "t2.jsonl", "t3.run", "t4.run")
@@ -201,11 +198,27 @@ def execute(job, public: Path, out: Path) -> dict:
         qids, texts, cands = ranking_task(bench, task)
         rows = [rows_of(pool) for pool in cands]
         write_trec(out / f"{task}.run", qids, cands, _scores(system, reranker, texts, rows), _tag(name))
-    _open_corpus(bench, system, reranker, rows_of.item_ids, out, _tag(name))
+    index = _open_corpus(bench, system, reranker, rows_of.item_ids, out, _tag(name), job)
     atomic_write_jsonl(out / "t2.jsonl", _t2(bench, system, reranker, rows_of, items.num_rows, calibrator))
     config = {"system_config": system.config() if hasattr(system, "config") else {}, "regime": job.regime,
-              "rerank": reranker.config() if reranker is not None else None, "t2": calibrator.config()}
+              "rerank": reranker.config() if reranker is not None else None, "t2": calibrator.config(),
+              "open_corpus_index": index}
     return {"system": name, "config": config, "release": job.release}
+
+
+def check_search(engine: str | None, address: str | None, chunk_rows: int, index: str) -> None:
+    """Refuse a bad ``--engine``/``--address``/``--chunk-rows``/``--index`` before the sealed child starts."""
+    from fashionrq.systems.index import INDEX_KINDS
+
+    if index not in INDEX_KINDS:
+        raise InputError(f"--index {index!r} is unknown: use {', '.join(INDEX_KINDS)}.")
+    if engine is None:
+        if address is not None:
+            raise InputError("--address names a Ray cluster; it needs --engine ray.")
+        return
+    from fashionrq.engine import get_engine
+
+    get_engine(engine, address, chunk_rows)  # validates, and fails fast without ray
 
 
 def _label(system, reranker) -> str:
@@ -223,6 +236,10 @@ def run_system(
     *,
     params: dict | None = None,
     reranker_params: dict | None = None,
+    engine: str | None = None,
+    address: str | None = None,
+    chunk_rows: int = 4096,
+    index: str = "exact",
     force: bool = False,
 ) -> dict:
     """Run ``system`` sealed (see :mod:`fashionrq.systems.sealed`) over BENCH/public/ and write the run folder ``out``.
@@ -235,12 +252,18 @@ def run_system(
     ``protocol.open_depth`` catalog items per open-corpus query), ``t1.run``, ``t3.run``, ``t4.run`` and
     ``t2.jsonl`` into a new folder ``out`` (an existing one is refused unless ``force``; a committed run or a
     folder inside a release never) and returns run.json.
+
+    Open-corpus T1 searches the system's cached index (``index``: ``exact`` faiss ``IndexFlatIP`` or numpy, or the
+    approximate ``hnsw``/``ivf``, whose recall against exact search run.json records); ``engine`` (``local`` or
+    ``ray``, with ``address``/``chunk_rows``) runs dense query encoding and search in engine chunks, byte-identical
+    on both; ``None`` searches in the sealed process itself.
     """
     from fashionrq.protocol.commitment import refuse_committed
     from fashionrq.protocol.manifest import check_folder_output
     from fashionrq.systems.sealed import Job, run_sealed, staged_public
 
     check_regime(regime)
+    check_search(engine, address, chunk_rows, index)
     if regime != "text":  # the sealed child writes image attributes into the cache, which must exist before sealing
         from fashionrq.encoders import default_cache_dir
 
@@ -249,7 +272,8 @@ def run_system(
     refuse_committed(out)
     check_folder_output(out, force, "run folder")
     public = PublicBench(bench)
-    job = Job(system, dict(params or {}), reranker, dict(reranker_params or {}), regime, calibrator, public.release)
+    job = Job(system, dict(params or {}), reranker, dict(reranker_params or {}), regime, calibrator, public.release,
+              engine, address, chunk_rows, index)
     with staged_public(public.public) as work:
         run = run_sealed(job, Path(bench), work, _label(system, reranker))
         with atomic_directory(out, force=True, what="run folder") as tmp:

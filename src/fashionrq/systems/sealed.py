@@ -42,6 +42,10 @@ class Job:
     regime: str = "text"
     calibrator: object = None
     release: str = ""
+    engine: str | None = None  # open-corpus search: None (in the child), "local" or "ray"
+    address: str | None = None
+    chunk_rows: int = 4096
+    index: str = "exact"
 
 
 @contextlib.contextmanager
