@@ -14,7 +14,7 @@ from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_jsonl, atomic_writer
 from fashionrq.progress import track
 from fashionrq.systems.adapter import as_retriever
-from fashionrq.systems.base import Retriever, ranking_order, top_k
+from fashionrq.systems.base import Retriever, ranking_order
 from fashionrq.systems.bench import PublicBench
 from fashionrq.systems.regimes import candidate_view, check_regime
 from fashionrq.systems.t2 import GradeCalibrator, corpus_percentile
