@@ -101,33 +101,40 @@ def _slope(sizes: np.ndarray, values: list[float]) -> float:
 
 
 def exponents(results: list[dict]) -> dict[str, dict]:
-    """Per stage: growth exponents of wall and CPU seconds, and the 10^7 / 10^8 extrapolations of both and of peak RSS."""
-    sizes = np.log([r["items"] for r in results])
-    last_n = results[-1]["items"]
+    """Per stage: growth exponents of wall and CPU seconds (log-log least squares) and CPU extrapolated to 10^7 / 10^8
+    with the CPU exponent; peak RSS (a stage's own high-water mark) fitted as base + bytes per item (least squares:
+    memory is a fixed base of imports and models plus per-item arrays, not a power law) and extrapolated with that.
+    The build total's extrapolation is the sum of its stages'."""
+    n = np.array([r["items"] for r in results], dtype=np.float64)
     out = {}
     for stage in results[-1]["stages"]:
         cells = [r["stages"].get(stage, {}) for r in results]
         walls = [max(c.get("wall_s", 0.0), 0.01) for c in cells]
         cpus = [max(c.get("cpu_s", 0.0), 0.01) for c in cells]
         rss = [c.get("peak_rss_gb", 0.0) for c in cells]
-        wall_exp, cpu_exp, rss_exp = _slope(sizes, walls), _slope(sizes, cpus), _slope(sizes, [max(m, 1e-3) for m in rss])
-        out[stage] = {"wall_exponent": round(wall_exp, 2), "cpu_exponent": round(cpu_exp, 2), "rss_exponent": round(rss_exp, 2),
-                      "wall_s": walls, "cpu_s": cpus, "peak_rss_gb": rss}
+        cpu_exp = _slope(np.log(n), cpus)
+        per_item, base = np.polyfit(n, rss, 1) if len(n) > 1 else (0.0, rss[-1])
+        out[stage] = {"wall_exponent": round(_slope(np.log(n), walls), 2), "cpu_exponent": round(cpu_exp, 2),
+                      "rss_kb_per_item": round(per_item * 1e6, 3), "wall_s": walls, "cpu_s": cpus, "peak_rss_gb": rss}
         for power in (7, 8):
-            scale = 10 ** power / last_n
-            out[stage][f"cpu_s_1e{power}"] = round(cpus[-1] * scale ** cpu_exp, 1)
-            out[stage][f"peak_rss_gb_1e{power}"] = round(rss[-1] * scale ** max(rss_exp, 0.0), 2)
+            out[stage][f"cpu_s_1e{power}"] = round(cpus[-1] * (10 ** power / n[-1]) ** cpu_exp, 1)
+            out[stage][f"peak_rss_gb_1e{power}"] = round(base + per_item * 10 ** power, 1)
+    stages = [s for s in out if s != "build total"]
+    if "build total" in out:
+        for power in (7, 8):
+            out["build total"][f"cpu_s_1e{power}"] = round(sum(out[s][f"cpu_s_1e{power}"] for s in stages), 1)
+            out["build total"][f"peak_rss_gb_1e{power}"] = max(out[s][f"peak_rss_gb_1e{power}"] for s in stages)
     return out
 
 
 def markdown(results: list[dict], fits: dict[str, dict]) -> str:
     sizes = [r["items"] for r in results]
     head = ("| stage | " + " | ".join(f"{n:,}: wall s / CPU s / peak RSS GB" for n in sizes)
-            + " | exponent wall / CPU / RSS | 10^7: CPU s / RSS GB | 10^8: CPU s / RSS GB |")
-    lines = [head, "|---|" + "---:|" * (len(sizes) + 3)]
+            + " | exponent wall / CPU | RSS KB per item | 10^7: CPU s / RSS GB | 10^8: CPU s / RSS GB |")
+    lines = [head, "|---|" + "---:|" * (len(sizes) + 4)]
     for stage, fit in fits.items():
         cells = " | ".join(f"{w:,.1f} / {c:,.1f} / {m:.2f}" for w, c, m in zip(fit["wall_s"], fit["cpu_s"], fit["peak_rss_gb"]))
-        lines.append(f"| {stage} | {cells} | {fit['wall_exponent']:.2f} / {fit['cpu_exponent']:.2f} / {fit['rss_exponent']:.2f} | "
+        lines.append(f"| {stage} | {cells} | {fit['wall_exponent']:.2f} / {fit['cpu_exponent']:.2f} | {fit['rss_kb_per_item']:.2f} | "
                      f"{fit['cpu_s_1e7']:,.0f} / {fit['peak_rss_gb_1e7']:.1f} | {fit['cpu_s_1e8']:,.0f} / {fit['peak_rss_gb_1e8']:.1f} |")
     loads = ", ".join(f"{r['items']:,}: {r['load_average'][0]} → {r['load_average'][1]}" for r in results if "load_average" in r)
     return "\n".join(lines) + f"\n\nLoad average (1 min) at start → end of each size: {loads}."
