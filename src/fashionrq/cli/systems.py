@@ -49,6 +49,9 @@ def run_command(
                      chunk_rows=chunk_rows, index=index, force=force)
     console.print(f"wrote {out}: {', '.join(['run.json', 't1o.run', 't1.run', 't3.run', 't4.run', 't2.jsonl'])} for system {run['system']} "
                   f"(release {run['release'][:12]}, isolation: {run['isolation']['mechanism']})")
+    recall = {k: v for k, v in run["config"].get("open_corpus_index", {}).items() if k.startswith("recall@")}
+    for name, value in recall.items():
+        console.print(f"open-corpus index {index}: {name} {value:.4f} (share of the exact top hits it returned)")
 
 
 def leaderboard_command(
