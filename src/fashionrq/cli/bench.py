@@ -21,6 +21,7 @@ def build_command(
     sid_method: str = typer.Option("rqvae", "--sid-method", help="Semantic-ID tokenizer: rqvae, vanilla or rkmeans."),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice; the same seed gives a byte-identical release."),
     queries_backend: str = typer.Option("verbalizer", "--queries-backend", help="Query generator: verbalizer or llm."),
+    mcmr: bool = typer.Option(False, "--mcmr", help="MCMR-style release: only the items with a photo, queries of k text- and k image-derived constraints (k = 1-5) and their text-only / image-only variants (docs/images.md)."),
     codebook_size: int = typer.Option(None, "--codebook-size", help="Codes per SID level [default: from the catalog size, 64 from 22,400 items up]."),
     pool_size: int = typer.Option(None, "--pool-size", help="T1/T4 candidates per pool, a quarter per relevance tier [default: 40]."),
     max_anchor_leaves: int = typer.Option(1000, "--max-anchor-leaves", help="Anchor leaves over all tasks (0 keeps every qualified leaf)."),
@@ -35,12 +36,14 @@ def build_command(
     """Build the frozen benchmark release: ingest, embed, SIDs, hierarchy, queries, tasks, manifest."""
     from fashionrq.tasks import TaskConfig, build_release
 
+    if mcmr and queries_backend != "verbalizer":
+        raise InputError(f"--mcmr writes its queries with its own verbalizer; drop --queries-backend {queries_backend}.")
     sizes = {"pool_size": pool_size} if pool_size is not None else {}
     sizes["max_anchor_leaves"] = max_anchor_leaves or None
     llm_options = {"max_concurrency": llm_concurrency, "timeout": llm_timeout, "max_tokens": llm_max_tokens,
                    "max_failure_rate": llm_max_failure_rate}
     path = build_release(catalog, out, mapping=mapping, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
-                         seed=seed, queries_backend=queries_backend,
+                         seed=seed, queries_backend="mcmr" if mcmr else queries_backend,
                          codebook_size=codebook_size, min_purity=min_purity, min_size=min_size,
                          task_config=TaskConfig(**sizes), llm_options=llm_options, force=force)
     manifest = json.loads(path.read_text())

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from fashionrq.progress import console
+from fashionrq.report.mcmr import ABLATION_SYSTEMS
 
 images_app = typer.Typer(help="Weight-free image-derived attributes: colours, pattern, shape and an image descriptor.", no_args_is_help=True)
 
@@ -75,6 +76,26 @@ def accuracy_command(
         atomic_write_text(out, text)
     if json_out is not None:
         atomic_write_json(json_out, {"items": len(derived), "attributes": [r.to_dict() for r in results]})
+
+
+@images_app.command("ablation")
+def ablation_command(
+    bench: Path = typer.Option(..., "--bench", help="An MCMR release (`fashionrq build --mcmr`)."),
+    out: Path = typer.Option(..., "--out", help="Folder for the run folders (<system>-<regime>/), mcmr.md and mcmr.json."),
+    systems: str = typer.Option(",".join(ABLATION_SYSTEMS), "--systems", help="Comma-separated systems, each run in every candidate regime it reads."),
+    force: bool = typer.Option(False, "--force", help="Replace existing run folders and tables in --out."),
+) -> None:
+    """MCMR Tables 3, 7 and 8: every system under text / image / fused candidates, query variants, constraint count."""
+    from fashionrq.io import atomic_write_json, atomic_write_text, refuse_existing
+    from fashionrq.report.mcmr import modality_ablation
+
+    for name in ("mcmr.md", "mcmr.json"):
+        refuse_existing(out / name, force)
+    result = modality_ablation(bench, out, [s.strip() for s in systems.split(",") if s.strip()], force=force)
+    text = result.to_markdown()
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+    atomic_write_text(out / "mcmr.md", text)
+    atomic_write_json(out / "mcmr.json", result.to_dict())
 
 
 def register(app: typer.Typer) -> None:

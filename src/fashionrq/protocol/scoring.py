@@ -28,6 +28,7 @@ from fashionrq.protocol.errors import CommitmentMismatchError, ReleaseTamperedEr
 from fashionrq.protocol.manifest import verify_release
 from fashionrq.protocol.validate import LABELS, load_pools, validate_run
 from fashionrq.tasks import read_qrels as tasks_read_qrels
+from fashionrq.protocol.constraints import constraint_breakdown
 from fashionrq.timing import stage
 
 TASKS = ("t1o", "t1", "t2", "t3", "t4")
@@ -246,6 +247,8 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
     phi_rows = {row["qid"]: row for row in _jsonl(labels / "phi.jsonl")}
     expressed = {qid: list(row.get("expressed") or []) for qid, row in phi_rows.items()}
     attributes = sorted({a for names in expressed.values() for a in names})
+    mcmr_path = labels / "mcmr.jsonl"
+    mcmr = {row["qid"]: row for row in _jsonl(mcmr_path)} if mcmr_path.is_file() else {}
     pair_qid = {row["pair_id"]: row["qid"] for row in _jsonl(bench / "public" / "t2_pairs.jsonl")}
 
     units: dict[str, TaskUnits] = {}
@@ -269,6 +272,9 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
             else:
                 units[task] = _ranking_units(task, predictions[task], labels / f"{task}.qrels", unit_of, gain_map)
                 entry["breakdowns"] = _breakdowns(units[task], expressed, attributes)
+                by_constraints = constraint_breakdown(units[task].ids, units[task].values, mcmr)
+                if by_constraints is not None:
+                    entry["breakdowns"]["by_constraints"] = by_constraints
             if task == "t1" and relevance:
                 attr = _relevance(bench, predictions[task], {q: r["phi"] for q, r in phi_rows.items()}, cache_dir)
                 ids = units[task].ids
