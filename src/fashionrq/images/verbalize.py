@@ -28,12 +28,12 @@ SYMMETRIC = 0.75
 #: Facet name -> how a value is written (``{}`` is the value). The first five describe the look, the last two the shape.
 PHRASES = {
     "photo_colour": "{}",
-    "photo_accent": "with {}",
+    "photo_accent": "{} accents",
     "photo_pattern": "{}",
     "photo_tone": "{}-toned",
     "photo_saturation": "{} colours",
-    "photo_silhouette": "a {} silhouette",
-    "photo_symmetry": "a {} outline",
+    "photo_silhouette": "{a} {} silhouette",
+    "photo_symmetry": "{a} {} outline",
 }
 FACETS = tuple(PHRASES)
 #: Pattern classes as a shopper writes them.
@@ -68,8 +68,9 @@ def photo_facets(record: ImageAttributes | None) -> dict[str, str]:
 
 
 def facet_phrase(facet: str, value: str) -> str:
-    """How one facet value is written: ``photo_tone=dark`` -> ``dark-toned``."""
-    return PHRASES[facet].format(value)
+    """How one facet value is written: ``photo_tone=dark`` -> ``dark-toned``, ``photo_symmetry=asymmetric`` ->
+    ``an asymmetric outline``."""
+    return PHRASES[facet].format(value, a="an" if value[:1] in "aeiou" else "a")
 
 
 def describe(record: ImageAttributes | None) -> str | None:
@@ -79,9 +80,11 @@ def describe(record: ImageAttributes | None) -> str | None:
     return f"Photo: {look_phrase(facets)}." if facets else None
 
 
-def look_phrase(facets: dict[str, str]) -> str:
-    """Facets as words, in :data:`FACETS` order: the look (colour and accent together), then ``with`` the shape."""
-    colour = " ".join(facet_phrase(f, facets[f]) for f in FACETS[:2] if f in facets)
-    look = [p for p in [colour] + [facet_phrase(f, facets[f]) for f in FACETS[2:5] if f in facets] if p]
+def look_phrase(facets: dict[str, str], lead: str = "") -> str:
+    """Facets as words: ``lead`` + the look (``navy blue with white, striped, dark-toned``), then ``with`` the shape
+    (``with a long silhouette and an asymmetric outline``); an accent without its main colour is ``white accents``."""
+    colour, accent = facets.get("photo_colour"), facets.get("photo_accent")
+    colours = f"{colour} with {accent}" if colour and accent else colour or (facet_phrase("photo_accent", accent) if accent else None)
+    look = [p for p in [colours] + [facet_phrase(f, facets[f]) for f in FACETS[2:5] if f in facets] if p]
     shape = [facet_phrase(f, facets[f]) for f in FACETS[5:] if f in facets]
-    return ", ".join(look + (["with " + " and ".join(shape)] if shape else []))
+    return ", ".join(([lead + ", ".join(look)] if look else []) + (["with " + " and ".join(shape)] if shape else []))

@@ -107,8 +107,8 @@ def render(head: str, constraints: tuple[Constraint, ...]) -> str:
     gender = text.pop("gender", None)
     words = ([_GENDER_WORDS.get(gender.value, gender.value.lower())] if gender else []) + [head]
     words += [phrase(text[a]) for a in WRITE_ORDER if a in text]
-    looks = look_phrase({c.attribute: c.value for c in constraints if c.modality == "image"})
-    out = " ".join(words) + (", in " + looks if looks else "")
+    looks = look_phrase({c.attribute: c.value for c in constraints if c.modality == "image"}, lead="in ")
+    out = " ".join(words) + (", " + looks if looks else "")
     return out[0].upper() + out[1:]
 
 

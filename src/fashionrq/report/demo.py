@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from fashionrq.errors import InputError
+from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_write_json, atomic_write_text
 from fashionrq.report.leaderboard import leaderboard, markdown
 from fashionrq.report.page import write_report
@@ -197,8 +197,9 @@ def _compare(bench: Path, runs: list[Path], out: Path, config: DemoConfig, conso
     return comparison
 
 
-#: The MCMR release of the demo: leaves of about 5 photographed items (16 codes per level over the 2,946 photos).
-MCMR_BUILD = {"sid_method": "rkmeans", "codebook_size": 16}
+def mcmr_codebook_size(photographed: int) -> int:
+    """Codes per SID level of the demo's MCMR release: leaves of a few items (16 for the bundled 2,946 photos)."""
+    return int(min(16, max(4, round(photographed / 180))))
 
 
 def _mcmr(out: Path, config: DemoConfig, console: Console):
@@ -214,8 +215,12 @@ def _mcmr(out: Path, config: DemoConfig, console: Console):
                       "--images IMAGES`) or map an image column, then `fashionrq build --mcmr`.")
     console.print(f"MCMR: release on the {len(photos):,} photographed items, then {', '.join(config.mcmr_systems)} in every regime …")
     bench = out / "mcmr-bench"
-    build_release(out / "catalog", bench, encoder=config.encoder, seed=config.seed, queries_backend="mcmr", **MCMR_BUILD)
-    ablation = modality_ablation(bench, out / "mcmr-runs", config.mcmr_systems)
+    try:
+        build_release(out / "catalog", bench, encoder=config.encoder, seed=config.seed, queries_backend="mcmr",
+                      sid_method="rkmeans", codebook_size=mcmr_codebook_size(len(photos)))
+        ablation = modality_ablation(bench, out / "mcmr-runs", config.mcmr_systems)
+    except FashionRQError as err:  # e.g. too few photographed items for a release: the section says why
+        return None, f"Not run on the {len(photos):,} photographed items: {err}"
     return ablation, "Release `mcmr-bench/` (`fashionrq build --mcmr`), runs in `mcmr-runs/`.\n\n" + ablation.to_markdown()
 
 

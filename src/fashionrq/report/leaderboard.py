@@ -311,7 +311,7 @@ def _rich(title: str, header: list[str], rows: list[list[str]]):
 def constraint_count_title(scored: Sequence[Scored], metric: str = "nDCG@10") -> str:
     task, _ = controlled_counts(scored)
     if task is None:
-        return f"T1 {metric} by the number of attributes φ(q) happens to express (not controlled)"
+        return f"T1 {metric} by the number of attributes in φ(q) (constraint count)"
     return f"{task.upper()} {metric} by constraint count: k text- and k image-derived constraints per query (controlled, MCMR Table 8)"
 
 
