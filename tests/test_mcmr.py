@@ -113,6 +113,7 @@ def test_public_files_carry_no_modality_record_and_no_grade(mcmr_bench, records)
     assert "labels/mcmr.jsonl" in manifest["files"]
 
 
+@pytest.mark.slow  # five sealed runs and their bootstrap bands
 def test_a_label_blind_probe_cannot_read_the_grades(mcmr_bench, tmp_path):
     from fashionrq.protocol.probe import QUERY_BLIND, probe_release
 

@@ -213,6 +213,19 @@ def _label(system, reranker) -> str:
     return "'" + "+".join(map(str, names)) + "'"
 
 
+#: Cache folders a sealed child may write (embeddings, image attributes, search indexes, converted models).
+CHILD_CACHES = ("embeddings", "images", "indexes", "models")
+
+
+def prepare_cache() -> None:
+    """Create the cache folders a sealed child writes: Landlock grants only folders that exist when it seals (the
+    cache root itself stays closed, as it holds the SIDs), so on a fresh cache a child could not create them."""
+    from fashionrq.encoders import default_cache_dir
+
+    for name in CHILD_CACHES:
+        (default_cache_dir() / name).mkdir(parents=True, exist_ok=True)
+
+
 def run_system(
     bench: str | Path,
     system: str | Retriever,
@@ -241,10 +254,7 @@ def run_system(
     from fashionrq.systems.sealed import Job, run_sealed, staged_public
 
     check_regime(regime)
-    if regime != "text":  # the sealed child writes image attributes into the cache, which must exist before sealing
-        from fashionrq.encoders import default_cache_dir
-
-        (default_cache_dir() / "images").mkdir(parents=True, exist_ok=True)
+    prepare_cache()
     out = Path(out)
     refuse_committed(out)
     check_folder_output(out, force, "run folder")
