@@ -81,7 +81,7 @@ def accuracy_command(
 def ablation_command(
     bench: Path = typer.Option(..., "--bench", help="An MCMR release (`fashionrq build --mcmr`)."),
     out: Path = typer.Option(..., "--out", help="Folder for the run folders (<system>-<regime>/), mcmr.md and mcmr.json."),
-    systems: str = typer.Option(None, "--systems", help="Comma-separated systems, each run in every candidate regime it reads [default: fashionrq.report.mcmr.ABLATION_SYSTEMS: random, bm25, minilm-int8, image-descriptor, hybrid]."),
+    systems: str = typer.Option(None, "--systems", help="Comma-separated systems, each run in every candidate regime it reads (default: random, bm25, minilm-int8, image-descriptor, hybrid)."),
     force: bool = typer.Option(False, "--force", help="Replace mcmr.md, mcmr.json and uncommitted run folders in --out (a committed run is never replaced)."),
 ) -> None:
     """MCMR Tables 3, 7 and 8: every system under text / image / fused candidates, query variants, constraint count."""

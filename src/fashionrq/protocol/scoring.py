@@ -24,11 +24,11 @@ from fashionrq.metrics import Qrels, Run, classification_metrics, consistency, e
 from fashionrq.metrics.trec_gains import parse_gain_pairs
 from fashionrq.protocol.bootstrap import macro_f1_interval_bounds, mean_interval_bounds, resample_counts
 from fashionrq.protocol.commitment import check_commitment, check_release, check_sealed, read_ledger, read_run_config
+from fashionrq.protocol.constraints import constraint_breakdown
 from fashionrq.protocol.errors import CommitmentMismatchError, ReleaseTamperedError
 from fashionrq.protocol.manifest import verify_release
 from fashionrq.protocol.validate import LABELS, load_pools, validate_run
 from fashionrq.tasks import read_qrels as tasks_read_qrels
-from fashionrq.protocol.constraints import constraint_breakdown
 from fashionrq.timing import stage
 
 TASKS = ("t1o", "t1", "t2", "t3", "t4")
