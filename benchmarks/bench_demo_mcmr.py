@@ -5,7 +5,7 @@ Usage: FASHIONRQ_CACHE=$(mktemp -d) python benchmarks/bench_demo_mcmr.py OUT
 Ingests the bundled catalog into ``OUT/catalog`` (not timed, the demo has done it by then), then times
 ``fashionrq.report.demo._mcmr`` with the default ``DemoConfig``: wall time, CPU of this process and of its
 finished children (the sealed runs). With an empty ``FASHIONRQ_CACHE`` every cache is cold (embeddings of the
-2,946 photographed items, the int8 model, image attributes, indexes). Prints the section-8 text and one timing line.
+2,946 photographed items, the int8 model, image attributes, indexes). Prints the section-9 text and one timing line.
 """
 
 from __future__ import annotations

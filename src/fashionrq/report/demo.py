@@ -108,7 +108,7 @@ def stats_markdown(stats: dict) -> str:
 def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Console | None = None, verbose: bool = False) -> Path:
     """Build the benchmark from ``config.catalog``, run, commit and score every baseline, compare them, write the report.
 
-    ``out`` must be a new or empty folder. Every stage's wall time, CPU time and peak RSS go into the report (section 7) and ``stages.json``;
+    ``out`` must be a new or empty folder. Every stage's wall time, CPU time and peak RSS go into the report (section 8) and ``stages.json``;
     ``verbose`` also prints each stage as it ends.
     """
     from fashionrq.protocol.manifest import check_folder_output
@@ -128,13 +128,14 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
         runs = _run_all(bench, out / "runs", config, console)
         section("4. Leaderboard", leaderboard(bench, runs))
         comparison = _compare(bench, runs, out, config, console, section)
+        probes = _probes(bench, runs, out, config, console, section)
         mcmr, mcmr_text = _mcmr(out, config, console) if config.mcmr_systems else (None, None)
         with stage("report.html"):
             write_report(bench, runs, out / "report.html", comparison=comparison, images=config.images, force=True,
-                         title="fashionrq demo report", mcmr=mcmr)
-    section("7. Time and memory per stage", timer.to_markdown())
+                         title="fashionrq demo report", probes=probes, mcmr=mcmr)
+    section("8. Time and memory per stage", timer.to_markdown())
     if mcmr_text is not None:
-        section("8. MCMR on the photographed items (text / image / fused regimes, controlled constraint count)", mcmr_text)
+        section("9. MCMR on the photographed items (text / image / fused regimes, controlled constraint count)", mcmr_text)
     atomic_write_json(out / "stages.json", timer.to_dict())
     report = out / "report.md"
     atomic_write_text(report, "\n".join(sections))
@@ -225,7 +226,7 @@ def mcmr_codebook_size(photographed: int) -> int:
 
 def _mcmr(out: Path, config: DemoConfig, console: Console):
     """An MCMR release on the catalog's photographed items and its systems in every candidate regime: the ablation
-    (``None`` without photos) and the text of report section 8."""
+    (``None`` without photos) and the text of report section 9."""
     from fashionrq.catalog import load_items
     from fashionrq.report.mcmr import modality_ablation
     from fashionrq.tasks import build_release
@@ -243,6 +244,19 @@ def _mcmr(out: Path, config: DemoConfig, console: Console):
     except FashionRQError as err:  # e.g. too few photographed items for a release: the section says why
         return None, f"Not run on the {len(photos):,} photographed items: {err}"
     return ablation, "Release `mcmr-bench/` (`fashionrq build --mcmr`), runs in `mcmr-runs/`.\n\n" + ablation.to_markdown()
+
+
+def _probes(bench: Path, runs: list[Path], out: Path, config: DemoConfig, console: Console, section) -> dict:
+    """Every label-blind probe and the query-blind baseline against random's interval, the demo's runs beside them
+    (docs/protocol.md, "Adversarial probes"); report section 7 and ``probes/probe.json``; returns the probe report."""
+    from fashionrq.protocol.probe import probe_release
+
+    console.print("adversarial probes (label-blind attacks on the public files) …")
+    with stage("probes"):
+        report = probe_release(bench, out=out / "probes", against=runs, resamples=config.resamples, seed=config.seed,
+                               query_blind_encoder=config.encoder, force=True)
+    section("7. Adversarial probes", str(report))
+    return report.to_dict()
 
 
 def _config_dict(config: DemoConfig) -> dict:

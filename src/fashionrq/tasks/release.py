@@ -21,9 +21,12 @@ from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.io import atomic_writer, sha256_file
 from fashionrq.tasks.construct import TierIndex, build_tasks
 from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, TaskConfig, Tasks
+from fashionrq.tasks.secret import ConstructionSecret
 from fashionrq.timing import stage
 
 MANIFEST = "manifest.json"
+#: The private map from each public (opaque) item id to the catalog's own id.
+ITEM_IDS = "item_ids.parquet"
 RELEASE_FORMAT = 2
 _PACKAGES = ("fashionrq", "numpy", "pandas", "pyarrow", "scikit-learn", "torch", "sentence-transformers")
 
@@ -91,13 +94,13 @@ def write_release(
     hierarchy: Hierarchy,
     tasks: Tasks,
     phi: dict[int, dict],
-    seed: int,
+    secret: ConstructionSecret,
     manifest_info: dict,
     force: bool = False,
 ) -> Path:
     """Write ``out/public``, ``out/labels`` and ``out/manifest.json``; return the manifest path.
 
-    ``phi`` maps each used query index to its hidden φ(q).
+    ``phi`` maps each used query index to its hidden φ(q); ``secret`` seeds the opaque ids (and is stored in labels/).
     The release is written into a temporary folder beside ``out`` and renamed into place when complete, so
     an interrupted build leaves no half-written release; ``force`` replaces an existing release.
     """
@@ -108,7 +111,7 @@ def write_release(
     gc.disable()  # a million small rows: collection passes would cost more than the writing
     try:
         with atomic_directory(out, force=True, what="release folder") as tmp:
-            _write_release(tmp, items, sids, hierarchy, tasks, phi, seed, manifest_info)
+            _write_release(tmp, items, sids, hierarchy, tasks, phi, secret, manifest_info)
         return Path(out) / MANIFEST
     finally:
         if gc_was_enabled:
@@ -221,18 +224,25 @@ class _Writer:
                 _jsonl(out / name, sorted(rows, key=lambda r: r[key]))
 
 
-def _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info) -> Path:
+def public_items(items: pa.Table, rng: np.random.Generator) -> tuple[pa.Table, pa.Table]:
+    """The items table under opaque ids ``i00001…`` from a seeded permutation (rows stay in catalog order, which
+    carries no id order), and the private map ``item_id -> catalog_id`` (``labels/item_ids.parquet``)."""
+    catalog_ids = items.column("item_id")
+    opaque = pa.array(_opaque(rng, items.num_rows, "i"), pa.string())
+    index = items.schema.get_field_index("item_id")
+    return items.set_column(index, items.schema.field(index), opaque), pa.table({"item_id": opaque, "catalog_id": catalog_ids})
+
+
+def _write_release(out, items, sids, hierarchy, tasks, phi, secret: ConstructionSecret, manifest_info) -> Path:
     from fashionrq.sid import write_sids
 
     out = Path(out)
     public, labels = out / "public", out / "labels"
     public.mkdir(parents=True, exist_ok=True)
     labels.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng([seed, 7])
+    rng = np.random.default_rng([secret.construction_seed, 7])
+    items, id_map = public_items(items, np.random.default_rng([secret.construction_seed, 11]))
     item_ids = items.column("item_id").to_pylist()
-    if any(len(i.split()) != 1 for i in item_ids):
-        bad = next(i for i in item_ids if len(i.split()) != 1)
-        raise InputError(f"item_id {bad!r} contains whitespace, which TREC qrels cannot hold; map item ids without spaces in the catalog mapping.")
     writer = _Writer(tasks, item_ids, phi, rng)
     writer.ranking("t1", tasks.t1, pooled_file=True)
     writer.open_corpus(TierIndex(hierarchy))
@@ -244,10 +254,12 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info)
     pq.write_table(pa.Table.from_pandas(hierarchy.to_frame(), preserve_index=False), labels / "clusters.parquet",
                    compression="zstd", write_statistics=False)
     write_sids(item_ids, sids, labels / "sids.parquet")
-    return _write_manifest(out, items, hierarchy, tasks, writer, seed, manifest_info)
+    pq.write_table(id_map, labels / ITEM_IDS, compression="zstd", write_statistics=False)
+    secret.write(labels)
+    return _write_manifest(out, items, hierarchy, tasks, writer, secret, manifest_info)
 
 
-def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, seed: int, manifest_info: dict) -> Path:
+def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, secret: ConstructionSecret, manifest_info: dict) -> Path:
     files = {p.relative_to(out).as_posix(): sha256_file(p) for p in sorted(out.rglob("*")) if p.is_file() and p.name != MANIFEST}
     f = writer.files
     counts = {
@@ -260,8 +272,9 @@ def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, 
         "t3_candidates": len(f["labels/t3.qrels"]),
         "t4_groups": len(f["public/t4_groups.jsonl"]),
     }
-    manifest = {"format": RELEASE_FORMAT, **manifest_info, "seed": seed, "versions": _versions(), "counts": counts,
+    manifest = {"format": RELEASE_FORMAT, **manifest_info, "seed": secret.seed, "versions": _versions(), "counts": counts,
                 "files": files, "protocol": protocol_record(tasks, tasks.report["open_depth"])}
+    manifest.setdefault("construction", {})["secret"] = secret.record()
     manifest.setdefault("report", {})["tasks"] = tasks.report
     path = out / MANIFEST
     path.write_text(json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -300,7 +313,7 @@ def construct_release(
     out: str | Path,
     items: pa.Table,
     sids: np.ndarray,
-    seed: int = 0,
+    seed: int | None = None,
     queries_backend: str = "verbalizer",
     min_purity: float = 0.80,
     min_size: int = 2,
@@ -310,8 +323,11 @@ def construct_release(
     llm_options: dict | None = None,
     force: bool = False,
     cache_dir: str | Path | None = None,
+    secret: str | ConstructionSecret | None = None,
 ) -> Path:
     """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path.
+
+    ``seed``/``secret``: see :class:`fashionrq.tasks.secret.ConstructionSecret` (neither given: a secret is drawn).
 
     ``embeddings``: the construction encoder's item vectors, used to draw hard negatives (docs/benchmark.md).
     ``llm_options``: keyword arguments of ``querygen.LLMBackend`` for ``queries_backend="llm"``.
@@ -320,6 +336,8 @@ def construct_release(
     from fashionrq.tasks.queries import anchor_queries, hidden_phis, parser_agreement
 
     check_out(out, force)
+    secret = secret if isinstance(secret, ConstructionSecret) else ConstructionSecret.resolve(seed, secret)
+    seed = secret.construction_seed
     check_backend(queries_backend, seed, llm_options)
     with stage("hierarchy"):
         frame = items_frame(items)
@@ -344,7 +362,7 @@ def construct_release(
     info.setdefault("construction", {})["components"] = construction_components(info)
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
     with stage("write release"):
-        return write_release(out, items, sids, hierarchy, tasks, phi, seed, info, force)
+        return write_release(out, items, sids, hierarchy, tasks, phi, secret, info, force)
 
 
 def _photos(items: pa.Table, cache_dir: str | Path | None):
@@ -384,7 +402,7 @@ def build_release(
     out: str | Path = "BENCH",
     encoder: str = "minilm",
     sid_method: str = "rqvae",
-    seed: int = 0,
+    seed: int | None = None,
     queries_backend: str = "verbalizer",
     levels: int = 3,
     codebook_size: int | None = None,
@@ -398,8 +416,13 @@ def build_release(
     llm_options: dict | None = None,
     embeddings: str | Path | None = None,
     force: bool = False,
+    secret: str | None = None,
 ) -> Path:
     """ingest -> embed -> SIDs -> hierarchy -> queries -> tasks -> frozen release in ``out``; returns the manifest path.
+
+    ``seed`` and ``secret`` (docs/benchmark.md, "Construction secret"): with neither, a secret is drawn and stored in
+    ``labels/secret.txt``, so nobody can replay the construction from the public inputs; an explicit ``seed`` alone
+    seeds everything (byte-identical and replayable); the same ``seed`` and ``secret`` give a byte-identical release.
 
     ``codebook_size=None`` picks it from the catalog size (:func:`auto_codebook_size`). ``ingested``: the
     ``IngestResult`` of ``catalog`` when the caller already has it (it is not ingested again).
@@ -417,7 +440,8 @@ def build_release(
     if levels != 3:
         raise InputError(f"the benchmark tasks need levels=3 (got {levels}); rebuild with --levels 3.")
     check_out(out, force)
-    check_backend(queries_backend, seed, llm_options)
+    secret = ConstructionSecret.resolve(seed, secret)
+    check_backend(queries_backend, secret.construction_seed, llm_options)
     result = ingested if ingested is not None else ingest(catalog, mapping=mapping)
     items, subset = photographed_only(result) if queries_backend == "mcmr" else (result.table, {})
     chosen_by = "--codebook-size" if codebook_size is not None else "catalog size (auto_codebook_size)"
@@ -425,7 +449,8 @@ def build_release(
     with stage(f"read embeddings ({Path(embeddings).name})" if embeddings is not None else f"encode items ({encoder})"):
         X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
     with stage(f"SID training ({sid_method})"):
-        sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, seed, sid_params or {}, cache_dir)
+        sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, secret.tokenizer_seed, sid_params or {},
+                                              cache_dir)
     info = {
         "config": {"catalog": str(catalog), "mapping": str(mapping) if mapping else None, "encoder": encoder_info["name"],
                    "sid_method": sid_method, "levels": levels, "codebook_size": codebook_size,
@@ -434,9 +459,9 @@ def build_release(
         "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items),
                     **result.report.counts(), **subset},
         "encoder": {**encoder_info, "embeddings_sha256": sha256_array(np.asarray(X))},
-        "tokenizer": tokenizer_config,
+        "tokenizer": secret.redact(tokenizer_config),
     }
-    return construct_release(out, items, sids, seed=seed, queries_backend=queries_backend, min_purity=min_purity,
+    return construct_release(out, items, sids, secret=secret, queries_backend=queries_backend, min_purity=min_purity,
                              min_size=min_size, task_config=task_config, manifest_info=info, llm_options=llm_options,
                              force=force, embeddings=X if isinstance(X, np.ndarray) else None, cache_dir=cache_dir)
 
