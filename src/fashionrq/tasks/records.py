@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fashionrq.querygen.records import ConstraintSet
+
 GRADES = (3, 2, 1, 0)
 TIER_NAMES = {3: "exact", 2: "sibling", 1: "related", 0: "irrelevant"}
 #: Task keys: pooled T1, open-corpus T1 (the whole catalog ranked), T2, T3, T4.
@@ -52,6 +54,7 @@ class AnchorQuery:
     expressed: dict[str, list[str]] = field(hash=False)
     covers: str | None
     source: str
+    constraints: ConstraintSet | None = field(default=None, hash=False)  # MCMR: constraints and their modalities
 
 
 @dataclass(frozen=True)

@@ -132,12 +132,15 @@ class _Writer:
         self.files: dict[str, list] = {}
         self.meta: list[dict] = []
         self.phi_rows: list[dict] = []
+        self.mcmr_rows: list[dict] = []
 
     def remember(self, qid: str, task: str, qi: int, unit: str) -> None:
         q = self.tasks.queries[qi]
         self.meta.append({"qid": qid, "task": task, "cluster": q.leaf, "leaf": q.leaf, "level": q.leaf.count("-") + 1,
                           "unit": unit, "covers": q.covers, "source": q.source})
         self.phi_rows.append({"qid": qid, "phi": self.phi[qi], "expressed": sorted(k for k, v in self.phi[qi].items() if v)})
+        if q.constraints is not None:
+            self.mcmr_rows.append({"qid": qid, "task": task, **q.constraints.to_dict()})
 
     def qrels(self, qid: str, rows, grades) -> list[str]:
         return [f"{qid} 0 {self.item_ids[r]} {g}" for r, g in zip(rows, grades)]
@@ -212,6 +215,8 @@ class _Writer:
     def write(self, out: Path) -> None:
         self.files["labels/phi.jsonl"] = self.phi_rows
         self.files["labels/queries.jsonl"] = self.meta
+        if self.mcmr_rows:
+            self.files["labels/mcmr.jsonl"] = self.mcmr_rows
         for name, rows in sorted(self.files.items()):
             if rows and isinstance(rows[0], str):
                 _sorted_lines(out / name, rows)
@@ -342,6 +347,7 @@ def construct_release(
     embeddings: np.ndarray | None = None,
     llm_options: dict | None = None,
     force: bool = False,
+    cache_dir: str | Path | None = None,
     secret: str | ConstructionSecret | None = None,
 ) -> Path:
     """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path.
@@ -350,6 +356,7 @@ def construct_release(
 
     ``embeddings``: the construction encoder's item vectors, used to draw hard negatives (docs/benchmark.md).
     ``llm_options``: keyword arguments of ``querygen.LLMBackend`` for ``queries_backend="llm"``.
+    ``queries_backend="mcmr"`` reads the photos' derived attributes (cached under ``cache_dir``).
     """
     from fashionrq.tasks.queries import anchor_queries, hidden_phis, parser_agreement
 
@@ -361,8 +368,9 @@ def construct_release(
         frame = items_frame(items)
         hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
     with stage("queries"):
+        photos = _photos(items, cache_dir) if queries_backend == "mcmr" else None
         queries, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed, llm_options=llm_options,
-                                               max_leaves=task_config.query_leaves)
+                                               max_leaves=task_config.query_leaves, photos=photos)
     with stage("tasks"):
         vectors = None if embeddings is None else np.asarray(embeddings, dtype=np.float32)
         tasks = build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors)
@@ -380,6 +388,25 @@ def construct_release(
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
     with stage("write release"):
         return write_release(out, items, sids, hierarchy, tasks, phi, secret, info, force)
+
+
+def _photos(items: pa.Table, cache_dir: str | Path | None):
+    """The derived image attributes of ``items``, named with the catalog's colour vocabulary."""
+    from fashionrq.images.store import catalog_vocabulary, extract_items
+
+    return extract_items(items, cache_dir=cache_dir, vocabulary=catalog_vocabulary(items))
+
+
+def photographed_only(result) -> tuple[pa.Table, dict]:
+    """The items of an ingest result that have a photo (an MCMR release is built on them) and what was dropped."""
+    import pyarrow.compute as pc
+
+    items = result.table
+    kept = items.filter(pc.is_valid(items.column("image_path")))
+    if kept.num_rows == 0:
+        raise InputError(f"catalog {result.report.source} has no item with a photo, which an MCMR release needs; point "
+                         "the Myntra reader at the images with --images or map an image column.")
+    return kept, {"items_with_photo": kept.num_rows, "items_without_photo_dropped": items.num_rows - kept.num_rows}
 
 
 def construction_components(info: dict) -> dict:
@@ -428,6 +455,8 @@ def build_release(
     ``llm_options``: keyword arguments of ``querygen.LLMBackend`` (``max_concurrency``, ``timeout``, ``max_tokens``,
     ``max_failure_rate`` ...) for ``queries_backend="llm"``.
     ``embeddings``: a file of precomputed item vectors (``fashionrq.encoders.given``) used instead of ``encoder``.
+    ``queries_backend="mcmr"`` builds the MCMR-style release: only the items with a photo, and the controlled
+    k_T = k_I queries of ``fashionrq.querygen.mcmr`` (docs/images.md, "MCMR release").
     An existing release in ``out`` is refused unless ``force``.
     """
     from fashionrq.catalog import ingest
@@ -439,7 +468,7 @@ def build_release(
     secret = ConstructionSecret.resolve(seed, secret)
     check_backend(queries_backend, secret.construction_seed, llm_options)
     result = ingested if ingested is not None else ingest(catalog, mapping=mapping)
-    items = result.table
+    items, subset = photographed_only(result) if queries_backend == "mcmr" else (result.table, {})
     chosen_by = "--codebook-size" if codebook_size is not None else "catalog size (auto_codebook_size)"
     codebook_size = codebook_size if codebook_size is not None else auto_codebook_size(items.num_rows)
     with stage(f"read embeddings ({Path(embeddings).name})" if embeddings is not None else f"encode items ({encoder})"):
@@ -453,13 +482,13 @@ def build_release(
                    "min_purity": min_purity, "min_size": min_size},
         "construction": {"codebook": {"size": codebook_size, "chosen_by": chosen_by, "items": items.num_rows}},
         "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items),
-                    **result.report.counts()},
+                    **result.report.counts(), **subset},
         "encoder": {**encoder_info, "embeddings_sha256": sha256_array(np.asarray(X))},
         "tokenizer": secret.redact(tokenizer_config),
     }
     return construct_release(out, items, sids, secret=secret, queries_backend=queries_backend, min_purity=min_purity,
                              min_size=min_size, task_config=task_config, manifest_info=info, llm_options=llm_options,
-                             force=force, embeddings=X if isinstance(X, np.ndarray) else None)
+                             force=force, embeddings=X if isinstance(X, np.ndarray) else None, cache_dir=cache_dir)
 
 
 def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codebook_size: int, seed: int,
