@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from fashionrq.errors import InputError
+from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_write_json, atomic_write_text
 from fashionrq.report.leaderboard import labelled, leaderboard_of, markdown
 from fashionrq.report.page import render
@@ -55,6 +55,8 @@ class DemoConfig:
     systems: Sequence[tuple[str, str, str | None]] = DEMO_SYSTEMS
     #: What ``hybrid`` fuses in the demo: the systems whose item vectors the demo computes anyway.
     hybrid_components: tuple[str, ...] = ("bm25", "minilm-int8")
+    #: Systems of the MCMR part (an MCMR release on the photographed items, every candidate regime); () skips it.
+    mcmr_systems: tuple[str, ...] = ("bm25", "image-descriptor")
 
 
 def ingest_markdown(report: dict) -> str:
@@ -133,9 +135,13 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
             section("4. Leaderboard", leaderboard_of(bench, shown))
         comparison = _compare(scored, out, config, console, section)
         probes = _probes(bench, runs, out, config, console, section)
+        mcmr, mcmr_text = _mcmr(out, config, console) if config.mcmr_systems else (None, None)
         with stage("report.html"):
-            atomic_write_text(out / "report.html", render(bench, shown, comparison, config.images, "fashionrq demo report", probes))
+            atomic_write_text(out / "report.html", render(bench, shown, comparison, config.images, "fashionrq demo report",
+                                                          probes, mcmr))
     section("8. Time and memory per stage", timer.to_markdown())
+    if mcmr_text is not None:
+        section("9. MCMR on the photographed items (text / image / fused regimes, controlled constraint count)", mcmr_text)
     atomic_write_json(out / "stages.json", timer.to_dict())
     report = out / "report.md"
     atomic_write_text(report, "\n".join(sections))
@@ -143,7 +149,8 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
 
 
 #: What a demo folder holds; ``--force`` replaces only a folder holding nothing else.
-DEMO_ENTRIES = frozenset({"catalog", "bench", "runs", "probes", "comparison.json", "report.html", "report.md", "stages.json"})
+DEMO_ENTRIES = frozenset({"catalog", "bench", "runs", "probes", "mcmr-bench", "mcmr-runs", "comparison.json", "report.html",
+                          "report.md", "stages.json"})
 
 
 def _fresh_demo_folder(out: Path, force: bool) -> Path:
@@ -273,6 +280,33 @@ def _compare(scored: list, out: Path, config: DemoConfig, console: Console, sect
     return comparison
 
 
+def mcmr_codebook_size(photographed: int) -> int:
+    """Codes per SID level of the demo's MCMR release: leaves of a few items (16 for the bundled 2,946 photos)."""
+    return int(min(16, max(4, round(photographed / 180))))
+
+
+def _mcmr(out: Path, config: DemoConfig, console: Console):
+    """An MCMR release on the catalog's photographed items and its systems in every candidate regime: the ablation
+    (``None`` without photos) and the text of report section 9."""
+    from fashionrq.catalog import load_items
+    from fashionrq.report.mcmr import modality_ablation
+    from fashionrq.tasks import build_release
+
+    photos = load_items(out / "catalog").column("image_path").drop_null()
+    if len(photos) == 0:
+        return None, ("Not run: the catalog has no photos. Point a Myntra catalog at its images (`fashionrq ingest DIR "
+                      "--images IMAGES`) or map an image column, then `fashionrq build --mcmr`.")
+    console.print(f"MCMR: release on the {len(photos):,} photographed items, then {', '.join(config.mcmr_systems)} in every regime …")
+    bench = out / "mcmr-bench"
+    try:
+        build_release(out / "catalog", bench, encoder=config.encoder, seed=config.seed, queries_backend="mcmr",
+                      sid_method="rkmeans", codebook_size=mcmr_codebook_size(len(photos)))
+        ablation = modality_ablation(bench, out / "mcmr-runs", config.mcmr_systems)
+    except FashionRQError as err:  # e.g. too few photographed items for a release: the section says why
+        return None, f"Not run on the {len(photos):,} photographed items: {err}"
+    return ablation, "Release `mcmr-bench/` (`fashionrq build --mcmr`), runs in `mcmr-runs/`.\n\n" + ablation.to_markdown()
+
+
 def _probes(bench: Path, runs: list[Path], out: Path, config: DemoConfig, console: Console, section) -> dict:
     """Every label-blind probe and the query-blind baseline against random's interval, the demo's runs beside them
     (docs/protocol.md, "Adversarial probes"); report section 7 and ``probes/probe.json``; returns the probe report."""
@@ -290,4 +324,5 @@ def _config_dict(config: DemoConfig) -> dict:
     data = {k: getattr(config, k) for k in ("catalog", "encoder", "sid_method", "seed", "resamples", "rerank_depth")}
     data["hybrid_components"] = list(config.hybrid_components)
     data["systems"] = [label for label, _, _ in config.systems]
+    data["mcmr_systems"] = list(config.mcmr_systems)
     return data
