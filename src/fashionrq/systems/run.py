@@ -267,19 +267,6 @@ def _label(system, reranker) -> str:
     return "'" + "+".join(map(str, names)) + "'"
 
 
-#: Cache folders a sealed child may write (embeddings, image attributes, search indexes, converted models).
-CHILD_CACHES = ("embeddings", "images", "indexes", "models")
-
-
-def prepare_cache() -> None:
-    """Create the cache folders a sealed child writes: Landlock grants only folders that exist when it seals (the
-    cache root itself stays closed, as it holds the SIDs), so on a fresh cache a child could not create them."""
-    from fashionrq.encoders import default_cache_dir
-
-    for name in CHILD_CACHES:
-        (default_cache_dir() / name).mkdir(parents=True, exist_ok=True)
-
-
 def run_system(
     bench: str | Path,
     system: str | Retriever,
@@ -321,7 +308,6 @@ def run_system(
     check_regime(regime)
     depth = check_depth(depth)
     check_search(engine, address, chunk_rows, index)
-    prepare_cache()
     targets = _targets(out, first_stage_out, reranker, force)
     public = PublicBench(bench)
     job = Job(system, dict(params or {}), reranker, dict(reranker_params or {}), regime, calibrator, public.release,
