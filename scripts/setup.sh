@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
 # Create .venv and install fashionrq with its test extras. torch is pinned to the CPU build 2.13.0
 # (constraints.txt) and installed first, so nothing later can pull a multi-GB CUDA build.
+# A rerun returns at once when nothing changed: .venv/.fashionrq-setup holds the hash of pyproject.toml,
+# constraints.txt and this script as last installed, and the venv must still import this clone's fashionrq.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+stamp=.venv/.fashionrq-setup
+want=$(cat pyproject.toml constraints.txt scripts/setup.sh | sha256sum | cut -d' ' -f1)
+if [ -x .venv/bin/python ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && .venv/bin/python -c \
+    "import sys, fashionrq; sys.exit(not fashionrq.__file__.startswith(sys.argv[1]))" "$PWD/src/" 2>/dev/null; then
+    exit 0
+fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -c constraints.txt torch==2.13.0
-.venv/bin/python -m pip install -q -c constraints.txt -e ".[test]"
+rm -f "$stamp"
+# --no-compile: a module is byte-compiled when first imported, not every file of every package now
+.venv/bin/python -m pip install -q --no-compile -c constraints.txt torch==2.13.0
+.venv/bin/python -m pip install -q --no-compile -c constraints.txt -e ".[test]"
+echo "$want" > "$stamp"

@@ -363,3 +363,22 @@ def test_a_drawn_secret_is_stored_withheld_from_the_manifest_and_replays_only_wi
     assert all((again / "public" / n).read_bytes() == (secret_bench / "public" / n).read_bytes() for n in public)
     assert (again / "labels" / "t1.qrels").read_bytes() == (secret_bench / "labels" / "t1.qrels").read_bytes()
     assert json.loads((again / "manifest.json").read_text())["construction"]["secret"]["source"] == "given"
+
+
+def test_queries_go_to_a_seeded_sample_of_whole_level2_groups(bench, fixture_items):
+    """Above ``max_leaves`` qualified leaves, queries are written for the leaves of whole sampled level-2 groups."""
+    from collections import Counter
+
+    from fashionrq.hierarchy import build_hierarchy
+    from fashionrq.tasks.queries import sample_leaves
+
+    hierarchy = build_hierarchy(fixture_items, _sids(bench)[1])
+    every, report = sample_leaves(hierarchy, None)
+    assert report == {"qualified": len(every), "sampled": False, "verbalized": len(every)} and len(every) > 40
+    leaves, report = sample_leaves(hierarchy, 20, seed=3)
+    assert [leaf.cluster_id for leaf in leaves] == [leaf.cluster_id for leaf in sample_leaves(hierarchy, 20, seed=3)[0]]
+    groups = {leaf.parent for leaf in leaves}
+    assert leaves == [leaf for leaf in every if leaf.parent in groups]  # whole groups, in prefix order
+    largest = max(Counter(leaf.parent for leaf in every).values())
+    assert 20 <= len(leaves) < 20 + largest
+    assert report == {"qualified": len(every), "sampled": True, "verbalized": len(leaves), "level2_prefixes": len(groups)}

@@ -1,81 +1,28 @@
-"""The ``fashionrq`` command line: thin wrappers that parse arguments and call the Python API."""
+"""The ``fashionrq`` command line. ``main`` is the entry point: ``trec-eval`` starts without typer and rich (its
+whole-process time is compared with trec_eval's); every other command runs through the typer app
+(:mod:`fashionrq.cli.commands`)."""
 
 from __future__ import annotations
 
-import errno
 import sys
-
-import typer
-from rich.markup import escape
-
-from fashionrq.errors import FashionRQError
-from fashionrq.progress import console
-
-app = typer.Typer(
-    name="fashionrq",
-    help="Build graded, attribute-aware fashion-retrieval benchmarks from a product catalog and evaluate retrievers on them.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-
-
-
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", help="Print the fashionrq version and exit.", is_eager=True),
-) -> None:
-    """Build graded, attribute-aware fashion-retrieval benchmarks from a product catalog and evaluate retrievers on them."""
-    if version:
-        from fashionrq import __version__
-
-        console.print(f"fashionrq {__version__}")
-        raise typer.Exit()
-
-
-# Each stage registers its commands here (one module per stage).
-from fashionrq.cli import catalog as _catalog  # noqa: E402
-
-_catalog.register(app)
-from fashionrq.cli import encoders as _encoders  # noqa: E402
-_encoders.register(app)
-from fashionrq.cli import metrics as _metrics  # noqa: E402
-
-_metrics.register(app)
-from fashionrq.cli import bench as _bench  # noqa: E402
-_bench.register(app)
-from fashionrq.cli import relevance as _relevance  # noqa: E402
-_relevance.register(app)
-from fashionrq.cli import protocol as _protocol  # noqa: E402
-_protocol.register(app)
-from fashionrq.cli import sid as _sid  # noqa: E402
-_sid.register(app)
-from fashionrq.cli import systems as _systems  # noqa: E402
-_systems.register(app)
-from fashionrq.cli import demo as _demo  # noqa: E402
-_demo.register(app)
-from fashionrq.cli import report as _report  # noqa: E402
-_report.register(app)
-from fashionrq.cli import synth as _synth  # noqa: E402
-_synth.register(app)
-from fashionrq.cli import images as _images  # noqa: E402
-_images.register(app)
-from fashionrq.cli import probe as _probe  # noqa: E402
-_probe.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the CLI, turning user errors into one sentence and a non-zero exit code."""
-    if argv is None:
-        _metrics.lighten_process(sys.argv[1:])
-    try:
-        app(args=argv, standalone_mode=True)
-    except FashionRQError as err:
-        console.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False, soft_wrap=True)
-        sys.exit(err.exit_code)
-    except OSError as err:
-        if err.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
-            raise
-        console.print(f"[bold red]error:[/] could not write {err.filename or 'an output'} ({err.strerror}); free disk space "
-                      "or raise the file-size limit and run again (nothing half-written was kept).", highlight=False, soft_wrap=True)
-        sys.exit(2)
+    """Run ``fashionrq ARGV`` (``sys.argv[1:]`` when None); a user error prints one sentence and exits non-zero."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["trec-eval"]:
+        from fashionrq.cli.trec_eval import main as trec_eval_main
+
+        trec_eval_main(args[1:], whole_process=argv is None)
+        sys.exit(0)  # as the typer app ends every command
+    from fashionrq.cli.commands import run
+
+    run(argv)
+
+
+def __getattr__(name: str):
+    if name == "app":  # ``from fashionrq.cli import app``: the typer app, built on first use
+        from fashionrq.cli.commands import app
+
+        return app
+    raise AttributeError(f"module 'fashionrq.cli' has no attribute {name!r}")

@@ -22,6 +22,7 @@ def build_command(
     seed: int = typer.Option(None, "--seed", help="Seed of every random choice; given without --secret, the same seed gives a byte-identical (and replayable) release (default: 0, with a construction secret drawn at build time)."),
     secret: str = typer.Option(None, "--secret", help="Construction secret mixed into every construction choice (stored in BENCH/labels/secret.txt); the same --seed and --secret rebuild the same public and label files (default: drawn at build time unless --seed is given)."),
     queries_backend: str = typer.Option("verbalizer", "--queries-backend", help="Query generator: verbalizer or llm."),
+    mcmr: bool = typer.Option(False, "--mcmr", help="MCMR-style release: only the items with a photo, queries of k text- and k image-derived constraints (k = 1-5) and their text-only / image-only variants (docs/images.md)."),
     codebook_size: int = typer.Option(None, "--codebook-size", help="Codes per SID level [default: from the catalog size, 64 from 22,400 items up]."),
     pool_size: int = typer.Option(None, "--pool-size", help="T1/T4 candidates per pool, a quarter per relevance tier [default: 40]."),
     max_anchor_leaves: int = typer.Option(1000, "--max-anchor-leaves", help="Anchor leaves over all tasks (0 keeps every qualified leaf)."),
@@ -36,12 +37,14 @@ def build_command(
     """Build the frozen benchmark release: ingest, embed, SIDs, hierarchy, queries, tasks, manifest."""
     from fashionrq.tasks import TaskConfig, build_release
 
+    if mcmr and queries_backend != "verbalizer":
+        raise InputError(f"--mcmr writes its queries with its own verbalizer; drop --queries-backend {queries_backend}.")
     sizes = {"pool_size": pool_size} if pool_size is not None else {}
     sizes["max_anchor_leaves"] = max_anchor_leaves or None
     llm_options = {"max_concurrency": llm_concurrency, "timeout": llm_timeout, "max_tokens": llm_max_tokens,
                    "max_failure_rate": llm_max_failure_rate}
     path = build_release(catalog, out, mapping=mapping, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
-                         seed=seed, queries_backend=queries_backend,
+                         seed=seed, queries_backend="mcmr" if mcmr else queries_backend,
                          codebook_size=codebook_size, min_purity=min_purity, min_size=min_size,
                          task_config=TaskConfig(**sizes), llm_options=llm_options, force=force, secret=secret)
     manifest = json.loads(path.read_text())

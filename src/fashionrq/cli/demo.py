@@ -22,13 +22,18 @@ def demo_command(
     ),
     images: Path = typer.Option(None, "--images", help="Folder of <item_id>.jpg product images: thumbnails in report.html."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print each stage's wall time, CPU time and peak RSS as it ends."),
+    force: bool = typer.Option(False, "--force", help="Replace an earlier demo's --out folder (a folder holding anything else is refused)."),
 ) -> None:
-    """Ingest, build the benchmark, run and score the offline baselines, compare them, write report.md and report.html."""
+    """Ingest, build the benchmark, run and score the offline baselines, compare them, write report.md and report.html.
+
+    A rerun reuses the cached embeddings, semantic IDs, release, sealed runs and bootstrap ($FASHIONRQ_CACHE) when
+    nothing they depend on changed; every run is still committed and scored.
+    """
     from fashionrq.report.demo import DemoConfig, parse_systems, run_demo
 
     config = DemoConfig(catalog=catalog, encoder=encoder, sid_method=sid_method, seed=seed, resamples=resamples,
                         systems=parse_systems(systems), images=str(images) if images else None)
-    report = run_demo(out, config, console=console, verbose=verbose)
+    report = run_demo(out, config, console=console, verbose=verbose, force=force)
     console.print(f"wrote {report}")
 
 

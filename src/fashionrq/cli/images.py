@@ -77,5 +77,26 @@ def accuracy_command(
         atomic_write_json(json_out, {"items": len(derived), "attributes": [r.to_dict() for r in results]})
 
 
+@images_app.command("ablation")
+def ablation_command(
+    bench: Path = typer.Option(..., "--bench", help="An MCMR release (`fashionrq build --mcmr`)."),
+    out: Path = typer.Option(..., "--out", help="Folder for the run folders (<system>-<regime>/), mcmr.md and mcmr.json."),
+    systems: str = typer.Option(None, "--systems", help="Comma-separated systems, each run in every candidate regime it reads (default: random, bm25, minilm-int8, image-descriptor, hybrid)."),
+    force: bool = typer.Option(False, "--force", help="Replace mcmr.md, mcmr.json and uncommitted run folders in --out (a committed run is never replaced)."),
+) -> None:
+    """MCMR Tables 3, 7 and 8: every system under text / image / fused candidates, query variants, constraint count."""
+    from fashionrq.io import atomic_write_json, atomic_write_text, refuse_existing
+    from fashionrq.report.mcmr import ABLATION_SYSTEMS, modality_ablation
+
+    for name in ("mcmr.md", "mcmr.json"):
+        refuse_existing(out / name, force)
+    names = [s.strip() for s in systems.split(",") if s.strip()] if systems else ABLATION_SYSTEMS
+    result = modality_ablation(bench, out, names, force=force)
+    text = result.to_markdown()
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+    atomic_write_text(out / "mcmr.md", text)
+    atomic_write_json(out / "mcmr.json", result.to_dict())
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(images_app, name="images")

@@ -55,6 +55,18 @@ def _name(scored: ScoredRun, index: int, taken: set[str]) -> str:
     return name
 
 
+def run_names(scored: list[ScoredRun]) -> list[str]:
+    """Each run's name in a comparison: its system, numbered when two runs share one."""
+    taken: set[str] = set()
+    return [_name(s, i, taken) for i, s in enumerate(scored)]
+
+
+def runs_record(scored: list[ScoredRun]) -> dict:
+    """The ``runs`` entry of a comparison: each run's folder, latest commitment and isolation, by name."""
+    return {name: {"run": s.report["run"], "commitment": s.report["commitment"]["hash"], "isolation": s.report.get("isolation")}
+            for name, s in zip(run_names(scored), scored)}
+
+
 def _fmt(value: float) -> str:
     return f"{value:+.4f}"
 
@@ -136,8 +148,7 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
     check_options(len(scored), resamples, level)
     registered = registered_headline(scored)
     heads = parse_headline(headline, registered)
-    taken: set[str] = set()
-    names = [_name(s, i, taken) for i, s in enumerate(scored)]
+    names = run_names(scored)
     tasks = [t for t in TASKS if any(t in s.units for s in scored)]
     for task in tasks:
         known = {m for s in scored if task in s.units for m in s.units[task].values} | ({"macro_f1"} if task == "t2" else set())
@@ -179,8 +190,7 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
     if "t1" in tasks:
         by_attribute = attribute_comparisons(scored, names, clusters["t1"], counts["t1"], heads["t1"], level)
     return {
-        "runs": {name: {"run": s.report["run"], "commitment": s.report["commitment"]["hash"],
-                        "isolation": s.report.get("isolation")} for name, s in zip(names, scored)},
+        "runs": runs_record(scored),
         "release": scored[0].report["release"],
         "bootstrap": {"resamples": resamples, "seed": seed, "level": level, "method": "paired cluster bootstrap, percentile interval",
                       "unit": "each task's manifest protocol.bootstrap_unit", "rng": "numpy.random.default_rng(seed).integers per resample"},
@@ -203,11 +213,18 @@ def compare_runs(bench: str | Path, runs: list[str | Path], *, resamples: int = 
     Every number is recomputed from the committed predictions and the labels; ``unsealed`` admits runs made
     without isolation (marked in ``runs``).
     """
-    from fashionrq.protocol.headline import headline_analysis
-
     check_options(len(runs), resamples, level)
     parse_headline(headline)
     scored = [score_run(bench, run, relevance=relevance, cache_dir=cache_dir, unsealed=unsealed) for run in runs]
+    return compare_with_analysis(scored, resamples=resamples, seed=seed, level=level, headline=headline)
+
+
+def compare_with_analysis(scored: list[ScoredRun], *, resamples: int = 10_000, seed: int = 0, level: float = 0.95,
+                          headline: str | dict | None = None) -> dict:
+    """:func:`compare_scored` over runs already scored (every gate passed in ``score_run``), plus the headline analysis."""
+    from fashionrq.protocol.headline import headline_analysis
+
+    check_options(len(scored), resamples, level)
     draws = resample_draws(scored, resamples, seed)
     result = compare_scored(scored, resamples=resamples, seed=seed, level=level, headline=headline, draws=draws)
     result["analysis"] = headline_analysis(scored, result, draws)

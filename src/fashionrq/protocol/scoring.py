@@ -24,6 +24,7 @@ from fashionrq.metrics import Qrels, Run, classification_metrics, consistency, e
 from fashionrq.metrics.trec_gains import parse_gain_pairs
 from fashionrq.protocol.bootstrap import macro_f1_interval_bounds, mean_interval_bounds, resample_counts
 from fashionrq.protocol.commitment import check_commitment, check_release, check_sealed, read_ledger, read_run_config
+from fashionrq.protocol.constraints import constraint_breakdown
 from fashionrq.protocol.errors import CommitmentMismatchError, ReleaseTamperedError
 from fashionrq.protocol.manifest import verify_release
 from fashionrq.protocol.validate import LABELS, load_pools, validate_run
@@ -101,8 +102,12 @@ def _jsonl(path: Path) -> list[dict]:
 
 def _rank_run(ranked: dict[str, list[tuple[str, float]]], name: str) -> Run:
     """A metrics Run whose scores reproduce the submitted rank order exactly (n, n-1, ..., 1)."""
-    return Run({qid: {item: float(len(items) - i) for i, (item, _) in enumerate(items)} for qid, items in ranked.items()},
-               name=name)
+    qids, docnos, scores = [], [], []
+    for qid, items in ranked.items():  # columns, not a nested dict: the rows are validated, no per-value type check
+        qids.extend([qid] * len(items))
+        docnos.extend(item for item, _ in items)
+        scores.extend(range(len(items), 0, -1))
+    return Run.from_arrays(qids, docnos, np.asarray(scores, dtype=np.float64), name=name)
 
 
 def _means(units: TaskUnits, rows: np.ndarray | None = None) -> dict[str, float]:
@@ -247,6 +252,8 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
     phi_rows = {row["qid"]: row for row in _jsonl(labels / "phi.jsonl")}
     expressed = {qid: list(row.get("expressed") or []) for qid, row in phi_rows.items()}
     attributes = sorted({a for names in expressed.values() for a in names})
+    mcmr_path = labels / "mcmr.jsonl"
+    mcmr = {row["qid"]: row for row in _jsonl(mcmr_path)} if mcmr_path.is_file() else {}
     pair_qid = {row["pair_id"]: row["qid"] for row in _jsonl(bench / "public" / "t2_pairs.jsonl")}
 
     units: dict[str, TaskUnits] = {}
@@ -270,6 +277,9 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
             else:
                 units[task] = _ranking_units(task, predictions[task], labels / f"{task}.qrels", unit_of, gain_map)
                 entry["breakdowns"] = _breakdowns(units[task], expressed, attributes)
+                by_constraints = constraint_breakdown(units[task].ids, units[task].values, mcmr)
+                if by_constraints is not None:
+                    entry["breakdowns"]["by_constraints"] = by_constraints
             if task == "t1" and relevance:
                 attr = _relevance(bench, predictions[task], {q: r["phi"] for q, r in phi_rows.items()}, cache_dir)
                 ids = units[task].ids

@@ -14,13 +14,49 @@ CATCH_ALL = "*catch-all*"
 
 
 @dataclass(frozen=True)
+class Constraint:
+    """One condition of a query: an attribute, its value, the modality it is derived from and its leaf share."""
+
+    attribute: str
+    value: str
+    modality: str  # "text" | "image"
+    share: float
+
+    def to_dict(self) -> dict:
+        return {"attribute": self.attribute, "value": self.value, "modality": self.modality, "share": round(self.share, 4)}
+
+
+@dataclass(frozen=True)
+class ConstraintSet:
+    """The constraints one query composes, with its intent (anchor leaf), variant and product head noun."""
+
+    intent: str
+    variant: str  # "fused" | "text" | "image"
+    head: str
+    constraints: tuple[Constraint, ...]
+
+    @property
+    def k_text(self) -> int:
+        return sum(c.modality == "text" for c in self.constraints)
+
+    @property
+    def k_image(self) -> int:
+        return sum(c.modality == "image" for c in self.constraints)
+
+    def to_dict(self) -> dict:
+        return {"intent": self.intent, "variant": self.variant, "head": self.head, "k_text": self.k_text,
+                "k_image": self.k_image, "constraints": [c.to_dict() for c in self.constraints]}
+
+
+@dataclass(frozen=True)
 class GeneratedQuery:
     """One shopper query for a cluster and the φ-style attributes its text asserts.
 
     ``expressed`` maps φ keys to canonical catalog values (``{"product_type": ["Shirts", "Tshirts"],
     "gender": ["Men"]}``); a multi-valued entry is a disjunction ("shirts or t-shirts") except
     ``style_tags``, whose values are each asserted. ``covers`` is the sub-type this query was written to
-    cover, :data:`CATCH_ALL` for the catch-all, ``None`` for a general query.
+    cover, :data:`CATCH_ALL` for the catch-all, ``None`` for a general query. ``constraints``: the
+    constraints an MCMR query composes and their modalities (``fashionrq.querygen.mcmr``), else ``None``.
     """
 
     text: str
@@ -28,6 +64,7 @@ class GeneratedQuery:
     expressed: dict[str, list[str]] = field(hash=False)
     covers: str | None
     source: str
+    constraints: ConstraintSet | None = field(default=None, hash=False)  # MCMR queries: the modality record
 
 
 @dataclass

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
 
-from fashionrq.errors import InputError
+from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_write_json, atomic_write_text
-from fashionrq.report.leaderboard import leaderboard, markdown
-from fashionrq.report.page import write_report
+from fashionrq.report.leaderboard import labelled, leaderboard_of, markdown
+from fashionrq.report.page import render
 from fashionrq.timing import StageTimer, stage
 
 #: The offline baselines the demo runs by default: (label, system, reranker). One encoder embeds the
@@ -53,6 +55,8 @@ class DemoConfig:
     systems: Sequence[tuple[str, str, str | None]] = DEMO_SYSTEMS
     #: What ``hybrid`` fuses in the demo: the systems whose item vectors the demo computes anyway.
     hybrid_components: tuple[str, ...] = ("bm25", "minilm-int8")
+    #: Systems of the MCMR part (an MCMR release on the photographed items, every candidate regime); () skips it.
+    mcmr_systems: tuple[str, ...] = ("bm25", "image-descriptor")
 
 
 def ingest_markdown(report: dict) -> str:
@@ -103,17 +107,18 @@ def stats_markdown(stats: dict) -> str:
     ])
 
 
-def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Console | None = None, verbose: bool = False) -> Path:
+def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Console | None = None, verbose: bool = False,
+             force: bool = False) -> Path:
     """Build the benchmark from ``config.catalog``, run, commit and score every baseline, compare them, write the report.
 
-    ``out`` must be a new or empty folder. Every stage's wall time, CPU time and peak RSS go into the report (section 8) and ``stages.json``;
+    ``out`` must be a new or empty folder; ``force`` replaces an earlier demo's folder (never another folder).
+    The release, each system's sealed run and the bootstrap are taken from the stage cache
+    (:mod:`fashionrq.stagecache`) when their inputs and the code are unchanged; every run is still committed and
+    scored. Every stage's wall time, CPU time and peak RSS go into the report (section 8) and ``stages.json``;
     ``verbose`` also prints each stage as it ends.
     """
-    from fashionrq.protocol.manifest import check_folder_output
-
     console = console or Console(stderr=True)
-    out = check_folder_output(out, what="demo folder")  # a rerun never mixes with (or overwrites) an earlier demo
-    out.mkdir(parents=True, exist_ok=True)
+    out = _fresh_demo_folder(Path(out), force)
     sections: list[str] = [f"# fashionrq demo report\n\nConfiguration: `{json.dumps(_config_dict(config), sort_keys=True)}`\n"]
 
     def section(title: str, body: str) -> None:
@@ -123,35 +128,69 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
     timer = StageTimer(on_stage=(lambda s: console.print(f"[stage] {s}", markup=False, highlight=False)) if verbose else None)
     with timer.active():
         bench = _build(out, config, console, section)
-        runs = _run_all(bench, out / "runs", config, console)
-        section("4. Leaderboard", leaderboard(bench, runs))
-        comparison = _compare(bench, runs, out, config, console, section)
+        scored = _run_all(bench, out / "runs", config, console)
+        runs = [out / "runs" / label for label, _, _ in config.systems]
+        shown = labelled([(json.loads(json.dumps(s.report, sort_keys=True)), run / "scores.json") for s, run in zip(scored, runs)], bench)
+        with stage("leaderboard"):
+            section("4. Leaderboard", leaderboard_of(bench, shown))
+        comparison = _compare(scored, out, config, console, section)
         probes = _probes(bench, runs, out, config, console, section)
+        mcmr, mcmr_text = _mcmr(out, config, console) if config.mcmr_systems else (None, None)
         with stage("report.html"):
-            write_report(bench, runs, out / "report.html", comparison=comparison, images=config.images, force=True,
-                         title="fashionrq demo report", probes=probes)
+            atomic_write_text(out / "report.html", render(bench, shown, comparison, config.images, "fashionrq demo report",
+                                                          probes, mcmr))
     section("8. Time and memory per stage", timer.to_markdown())
+    if mcmr_text is not None:
+        section("9. MCMR on the photographed items (text / image / fused regimes, controlled constraint count)", mcmr_text)
     atomic_write_json(out / "stages.json", timer.to_dict())
     report = out / "report.md"
     atomic_write_text(report, "\n".join(sections))
     return report
 
 
+#: What a demo folder holds; ``--force`` replaces only a folder holding nothing else.
+DEMO_ENTRIES = frozenset({"catalog", "bench", "runs", "probes", "mcmr-bench", "mcmr-runs", "comparison.json", "report.html",
+                          "report.md", "stages.json"})
+
+
+def _fresh_demo_folder(out: Path, force: bool) -> Path:
+    """``out`` empty and ready: a new or empty folder, or (``force``) an earlier demo's folder, removed first."""
+    from fashionrq.protocol.manifest import check_folder_output
+
+    check_folder_output(out, force, what="demo folder")  # a rerun never mixes with (or silently overwrites) an earlier demo
+    if out.is_dir() and any(out.iterdir()):
+        strangers = sorted(p.name for p in out.iterdir() if p.name not in DEMO_ENTRIES)
+        if strangers:
+            raise InputError(f"--out {out} holds {strangers[0]}, which no demo writes; --force replaces only an earlier demo's folder, so choose another --out.")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def _build(out: Path, config: DemoConfig, console: Console, section) -> Path:
-    """Ingest, then the frozen release (embed, semantic IDs, hierarchy, queries, tasks); report sections 1-3."""
+    """Ingest, then the frozen release (embed, semantic IDs, hierarchy, queries, tasks; from the stage cache when
+    built before from the same items, configuration and code); report sections 1-3."""
     from fashionrq.catalog import ingest, save_ingest
+    from fashionrq.encoders import get_encoder
+    from fashionrq.io import sha256_file
     from fashionrq.sid.io import read_sids
     from fashionrq.sid.report import sid_report
+    from fashionrq.stagecache import cached_folder
     from fashionrq.tasks import bench_stats, build_release
 
     with stage("ingest"):
         ingested = ingest(config.catalog)
-        save_ingest(ingested, out / "catalog", force=True)  # a rerun of the demo into the same folder
+        items = save_ingest(ingested, out / "catalog")
     section("1. Catalog", ingest_markdown(ingested.report.to_dict()))
     bench = out / "bench"
     console.print("building the benchmark (embed, semantic IDs, clusters, queries, tasks) …")
-    build_release(config.catalog, bench, encoder=config.encoder, sid_method=config.sid_method, seed=config.seed,
-                  ingested=ingested)
+    inputs = {"items": sha256_file(items), "catalog": config.catalog, "encoder": config.encoder, "seed": config.seed,
+              "fingerprint": get_encoder(config.encoder).fingerprint, "sid_method": config.sid_method}
+    with stage("release"):
+        hit = cached_folder("release", inputs, bench, lambda path: build_release(
+            config.catalog, path, encoder=config.encoder, sid_method=config.sid_method, seed=config.seed, ingested=ingested))
+    if hit:
+        console.print("release: the same items, configuration and code were built before; copied from the stage cache.")
     _, sids = read_sids(bench / "labels" / "sids.parquet")  # written in the order of ingested.table
     section("2. Semantic-ID hierarchy", sid_markdown(sid_report(sids, ingested.table)))
     section("3. Benchmark", stats_markdown(bench_stats(bench)))
@@ -167,51 +206,105 @@ def first_stage_labels(systems: Sequence[tuple[str, str, str | None]]) -> dict[s
     return {label: plain[system] for label, system, rerank in systems if rerank and system in plain}
 
 
-def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console) -> list[Path]:
-    """Every system of ``config`` run, committed and scored, in the order listed (a first stage comes with its two-stage run)."""
+def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console) -> list:
+    """Every system of ``config`` run, committed and scored, in the order listed (a first stage comes with its
+    two-stage run); returns their ScoredRuns in that order."""
     first_of = first_stage_labels(config.systems)
     written = set(first_of.values())
+    scored = {}
     for label, system, rerank in config.systems:
         if label not in written:
             first = first_of.get(label)
-            _run_and_score(bench, folder / label, system, rerank, config, console, folder / first if first else None)
-    return [folder / label for label, _, _ in config.systems]
+            dirs = [folder / label] + ([folder / first] if first else [])
+            scored.update(zip((d.name for d in dirs), _run_and_score(bench, dirs, system, rerank, config, console)))
+    return [scored[label] for label, _, _ in config.systems]
 
 
-def _run_and_score(bench: Path, run_dir: Path, system: str, rerank: str | None, config: DemoConfig, console: Console,
-                   first_stage_dir: Path | None = None) -> None:
-    """One label-blind run (and its first stage alone, into ``first_stage_dir``), committed, then scored (scores.json)."""
+def _run_and_score(bench: Path, dirs: list[Path], system: str, rerank: str | None, config: DemoConfig, console: Console) -> list:
+    """One label-blind run into ``dirs[0]`` (and its first stage alone into ``dirs[1]``), from the stage cache when
+    this system ran on this release before, committed, then scored (scores.json); returns the ScoredRuns."""
+    from fashionrq.io import sha256_file
     from fashionrq.protocol.commitment import commit_run
     from fashionrq.protocol.scoring import score_run, write_json
+    from fashionrq.stagecache import cached_folder
     from fashionrq.systems import get_reranker, get_system, run_system
 
-    dirs = [run_dir] + ([first_stage_dir] if first_stage_dir else [])
     console.print(f"running {' and '.join(d.name for d in dirs)} …")
-    with stage(f"run {run_dir.name}"):
-        params = {"components": config.hybrid_components} if system == "hybrid" else {}
-        run_system(bench, get_system(system, **params), run_dir, reranker=get_reranker(rerank) if rerank else None,
-                   depth=config.rerank_depth, first_stage_out=first_stage_dir)
+    params = {"components": list(config.hybrid_components)} if system == "hybrid" else {}
+    inputs = {"release": sha256_file(bench / "manifest.json"), "system": system, "params": params, "rerank": rerank,
+              "rerank_depth": config.rerank_depth, "first_stage": len(dirs) > 1}
+    with stage(f"run {dirs[0].name}"):
+
+        def build(path: Path) -> None:
+            run_system(bench, get_system(system, **params), path / "run", reranker=get_reranker(rerank) if rerank else None,
+                       depth=config.rerank_depth, first_stage_out=path / "first" if len(dirs) > 1 else None)
+
+        staging = dirs[0].with_name(f".{dirs[0].name}.staging")
+        hit = ":" not in system and cached_folder("run", inputs, staging, build)
+        if ":" in system:  # a plug-in (module:Class, st:model) is code or weights outside the code version: never cached
+            build(staging)
+        for name, folder in zip(("run", "first"), dirs):
+            os.replace(staging / name, folder)
+        shutil.rmtree(staging)
         for folder in dirs:
             commit_run(folder, bench)
+    if hit:
+        console.print(f"{dirs[0].name}: this system ran on this release before; its sealed run files were copied from the stage cache.")
+    scored = []
     for folder in dirs:
         with stage(f"score {folder.name}"):
-            write_json(score_run(bench, folder).report, folder / "scores.json")
+            scored.append(score_run(bench, folder))
+            write_json(scored[-1].report, folder / "scores.json")
+    return scored
 
 
-def _compare(bench: Path, runs: list[Path], out: Path, config: DemoConfig, console: Console, section) -> dict:
-    """Paired cluster bootstrap over every pair of runs; report sections 5-6; returns the comparison."""
-    from fashionrq.protocol.compare import compare_runs, verdict_markdown
+def _compare(scored: list, out: Path, config: DemoConfig, console: Console, section) -> dict:
+    """Paired cluster bootstrap over every pair of scored runs (cached by their scores); report sections 5-6."""
+    from fashionrq.protocol.compare import compare_with_analysis, runs_record, verdict_markdown
     from fashionrq.protocol.scoring import write_json
+    from fashionrq.stagecache import cached_json
 
-    console.print(f"paired cluster bootstrap over {len(runs)} runs ({config.resamples:,} resamples) …")
+    console.print(f"paired cluster bootstrap over {len(scored)} runs ({config.resamples:,} resamples) …")
+    # the key is every score but the commitment (a timestamped event) and the run's path: the bootstrap reads only the scores
+    inputs = {"scores": [{k: v for k, v in s.report.items() if k not in ("commitment", "run")} for s in scored],
+              "resamples": config.resamples, "seed": config.seed}
     with stage("bootstrap"):
-        comparison = compare_runs(bench, runs, resamples=config.resamples, seed=config.seed)
+        comparison = cached_json("bootstrap", inputs, lambda: json.loads(json.dumps(
+            compare_with_analysis(scored, resamples=config.resamples, seed=config.seed), sort_keys=True)))
+        comparison["runs"] = json.loads(json.dumps(runs_record(scored), sort_keys=True))  # this demo's commitments
     write_json(comparison, out / "comparison.json")
     flags = comparison["analysis"]["flags"]
     flag_text = "\n".join(f"- {flag}" for flag in flags) if flags else "- no system pair changes order between micro and macro aggregation."
     section("5. Verdicts (conjunctive promotion gate)", verdict_markdown(comparison))
     section("6. What the headline is made of", "Aggregation sensitivity (pairs whose order flips):\n\n" + flag_text)
     return comparison
+
+
+def mcmr_codebook_size(photographed: int) -> int:
+    """Codes per SID level of the demo's MCMR release: leaves of a few items (16 for the bundled 2,946 photos)."""
+    return int(min(16, max(4, round(photographed / 180))))
+
+
+def _mcmr(out: Path, config: DemoConfig, console: Console):
+    """An MCMR release on the catalog's photographed items and its systems in every candidate regime: the ablation
+    (``None`` without photos) and the text of report section 9."""
+    from fashionrq.catalog import load_items
+    from fashionrq.report.mcmr import modality_ablation
+    from fashionrq.tasks import build_release
+
+    photos = load_items(out / "catalog").column("image_path").drop_null()
+    if len(photos) == 0:
+        return None, ("Not run: the catalog has no photos. Point a Myntra catalog at its images (`fashionrq ingest DIR "
+                      "--images IMAGES`) or map an image column, then `fashionrq build --mcmr`.")
+    console.print(f"MCMR: release on the {len(photos):,} photographed items, then {', '.join(config.mcmr_systems)} in every regime …")
+    bench = out / "mcmr-bench"
+    try:
+        build_release(out / "catalog", bench, encoder=config.encoder, seed=config.seed, queries_backend="mcmr",
+                      sid_method="rkmeans", codebook_size=mcmr_codebook_size(len(photos)))
+        ablation = modality_ablation(bench, out / "mcmr-runs", config.mcmr_systems)
+    except FashionRQError as err:  # e.g. too few photographed items for a release: the section says why
+        return None, f"Not run on the {len(photos):,} photographed items: {err}"
+    return ablation, "Release `mcmr-bench/` (`fashionrq build --mcmr`), runs in `mcmr-runs/`.\n\n" + ablation.to_markdown()
 
 
 def _probes(bench: Path, runs: list[Path], out: Path, config: DemoConfig, console: Console, section) -> dict:
@@ -231,4 +324,5 @@ def _config_dict(config: DemoConfig) -> dict:
     data = {k: getattr(config, k) for k in ("catalog", "encoder", "sid_method", "seed", "resamples", "rerank_depth")}
     data["hybrid_components"] = list(config.hybrid_components)
     data["systems"] = [label for label, _, _ in config.systems]
+    data["mcmr_systems"] = list(config.mcmr_systems)
     return data

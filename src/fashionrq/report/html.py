@@ -81,6 +81,12 @@ def _shared_note(scored: Sequence[Scored]) -> str:
             "its own components (docs/benchmark.md, “Labels independent of systems”).</p>")
 
 
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A table of plain-text cells (numbers right-aligned)."""
+    cell = lambda v: f'<td class="num">{escape(v)}</td>' if v[:1].isdigit() or v == "-" else f"<td>{escape(v)}</td>"  # noqa: E731
+    return _table(header, ["<tr>" + "".join(cell(str(v)) for v in row) + "</tr>" for row in rows])
+
+
 def leaderboard_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
     """Headline table (tasks side by side, never averaged), interval charts, and every metric in a details block."""
     rows = [f"<tr><td>{escape(s.label)}</td>" + "".join(_value_cell(s, t, m) for t, m in heads.items()) + "</tr>" for s in scored]
@@ -161,7 +167,22 @@ def attribute_section(scored: Sequence[Scored]) -> str:
 
 
 def constraint_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
-    """T1 headline metric by the number of attributes φ(q) expresses (seed 003 §5.2)."""
+    """Metric against the number of constraints (seed 003 §5.2): the controlled k_T = k_I curve of an MCMR release,
+    else T1's headline by the number of attributes φ(q) happens to express."""
+    from fashionrq.report.leaderboard import constraint_count_table, constraint_count_title, controlled_counts
+
+    task, labels = controlled_counts(scored)
+    if task is not None:
+        charts = []
+        for metric in ("recall@10", "ndcg@10"):
+            values = [[s.report["tasks"].get(task, {}).get("breakdowns", {}).get("by_constraints", {}).get("by_variant", {})
+                       .get(label, {}).get(metric) for label in labels] for s in scored]
+            charts.append(svg.line_chart(labels, [s.label for s in scored], values, f"{task.upper()} {metric} by constraint count",
+                                         "text + image constraints (k_T = k_I)"))
+        header, rows = constraint_count_table(scored)
+        return (f'<div class="charts">{"".join(charts)}</div><h3>{escape(constraint_count_title(scored))}</h3>'
+                + text_table(header, [[c.strip("*_") for c in row] for row in rows])
+                + '<p class="note">Each column asks the same intents (complete ones: every variant kept) with more constraints.</p>')
     metric = heads.get("t1")
     by_n = [s.report["tasks"].get("t1", {}).get("breakdowns", {}).get("by_n_attributes", {}) for s in scored]
     counts = sorted({int(n) for table in by_n for n in table}, key=int)
@@ -170,7 +191,7 @@ def constraint_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
     values = [[(table.get(str(n)) or {}).get(metric) for n in counts] for table in by_n]
     sizes = ", ".join(f"{n}: {max((t.get(str(n)) or {}).get('n', 0) for t in by_n):,}" for n in counts)
     return (svg.line_chart([str(n) for n in counts], [s.label for s in scored], values, f"T1 {metric} by number of constraints",
-                           "attributes expressed by φ(q)") + f'<p class="note">Queries per count — {escape(sizes)}.</p>')
+                           "attributes expressed by φ(q) (not controlled)") + f'<p class="note">Queries per count — {escape(sizes)}.</p>')
 
 
 def sid_tree_section(bench: Path) -> str:

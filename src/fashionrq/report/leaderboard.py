@@ -111,8 +111,7 @@ def load_scores(bench: str | Path, paths: Sequence[str | Path], unsealed: bool =
 
     bench = Path(bench)
     release = release_hash(bench)
-    out: list[Scored] = []
-    taken: set[str] = set()
+    out: list[tuple[dict, Path]] = []
     for raw in paths:
         path = Path(raw)
         folder = path.is_dir()
@@ -128,8 +127,17 @@ def load_scores(bench: str | Path, paths: Sequence[str | Path], unsealed: bool =
             raise InputError(f"{path} is not a score JSON (no 'tasks' object); write it with `fashionrq score`.") from None
         if report.get("release") != release:
             raise InputError(f"{path} scores release {str(report.get('release'))[:12]}…, not {bench}'s {release[:12]}…; score the run on this release.")
-        report = verify_scores(bench, path, report, folder, unsealed)
-        shares = tuple(run_shares(bench, report["run"]))
+        out.append((verify_scores(bench, path, report, folder, unsealed), path))
+    return labelled(out, bench)
+
+
+def labelled(reports: Sequence[tuple[dict, Path]], bench: str | Path | None = None) -> list[Scored]:
+    """``(score report as written to JSON, score file path)`` pairs as :class:`Scored` runs with distinct labels;
+    with ``bench``, a run that shares a model with its construction is marked † (``protocol.components``)."""
+    out: list[Scored] = []
+    taken: set[str] = set()
+    for report, path in reports:
+        shares = tuple(run_shares(bench, report["run"])) if bench is not None else ()
         base = str(report.get("system") or path.parent.name) + ("" if report["isolation"]["sealed"] else " (unsealed)")
         label = base if base not in taken else f"{base} ({path.parent.name})"
         taken.add(label)
@@ -228,18 +236,34 @@ def attribute_recall_table(scored: Sequence[Scored]) -> tuple[list[str], list[li
     return header, _mark_best(rows, values, 1)
 
 
+def controlled_counts(scored: Sequence[Scored]) -> tuple[str | None, list[str]]:
+    """The task and fused variant labels (``1T+1I`` … ``5T+5I``) of the controlled constraint counts of an MCMR
+    release (``by_constraints``, open-corpus T1 first); ``(None, [])`` when no score file has them."""
+    for task in ("t1o", "t1"):
+        tables = [s.report.get("tasks", {}).get(task, {}).get("breakdowns", {}).get("by_constraints", {}).get("by_variant", {})
+                  for s in scored]
+        labels = list(dict.fromkeys(k for table in tables for k in table if "+" in k))
+        if labels:
+            return task, labels
+    return None, []
+
+
 def constraint_count_table(scored: Sequence[Scored], metric: str = "ndcg@10") -> tuple[list[str], list[list[str]]]:
-    """T1 ``metric`` by the number of attributes φ(q) expresses (seed 003 §5.2), one row per run."""
-    breakdowns = [s.report.get("tasks", {}).get("t1", {}).get("breakdowns", {}).get("by_n_attributes", {}) for s in scored]
-    counts: dict[str, int] = {}
-    for by_count in breakdowns:
-        for k, entry in by_count.items():
-            counts[k] = max(counts.get(k, 0), int(entry.get("n", 0)))
-    keys = sorted(counts, key=int)
-    header = ["system", *(f"{k} attributes (n={counts[k]:,})" for k in keys)]
+    """``metric`` by constraint count, one row per run: the controlled k_T = k_I queries of an MCMR release
+    (seed 003 §5.2) when the score files have them, else T1 by the number of attributes φ(q) happens to express."""
+    task, labels = controlled_counts(scored)
+    if task is not None:
+        tables = [s.report["tasks"][task]["breakdowns"]["by_constraints"]["by_variant"] if task in s.report["tasks"] else {}
+                  for s in scored]
+        keys, names = labels, {k: f"{task.upper()} {k}" for k in labels}
+    else:
+        tables = [s.report.get("tasks", {}).get("t1", {}).get("breakdowns", {}).get("by_n_attributes", {}) for s in scored]
+        keys, names = sorted({k for t in tables for k in t}, key=int), {}
+    counts = {k: max(int((t.get(k) or {}).get("n", 0)) for t in tables) for k in keys}
+    header = ["system", *(f"{names.get(k, f'{k} attributes')} (n={counts[k]:,})" for k in keys)]
     rows, values = [], []
-    for s, by_count in zip(scored, breakdowns):
-        vals = [(by_count.get(k) or {}).get(metric) for k in keys]
+    for s, table in zip(scored, tables):
+        vals = [(table.get(k) or {}).get(metric) for k in keys]
         rows.append([s.label, *map(_fmt, vals)])
         values.append(vals)
     return header, _mark_best(rows, values, 1)
@@ -298,17 +322,28 @@ def _rich(title: str, header: list[str], rows: list[list[str]]):
     return table
 
 
+def constraint_count_title(scored: Sequence[Scored], metric: str = "nDCG@10") -> str:
+    task, _ = controlled_counts(scored)
+    if task is None:
+        return f"T1 {metric} by the number of attributes in φ(q) (constraint count)"
+    return f"{task.upper()} {metric} by constraint count: k text- and k image-derived constraints per query (controlled, MCMR Table 8)"
+
+
 def leaderboard(bench: str | Path, paths: Sequence[str | Path], depth: int | None = None, console=None,
                 unsealed: bool = False) -> str:
     """Build the tables from verified score JSON files (see :func:`load_scores`); print them to ``console`` (rich)
     if given; return Markdown."""
-    scored = load_scores(bench, paths, unsealed)
+    return leaderboard_of(bench, load_scores(bench, paths, unsealed), depth, console)
+
+
+def leaderboard_of(bench: str | Path, scored: Sequence[Scored], depth: int | None = None, console=None) -> str:
+    """:func:`leaderboard` over runs already scored."""
     tables = [
         ("Tasks (Table 2): best in bold, second in italics; tasks are never averaged; [95% interval of the run]", *task_table(scored)),
         ("Weighted relevance R@10 and AttrScore (annotation coverage) per attribute (Table 3), T1 top 10",
          *attribute_table(scored)),
         ("T1 Recall@10 over the queries expressing each attribute", *attribute_recall_table(scored)),
-        ("T1 nDCG@10 by the number of attributes in φ(q) (constraint count)", *constraint_count_table(scored)),
+        (constraint_count_title(scored), *constraint_count_table(scored)),
         ("T1 end to end and given a hit (an Exact item in the run's top depth; pools no larger than depth always hit)",
          *conditional_table(bench, scored, depth)),
     ]

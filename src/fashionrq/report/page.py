@@ -58,8 +58,9 @@ def _run_file(s: Scored) -> Path | None:
 
 
 def render(bench: str | Path, scored: Sequence[Scored], comparison: dict | None = None, images: str | Path | None = None,
-           title: str = "fashionrq report", probes: dict | None = None) -> str:
-    """The whole page as one HTML string (no external resource); ``probes``: a ``probe.json`` dict."""
+           title: str = "fashionrq report", probes: dict | None = None, mcmr=None) -> str:
+    """The whole page as one HTML string (no external resource); ``probes``: a ``probe.json`` dict; ``mcmr``: an
+    ``MCMRAblation`` to add as a section."""
     bench = Path(bench)
     heads = html.headline_metrics(scored, comparison)
     images = Path(images) if images else None
@@ -74,9 +75,13 @@ def render(bench: str | Path, scored: Sequence[Scored], comparison: dict | None 
         "probes": ("Probes and query-blind baseline", html.probe_section(scored, heads, probes)),
         "worst-queries": ("Worst queries per system", worst_section(bench, scored, heads, images)),
     }
+    keys = SECTIONS
+    if mcmr is not None:
+        bodies["mcmr"] = ("MCMR on the photographed items: modalities and constraint count", mcmr.to_html())
+        keys = SECTIONS + ("mcmr",)
     release = scored[0].report.get("release", "")
-    toc = "".join(f'<li><a href="#{key}">{escape(bodies[key][0])}</a></li>' for key in SECTIONS)
-    sections = "".join(f'<section id="{key}"><h2>{escape(bodies[key][0])}</h2>{bodies[key][1]}</section>' for key in SECTIONS)
+    toc = "".join(f'<li><a href="#{key}">{escape(bodies[key][0])}</a></li>' for key in keys)
+    sections = "".join(f'<section id="{key}"><h2>{escape(bodies[key][0])}</h2>{bodies[key][1]}</section>' for key in keys)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
             f"<title>{escape(title)}</title><style>{html.STYLE}</style></head><body>"
@@ -86,9 +91,10 @@ def render(bench: str | Path, scored: Sequence[Scored], comparison: dict | None 
 
 def write_report(bench: str | Path, runs: Sequence[str | Path], out: str | Path, *, comparison: dict | str | Path | None = None,
                  images: str | Path | None = None, force: bool = False, title: str = "fashionrq report",
-                 probes: dict | str | Path | None = None) -> Path:
+                 probes: dict | str | Path | None = None, mcmr=None) -> Path:
     """Write ``report.html`` for score files or RUN folders ``runs`` on ``bench``; ``comparison`` and ``probes`` (the
-    ``probe.json`` of ``fashionrq probe --out``) are dicts or their JSON files."""
+    ``probe.json`` of ``fashionrq probe --out``) are dicts or their JSON files; ``mcmr`` an ``MCMRAblation``
+    (``fashionrq.report.mcmr``) shown as its own section."""
     out = Path(out)
     refuse_existing(out, force)
     scored = load_scores(bench, runs)
@@ -96,5 +102,5 @@ def write_report(bench: str | Path, runs: Sequence[str | Path], out: str | Path,
         comparison = json.loads(Path(comparison).read_text(encoding="utf-8"))
     if isinstance(probes, (str, Path)):
         probes = json.loads(Path(probes).read_text(encoding="utf-8"))
-    atomic_write_text(out, render(bench, scored, comparison, images, title, probes))
+    atomic_write_text(out, render(bench, scored, comparison, images, title, probes, mcmr))
     return out

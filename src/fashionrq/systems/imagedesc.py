@@ -38,6 +38,7 @@ class ImageDescriptorRetriever(BaseRetriever):
     """Cosine of a query descriptor built from colour and pattern words with each photo's descriptor."""
 
     name = "image-descriptor"
+    reads_photos = True  # refuses text-only candidates
 
     def __init__(self, cache_dir: str | None = None, workers: int = 1) -> None:
         self.cache_dir = cache_dir

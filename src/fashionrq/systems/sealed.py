@@ -3,7 +3,7 @@
 The parent (:func:`run_sealed`) copies the verified ``BENCH/public/`` files into a fresh temporary folder,
 pickles the job (system and reranker names or instances, their parameters, the calibrator) and starts
 ``python -m fashionrq.systems.sealed JOB``. The child seals itself (:func:`fashionrq.systems.sandbox.seal`:
-the release folder and the SID cache become unreadable), and only then unpickles the job — so a plug-in's
+the release folder, the SID cache and the stage cache become unreadable), and only then unpickles the job — so a plug-in's
 module import, ``__init__``, ``fit``, ``score`` and ``config`` all run sealed — and writes the run files into
 the temporary folder. It is never told where the release is.
 """
@@ -29,6 +29,11 @@ JOB = "job.pickle"
 POLICY = "policy.json"
 RESULT = "result.json"
 ERROR = "error.json"
+#: Cache folders a sealed system may write (query vectors, indexes, image attributes, rebuilt models, strings the
+#: verifier compares).
+CHILD_CACHE_FOLDERS = ("embeddings", "indexes", "images", "models", "relevance")
+#: Cache folders that hold labels or label-derived data: the SIDs and cached stage outputs (releases, runs).
+DENIED_CACHE_FOLDERS = ("sids", "stages")
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,10 @@ class Job:
     release: str = ""
     depth: int = 50  # candidates per query the reranker re-scores
     first_stage: bool = False  # also write the first stage alone (two-stage jobs)
+    engine: str | None = None  # open-corpus search: None (in the child), "local" or "ray"
+    address: str | None = None
+    chunk_rows: int = 4096
+    index: str = "exact"
 
 
 @contextlib.contextmanager
@@ -84,7 +93,11 @@ def run_sealed(job: Job, bench: Path, work: Path, label: str) -> dict:
     from fashionrq.encoders import default_cache_dir
     from fashionrq.io import read_json
 
-    policy = {"denied": [str(bench.resolve()), str((default_cache_dir() / "sids").resolve())], "writable": _writable(work)}
+    cache = default_cache_dir()
+    for name in (*CHILD_CACHE_FOLDERS, *DENIED_CACHE_FOLDERS):  # the seal admits writes below existing folders only
+        (cache / name).mkdir(parents=True, exist_ok=True)
+    policy = {"denied": [str(bench.resolve()), *(str((cache / name).resolve()) for name in DENIED_CACHE_FOLDERS)],
+              "writable": _writable(work)}
     atomic_write_json(work / POLICY, policy)
     try:
         # cloudpickle sends importable classes by reference and the rest (a plug-in defined in a notebook,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pandas as pd
 
 from fashionrq.errors import InputError
@@ -11,7 +12,7 @@ from fashionrq.progress import console
 from fashionrq.hierarchy import Hierarchy
 from fashionrq.tasks.records import AnchorQuery
 
-BACKENDS = ("verbalizer", "llm")
+BACKENDS = ("verbalizer", "llm", "mcmr")
 
 
 def deduplicate(queries: list[AnchorQuery]) -> tuple[list[AnchorQuery], dict[str, int]]:
@@ -85,40 +86,81 @@ def print_llm_calls(llm, stage: str) -> int:
     return llm.truncated
 
 
-def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "verbalizer",
-                   seed: int = 0, llm_options: dict | None = None) -> tuple[list[AnchorQuery], dict]:
-    """Generate queries for every qualified leaf and deduplicate them globally.
+def sample_leaves(hierarchy: Hierarchy, max_leaves: int | None, seed: int = 0) -> tuple[list, dict]:
+    """The qualified leaves to write queries for: all of them, or, when there are more than ``max_leaves``, the
+    qualified leaves of a seeded sample of whole level-2 prefixes holding about ``max_leaves`` of them.
 
-    A text two leaves share is ambiguous and dropped. ``backend="llm"`` uses ``querygen.LLMBackend``
-    (configured by the ``FASHIONRQ_LLM_*`` variables); ``"verbalizer"`` is offline and deterministic. Each
-    query keeps the attributes its generator asserted (its hidden φ, see :func:`hidden_phi`). Returns the
-    queries and a report (counts, malformed/failed LLM answers, coverage gaps).
+    Whole level-2 groups keep what the tasks need together: a leaf's siblings (T1/T2 pair units, partners) and
+    the texts most likely to repeat across leaves (deduplication compares them). Returns the leaves in prefix
+    order and a report of the sample.
     """
+    leaves = hierarchy.qualified(level=hierarchy.levels)
+    report = {"qualified": len(leaves), "sampled": False}
+    if max_leaves is None or len(leaves) <= max_leaves:
+        return leaves, {**report, "verbalized": len(leaves)}
+    by_mid: dict[str, list] = {}
+    for leaf in leaves:
+        by_mid.setdefault(leaf.parent, []).append(leaf)
+    mids = sorted(by_mid, key=lambda p: tuple(int(c) for c in p.split("-")))
+    chosen, total = set(), 0
+    for i in np.random.default_rng([seed, 13]).permutation(len(mids)):
+        if total >= max_leaves:
+            break
+        chosen.add(mids[i])
+        total += len(by_mid[mids[i]])
+    kept = [leaf for leaf in leaves if leaf.parent in chosen]
+    return kept, {**report, "sampled": True, "verbalized": len(kept), "level2_prefixes": len(chosen)}
+
+
+def _generated(hierarchy: Hierarchy, items: pd.DataFrame, backend: str, seed: int, llm_options: dict | None, photos,
+               max_leaves: int | None) -> tuple[list, dict]:
+    """The generated queries of the qualified leaves (a seeded sample of at most about ``max_leaves``, see
+    :func:`sample_leaves`) and the generation counters."""
     from fashionrq import querygen
 
-    if backend not in BACKENDS:
-        raise InputError(f"unknown queries backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
-    leaves = hierarchy.qualified(level=hierarchy.levels)
+    leaves, sample = sample_leaves(hierarchy, max_leaves, seed)
+    if backend == "mcmr":
+        from fashionrq.querygen.mcmr import mcmr_queries
+
+        queries, report = mcmr_queries(leaves, items, photos)
+        return queries, {"leaves": len(leaves), "leaf_sample": sample, "mcmr": report}
     lexicon = querygen.LexiconParser(items)
     llm = querygen.LLMBackend(seed=seed, **(llm_options or {})) if backend == "llm" else None
     query_sets = querygen.generate_all(leaves, items, backend=llm or "verbalizer", seed=seed, parser=lexicon)
-    generated = [
-        AnchorQuery(text=g.text, leaf=qs.cluster_id, expressed={k: list(v) for k, v in g.expressed.items()}, covers=g.covers, source=g.source)
-        for qs in query_sets for g in qs.queries
-    ]
-    queries, report = deduplicate(generated)
-    report.update({
-        "backend": backend,
+    report = {
         "leaves": len(leaves),
-        "leaves_with_queries": len({q.leaf for q in queries}),
+        "leaf_sample": sample,
         "generation_malformed": sum(qs.malformed for qs in query_sets),
         "generation_failed": sum(qs.failed for qs in query_sets),
         "coverage_gaps": sum(len(qs.coverage_gaps) for qs in query_sets),
         "unsupported": sum(len(qs.unsupported) for qs in query_sets),
-        "sources": dict(sorted(Counter(q.source for q in queries).items())),
-    })
+    }
     if llm is not None:
         report["generation_answers_truncated"] = print_llm_calls(llm, "generation")
+    return [g for qs in query_sets for g in qs.queries], report
+
+
+def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "verbalizer",
+                   seed: int = 0, llm_options: dict | None = None, photos=None,
+                   max_leaves: int | None = None) -> tuple[list[AnchorQuery], dict]:
+    """Generate queries for the qualified leaves (a seeded sample of at most about ``max_leaves``, see
+    :func:`sample_leaves`) and deduplicate them globally.
+
+    A text two leaves share is ambiguous and dropped. ``backend="llm"`` uses ``querygen.LLMBackend``
+    (configured by the ``FASHIONRQ_LLM_*`` variables); ``"verbalizer"`` is offline and deterministic. Each
+    query keeps the attributes its generator asserted (its hidden φ, see :func:`hidden_phi`). ``"mcmr"`` writes the
+    controlled k_T = k_I queries of ``querygen.mcmr`` from the catalog fields and ``photos`` (the
+    ``ImageAttributeSet`` of ``items``). Returns the queries and a report (counts, malformed/failed LLM answers,
+    coverage gaps).
+    """
+    if backend not in BACKENDS:
+        raise InputError(f"unknown queries backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
+    generated, generation = _generated(hierarchy, items, backend, seed, llm_options, photos, max_leaves)
+    anchored = [AnchorQuery(text=g.text, leaf=g.cluster_id, expressed={k: list(v) for k, v in g.expressed.items()}, covers=g.covers,
+                            source=g.source, constraints=g.constraints) for g in generated]
+    queries, report = deduplicate(anchored)
+    report.update(generation, backend=backend, leaves_with_queries=len({q.leaf for q in queries}),
+                  sources=dict(sorted(Counter(q.source for q in queries).items())))
     return queries, report
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fashionrq.querygen.records import ConstraintSet
+
 GRADES = (3, 2, 1, 0)
 TIER_NAMES = {3: "exact", 2: "sibling", 1: "related", 0: "irrelevant"}
 #: Task keys: pooled T1, open-corpus T1 (the whole catalog ranked), T2, T3, T4.
@@ -34,6 +36,9 @@ class TaskConfig:
     open_depth: int = 100  # open-corpus T1: items a run returns per query
     max_anchor_leaves: int | None = 1000  # anchor leaves over all tasks; None keeps every leaf
     shares: tuple[tuple[str, float], ...] = (("t1", 0.5), ("t1o", 0.2), ("t2", 0.15), ("t3", 0.15))
+    # qualified leaves given queries: above this, a seeded sample of whole level-2 groups (tasks.queries.sample_leaves);
+    # None writes queries for every leaf. 8,000 keeps every leaf of the bundled catalog (6,674).
+    query_leaves: int | None = 8000
 
     @property
     def per_tier(self) -> int:
@@ -49,6 +54,7 @@ class AnchorQuery:
     expressed: dict[str, list[str]] = field(hash=False)
     covers: str | None
     source: str
+    constraints: ConstraintSet | None = field(default=None, hash=False)  # MCMR: constraints and their modalities
 
 
 @dataclass(frozen=True)

@@ -132,12 +132,15 @@ class _Writer:
         self.files: dict[str, list] = {}
         self.meta: list[dict] = []
         self.phi_rows: list[dict] = []
+        self.mcmr_rows: list[dict] = []
 
     def remember(self, qid: str, task: str, qi: int, unit: str) -> None:
         q = self.tasks.queries[qi]
         self.meta.append({"qid": qid, "task": task, "cluster": q.leaf, "leaf": q.leaf, "level": q.leaf.count("-") + 1,
                           "unit": unit, "covers": q.covers, "source": q.source})
         self.phi_rows.append({"qid": qid, "phi": self.phi[qi], "expressed": sorted(k for k, v in self.phi[qi].items() if v)})
+        if q.constraints is not None:
+            self.mcmr_rows.append({"qid": qid, "task": task, **q.constraints.to_dict()})
 
     def qrels(self, qid: str, rows, grades) -> list[str]:
         return [f"{qid} 0 {self.item_ids[r]} {g}" for r, g in zip(rows, grades)]
@@ -160,18 +163,19 @@ class _Writer:
             self.files[f"public/{task}_candidates.jsonl"] = cands
         self.files[f"labels/{task}.qrels"] = qrels
 
-    def open_corpus(self, index: TierIndex) -> None:
-        """Open-corpus T1: query texts only; qrels grade every item sharing the anchor's level-1 prefix."""
-        queries, qrels = [], []
+    def open_corpus(self, index: TierIndex, out: Path) -> None:
+        """Open-corpus T1: query texts only; qrels grade every item sharing the anchor's level-1 prefix.
+
+        The qrels (queries x a level-1 cluster: tens of millions of lines at 10^6 items) are written as they are
+        formed, one query at a time in qid order, each line built by Arrow, never held as Python strings."""
+        queries, order = [], []
         for i, oq in enumerate(self.tasks.t1o):
             qid = self.qids[("t1o", i)]
             queries.append({"qid": qid, "text": self.tasks.queries[oq.query].text})
-            rows = index.rows(oq.leaf.split("-")[0])
-            qrels += self.qrels(qid, rows, index.grade(oq.leaf, rows).tolist())
+            order.append((qid, oq.leaf))
             self.remember(qid, "t1o", oq.query, oq.unit)
         self.files["public/t1o_queries.jsonl"] = queries
-        self.files["labels/t1o.qrels"] = qrels
-
+        self.t1o_judged = _write_open_qrels(out / "labels" / "t1o.qrels", sorted(order), index, self.item_ids)
 
     def pairs(self, rng: np.random.Generator) -> None:
         """T2: one qid per query with pairs, opaque pair ids, public dev labels, hidden test labels."""
@@ -211,12 +215,38 @@ class _Writer:
     def write(self, out: Path) -> None:
         self.files["labels/phi.jsonl"] = self.phi_rows
         self.files["labels/queries.jsonl"] = self.meta
+        if self.mcmr_rows:
+            self.files["labels/mcmr.jsonl"] = self.mcmr_rows
         for name, rows in sorted(self.files.items()):
             if rows and isinstance(rows[0], str):
                 _sorted_lines(out / name, rows)
             else:
                 key = "group_id" if name.endswith("t4_groups.jsonl") else "qid"
                 _jsonl(out / name, sorted(rows, key=lambda r: r[key]))
+
+
+def _write_open_qrels(path: Path, queries: list[tuple[str, str]], index: TierIndex, item_ids: list[str]) -> int:
+    """Write ``"qid 0 item_id grade"`` for every (qid, leaf) of ``queries`` (sorted by qid) and every item of the
+    leaf's level-1 prefix, in (qid, item_id) order; return the line count."""
+    import pyarrow.compute as pc
+
+    ids = pa.array(item_ids, pa.string())
+    by_id = np.asarray(pc.sort_indices(ids), dtype=np.int64)  # rows in item_id (code point) order
+    rank = np.empty(len(by_id), dtype=np.int64)
+    rank[by_id] = np.arange(len(by_id))
+    grades = pa.array([f" {g}\n" for g in range(4)])
+    lines = 0
+    with open(path, "wb") as fh:
+        for qid, leaf in queries:
+            rows = index.rows(leaf.split("-")[0])
+            rows = rows[np.argsort(rank[rows], kind="stable")]
+            text = pc.binary_join_element_wise(pa.scalar(f"{qid} 0 "), ids.take(rows),
+                                               grades.take(pa.array(index.grade(leaf, rows))), "")
+            _, offsets, data = text.buffers()
+            ends = np.frombuffer(offsets, dtype=np.int32, count=len(text) + 1, offset=4 * text.offset)
+            fh.write(memoryview(data)[int(ends[0]):int(ends[-1])])
+            lines += len(rows)
+    return lines
 
 
 def public_items(items: pa.Table, rng: np.random.Generator) -> tuple[pa.Table, pa.Table]:
@@ -240,7 +270,7 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, secret: Construction
     item_ids = items.column("item_id").to_pylist()
     writer = _Writer(tasks, item_ids, phi, rng)
     writer.ranking("t1", tasks.t1, pooled_file=True)
-    writer.open_corpus(TierIndex(hierarchy))
+    writer.open_corpus(TierIndex(hierarchy), out)
     writer.pairs(rng)
     writer.ranking("t3", tasks.t3, pooled_file=False)
     writer.groups(rng)
@@ -262,7 +292,7 @@ def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, 
         "clusters": hierarchy.level_counts(),
         "queries": {"anchor": len(tasks.used_queries()), **{t: len(f[f"public/{t}_queries.jsonl"]) for t in ("t1", "t1o", "t2", "t3", "t4")}},
         "t1_candidates": len(f["labels/t1.qrels"]),
-        "t1o_judged": len(f["labels/t1o.qrels"]),
+        "t1o_judged": writer.t1o_judged,
         "t2_pairs": {"dev": len(f["public/t2_dev_labels.jsonl"]), "test": len(f["labels/t2_test.jsonl"])},
         "t3_candidates": len(f["labels/t3.qrels"]),
         "t4_groups": len(f["public/t4_groups.jsonl"]),
@@ -317,6 +347,7 @@ def construct_release(
     embeddings: np.ndarray | None = None,
     llm_options: dict | None = None,
     force: bool = False,
+    cache_dir: str | Path | None = None,
     secret: str | ConstructionSecret | None = None,
 ) -> Path:
     """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path.
@@ -325,6 +356,7 @@ def construct_release(
 
     ``embeddings``: the construction encoder's item vectors, used to draw hard negatives (docs/benchmark.md).
     ``llm_options``: keyword arguments of ``querygen.LLMBackend`` for ``queries_backend="llm"``.
+    ``queries_backend="mcmr"`` reads the photos' derived attributes (cached under ``cache_dir``).
     """
     from fashionrq.tasks.queries import anchor_queries, hidden_phis, parser_agreement
 
@@ -336,7 +368,9 @@ def construct_release(
         frame = items_frame(items)
         hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
     with stage("queries"):
-        queries, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed, llm_options=llm_options)
+        photos = _photos(items, cache_dir) if queries_backend == "mcmr" else None
+        queries, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed, llm_options=llm_options,
+                                               max_leaves=task_config.query_leaves, photos=photos)
     with stage("tasks"):
         vectors = None if embeddings is None else np.asarray(embeddings, dtype=np.float32)
         tasks = build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors)
@@ -354,6 +388,25 @@ def construct_release(
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
     with stage("write release"):
         return write_release(out, items, sids, hierarchy, tasks, phi, secret, info, force)
+
+
+def _photos(items: pa.Table, cache_dir: str | Path | None):
+    """The derived image attributes of ``items``, named with the catalog's colour vocabulary."""
+    from fashionrq.images.store import catalog_vocabulary, extract_items
+
+    return extract_items(items, cache_dir=cache_dir, vocabulary=catalog_vocabulary(items))
+
+
+def photographed_only(result) -> tuple[pa.Table, dict]:
+    """The items of an ingest result that have a photo (an MCMR release is built on them) and what was dropped."""
+    import pyarrow.compute as pc
+
+    items = result.table
+    kept = items.filter(pc.is_valid(items.column("image_path")))
+    if kept.num_rows == 0:
+        raise InputError(f"catalog {result.report.source} has no item with a photo, which an MCMR release needs; point "
+                         "the Myntra reader at the images with --images or map an image column.")
+    return kept, {"items_with_photo": kept.num_rows, "items_without_photo_dropped": items.num_rows - kept.num_rows}
 
 
 def construction_components(info: dict) -> dict:
@@ -408,6 +461,8 @@ def build_release(
     ``llm_options``: keyword arguments of ``querygen.LLMBackend`` (``max_concurrency``, ``timeout``, ``max_tokens``,
     ``max_failure_rate`` ...) for ``queries_backend="llm"``.
     ``embeddings``: a file of precomputed item vectors (``fashionrq.encoders.given``) used instead of ``encoder``.
+    ``queries_backend="mcmr"`` builds the MCMR-style release: only the items with a photo, and the controlled
+    k_T = k_I queries of ``fashionrq.querygen.mcmr`` (docs/images.md, "MCMR release").
     An existing release in ``out`` is refused unless ``force``.
     """
     from fashionrq.catalog import ingest
@@ -419,7 +474,7 @@ def build_release(
     secret = ConstructionSecret.resolve(seed, secret)
     check_backend(queries_backend, secret.construction_seed, llm_options)
     result = ingested if ingested is not None else ingest(catalog, mapping=mapping)
-    items = result.table
+    items, subset = photographed_only(result) if queries_backend == "mcmr" else (result.table, {})
     chosen_by = "--codebook-size" if codebook_size is not None else "catalog size (auto_codebook_size)"
     codebook_size = codebook_size if codebook_size is not None else auto_codebook_size(items.num_rows)
     with stage(f"read embeddings ({Path(embeddings).name})" if embeddings is not None else f"encode items ({encoder})"):
@@ -433,13 +488,13 @@ def build_release(
                    "min_purity": min_purity, "min_size": min_size},
         "construction": {"codebook": {"size": codebook_size, "chosen_by": chosen_by, "items": items.num_rows}},
         "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items),
-                    **result.report.counts()},
+                    **result.report.counts(), **subset},
         "encoder": {**encoder_info, "embeddings_sha256": sha256_array(np.asarray(X))},
         "tokenizer": secret.redact(tokenizer_config),
     }
     return construct_release(out, items, sids, secret=secret, queries_backend=queries_backend, min_purity=min_purity,
                              min_size=min_size, task_config=task_config, manifest_info=info, llm_options=llm_options,
-                             force=force, embeddings=X if isinstance(X, np.ndarray) else None)
+                             force=force, embeddings=X if isinstance(X, np.ndarray) else None, cache_dir=cache_dir)
 
 
 def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codebook_size: int, seed: int,

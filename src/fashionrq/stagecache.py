@@ -1,0 +1,90 @@
+"""Content-keyed cache of deterministic stage outputs: ``$FASHIONRQ_CACHE/stages/<kind>/<key>``.
+
+A stage whose output is a pure function of its inputs (a release built from one catalog with one seed and
+configuration, a named system's sealed run over one release, the bootstrap over a set of scored runs) is kept
+once under a key that hashes those inputs together with the fashionrq code (every file of the installed
+package) and the versions of the libraries that compute it. A hit copies the stored files back byte for byte,
+so a warm run writes exactly what the cold run wrote; any change to the code, an input or a version is a miss.
+
+The folder holds labels (a release's ``labels/``), so a sealed system is denied it like the SID cache.
+Clear it with ``rm -rf "$FASHIONRQ_CACHE/stages"`` (embeddings and SIDs live beside it and are kept).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Callable
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+from fashionrq.io import atomic_directory, read_json, sha256_file
+
+STAGES = "stages"
+_LIBRARIES = ("numpy", "pyarrow", "scipy", "scikit-learn", "torch", "onnxruntime", "tokenizers", "sentence-transformers")
+
+
+def stages_dir(cache_dir: str | Path | None = None) -> Path:
+    """``$FASHIONRQ_CACHE/stages`` (or ``cache_dir/stages``)."""
+    from fashionrq.encoders.cache import default_cache_dir
+
+    return Path(cache_dir or default_cache_dir()) / STAGES
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """sha256 over every file of the fashionrq package (path and bytes) and the versions of its numeric libraries."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + sha256_file(path).encode())
+    for name in _LIBRARIES:
+        try:
+            digest.update(f"{name}={metadata.version(name)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name}=absent".encode())
+    return digest.hexdigest()
+
+
+def stage_key(kind: str, inputs: dict) -> str:
+    """The cache key of stage ``kind`` over ``inputs`` (JSON-able: hashes, names, numbers) and the code version."""
+    text = json.dumps({"kind": kind, "inputs": inputs, "code": code_version()}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def folder_digest(folder: str | Path) -> str:
+    """sha256 over the relative paths and contents of every file under ``folder``."""
+    folder = Path(folder)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0" + sha256_file(path).encode())
+    return digest.hexdigest()
+
+
+def cached_folder(kind: str, inputs: dict, out: Path, build: Callable[[Path], object],
+                  cache_dir: str | Path | None = None) -> bool:
+    """Fill the new folder ``out`` with stage ``kind``'s output: a copy of the cached one, or ``build(out)``
+    (which must create ``out``) stored afterwards. Returns True on a cache hit."""
+    entry = stages_dir(cache_dir) / kind / stage_key(kind, inputs)
+    if entry.is_dir():
+        with atomic_directory(out, force=True, what=f"{kind} folder") as tmp:
+            shutil.copytree(entry, tmp, dirs_exist_ok=True)
+        return True
+    build(out)
+    with atomic_directory(entry, force=True, what=f"cached {kind}") as tmp:
+        shutil.copytree(out, tmp, dirs_exist_ok=True)
+    return False
+
+
+def cached_json(kind: str, inputs: dict, compute: Callable[[], dict], cache_dir: str | Path | None = None) -> dict:
+    """Stage ``kind``'s JSON result over ``inputs``: the cached one, or ``compute()`` stored afterwards."""
+    from fashionrq.io import atomic_write_json
+
+    path = stages_dir(cache_dir) / kind / f"{stage_key(kind, inputs)}.json"
+    if path.is_file():
+        return read_json(path)
+    result = compute()
+    atomic_write_json(path, result)
+    return result

@@ -1,0 +1,164 @@
+"""The MCMR release (``build --mcmr``) on 300 real photographed Myntra items: controlled k_T = k_I queries, the modality
+record kept in the labels, grades from the construction, every candidate regime, and the MCMR tables and report."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import FIXTURES, main_code
+
+from fashionrq.catalog import load_items
+from fashionrq.images.store import catalog_vocabulary, extract_items
+from fashionrq.images.verbalize import FACETS, photo_facets
+from fashionrq.io import read_jsonl
+from fashionrq.querygen.mcmr import MIN_SHARE, TEXT_ATTRIBUTES, catalog_table
+from fashionrq.sid.io import read_sids
+from fashionrq.tasks import TaskConfig, build_release
+
+#: 50 photographed items of each of the 6 commonest article types, with their 72 x 96 bundled thumbnails
+#: (``python scripts/build_image_subset.py --out tests/fixtures/myntra_images --types 6 --per-type 50``).
+MYNTRA_IMAGES = FIXTURES / "myntra_images"
+#: Leaves of about 2-3 items; 20 anchor leaves spread so that T2 has a dev and a test split.
+MCMR_TASKS = TaskConfig(pool_size=8, max_anchor_leaves=20, shares=(("t1", 0.4), ("t1o", 0.2), ("t2", 0.25), ("t3", 0.15)))
+
+
+@pytest.fixture(scope="module")
+def mcmr_bench(tmp_path_factory):
+    out = tmp_path_factory.mktemp("mcmr") / "BENCH"
+    build_release(MYNTRA_IMAGES, out, encoder="minilm", seed=0, sid_method="rkmeans", codebook_size=5, queries_backend="mcmr",
+                  task_config=MCMR_TASKS)
+    return out
+
+
+@pytest.fixture(scope="module")
+def records(mcmr_bench):
+    return {row["qid"]: row for row in read_jsonl(mcmr_bench / "labels" / "mcmr.jsonl")}
+
+
+def _queries(bench: Path) -> dict[str, str]:
+    return {row["qid"]: row["text"] for path in sorted((bench / "public").glob("t*_queries.jsonl")) for row in read_jsonl(path)}
+
+
+def test_every_query_combines_exactly_k_text_and_k_image_constraints(mcmr_bench, records):
+    texts = _queries(mcmr_bench)
+    assert set(records) == set(texts)  # every public query has its hidden record
+    variants = defaultdict(set)
+    for qid, row in records.items():
+        modalities = [c["modality"] for c in row["constraints"]]
+        assert row["k_text"] == modalities.count("text") and row["k_image"] == modalities.count("image")
+        assert {c["attribute"] for c in row["constraints"] if c["modality"] == "text"} <= set(TEXT_ATTRIBUTES)
+        assert {c["attribute"] for c in row["constraints"] if c["modality"] == "image"} <= set(FACETS)
+        expected = {"fused": (row["k_text"], row["k_text"]), "text": (5, 0), "image": (0, 5)}[row["variant"]]
+        assert (row["k_text"], row["k_image"]) == expected and 1 <= row["k_text"] + row["k_image"] <= 10
+        assert row["head"] in texts[qid].lower()
+        variants[row["intent"]].add((row["variant"], row["k_text"], row["k_image"]))
+    full = {("fused", k, k) for k in range(1, 6)} | {("text", 5, 0), ("image", 0, 5)}
+    assert all(v <= full for v in variants.values())
+    assert sum(v == full for v in variants.values()) >= 5  # complete intents for the controlled curve
+
+
+def test_constraints_hold_for_the_intent_leaf_and_nest_as_k_grows(mcmr_bench, records):
+    items = load_items(mcmr_bench / "public" / "items.parquet")
+    ids, sids = read_sids(mcmr_bench / "labels" / "sids.parquet")
+    assert ids == items.column("item_id").to_pylist()
+    table = catalog_table(items.to_pandas())
+    photos = extract_items(items, vocabulary=catalog_vocabulary(items))
+    facets = [photo_facets(photos.get(i)) for i in ids]
+    leaf_of = ["-".join(map(str, row)) for row in sids]
+    by_intent = defaultdict(dict)
+    for row in records.values():
+        rows = [r for r, leaf in enumerate(leaf_of) if leaf == row["intent"]]
+        for c in row["constraints"]:
+            values = [facets[r].get(c["attribute"]) for r in rows] if c["modality"] == "image" else table[c["attribute"]].iloc[rows].tolist()
+            share = sum(str(v) == c["value"] for v in values if v is not None) / len(rows)
+            assert share >= MIN_SHARE and share == pytest.approx(c["share"], abs=1e-4), (row["qid"], c)
+        if row["variant"] == "fused":
+            by_intent[row["intent"]][row["k_text"]] = {(c["attribute"], c["value"]) for c in row["constraints"]}
+    for ks in by_intent.values():
+        assert all(ks[k] < ks[k + 1] for k in ks if k + 1 in ks)
+
+
+def test_grades_come_from_the_shared_prefix_with_the_intent_never_from_the_query(mcmr_bench, records):
+    ids, sids = read_sids(mcmr_bench / "labels" / "sids.parquet")
+    code = dict(zip(ids, (tuple(r) for r in sids)))
+    graded = defaultdict(dict)
+    for name in ("t1", "t1o"):
+        for line in (mcmr_bench / "labels" / f"{name}.qrels").read_text().splitlines():
+            qid, _, item, grade = line.split()
+            anchor = tuple(int(c) for c in records[qid]["intent"].split("-"))
+            shared = int(np.cumprod(np.array(code[item]) == np.array(anchor)).sum())
+            assert int(grade) == shared
+            graded[(name, records[qid]["intent"])][qid] = graded[(name, records[qid]["intent"])].get(qid, set()) | {(item, int(grade))}
+    pools = {row["qid"]: row["candidates"] for row in read_jsonl(mcmr_bench / "public" / "t1_candidates.jsonl")}
+    for (name, _), by_qid in graded.items():
+        assert len({frozenset(v) for v in by_qid.values()}) == 1  # every variant of an intent: same judged items, same grades
+        if name == "t1":
+            assert len({tuple(pools[q]) for q in by_qid}) == 1
+
+
+def test_public_files_carry_no_modality_record_and_no_grade(mcmr_bench, records):
+    public = mcmr_bench / "public"
+    assert not (public / "mcmr.jsonl").exists()
+    for path in public.glob("*.jsonl"):
+        text = path.read_text(encoding="utf-8")
+        assert all(word not in text for word in ('"intent"', '"variant"', '"k_text"', '"modality"', '"share"')), path
+    for path in public.glob("t*_queries.jsonl"):
+        assert all(set(row) <= {"qid", "text", "candidates", "group_id"} for row in read_jsonl(path))
+    manifest = json.loads((mcmr_bench / "manifest.json").read_text())
+    assert manifest["config"]["queries_backend"] == "mcmr" and manifest["catalog"]["items_with_photo"] == 300
+    assert "labels/mcmr.jsonl" in manifest["files"]
+
+
+@pytest.mark.slow  # five sealed runs and their bootstrap bands
+def test_a_label_blind_probe_cannot_read_the_grades(mcmr_bench, tmp_path):
+    from fashionrq.protocol.probe import QUERY_BLIND, probe_release
+
+    report = probe_release(mcmr_bench, systems=["probe-copool", "probe-frequency", "probe-qid-order", QUERY_BLIND],
+                           resamples=500, out=tmp_path / "probe")
+    assert report.passed, str(report)
+
+
+@pytest.fixture(scope="module")
+def ablation(mcmr_bench, tmp_path_factory):
+    from fashionrq.report.mcmr import modality_ablation
+
+    return modality_ablation(mcmr_bench, tmp_path_factory.mktemp("mcmr-runs"), ["bm25", "image-descriptor"])
+
+
+def test_every_regime_runs_and_scores_by_constraint_count(ablation):
+    assert [(r.system, r.regime) for r in ablation.runs] == [
+        ("bm25", "text"), ("bm25", "image"), ("bm25", "fused"), ("image-descriptor", "image"), ("image-descriptor", "fused")]
+    for run in ablation.runs:
+        assert json.loads((run.run / "run.json").read_text())["config"]["regime"] == run.regime
+        assert json.loads((run.run / "scores.json").read_text()) == run.scores
+        by_variant = run.by_variant(ablation.task)
+        assert list(by_variant) == ["1T+1I", "2T+2I", "3T+3I", "4T+4I", "5T+5I", "5T", "5I"]
+        assert len({v["n"] for v in by_variant.values()}) == 1  # the same complete intents in every row
+    text, image, fused = (ablation.runs[i].by_variant(ablation.task)["5T+5I"]["ndcg@10"] for i in range(3))
+    assert text != image and fused != image  # the regimes show the system different candidates
+
+
+def test_mcmr_tables_and_the_report_section(ablation, mcmr_bench, tmp_path):
+    from fashionrq.report.page import write_report
+
+    text = ablation.to_markdown()
+    for title in ("Table 3", "Table 7", "Table 8"):
+        assert title in text
+    header, rows = ablation.curve_table("recall@10")
+    assert header[1].startswith("1T+1I") and header[-1].startswith("5T+5I") and len(rows) == 2
+    fused = next(r for r in ablation.runs if r.system == "bm25" and r.regime == "fused")
+    assert rows[0][1:] == [f"{100 * fused.by_variant(ablation.task)[h.split()[0]]['recall@10']:.1f}" for h in header[1:]]
+    page = write_report(mcmr_bench, [fused.run], tmp_path / "report.html", mcmr=ablation).read_text()
+    assert 'id="mcmr"' in page and "by constraint count" in page and "5T+5I" in page
+    assert "controlled, MCMR Table 8" in page  # the report's own constraint section reads the controlled counts
+
+
+def test_build_mcmr_on_the_command_line_refuses_a_catalog_without_photos(tmp_path):
+    assert main_code(["build", "--catalog", str(FIXTURES / "other_schema" / "catalog.csv"), "--mapping",
+                      str(FIXTURES / "other_schema" / "mapping.toml"), "--mcmr", "--out", str(tmp_path / "b")]) == 2
+    assert main_code(["build", "--mcmr", "--queries-backend", "llm", "--out", str(tmp_path / "c")]) == 2
+    assert main_code(["images", "ablation", "--bench", str(tmp_path / "nothing"), "--out", str(tmp_path / "r")]) == 2

@@ -1,0 +1,70 @@
+"""The stage cache: a warm demo writes a release and sealed runs byte-identical to the cold one, still commits and
+scores every run, and a rerun into an existing --out needs --force (which refuses a folder holding anything a demo
+does not write)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from conftest import MYNTRA_SMALL, SMALL_BUILD
+
+SYSTEMS = (("random", "random", None), ("bm25", "bm25", None))
+
+
+def _files(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file() and p.name not in skip}
+
+
+@pytest.fixture
+def stage_cache(tmp_path, monkeypatch):
+    """An empty cache whose embeddings, SIDs and models are the session's (so only the stages are cold)."""
+    from fashionrq.encoders import default_cache_dir
+
+    shared, cache = default_cache_dir(), tmp_path / "cache"
+    cache.mkdir()
+    for name in ("embeddings", "sids", "models"):
+        (shared / name).mkdir(parents=True, exist_ok=True)
+        (cache / name).symlink_to((shared / name).resolve(), target_is_directory=True)
+    monkeypatch.setenv("FASHIONRQ_CACHE", str(cache))
+    return cache
+
+
+def _demo(out: Path, force: bool = False) -> str:
+    from fashionrq.report.demo import DemoConfig, run_demo
+
+    config = DemoConfig(catalog=str(MYNTRA_SMALL), encoder=SMALL_BUILD["encoder"], seed=SMALL_BUILD["seed"], resamples=200,
+                        systems=SYSTEMS)
+    text = io.StringIO()
+    run_demo(out, config, console=Console(file=text, width=200), force=force)
+    return text.getvalue()
+
+
+def test_warm_demo_is_byte_identical_to_cold_still_commits_and_reruns_only_with_force(stage_cache, tmp_path):
+    from fashionrq.errors import InputError
+    from fashionrq.protocol.commitment import read_ledger
+
+    cold_log = _demo(tmp_path / "cold")
+    assert "stage cache" not in cold_log
+    assert len(list((stage_cache / "stages" / "run").iterdir())) == 2 and len(list((stage_cache / "stages" / "release").iterdir())) == 1
+    warm_log = _demo(tmp_path / "warm")
+    assert warm_log.count("copied from the stage cache") == 1 + len(SYSTEMS)
+    cold, warm = tmp_path / "cold", tmp_path / "warm"
+    assert _files(cold / "bench") == _files(warm / "bench")
+    for label, _, _ in SYSTEMS:
+        # the sealed run files are the cold run's; the commitment is this run's own (a new timestamped record)
+        assert _files(cold / "runs" / label, ("commitments.jsonl", "scores.json")) == _files(warm / "runs" / label, ("commitments.jsonl", "scores.json"))
+        assert len(read_ledger(warm / "runs" / label)) == 1 and (warm / "runs" / label / "scores.json").is_file()
+    assert (warm / "report.html").read_bytes() == (cold / "report.html").read_bytes()
+    assert _files(cold / "catalog") == _files(warm / "catalog")
+
+    # a rerun into an existing --out: refused without --force; --force replaces only an earlier demo's folder
+    with pytest.raises(InputError, match="pass --force to replace it"):
+        _demo(warm)
+    (warm / "notes.txt").write_text("mine")
+    with pytest.raises(InputError, match="holds notes.txt, which no demo writes"):
+        _demo(warm, force=True)
+    assert (warm / "catalog").is_dir() and (warm / "notes.txt").read_text() == "mine"  # nothing removed
