@@ -216,7 +216,10 @@ def compare_runs(bench: str | Path, runs: list[str | Path], *, resamples: int = 
     check_options(len(runs), resamples, level)
     parse_headline(headline)
     scored = [score_run(bench, run, relevance=relevance, cache_dir=cache_dir, unsealed=unsealed) for run in runs]
-    return compare_with_analysis(scored, resamples=resamples, seed=seed, level=level, headline=headline)
+    result = compare_with_analysis(scored, resamples=resamples, seed=seed, level=level, headline=headline)
+    for entry in result["runs"].values():
+        entry["shares_construction"] = run_shares(bench, entry["run"])
+    return result
 
 
 def compare_with_analysis(scored: list[ScoredRun], *, resamples: int = 10_000, seed: int = 0, level: float = 0.95,
@@ -228,8 +231,6 @@ def compare_with_analysis(scored: list[ScoredRun], *, resamples: int = 10_000, s
     draws = resample_draws(scored, resamples, seed)
     result = compare_scored(scored, resamples=resamples, seed=seed, level=level, headline=headline, draws=draws)
     result["analysis"] = headline_analysis(scored, result, draws)
-    for entry in result["runs"].values():
-        entry["shares_construction"] = run_shares(bench, entry["run"])
     return result
 
 
