@@ -21,7 +21,8 @@ def build_command(
     sid_method: str = typer.Option("rqvae", "--sid-method", help="Semantic-ID tokenizer: rqvae, vanilla or rkmeans."),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice; the same seed gives a byte-identical release."),
     queries_backend: str = typer.Option("verbalizer", "--queries-backend", help="Query generator: verbalizer or llm."),
-    codebook_size: int = typer.Option(None, "--codebook-size", help="Codes per SID level [default: from the catalog size, 64 from 22,400 items up]."),
+    codebook_size: int = typer.Option(None, "--codebook-size", help="Codes per SID level [default: 64 from 22,400 items up; below, the size among a few near n/350 that gives 100 T1 anchor leaves]."),
+    split_leaves: bool = typer.Option(True, "--split-leaves/--no-split-leaves", help="Split leaves big enough for two T1 pool tiers into balanced parts (docs/benchmark.md)."),
     pool_size: int = typer.Option(None, "--pool-size", help="T1/T4 candidates per pool, a quarter per relevance tier [default: 40]."),
     max_anchor_leaves: int = typer.Option(1000, "--max-anchor-leaves", help="Anchor leaves over all tasks (0 keeps every qualified leaf)."),
     min_purity: float = typer.Option(0.80, "--min-purity", help="Article-type purity a cluster needs to qualify."),
@@ -41,7 +42,7 @@ def build_command(
                    "max_failure_rate": llm_max_failure_rate}
     path = build_release(catalog, out, mapping=mapping, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
                          seed=seed, queries_backend=queries_backend,
-                         codebook_size=codebook_size, min_purity=min_purity, min_size=min_size,
+                         codebook_size=codebook_size, split_leaves=split_leaves, min_purity=min_purity, min_size=min_size,
                          task_config=TaskConfig(**sizes), llm_options=llm_options, force=force)
     manifest = json.loads(path.read_text())
     source = manifest["catalog"]
