@@ -49,7 +49,8 @@ def fit_tree(items: pa.Table, X: np.ndarray, method: str, codebook_size: int | N
 
     ``codebook_size=None`` compares :func:`codebook_candidates` and keeps the largest size whose tree has at
     least ``anchor_target`` T1-capable leaves (:func:`t1_anchor_capacity`), or the most capable one when none
-    reaches it. ``split`` splits leaves of ``>= 2 * min_items`` items (``fashionrq.sid.split_leaves``).
+    reaches it. ``split`` splits leaves into parts that can both anchor a pool and qualify: parts of at least
+    ``min_items`` and the hierarchy's ``min_size`` items (``fashionrq.sid.split_leaves``).
     """
     from fashionrq.sid import split_leaves
     from fashionrq.tasks.release import semantic_ids
@@ -61,7 +62,7 @@ def fit_tree(items: pa.Table, X: np.ndarray, method: str, codebook_size: int | N
         sids, config = semantic_ids(items, X, method, 3, k, seed, params, cache_dir)
         leaf_split = None
         if split:
-            sids, leaf_split = split_leaves(sids, X, min_items, seed)
+            sids, leaf_split = split_leaves(sids, X, max(min_items, hierarchy_options.get("min_size", 1)), seed)
         capacity = t1_anchor_capacity(build_hierarchy(frame, sids, **hierarchy_options), min_items) if len(sizes) > 1 else None
         trials[k] = (sids, config, leaf_split, capacity)
     chosen = _choose(trials, anchor_target) if len(sizes) > 1 else sizes[0]
