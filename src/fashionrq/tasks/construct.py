@@ -95,7 +95,7 @@ def _partner(index: TierIndex, leaf: str, free: set[str], min_items: int) -> str
 
 
 def _pair_units(index: TierIndex, leaves: list[str], free: set[str], min_items: int, cap: int | None) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """``(anchors, members)`` units: sibling anchor leaves paired, a lone one with a free sibling leaf."""
+    """``(anchors, members)`` units: sibling anchor leaves paired, then each lone one with a free sibling leaf (at most ``cap`` anchors)."""
     by_mid: dict[str, list[str]] = {}
     for leaf in leaves:
         if index.size(leaf) >= min_items:
@@ -108,7 +108,7 @@ def _pair_units(index: TierIndex, leaves: list[str], free: set[str], min_items: 
     units = pairs[:None if cap is None else cap // 2]
     # A lone leaf uses a pool for one anchor: these units come last, so pairs get the items first.
     for a in lone:
-        if cap is not None and 2 * len(units) - sum(len(u[0]) == 1 for u in units) >= cap:
+        if cap is not None and sum(len(anchors) for anchors, _ in units) >= cap:
             break
         if (b := _partner(index, a, free, min_items)) is not None:
             free.discard(b)
