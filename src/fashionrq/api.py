@@ -47,13 +47,14 @@ def _bench(bench: Benchmark | str | Path) -> Benchmark:
     return bench if isinstance(bench, Benchmark) else load_benchmark(bench)
 
 
-def evaluate(system, bench: Benchmark | str | Path, *, out: str | Path | None = None, reranker=None,
+def evaluate(system, bench: Benchmark | str | Path, *, out: str | Path | None = None, reranker=None, depth: int = 50,
              relevance: bool = True, force: bool = False, **params) -> Evaluation:
     """Run ``system`` label-blind on ``bench``, commit the predictions, score them and return the :class:`Evaluation`.
 
     ``system`` is a name (``"bm25"``, ``"st:<model>"``, ``"module:Class"``; ``params`` go to its constructor) or
     any object with ``fit(items)`` and ``score(query, candidate_rows)`` (or ``search(query, k)``). ``out`` is the
-    run folder (default: a new temporary folder); it also receives ``scores.json``.
+    run folder (default: a new temporary folder); it also receives ``scores.json``. ``reranker`` (a name such as
+    ``"verifier"`` or a pointwise reranker) re-scores each query's top ``depth`` first-stage candidates.
     """
     from fashionrq.protocol.commitment import commit_run
     from fashionrq.protocol.scoring import score_run, write_json
@@ -63,7 +64,7 @@ def evaluate(system, bench: Benchmark | str | Path, *, out: str | Path | None = 
     if not isinstance(system, str):
         system = as_retriever(system)  # refuses, in this process, an object that is no retriever
     out = Path(tempfile.mkdtemp(prefix="fashionrq-run-")) if out is None else Path(out)
-    run = run_system(bench.path, system, out, reranker=reranker, params=params, force=force)
+    run = run_system(bench.path, system, out, reranker=reranker, depth=depth, params=params, force=force)
     commit_run(out, bench.path)
     report = score_run(bench.path, out, relevance=relevance).report
     write_json(report, out / "scores.json")

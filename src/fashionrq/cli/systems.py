@@ -29,21 +29,22 @@ def run_command(
     bench: Path = typer.Option(..., "--bench", help="The release folder (only BENCH/public/ is read)."),
     system: str = typer.Option(..., "--system", help="random, bm25, tfidf, minilm, minilm-int8, e5-small, splade-tiny, hybrid, image-descriptor, st:<model>, open_clip:<model>, a probe-* attack or query-blind (see `fashionrq probe`), an entry point, or module:Class."),
     out: Path = typer.Option(..., "--out", help="The run folder to write (run.json, t1o.run, t1.run, t3.run, t4.run, t2.jsonl)."),
+    first_stage_out: Path = typer.Option(None, "--first-stage-out", help="With --rerank: also write the first stage alone, as its own run folder (the run --system alone would write)."),
     param: list[str] = typer.Option(None, "--param", help="Constructor parameter of the system, KEY=VALUE (repeatable), e.g. k=30."),
-    rerank: str = typer.Option(None, "--rerank", help="Second stage: 'verifier' (per-condition attribute checks) or module:Class."),
-    depth: int = typer.Option(50, "--depth", min=1, help="How many first-stage candidates per query the reranker reorders."),
-    alpha: float = typer.Option(None, "--alpha", min=0.0, max=1.0, help="Verifier: weight of the first-stage score against the constraint score."),
+    rerank: str = typer.Option(None, "--rerank", help="Pointwise second stage: 'verifier' (per-condition attribute checks) or module:Class."),
+    depth: int = typer.Option(50, "--depth", min=1, help="How many first-stage candidates per query the reranker re-scores (ties keep first-stage rank)."),
     regime: str = typer.Option("text", "--regime", help="Candidate regime: text (catalog fields), image (the photo: derived attributes, descriptor, pixels) or fused (both)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing, uncommitted run folder."),
 ) -> None:
     """Run a retrieval system, sealed in a child process that sees only the release's public files, and write a run folder."""
     from fashionrq.systems import run_system
 
-    options = {"depth": depth} | ({"alpha": alpha} if alpha is not None else {})
-    run = run_system(bench, system, out, reranker=rerank or None, regime=regime, params=parse_params(param),
-                     reranker_params=options if rerank else None, force=force)
+    run = run_system(bench, system, out, reranker=rerank or None, regime=regime, depth=depth, first_stage_out=first_stage_out,
+                     params=parse_params(param), force=force)
     console.print(f"wrote {out}: {', '.join(['run.json', 't1o.run', 't1.run', 't3.run', 't4.run', 't2.jsonl'])} for system {run['system']} "
                   f"(release {run['release'][:12]}, isolation: {run['isolation']['mechanism']})")
+    if first_stage_out is not None:
+        console.print(f"wrote {first_stage_out}: its first stage alone, for the before/after-rerank table (`fashionrq leaderboard`)")
 
 
 def leaderboard_command(
@@ -54,7 +55,8 @@ def leaderboard_command(
     unsealed: bool = typer.Option(False, "--unsealed", help="Show runs made without a sealed process (labelled unsealed)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing --out file."),
 ) -> None:
-    """Print the task table (Table 2), the attribute table (Table 3) and the conditional-on-hit table.
+    """Print the task table (Table 2), the attribute table (Table 3), the conditional-on-hit table and, for each
+    two-stage run given with its first stage, open-corpus T1 before and after reranking.
 
     Every number is verified first: each run is rescored from its committed predictions, and a score file
     that was edited or is stale is refused."""

@@ -34,8 +34,9 @@ TASKS = ("t1o", "t1", "t2", "t3", "t4")
 #: Ranking metrics per task: reported name -> fashionrq.metrics name. "recall@k" and "mrr@10" count Exact items
 #: only (grade 3; for T3 the target); "(rel=1)" names the older variants that count grades 1-3.
 RANKING_METRICS = {
-    "t1o": {"ndcg@10": "ndcg@10", "recall@10": "recall@10(rel=3)", "recall@50": "recall@50(rel=3)",
-            "recall@100": "recall@100(rel=3)", "mrr@10": "mrr@10(rel=3)"},
+    "t1o": {"ndcg@1": "ndcg@1", "ndcg@5": "ndcg@5", "ndcg@10": "ndcg@10", "ndcg@50": "ndcg@50",
+            "recall@1": "recall@1(rel=3)", "recall@5": "recall@5(rel=3)", "recall@10": "recall@10(rel=3)",
+            "recall@50": "recall@50(rel=3)", "recall@100": "recall@100(rel=3)", "mrr@10": "mrr@10(rel=3)"},
     "t1": {"ndcg@5": "ndcg@5", "ndcg@10": "ndcg@10", "recall@5": "recall@5(rel=3)", "recall@10": "recall@10(rel=3)",
            "mrr@10": "mrr@10(rel=3)", "recall@5(rel=1)": "recall@5", "recall@10(rel=1)": "recall@10"},
     "t3": {"graded_ndcg@1": "ndcg@1", "graded_ndcg@3": "ndcg@3"},

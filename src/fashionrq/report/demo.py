@@ -123,8 +123,7 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
     timer = StageTimer(on_stage=(lambda s: console.print(f"[stage] {s}", markup=False, highlight=False)) if verbose else None)
     with timer.active():
         bench = _build(out, config, console, section)
-        runs = [_run_and_score(bench, out / "runs" / label, system, rerank, config, console)
-                for label, system, rerank in config.systems]
+        runs = _run_all(bench, out / "runs", config, console)
         section("4. Leaderboard", leaderboard(bench, runs))
         comparison = _compare(bench, runs, out, config, console, section)
         with stage("report.html"):
@@ -158,22 +157,44 @@ def _build(out: Path, config: DemoConfig, console: Console, section) -> Path:
     return bench
 
 
-def _run_and_score(bench: Path, run_dir: Path, system: str, rerank: str | None, config: DemoConfig, console: Console) -> Path:
-    """One label-blind run, committed, then scored (scores.json in the run folder)."""
+def first_stage_labels(systems: Sequence[tuple[str, str, str | None]]) -> dict[str, str]:
+    """``{two-stage label: label of its first stage}`` for each ``X+reranker`` entry whose ``X`` is also listed.
+
+    One run writes both (``run_system(..., first_stage_out=...)``), so the first stage is not computed twice.
+    """
+    plain = {system: label for label, system, rerank in systems if rerank is None}
+    return {label: plain[system] for label, system, rerank in systems if rerank and system in plain}
+
+
+def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console) -> list[Path]:
+    """Every system of ``config`` run, committed and scored, in the order listed (a first stage comes with its two-stage run)."""
+    first_of = first_stage_labels(config.systems)
+    written = set(first_of.values())
+    for label, system, rerank in config.systems:
+        if label not in written:
+            first = first_of.get(label)
+            _run_and_score(bench, folder / label, system, rerank, config, console, folder / first if first else None)
+    return [folder / label for label, _, _ in config.systems]
+
+
+def _run_and_score(bench: Path, run_dir: Path, system: str, rerank: str | None, config: DemoConfig, console: Console,
+                   first_stage_dir: Path | None = None) -> None:
+    """One label-blind run (and its first stage alone, into ``first_stage_dir``), committed, then scored (scores.json)."""
     from fashionrq.protocol.commitment import commit_run
     from fashionrq.protocol.scoring import score_run, write_json
     from fashionrq.systems import get_reranker, get_system, run_system
 
-    label = run_dir.name
-    console.print(f"running {label} …")
-    with stage(f"run {label}"):
-        reranker = get_reranker(rerank, depth=config.rerank_depth) if rerank else None
+    dirs = [run_dir] + ([first_stage_dir] if first_stage_dir else [])
+    console.print(f"running {' and '.join(d.name for d in dirs)} …")
+    with stage(f"run {run_dir.name}"):
         params = {"components": config.hybrid_components} if system == "hybrid" else {}
-        run_system(bench, get_system(system, **params), run_dir, reranker=reranker)
-        commit_run(run_dir, bench)
-    with stage(f"score {label}"):
-        write_json(score_run(bench, run_dir).report, run_dir / "scores.json")
-    return run_dir
+        run_system(bench, get_system(system, **params), run_dir, reranker=get_reranker(rerank) if rerank else None,
+                   depth=config.rerank_depth, first_stage_out=first_stage_dir)
+        for folder in dirs:
+            commit_run(folder, bench)
+    for folder in dirs:
+        with stage(f"score {folder.name}"):
+            write_json(score_run(bench, folder).report, folder / "scores.json")
 
 
 def _compare(bench: Path, runs: list[Path], out: Path, config: DemoConfig, console: Console, section) -> dict:

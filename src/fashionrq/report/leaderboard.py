@@ -6,6 +6,8 @@ the labels, and a file that differs in any number (hand-edited, stale, from an o
 * Table 2 equivalent: each task's metrics in its own columns, one row per run, never averaged over tasks.
 * Table 3 equivalent: weighted relevance R@10 and, per φ attribute, AttrScore with its annotation coverage;
   a companion table gives T1 Recall@10 over the queries that express each attribute.
+* Two-stage retrieval over the catalog (:mod:`fashionrq.report.twostage`): open-corpus T1 before and after
+  reranking, for every two-stage run given with its first stage.
 * Rerank conditional: T1 metrics over the queries whose run has an Exact (grade 3) item in its top ``depth``
   — for a verifier run, whose top ``depth`` set is the first stage's, these are exactly the queries the
   first stage had a hit for, so the first-stage run scored on the same release gets the same subset.
@@ -306,6 +308,9 @@ def leaderboard(bench: str | Path, paths: Sequence[str | Path], depth: int | Non
         ("T1 end to end and given a hit (an Exact item in the run's top depth; pools no larger than depth always hit)",
          *conditional_table(bench, scored, depth)),
     ]
+    from fashionrq.report.twostage import two_stage_pairs, two_stage_table
+
+    tables += [two_stage_table(bench, pair) for pair in two_stage_pairs(bench, scored)]
     if console is not None:
         for title, header, rows in tables:
             console.print(_rich(title, header, rows))

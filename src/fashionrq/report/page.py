@@ -10,9 +10,10 @@ from pathlib import Path
 from fashionrq.io import atomic_write_text, refuse_existing
 from fashionrq.report import html
 from fashionrq.report.leaderboard import Scored, load_scores
+from fashionrq.report.twostage import two_stage_section
 from fashionrq.report.worst import WorstQueries, WorstQuery
 
-SECTIONS = ("leaderboard", "verdicts", "attributes", "constraints", "sid-tree", "tiers", "probes", "worst-queries")
+SECTIONS = ("leaderboard", "verdicts", "two-stage", "attributes", "constraints", "sid-tree", "tiers", "probes", "worst-queries")
 
 
 def _worst_table(rows: Sequence[WorstQuery], metric: str) -> str:
@@ -65,6 +66,7 @@ def render(bench: str | Path, scored: Sequence[Scored], comparison: dict | None 
     bodies = {
         "leaderboard": ("Leaderboard", html.leaderboard_section(scored, heads)),
         "verdicts": ("Promotion verdicts", html.verdict_section(comparison)),
+        "two-stage": ("Two-stage retrieval over the catalog", two_stage_section(bench, scored)),
         "attributes": ("Per-attribute AttrScore", html.attribute_section(scored)),
         "constraints": ("nDCG against the number of constraints", html.constraint_section(scored, heads)),
         "sid-tree": ("Semantic-ID tree", html.sid_tree_section(bench)),

@@ -75,9 +75,13 @@ def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
     return [(int(row), float(scores[row])) for row in order]
 
 
-def ranking_order(scores: np.ndarray, item_ids: Sequence[str]) -> np.ndarray:
-    """Positions by descending score, ties by ascending item id: the order of every written run."""
-    return np.lexsort((np.asarray(item_ids, dtype=object).astype(str), -np.asarray(scores, dtype=np.float64)))
+def ranking_order(scores: np.ndarray, keys: Sequence) -> np.ndarray:
+    """Positions by descending score, ties by ascending key: the one ranking rule of every written run.
+
+    A run ranks with the item id as key; a second stage with the first-stage rank (``fashionrq.systems.twostage``).
+    """
+    keys = np.asarray(keys)
+    return np.lexsort((keys.astype(str) if keys.dtype == object else keys, -np.asarray(scores, dtype=np.float64)))
 
 
 class BaseRetriever:

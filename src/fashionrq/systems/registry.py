@@ -86,7 +86,9 @@ def get_system(spec: str, **params) -> BatchRetriever:
 
 
 def get_reranker(spec: str, **params):
-    """A new, unfitted second stage: ``verifier`` or ``module:Class`` (``params`` go to the constructor, e.g. depth)."""
+    """A new, unfitted pointwise second stage: ``verifier`` or ``module:Class`` (``params`` go to the constructor)."""
+    from fashionrq.systems.twostage import check_reranker
+
     if spec == "verifier":
         from fashionrq.systems.verifier import VerifierReranker
 
@@ -99,7 +101,4 @@ def get_reranker(spec: str, **params):
         reranker = factory(**params)
     except TypeError as err:
         raise FashionRQError(f"reranker '{spec}' does not accept parameters {sorted(params)} ({err}).") from None
-    missing = [m for m in ("name", "fit", "rerank", "constraint_scores", "config") if not hasattr(reranker, m)]
-    if missing:
-        raise FashionRQError(f"reranker '{spec}' lacks {', '.join(missing)}; see the Reranker interface in docs/systems.md.")
-    return reranker
+    return check_reranker(reranker, spec)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +19,7 @@ from fashionrq.systems.base import Retriever, ranking_order, top_k
 from fashionrq.systems.bench import PublicBench
 from fashionrq.systems.regimes import candidate_view, check_regime
 from fashionrq.systems.t2 import GradeCalibrator, corpus_percentile
+from fashionrq.systems.twostage import DEFAULT_DEPTH, check_depth, check_reranker, rerank
 
 RANKING_TASKS = ("t1", "t3", "t4")  # pooled; open-corpus T1 (t1o) ranks the whole catalog
 #: Queries scored per call in T2 corpus scoring (bounds memory at chunk x corpus size floats).
@@ -74,18 +77,12 @@ class _Rows:
             raise InputError(f"{self.source} names item {err.args[0]} that is not in public/items.parquet; rebuild the release.") from None
 
 
-def _scores(system, reranker, texts, rows) -> list[np.ndarray]:
-    first = [np.asarray(s, dtype=np.float64) for s in system.score_batch(texts, rows)]
-    return first if reranker is None else _rerank(reranker, texts, rows, first)
+def _first_scores(system, texts, rows) -> list[np.ndarray]:
+    return [np.asarray(s, dtype=np.float64) for s in system.score_batch(texts, rows)]
 
 
-def _rerank(reranker, texts, rows, first) -> list[np.ndarray]:
-    if hasattr(reranker, "rerank_batch"):
-        return reranker.rerank_batch(texts, rows, first)
-    return [reranker.rerank(t, r, s) for t, r, s in zip(texts, rows, first)]
-
-
-def _t2(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int, calibrator: GradeCalibrator) -> list[dict]:
+def _t2_features(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int) -> tuple[list[dict], np.ndarray]:
+    """T2 pairs and their label-free features: first-stage score, its corpus percentile and, with a reranker, its pair score."""
     pairs = bench.jsonl("t2_pairs.jsonl")
     text_of = {q["qid"]: q["text"] for q in bench.jsonl("t2_queries.jsonl")}
     for p in pairs:
@@ -109,16 +106,10 @@ def _t2(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int, cali
             features[at, 0] = values
             features[at, 1] = corpus_percentile(scores, values)
     if reranker is not None:
-        texts, rows = [text_of[q] for q in qids], [item_rows[by_query[q]] for q in qids]
-        if hasattr(reranker, "constraint_scores_batch"):
-            constraint = reranker.constraint_scores_batch(texts, rows)
-        else:
-            constraint = [reranker.constraint_scores(t, r) for t, r in zip(texts, rows)]
-        for qid, values in zip(qids, constraint):
-            features[by_query[qid], 2] = values
+        features[:, 2] = reranker.score_pairs([text_of[p["qid"]] for p in pairs], item_rows)
     if not np.all(np.isfinite(features)):
         raise FashionRQError(f"system '{system.name}' returned non-finite T2 scores; fix its score().")
-    return calibrated_t2(bench, pairs, features, calibrator)
+    return pairs, features
 
 
 def calibrated_t2(bench: PublicBench, pairs: list[dict], features: np.ndarray, calibrator: GradeCalibrator) -> list[dict]:
@@ -157,25 +148,46 @@ def search_batch(system, queries: Sequence[str], k: int, n_items: int) -> list[l
     return out
 
 
-def _open_corpus(bench: PublicBench, system, reranker, item_ids: list[str], out: Path, tag: str) -> None:
-    """Open-corpus T1: the top ``open_depth`` catalog items per query (re-ranked at the top when a reranker is given)."""
+@dataclass(frozen=True)
+class Output:
+    """One run folder the sealed child writes: the first stage alone (``reranker`` None) or the two-stage run."""
+
+    folder: Path
+    name: str
+    reranker: object = None
+
+    @property
+    def tag(self) -> str:
+        return _tag(self.name)
+
+    def scores(self, texts, rows, first, item_ids: np.ndarray, depth: int) -> list[np.ndarray]:
+        return first if self.reranker is None else rerank(self.reranker, texts, rows, first, item_ids, depth)
+
+
+def _open_corpus(bench: PublicBench, system, item_ids: np.ndarray, outputs: list[Output], depth: int) -> None:
+    """Open-corpus T1: the top ``open_depth`` catalog items per query; a two-stage output reranks their top ``depth``."""
     queries = bench.jsonl("t1o_queries.jsonl")
     qids, texts = [q["qid"] for q in queries], [q["text"] for q in queries]
     hits = search_batch(system, texts, open_depth(bench), len(item_ids))
     rows = [np.array([r for r, _ in h], dtype=np.int64) for h in hits]
-    scores = [np.array([v for _, v in h]) for h in hits]
-    if reranker is not None:
-        scores = _rerank(reranker, texts, rows, scores)
-    write_trec(out / "t1o.run", qids, [[item_ids[r] for r in rs] for rs in rows], scores, tag)
+    first = [np.array([v for _, v in h]) for h in hits]
+    for output in outputs:
+        write_trec(output.folder / "t1o.run", qids, [list(item_ids[rs]) for rs in rows],
+                   output.scores(texts, rows, first, item_ids, depth), output.tag)
 
 
 RUN_FILES = ("t1o.run", "t1.run", "t2.jsonl", "t3.run", "t4.run")
 
 
-def execute(job, public: Path, out: Path) -> dict:
+#: Subfolder of the child's output where a two-stage job also writes its first stage alone.
+FIRST_STAGE = "first-stage"
+
+
+def execute(job, public: Path, out: Path) -> dict[str, dict]:
     """Inside the sealed child: build the job's systems, fit them on the staged public files, write ``out/*``.
 
-    Returns the run record (system, config, release) that the parent writes as run.json.
+    Returns ``{subfolder: run record}`` (system, config, release; the parent writes each as run.json): ``""`` for
+    ``out``, and for a two-stage job with ``job.first_stage`` also :data:`FIRST_STAGE`, the first stage alone.
     """
     from fashionrq.systems.registry import get_reranker, get_system
 
@@ -183,6 +195,8 @@ def execute(job, public: Path, out: Path) -> dict:
     reranker = job.reranker
     if isinstance(reranker, str):
         reranker = get_reranker(reranker, **job.reranker_params)
+    elif reranker is not None:
+        reranker = check_reranker(reranker, type(reranker).__name__)
     calibrator = job.calibrator or GradeCalibrator()
     bench = PublicBench(public.parent, verify=False, release=job.release)
     if hasattr(system, "score_pool"):
@@ -190,22 +204,48 @@ def execute(job, public: Path, out: Path) -> dict:
 
         if reranker is not None:
             raise InputError(f"system '{system.name}' scores whole pools from the public files and takes no reranker; drop --rerank.")
-        return execute_pool(bench, system, out, calibrator)
+        return {"": execute_pool(bench, system, out, calibrator)}
     items = candidate_view(bench.items(), job.regime)  # what candidates show in the job's regime
     rows_of = _Rows(items.column("item_id").to_pylist(), bench.path("items.parquet"))
     system.fit(items)
     if reranker is not None:
         reranker.fit(items)
-    name = system.name + (f"+{reranker.name}" if reranker is not None else "")
+    outputs = _outputs(system, reranker, out, job.first_stage)
+    _write_runs(bench, system, reranker, rows_of, items.num_rows, outputs, job.depth, calibrator)
+    records = {}
+    for key, output in outputs.items():
+        config = {"system_config": system.config() if hasattr(system, "config") else {}, "regime": job.regime,
+                  "rerank": {**output.reranker.config(), "depth": job.depth} if output.reranker is not None else None,
+                  "t2": calibrator.config()}
+        records[key] = {"system": output.name, "config": config, "release": job.release}
+    return records
+
+
+def _outputs(system, reranker, out: Path, first_stage: bool) -> dict[str, Output]:
+    if reranker is None:
+        return {"": Output(out, system.name)}
+    outputs = {"": Output(out, f"{system.name}+{reranker.name}", reranker)}
+    if first_stage:
+        (out / FIRST_STAGE).mkdir()
+        outputs[FIRST_STAGE] = Output(out / FIRST_STAGE, system.name)
+    return outputs
+
+
+def _write_runs(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int, outputs: dict[str, Output], depth: int,
+                calibrator: GradeCalibrator) -> None:
+    """Every output's ranking files and T2 labels; the first stage is scored once for all of them."""
+    item_ids = np.asarray(rows_of.item_ids, dtype=object)
     for task in RANKING_TASKS:
         qids, texts, cands = ranking_task(bench, task)
         rows = [rows_of(pool) for pool in cands]
-        write_trec(out / f"{task}.run", qids, cands, _scores(system, reranker, texts, rows), _tag(name))
-    _open_corpus(bench, system, reranker, rows_of.item_ids, out, _tag(name))
-    atomic_write_jsonl(out / "t2.jsonl", _t2(bench, system, reranker, rows_of, items.num_rows, calibrator))
-    config = {"system_config": system.config() if hasattr(system, "config") else {}, "regime": job.regime,
-              "rerank": reranker.config() if reranker is not None else None, "t2": calibrator.config()}
-    return {"system": name, "config": config, "release": job.release}
+        first = _first_scores(system, texts, rows)
+        for output in outputs.values():
+            write_trec(output.folder / f"{task}.run", qids, cands, output.scores(texts, rows, first, item_ids, depth), output.tag)
+    _open_corpus(bench, system, item_ids, list(outputs.values()), depth)
+    pairs, features = _t2_features(bench, system, reranker, rows_of, n_items)
+    for output in outputs.values():
+        columns = features if output.reranker is not None else features[:, :2]
+        atomic_write_jsonl(output.folder / "t2.jsonl", calibrated_t2(bench, pairs, columns, calibrator))
 
 
 def _label(system, reranker) -> str:
@@ -221,6 +261,8 @@ def run_system(
     regime: str = "text",
     calibrator: GradeCalibrator | None = None,
     *,
+    depth: int = DEFAULT_DEPTH,
+    first_stage_out: str | Path | None = None,
     params: dict | None = None,
     reranker_params: dict | None = None,
     force: bool = False,
@@ -229,31 +271,51 @@ def run_system(
 
     ``system`` and ``reranker`` are names (``get_system``/``get_reranker`` specs, built inside the sealed
     child with ``params``/``reranker_params``) or instances (pickled to the child). The child fits the
-    system on the items, ranks T1/T3/T4 candidates and classifies T2 test pairs; with ``reranker``, the
-    scores of each query's top ``reranker.depth`` candidates are replaced by the reranker's.
-    Writes ``run.json`` (with ``isolation``: the mechanism that held), ``t1o.run`` (the top
-    ``protocol.open_depth`` catalog items per open-corpus query), ``t1.run``, ``t3.run``, ``t4.run`` and
-    ``t2.jsonl`` into a new folder ``out`` (an existing one is refused unless ``force``; a committed run or a
-    folder inside a release never) and returns run.json.
+    system on the items, ranks T1/T3/T4 candidates and classifies T2 test pairs. With ``reranker`` (a
+    :class:`~fashionrq.systems.twostage.PointwiseReranker`) the run is two-stage: each query's top ``depth``
+    candidates are re-sorted by the reranker's pair scores, ties by first-stage rank, and ``first_stage_out``
+    (optional) receives the first stage alone, the very run ``system`` without a reranker writes, at no
+    extra first-stage cost. Writes ``run.json`` (with ``isolation``: the mechanism that held), ``t1o.run``
+    (the top ``protocol.open_depth`` catalog items per open-corpus query), ``t1.run``, ``t3.run``, ``t4.run``
+    and ``t2.jsonl`` into a new folder ``out`` (an existing one is refused unless ``force``; a committed run
+    or a folder inside a release never) and returns run.json.
     """
-    from fashionrq.protocol.commitment import refuse_committed
-    from fashionrq.protocol.manifest import check_folder_output
     from fashionrq.systems.sealed import Job, run_sealed, staged_public
 
     check_regime(regime)
+    depth = check_depth(depth)
     if regime != "text":  # the sealed child writes image attributes into the cache, which must exist before sealing
         from fashionrq.encoders import default_cache_dir
 
         (default_cache_dir() / "images").mkdir(parents=True, exist_ok=True)
-    out = Path(out)
-    refuse_committed(out)
-    check_folder_output(out, force, "run folder")
+    targets = _targets(out, first_stage_out, reranker, force)
     public = PublicBench(bench)
-    job = Job(system, dict(params or {}), reranker, dict(reranker_params or {}), regime, calibrator, public.release)
+    job = Job(system, dict(params or {}), reranker, dict(reranker_params or {}), regime, calibrator, public.release,
+              depth, first_stage_out is not None)
     with staged_public(public.public) as work:
-        run = run_sealed(job, Path(bench), work, _label(system, reranker))
-        with atomic_directory(out, force=True, what="run folder") as tmp:
-            for name in RUN_FILES:
-                shutil.copyfile(work / "out" / name, tmp / name)
-            atomic_write_json(tmp / "run.json", run)
-    return run
+        result = run_sealed(job, Path(bench), work, _label(system, reranker))
+        runs = {key: {**record, "isolation": result["isolation"]} for key, record in result["runs"].items()}
+        for key, target in targets.items():
+            with atomic_directory(target, force=True, what="run folder") as tmp:
+                for name in RUN_FILES:
+                    shutil.copyfile(work / "out" / key / name, tmp / name)
+                atomic_write_json(tmp / "run.json", runs[key])
+    return runs[""]
+
+
+def _targets(out, first_stage_out, reranker, force: bool) -> dict[str, Path]:
+    """``{child subfolder: run folder}``, each checked as a new run folder (see :func:`run_system`)."""
+    from fashionrq.protocol.commitment import refuse_committed
+    from fashionrq.protocol.manifest import check_folder_output
+
+    targets = {"": Path(out)}
+    if first_stage_out is not None:
+        if reranker is None:
+            raise InputError("a first-stage folder needs a second stage: add --rerank, or drop --first-stage-out.")
+        targets[FIRST_STAGE] = Path(first_stage_out)
+        if targets[FIRST_STAGE].resolve() == targets[""].resolve():
+            raise InputError(f"--first-stage-out {first_stage_out} is --out itself; give the first stage its own folder.")
+    for target in targets.values():
+        refuse_committed(target)
+        check_folder_output(target, force, "run folder")
+    return targets

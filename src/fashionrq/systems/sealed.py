@@ -42,6 +42,8 @@ class Job:
     regime: str = "text"
     calibrator: object = None
     release: str = ""
+    depth: int = 50  # candidates per query the reranker re-scores
+    first_stage: bool = False  # also write the first stage alone (two-stage jobs)
 
 
 @contextlib.contextmanager
@@ -75,7 +77,10 @@ def _writable(work: Path) -> list[str]:
 
 
 def run_sealed(job: Job, bench: Path, work: Path, label: str) -> dict:
-    """Run ``job`` in a sealed child over ``work`` (see :func:`staged_public`); return the child's result record."""
+    """Run ``job`` in a sealed child over ``work`` (see :func:`staged_public`); return the child's result.
+
+    The result is ``{"runs": {subfolder of WORK/out: run record}, "isolation": {...}}`` (see ``fashionrq.systems.run.execute``).
+    """
     from fashionrq.encoders import default_cache_dir
     from fashionrq.io import read_json
 
@@ -126,7 +131,7 @@ def child_main(work: Path) -> None:
             raise
         _fail(work, f"the system was refused access to {err.filename or 'a file'} ({err.strerror}): a sealed run may read only "
                     "its private copy of BENCH/public/, so remove that access.", 3, denied=True)
-    atomic_write_json(work / RESULT, {**result, "isolation": {**isolation, "process": "sealed child"}})
+    atomic_write_json(work / RESULT, {"runs": result, "isolation": {**isolation, "process": "sealed child"}})
 
 
 if __name__ == "__main__":
