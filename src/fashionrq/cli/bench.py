@@ -21,7 +21,7 @@ def build_command(
     sid_method: str = typer.Option("rqvae", "--sid-method", help="Semantic-ID tokenizer: rqvae, vanilla or rkmeans."),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice; the same seed gives a byte-identical release."),
     queries_backend: str = typer.Option("verbalizer", "--queries-backend", help="Query generator: verbalizer or llm."),
-    codebook_size: int = typer.Option(None, "--codebook-size", help="Codes per SID level [default: 64 from 22,400 items up; below, the size among a few near n/350 that gives 100 T1 anchor leaves]."),
+    codebook_size: int = typer.Option(None, "--codebook-size", help="Codes per SID level (default: 64 from 22,400 items up; below, the largest of a few sizes near n/350 whose tree has 100 T1-capable leaves)."),
     split_leaves: bool = typer.Option(True, "--split-leaves/--no-split-leaves", help="Split leaves big enough for two T1 pool tiers into balanced parts (docs/benchmark.md)."),
     pool_size: int = typer.Option(None, "--pool-size", help="T1/T4 candidates per pool, a quarter per relevance tier [default: 40]."),
     max_anchor_leaves: int = typer.Option(1000, "--max-anchor-leaves", help="Anchor leaves over all tasks (0 keeps every qualified leaf)."),
