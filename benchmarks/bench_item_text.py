@@ -36,7 +36,7 @@ def main() -> None:
     items = ingest(args.catalog).table
     with tempfile.TemporaryDirectory(prefix="fashionrq-item-text-") as scratch:
         bench = Path(scratch) / "BENCH"
-        build_release(args.catalog, bench, encoder=args.encoder, sid_method="rkmeans", codebook_size=16,
+        build_release(args.catalog, bench, encoder=args.encoder, sid_method="rkmeans", codebook_size=16, seed=0,
                       task_config=TaskConfig(pool_size=40))
         qrels = read_qrels(bench / "labels" / "t1.qrels")
         default = text.DESCRIPTION_WORDS

@@ -126,3 +126,20 @@ def test_ray_cluster_embed_search_and_sid_assign_are_byte_identical_to_local(ray
     local_sids = assign_with_engine(local, tokenizer, local_vectors)
     assert local_sids.tobytes() == assign_with_engine(distributed, tokenizer, local_vectors).tobytes()
     assert np.array_equal(local_sids, tokenizer.transform(local_vectors))
+
+
+@pytest.mark.slow
+def test_ray_cluster_run_is_byte_identical_to_local(ray_cluster, small_bench, tmp_path):
+    """`fashionrq run --engine ray` (open-corpus search in Ray actors, from inside the sealed child) writes the same
+    run folder, byte for byte, as `--engine local`."""
+    import json
+
+    from fashionrq.systems import run_system
+    from fashionrq.systems.run import RUN_FILES
+
+    for engine, address in (("local", None), ("ray", ray_cluster)):
+        run_system(small_bench, "minilm", tmp_path / engine, engine=engine, address=address, chunk_rows=64, index="hnsw")
+    for name in (*RUN_FILES, "run.json"):
+        assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "ray" / name).read_bytes(), name
+    index = json.loads((tmp_path / "ray" / "run.json").read_text())["config"]["open_corpus_index"]
+    assert index["kind"] == "hnsw" and index["recall@100_vs_exact"] > 0.5

@@ -124,3 +124,39 @@ def test_open_search_dense_equals_scoring_every_item(corpus, tmp_path):
     pytest.importorskip("faiss")  # the approximate index needs the `scale` extra; exact search above needs nothing
     hnsw = corpus_search(system, QUERIES, 100, IndexConfig("hnsw"))
     assert 0.5 < hnsw.index["recall@100_vs_exact"] <= 1.0
+
+
+def _trec_hits(path) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for line in path.read_text().splitlines():
+        qid, _, item, _, score, _ = line.split()
+        out.setdefault(qid, {})[item] = float(score)
+    return out
+
+
+def test_run_searches_the_open_corpus_through_the_chosen_index_and_engine(small_bench, tmp_path):
+    """`fashionrq run --engine local --index ...`: the in-process search's hits for exact (query vectors may differ in
+    the last bits: one torch thread in the engine), the index record in run.json, approximate recall against exact
+    measured, and a bad --index refused in one sentence."""
+    from conftest import main_code
+
+    from fashionrq.io import read_json
+
+    runs = {}
+    for name, extra in (("plain", []), ("local", ["--engine", "local", "--chunk-rows", "64"]), ("hnsw", ["--index", "hnsw"])):
+        if name == "hnsw" and index_module.faiss_module() is None:
+            continue
+        assert main_code(["run", "--bench", str(small_bench), "--system", "minilm", "--out", str(tmp_path / name), *extra]) == 0
+        runs[name] = tmp_path / name
+    plain = read_json(runs["plain"] / "run.json")["config"]["open_corpus_index"]
+    assert plain["kind"] == "exact" and read_json(runs["local"] / "run.json")["config"]["open_corpus_index"] == plain
+    hits = {name: _trec_hits(runs[name] / "t1o.run") for name in ("plain", "local")}
+    assert hits["plain"].keys() == hits["local"].keys() and len(hits["plain"]) > 10
+    for qid, plain_hits in hits["plain"].items():
+        common = plain_hits.keys() & hits["local"][qid].keys()
+        assert len(common) >= 98 and max(abs(plain_hits[i] - hits["local"][qid][i]) for i in common) < 1e-4
+    if "hnsw" in runs:
+        hnsw = read_json(runs["hnsw"] / "run.json")["config"]["open_corpus_index"]
+        assert hnsw["kind"] == "hnsw" and 0.5 < hnsw["recall@100_vs_exact"] <= 1.0
+    assert main_code(["run", "--bench", str(small_bench), "--system", "bm25", "--out", str(tmp_path / "bad"), "--index", "flat"]) == 2
+    assert not (tmp_path / "bad").exists()

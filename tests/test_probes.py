@@ -106,3 +106,18 @@ def test_probes_run_sealed_and_deterministically(small_bench, probe_report, prob
         assert (tmp_path / "again" / file).read_bytes() == (probe_folder / "probe-cooccurrence" / file).read_bytes()
     first = [line.split() for line in (tmp_path / "again" / "t1.run").read_text().splitlines()]
     assert np.all(np.isfinite([float(row[4]) for row in first]))
+
+
+def test_the_report_page_shows_the_probe_table(small_bench, probe_report, probe_folder, tmp_path):
+    from fashionrq.protocol.scoring import score_run, write_json
+    from fashionrq.report.page import write_report
+
+    shutil.copytree(probe_folder / "random", tmp_path / "random")
+    write_json(score_run(small_bench, tmp_path / "random", relevance=False).report, tmp_path / "random" / "scores.json")
+    page = write_report(small_bench, [tmp_path / "random"], tmp_path / "report.html", probes=probe_folder / "probe.json")
+    html = page.read_text(encoding="utf-8")
+    section = html[html.index('<section id="probes">'):html.index('<section id="worst-queries">')]
+    for cell in probe_report.cells:
+        assert f'data-probe="{cell.system}" data-task="{cell.task}" data-metric="{cell.metric}" data-score="{cell.score}"' in section
+    assert section.count("<tr>") == 2 + len({c.system for c in probe_report.cells})  # header, random, one row per system
+    assert "no probe leaks" in section

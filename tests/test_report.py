@@ -142,3 +142,7 @@ def test_demo_writes_report_html(tmp_path):
     page = (tmp_path / "demo" / "report.html").read_text(encoding="utf-8")
     assert report.name == "report.md" and page.startswith("<!DOCTYPE html>")
     assert all(f'<section id="{key}">' in page for key in SECTIONS) and 'data-run="bm25"' in page
+    text = report.read_text(encoding="utf-8")
+    assert "## 7. Adversarial probes" in text and "probe-cooccurrence" in text and "## 8. Time and memory per stage" in text
+    probes = json.loads((tmp_path / "demo" / "probes" / "probe.json").read_text(encoding="utf-8"))
+    assert all(f'data-probe="{c["system"]}" data-task="{c["task"]}"' in page for c in probes["cells"] if c["kind"] != "against")

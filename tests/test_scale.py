@@ -187,3 +187,40 @@ def test_an_items_table_is_read_back_column_wise_and_ids_rechecked(tmp_path, fix
         write_items(fixture_items.set_column(0, "item_id", pa.array(ids, pa.string())), path)
         with pytest.raises(InputError, match=expected):
             ingest(path)
+
+
+def _build_from(tmp_path, name: str, embeddings) -> dict:
+    from conftest import MYNTRA_SMALL, SMALL_BUILD
+
+    from fashionrq.tasks import build_release
+
+    return json.loads(build_release(MYNTRA_SMALL, tmp_path / name, embeddings=embeddings, seed=SMALL_BUILD["seed"]).read_text())
+
+
+def test_a_build_from_exported_embeddings_writes_the_computed_builds_manifest(small_bench, fixture_items, tmp_path):
+    """The vectors the computed build cached, exported with their encoder (``save_embeddings``, as ``embed --out``
+    does), give a build whose manifest.json equals the computed build's, byte for byte."""
+    from conftest import SMALL_BUILD
+
+    vectors, encoder = item_vectors(fixture_items, SMALL_BUILD["encoder"], None, None)  # the cache small_bench filled
+    path = save_embeddings(tmp_path / "vectors.parquet", fixture_items.column("item_id"), vectors, encoder)
+    assert _build_from(tmp_path, "BENCH", path) == json.loads((small_bench / "manifest.json").read_text())
+    assert (tmp_path / "BENCH" / "manifest.json").read_bytes() == (small_bench / "manifest.json").read_bytes()
+
+
+@pytest.mark.slow
+def test_embeddings_without_an_encoder_record_change_only_the_encoder_identity(small_bench, fixture_items, tmp_path):
+    """A vectors file with no encoder metadata is recorded as encoder "given" (name and fingerprint unknown); the
+    vectors' hash, the SIDs and every file of the release stay those of the computed build."""
+    from conftest import SMALL_BUILD
+
+    vectors, _ = item_vectors(fixture_items, SMALL_BUILD["encoder"], None, None)
+    path = tmp_path / "plain.parquet"
+    write_vectors_parquet(path, fixture_items.column("item_id"), vectors)
+    given, computed = _build_from(tmp_path, "BENCH", path), json.loads((small_bench / "manifest.json").read_text())
+    assert given["encoder"] == {**computed["encoder"], "name": "given", "fingerprint": None}
+    assert given["config"] == {**computed["config"], "encoder": "given"}
+    components = computed["construction"]["components"]
+    assert given["construction"]["components"] == {**components, "sid_encoder": "given", "hard_negative_encoder": "given"}
+    same = ("encoder", "config", "construction")
+    assert {k: v for k, v in given.items() if k not in same} == {k: v for k, v in computed.items() if k not in same}

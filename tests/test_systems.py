@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 
 from conftest import main_code
@@ -270,18 +271,19 @@ def test_every_builtin_beats_random_on_t1(bench, runs, name):
     assert t1_ndcg(bench, runs(name)) > t1_ndcg(bench, runs("random")) + 0.05
 
 
-def test_open_corpus_run_is_the_systems_own_top_100(bench, runs, fixture_items):
-    from fashionrq.systems.run import search_batch
+def test_open_corpus_run_is_the_systems_own_top_100(bench, runs):
+    from fashionrq.systems.open_search import corpus_search
 
+    items = pq.read_table(bench / "public" / "items.parquet")  # the catalog under the release's opaque item ids
     run = runs("bm25")
     ranked = validate_run(run, load_pools(bench), tasks=["t1o"])["t1o"]
     queries = {r["qid"]: r["text"] for r in map(json.loads, (bench / "public" / "t1o_queries.jsonl").read_text().splitlines())}
     qid = sorted(ranked)[0]
-    system = get_system("bm25").fit(fixture_items)
-    ids = fixture_items.column("item_id").to_pylist()
+    system = get_system("bm25").fit(items)
+    ids = items.column("item_id").to_pylist()
     expected = [ids[row] for row, _ in system.search(queries[qid], 100)]
     assert {item for item, _ in ranked[qid]} == set(expected)  # the order differs only among tied scores
-    assert search_batch(system, [queries[qid]], 100, len(ids))[0] == system.search(queries[qid], 100)
+    assert corpus_search(system, [queries[qid]], 100).pairs()[0] == system.search(queries[qid], 100)
     t1o = lambda r: evaluate(read_qrels(bench / "labels" / "t1o.qrels"), read_run(r / "t1o.run"), ["ndcg@10"])["ndcg@10"]  # noqa: E731
     assert t1o(run) > t1o(runs("random")) + 0.2
 

@@ -333,3 +333,65 @@ def test_bad_inputs_are_one_sentence_errors(tmp_path):
     (tmp_path / "junk.txt").write_text("x")
     with pytest.raises(InputError, match="not a release"):
         build_release(MYNTRA_SMALL, tmp_path, **SMALL_BUILD)
+
+
+def test_public_item_ids_are_opaque_and_mapped_in_labels(bench, fixture_items):
+    from fashionrq.tasks import catalog_ids
+
+    public = pq.read_table(bench / "public" / "items.parquet")
+    ids = public.column("item_id").to_pylist()
+    assert all(re.fullmatch(r"i\d{4,}", i) for i in ids) and len(set(ids)) == len(ids) == fixture_items.num_rows
+    mapping = catalog_ids(bench)
+    catalog = fixture_items.column("item_id").to_pylist()
+    assert [mapping[i] for i in ids] == catalog  # rows stay in catalog order; only the id is replaced
+    assert public.drop(["item_id"]).equals(fixture_items.drop(["item_id"]))
+    # the opaque id's order says nothing about the catalog id's (Myntra ids of one product line are close)
+    assert abs(_rank_correlation([int(i[1:]) for i in ids], [float(c) for c in catalog])) < 0.05
+    sid_ids, _ = _sids(bench)
+    qrel_items = {i for t in ("t1", "t3", "t4", "t1o") for _, i, _ in read_qrels(bench / "labels" / f"{t}.qrels")}
+    assert sid_ids == ids and qrel_items <= set(ids)
+    assert bench_stats(bench)["catalog_coverage"]["items_touched"] > 0
+
+
+def test_a_drawn_secret_is_stored_withheld_from_the_manifest_and_replays_only_with_the_secret(bench, tmp_path):
+    from fashionrq.catalog import ingest
+    from fashionrq.encoders.given import item_vectors
+    from fashionrq.tasks import construct_release
+
+    secret_bench = tmp_path / "secret"
+    build_release(MYNTRA_SMALL, secret_bench, encoder="minilm")  # no seed, no secret: one is drawn
+    manifest = json.loads((secret_bench / "manifest.json").read_text())
+    secret = (secret_bench / "labels" / "secret.txt").read_text().strip()
+    assert manifest["construction"]["secret"]["source"] == "drawn" and len(secret) == 32
+    assert manifest["files"]["labels/secret.txt"] and secret not in (secret_bench / "manifest.json").read_text()
+    assert manifest["tokenizer"]["config"]["seed"] == "withheld (construction secret)" and manifest["tokenizer"]["cache_key"] is None
+    public = sorted(p.name for p in (bench / "public").iterdir())
+    # the seed-only release (what an attacker can replay) differs from the secret one in every task file
+    assert all((bench / "public" / n).read_bytes() != (secret_bench / "public" / n).read_bytes() for n in public if n != "items.parquet")
+    # the same secret (and seed 0) rebuilds the same construction: the construction stage on the same SIDs
+    ids, sids = _sids(secret_bench)
+    again = tmp_path / "again"
+    items = ingest(MYNTRA_SMALL).table
+    construct_release(again, items, sids, seed=0, secret=secret, embeddings=item_vectors(items, "minilm", None, None)[0])
+    assert all((again / "public" / n).read_bytes() == (secret_bench / "public" / n).read_bytes() for n in public)
+    assert (again / "labels" / "t1.qrels").read_bytes() == (secret_bench / "labels" / "t1.qrels").read_bytes()
+    assert json.loads((again / "manifest.json").read_text())["construction"]["secret"]["source"] == "given"
+
+
+def test_queries_go_to_a_seeded_sample_of_whole_level2_groups(bench, fixture_items):
+    """Above ``max_leaves`` qualified leaves, queries are written for the leaves of whole sampled level-2 groups."""
+    from collections import Counter
+
+    from fashionrq.hierarchy import build_hierarchy
+    from fashionrq.tasks.queries import sample_leaves
+
+    hierarchy = build_hierarchy(fixture_items, _sids(bench)[1])
+    every, report = sample_leaves(hierarchy, None)
+    assert report == {"qualified": len(every), "sampled": False, "verbalized": len(every)} and len(every) > 40
+    leaves, report = sample_leaves(hierarchy, 20, seed=3)
+    assert [leaf.cluster_id for leaf in leaves] == [leaf.cluster_id for leaf in sample_leaves(hierarchy, 20, seed=3)[0]]
+    groups = {leaf.parent for leaf in leaves}
+    assert leaves == [leaf for leaf in every if leaf.parent in groups]  # whole groups, in prefix order
+    largest = max(Counter(leaf.parent for leaf in every).values())
+    assert 20 <= len(leaves) < 20 + largest
+    assert report == {"qualified": len(every), "sampled": True, "verbalized": len(leaves), "level2_prefixes": len(groups)}

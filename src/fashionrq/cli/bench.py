@@ -19,7 +19,8 @@ def build_command(
     encoder: str = typer.Option("minilm", "--encoder", help="Item encoder for the semantic IDs."),
     embeddings: Path = typer.Option(None, "--embeddings", help="Precomputed item vectors (Parquet item_id + list column, or .npy + .ids.txt) used instead of --encoder."),
     sid_method: str = typer.Option("rqvae", "--sid-method", help="Semantic-ID tokenizer: rqvae, vanilla or rkmeans."),
-    seed: int = typer.Option(0, "--seed", help="Seed of every random choice; the same seed gives a byte-identical release."),
+    seed: int = typer.Option(None, "--seed", help="Seed of every random choice; given without --secret, the same seed gives a byte-identical (and replayable) release (default: 0, with a construction secret drawn at build time)."),
+    secret: str = typer.Option(None, "--secret", help="Construction secret mixed into every construction choice (stored in BENCH/labels/secret.txt); the same --seed and --secret rebuild the same public and label files (default: drawn at build time unless --seed is given)."),
     queries_backend: str = typer.Option("verbalizer", "--queries-backend", help="Query generator: verbalizer or llm."),
     codebook_size: int = typer.Option(None, "--codebook-size", help="Codes per SID level (default: 64 from 22,400 items up; below, the largest of a few sizes near n/350 whose tree has 100 T1-capable leaves)."),
     split_leaves: bool = typer.Option(True, "--split-leaves/--no-split-leaves", help="Split leaves big enough for two T1 pool tiers into balanced parts (docs/benchmark.md)."),
@@ -43,7 +44,7 @@ def build_command(
     path = build_release(catalog, out, mapping=mapping, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
                          seed=seed, queries_backend=queries_backend,
                          codebook_size=codebook_size, split_leaves=split_leaves, min_purity=min_purity, min_size=min_size,
-                         task_config=TaskConfig(**sizes), llm_options=llm_options, force=force)
+                         task_config=TaskConfig(**sizes), llm_options=llm_options, force=force, secret=secret)
     manifest = json.loads(path.read_text())
     source = manifest["catalog"]
     console.print(f"catalog: {source['rows_read']:,} rows read, {source['items']:,} items, {source['rejected_rows']:,} rows rejected, "

@@ -20,13 +20,14 @@ def probe_command(
     resamples: int = typer.Option(10_000, "--resamples", min=1, help="Bootstrap resamples for random's interval."),
     seed: int = typer.Option(0, "--seed", help="Seed of the resampling."),
     level: float = typer.Option(0.95, "--level", min=0.5, max=0.9999, help="Level of random's percentile interval."),
+    query_blind_encoder: str = typer.Option("minilm", "--query-blind-encoder", help="Dense encoder of the query-blind baseline's item vectors."),
     force: bool = typer.Option(False, "--force", help="Replace an existing --out folder."),
 ) -> None:
     """Run every probe-* attack, the query-blind baseline and random; exit 1 when a probe beats random's interval."""
     from fashionrq.protocol.probe import probe_release
 
     report = probe_release(bench, out=out, against=against or (), systems=system or None, resamples=resamples, seed=seed,
-                           level=level, force=force)
+                           level=level, force=force, query_blind_encoder=query_blind_encoder)
     console.print(str(report), markup=False, highlight=False, soft_wrap=True)
     if out is not None:
         console.print(f"wrote {out}/probe.json and one run folder per system")

@@ -17,6 +17,7 @@ def report_command(
     comparison: Path = typer.Option(None, "--comparison", help="Comparison JSON from `fashionrq compare --out`; default: compare the runs now."),
     resamples: int = typer.Option(10_000, "--resamples", min=1, help="Bootstrap resamples when the runs are compared now."),
     seed: int = typer.Option(0, "--seed", help="Seed of that bootstrap."),
+    probes: Path = typer.Option(None, "--probes", help="probe.json written by `fashionrq probe --out DIR`: the probes section shows its table."),
     markdown: Path = typer.Option(None, "--markdown", help="Also write the plain-text twin (leaderboard and verdict tables) here."),
     force: bool = typer.Option(False, "--force", help="Replace existing output files."),
 ) -> None:
@@ -33,7 +34,8 @@ def report_command(
     if comparison is None and len(runs) >= 2:
         console.print(f"comparing {len(runs)} runs ({resamples:,} resamples) …")
         result = compare_runs(bench, [r if r.is_dir() else r.parent for r in runs], resamples=resamples, seed=seed)
-    path = write_report(bench, runs, out, comparison=result or comparison, images=images, force=force)
+    path = write_report(bench, runs, out, comparison=result or comparison, images=images, force=force,
+                        probes=probes)
     if markdown is not None:
         text = leaderboard(bench, runs) + ("\n" + verdict_markdown(result) if result else "")
         atomic_write_text(markdown, text)

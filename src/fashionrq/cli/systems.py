@@ -34,17 +34,25 @@ def run_command(
     rerank: str = typer.Option(None, "--rerank", help="Pointwise second stage: 'verifier' (per-condition attribute checks) or module:Class."),
     depth: int = typer.Option(50, "--depth", min=1, help="How many first-stage candidates per query the reranker re-scores (ties keep first-stage rank)."),
     regime: str = typer.Option("text", "--regime", help="Candidate regime: text (catalog fields), image (the photo: derived attributes, descriptor, pixels) or fused (both)."),
+    engine: str = typer.Option(None, "--engine", help="Open-corpus search in engine chunks: local or ray (needs pip install fashionrq[ray]); both give byte-identical runs. Default: in the sealed process."),
+    address: str = typer.Option(None, "--address", help="Ray cluster to join with --engine ray: auto, HOST:PORT or ray://HOST:10001 (default: start a local one)."),
+    chunk_rows: int = typer.Option(4096, "--chunk-rows", min=1, help="Queries per engine chunk; the same value gives the same bytes on every engine."),
+    index: str = typer.Option("exact", "--index", help="Open-corpus dense index: exact (faiss IndexFlatIP, or numpy without faiss), hnsw or ivf (approximate; their recall against exact goes into run.json; need pip install fashionrq[scale])."),
     force: bool = typer.Option(False, "--force", help="Replace an existing, uncommitted run folder."),
 ) -> None:
     """Run a retrieval system, sealed in a child process that sees only the release's public files, and write a run folder."""
     from fashionrq.systems import run_system
 
     run = run_system(bench, system, out, reranker=rerank or None, regime=regime, depth=depth, first_stage_out=first_stage_out,
-                     params=parse_params(param), force=force)
+                     params=parse_params(param), engine=engine, address=address, chunk_rows=chunk_rows, index=index,
+                     force=force)
     console.print(f"wrote {out}: {', '.join(['run.json', 't1o.run', 't1.run', 't3.run', 't4.run', 't2.jsonl'])} for system {run['system']} "
                   f"(release {run['release'][:12]}, isolation: {run['isolation']['mechanism']})")
     if first_stage_out is not None:
         console.print(f"wrote {first_stage_out}: its first stage alone, for the before/after-rerank table (`fashionrq leaderboard`)")
+    recall = {k: v for k, v in run["config"].get("open_corpus_index", {}).items() if k.startswith("recall@")}
+    for name, value in recall.items():
+        console.print(f"open-corpus index {index}: {name} {value:.4f} (share of the exact top hits it returned)")
 
 
 def leaderboard_command(

@@ -38,6 +38,10 @@ def attribute_combinations(attributes: tuple[str, ...], max_size: int = 3) -> li
     return combos
 
 
+def _span(combo: tuple[str, ...], radices: dict[str, int]) -> int:
+    return int(np.prod([radices[name] for name in combo], dtype=np.float64))
+
+
 def _combo_keys(codes: list[np.ndarray], radices: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """Mixed-radix key of several code columns, and the mask of rows where none is missing (-1)."""
     key = np.zeros(len(codes[0]), dtype=np.int64)
@@ -46,6 +50,16 @@ def _combo_keys(codes: list[np.ndarray], radices: list[int]) -> tuple[np.ndarray
         key = key * radix + np.maximum(column, 0)
         valid &= column >= 0
     return key, valid
+
+
+def count_keys(keys: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_counts=True)`` for non-negative keys below ``span``: one ``bincount`` pass when the
+    key space is small next to the keys (no sort), else the sort."""
+    if span <= max(4 * len(keys), 1 << 16):
+        counts = np.bincount(keys, minlength=span)
+        present = np.flatnonzero(counts)
+        return present, counts[present]
+    return np.unique(keys, return_counts=True)
 
 
 def score_signatures(
@@ -83,13 +97,13 @@ def score_signatures(
         key, item_groups = key[valid], item_groups[valid]
         if not len(key):
             continue
-        catalog_keys, catalog_counts = np.unique(key, return_counts=True)
+        catalog_keys, catalog_counts = count_keys(key, _span(combo, radices))
         keep = selected[item_groups]
         key, item_groups = key[keep], item_groups[keep]
         if not len(key):
             continue
         span = int(catalog_keys[-1]) + 1
-        pair, support = np.unique(item_groups.astype(np.int64) * span + key, return_counts=True)
+        pair, support = count_keys(item_groups.astype(np.int64) * span + key, len(sizes) * span)
         group, combo_key = np.divmod(pair, span)
         coverage = support / sizes[group]
         precision = support / catalog_counts[np.searchsorted(catalog_keys, combo_key)]

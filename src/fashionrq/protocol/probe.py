@@ -238,12 +238,15 @@ def paired_lower(random: ScoredRun, system: ScoredRun, task: str, metric: str, d
     return summarise(b - a, rb - ra, level).lower
 
 
-def _run_and_score(bench: Path, name: str, folder: Path, cache_dir) -> tuple[ScoredRun, set]:
+def _run_and_score(bench: Path, name: str, folder: Path, cache_dir, encoder: str) -> tuple[ScoredRun, set]:
     """Run one system sealed and label-blind, commit and score it; also returns the tasks on which its scores
-    varied within some pool (a pool system records them; an ordinary retriever counts as informative everywhere)."""
+    varied within some pool (a pool system records them; an ordinary retriever counts as informative everywhere).
+    ``encoder``: the query-blind baseline's item encoder."""
     from fashionrq.systems import run_system
 
-    params = {"cache_dir": str(cache_dir)} if name == QUERY_BLIND and cache_dir is not None else {}
+    params = {}
+    if name == QUERY_BLIND:
+        params = {"encoder": encoder, **({"cache_dir": str(cache_dir)} if cache_dir is not None else {})}
     run = run_system(bench, name, folder / name, params=params)
     informative = set(run["config"].get("informative_tasks", TASKS))
     commit_run(folder / name, bench)
@@ -267,11 +270,11 @@ def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], b
 
 
 def _probe_all(bench: Path, folder: Path, against: Sequence[Path], systems: Sequence[str], resamples: int, seed: int,
-               level: float, cache_dir) -> ProbeReport:
-    baseline = _run_and_score(bench, BASELINE, folder, cache_dir)[0]
+               level: float, cache_dir, encoder: str) -> ProbeReport:
+    baseline = _run_and_score(bench, BASELINE, folder, cache_dir, encoder)[0]
     metrics = probe_metrics(baseline)
     bands = random_bands(baseline, metrics, resamples, seed, level)
-    scored = [(name, QUERY_BLIND if name == QUERY_BLIND else "probe", *_run_and_score(bench, name, folder, cache_dir))
+    scored = [(name, QUERY_BLIND if name == QUERY_BLIND else "probe", *_run_and_score(bench, name, folder, cache_dir, encoder))
               for name in systems]
     for run in against:
         result = score_run(bench, run, relevance=False)
@@ -295,8 +298,10 @@ def default_systems() -> list[str]:
 
 def probe_release(bench: str | Path, *, out: str | Path | None = None, against: Sequence[str | Path] = (),
                   systems: Sequence[str] | None = None, resamples: int = 10_000, seed: int = 0, level: float = 0.95,
-                  force: bool = False, cache_dir: str | Path | None = None) -> ProbeReport:
+                  force: bool = False, cache_dir: str | Path | None = None, query_blind_encoder: str = "minilm") -> ProbeReport:
     """Run, commit and score ``random``, every probe and the query-blind baseline on BENCH; returns a ProbeReport.
+
+    ``query_blind_encoder``: the dense encoder whose item vectors the query-blind baseline averages.
 
     ``against`` are committed runs of real systems, scored and shown beside the probes. With ``out`` the
     runs and ``probe.json`` are kept there (an existing folder is refused unless ``force``).
@@ -306,8 +311,8 @@ def probe_release(bench: str | Path, *, out: str | Path | None = None, against: 
     against = [Path(run) for run in against]
     if out is None:
         with tempfile.TemporaryDirectory(prefix="fashionrq-probe-") as tmp:
-            return _probe_all(bench, Path(tmp), against, systems, resamples, seed, level, cache_dir)
+            return _probe_all(bench, Path(tmp), against, systems, resamples, seed, level, cache_dir, query_blind_encoder)
     with atomic_directory(out, force=force, what="probe folder") as tmp:
-        report = _probe_all(bench, tmp, against, systems, resamples, seed, level, cache_dir)
+        report = _probe_all(bench, tmp, against, systems, resamples, seed, level, cache_dir, query_blind_encoder)
         atomic_write_json(tmp / "probe.json", report.to_dict())
     return report

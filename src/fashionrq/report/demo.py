@@ -106,7 +106,7 @@ def stats_markdown(stats: dict) -> str:
 def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Console | None = None, verbose: bool = False) -> Path:
     """Build the benchmark from ``config.catalog``, run, commit and score every baseline, compare them, write the report.
 
-    ``out`` must be a new or empty folder. Every stage's wall time, CPU time and peak RSS go into the report (section 7) and ``stages.json``;
+    ``out`` must be a new or empty folder. Every stage's wall time, CPU time and peak RSS go into the report (section 8) and ``stages.json``;
     ``verbose`` also prints each stage as it ends.
     """
     from fashionrq.protocol.manifest import check_folder_output
@@ -126,10 +126,11 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
         runs = _run_all(bench, out / "runs", config, console)
         section("4. Leaderboard", leaderboard(bench, runs))
         comparison = _compare(bench, runs, out, config, console, section)
+        probes = _probes(bench, runs, out, config, console, section)
         with stage("report.html"):
             write_report(bench, runs, out / "report.html", comparison=comparison, images=config.images, force=True,
-                         title="fashionrq demo report")
-    section("7. Time and memory per stage", timer.to_markdown())
+                         title="fashionrq demo report", probes=probes)
+    section("8. Time and memory per stage", timer.to_markdown())
     atomic_write_json(out / "stages.json", timer.to_dict())
     report = out / "report.md"
     atomic_write_text(report, "\n".join(sections))
@@ -211,6 +212,19 @@ def _compare(bench: Path, runs: list[Path], out: Path, config: DemoConfig, conso
     section("5. Verdicts (conjunctive promotion gate)", verdict_markdown(comparison))
     section("6. What the headline is made of", "Aggregation sensitivity (pairs whose order flips):\n\n" + flag_text)
     return comparison
+
+
+def _probes(bench: Path, runs: list[Path], out: Path, config: DemoConfig, console: Console, section) -> dict:
+    """Every label-blind probe and the query-blind baseline against random's interval, the demo's runs beside them
+    (docs/protocol.md, "Adversarial probes"); report section 7 and ``probes/probe.json``; returns the probe report."""
+    from fashionrq.protocol.probe import probe_release
+
+    console.print("adversarial probes (label-blind attacks on the public files) …")
+    with stage("probes"):
+        report = probe_release(bench, out=out / "probes", against=runs, resamples=config.resamples, seed=config.seed,
+                               query_blind_encoder=config.encoder, force=True)
+    section("7. Adversarial probes", str(report))
+    return report.to_dict()
 
 
 def _config_dict(config: DemoConfig) -> dict:

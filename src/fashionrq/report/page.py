@@ -58,8 +58,8 @@ def _run_file(s: Scored) -> Path | None:
 
 
 def render(bench: str | Path, scored: Sequence[Scored], comparison: dict | None = None, images: str | Path | None = None,
-           title: str = "fashionrq report") -> str:
-    """The whole page as one HTML string (no external resource)."""
+           title: str = "fashionrq report", probes: dict | None = None) -> str:
+    """The whole page as one HTML string (no external resource); ``probes``: a ``probe.json`` dict."""
     bench = Path(bench)
     heads = html.headline_metrics(scored, comparison)
     images = Path(images) if images else None
@@ -71,7 +71,7 @@ def render(bench: str | Path, scored: Sequence[Scored], comparison: dict | None 
         "constraints": ("nDCG against the number of constraints", html.constraint_section(scored, heads)),
         "sid-tree": ("Semantic-ID tree", html.sid_tree_section(bench)),
         "tiers": ("Tier balance", html.tier_section(bench)),
-        "probes": ("Probes and query-blind baseline", html.probe_section(scored, heads)),
+        "probes": ("Probes and query-blind baseline", html.probe_section(scored, heads, probes)),
         "worst-queries": ("Worst queries per system", worst_section(bench, scored, heads, images)),
     }
     release = scored[0].report.get("release", "")
@@ -85,12 +85,16 @@ def render(bench: str | Path, scored: Sequence[Scored], comparison: dict | None 
 
 
 def write_report(bench: str | Path, runs: Sequence[str | Path], out: str | Path, *, comparison: dict | str | Path | None = None,
-                 images: str | Path | None = None, force: bool = False, title: str = "fashionrq report") -> Path:
-    """Write ``report.html`` for score files or RUN folders ``runs`` on ``bench``; ``comparison`` a dict or its JSON file."""
+                 images: str | Path | None = None, force: bool = False, title: str = "fashionrq report",
+                 probes: dict | str | Path | None = None) -> Path:
+    """Write ``report.html`` for score files or RUN folders ``runs`` on ``bench``; ``comparison`` and ``probes`` (the
+    ``probe.json`` of ``fashionrq probe --out``) are dicts or their JSON files."""
     out = Path(out)
     refuse_existing(out, force)
     scored = load_scores(bench, runs)
     if isinstance(comparison, (str, Path)):
         comparison = json.loads(Path(comparison).read_text(encoding="utf-8"))
-    atomic_write_text(out, render(bench, scored, comparison, images, title))
+    if isinstance(probes, (str, Path)):
+        probes = json.loads(Path(probes).read_text(encoding="utf-8"))
+    atomic_write_text(out, render(bench, scored, comparison, images, title, probes))
     return out

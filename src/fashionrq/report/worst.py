@@ -38,7 +38,8 @@ class WorstQuery:
 
 
 def thumbnail(images: Path | None, item_id: str) -> str | None:
-    """A downscaled JPEG of ``images/<item_id>.jpg`` as a ``data:`` URI, or None when there is no such image."""
+    """A downscaled JPEG of ``images/<item_id>.jpg`` (``item_id``: the catalog's own id) as a ``data:`` URI, or None
+    when there is no such image."""
     if images is None:
         return None
     path = images / f"{item_id}.jpg"
@@ -70,7 +71,7 @@ class WorstQueries:
 
     def __init__(self, bench: str | Path, images: str | Path | None = None) -> None:
         from fashionrq.relevance import AttributeMatcher
-        from fashionrq.tasks import read_qrels
+        from fashionrq.tasks import catalog_ids, read_qrels
 
         bench = Path(bench)
         items = pq.read_table(bench / "public" / "items.parquet")
@@ -82,6 +83,7 @@ class WorstQueries:
             self.grades[(qid, item)] = grade
         self.matcher = AttributeMatcher(items)
         self.images = Path(images) if images else None
+        self.catalog_id = catalog_ids(bench)  # photos are named by the catalog's ids, the release publishes opaque ones
 
     def failed(self, qid: str, item_id: str) -> tuple[str, ...]:
         matches = self.matcher.match(self.phi[qid], item_id)
@@ -94,7 +96,7 @@ class WorstQueries:
         out = []
         for qid in worst:
             shown = tuple(ShownItem(rank, item, self.names.get(item) or "", self.grades.get((qid, item)), self.failed(qid, item),
-                                    thumbnail(self.images, item)) for rank, item in enumerate(top[qid], start=1))
+                                    thumbnail(self.images, self.catalog_id.get(item, item))) for rank, item in enumerate(top[qid], start=1))
             raw = self.phi.get(qid) or {}
             phi = {a: v for a, v in raw.items() if v} if isinstance(raw, dict) else {"intents": raw}
             out.append(WorstQuery(qid, self.text.get(qid, ""), per_unit[qid][metric], phi, shown))

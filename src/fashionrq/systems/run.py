@@ -15,7 +15,7 @@ from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_jsonl, atomic_writer
 from fashionrq.progress import track
 from fashionrq.systems.adapter import as_retriever
-from fashionrq.systems.base import Retriever, ranking_order, top_k
+from fashionrq.systems.base import Retriever, ranking_order
 from fashionrq.systems.bench import PublicBench
 from fashionrq.systems.regimes import candidate_view, check_regime
 from fashionrq.systems.t2 import GradeCalibrator, corpus_percentile
@@ -134,20 +134,6 @@ def open_depth(bench: PublicBench) -> int:
     return int(manifest.get("protocol", {}).get("open_depth", 100))
 
 
-def search_batch(system, queries: Sequence[str], k: int, n_items: int) -> list[list[tuple[int, float]]]:
-    """The ``k`` best ``(row, score)`` of the whole corpus per query, best first (scored in chunks of queries)."""
-    all_rows = np.arange(n_items)
-    out = []
-    for start in range(0, len(queries), T2_CHUNK):
-        chunk = list(queries[start:start + T2_CHUNK])
-        for scores in system.score_batch(chunk, [all_rows] * len(chunk)):
-            scores = np.asarray(scores, dtype=np.float64)
-            if len(scores) != n_items or not np.all(np.isfinite(scores)):
-                raise FashionRQError(f"system '{system.name}' returned {len(scores)} scores, some not finite, for {n_items} items; fix its score().")
-            out.append(top_k(scores, k))
-    return out
-
-
 @dataclass(frozen=True)
 class Output:
     """One run folder the sealed child writes: the first stage alone (``reranker`` None) or the two-stage run."""
@@ -164,16 +150,26 @@ class Output:
         return first if self.reranker is None else rerank(self.reranker, texts, rows, first, item_ids, depth)
 
 
-def _open_corpus(bench: PublicBench, system, item_ids: np.ndarray, outputs: list[Output], depth: int) -> None:
-    """Open-corpus T1: the top ``open_depth`` catalog items per query; a two-stage output reranks their top ``depth``."""
+def _open_corpus(bench: PublicBench, system, item_ids: np.ndarray, outputs: list[Output], depth: int, job) -> dict:
+    """Open-corpus T1: the top ``open_depth`` catalog items per query through the system's cached index
+    (``systems.open_search.corpus_search`` on the job's engine and index); a two-stage output reranks their top
+    ``depth``. Returns the index record (kind, backend and, for hnsw/ivf, recall against exact search)."""
+    from fashionrq.systems.index import IndexConfig
+    from fashionrq.systems.open_search import corpus_search
+
     queries = bench.jsonl("t1o_queries.jsonl")
     qids, texts = [q["qid"] for q in queries], [q["text"] for q in queries]
-    hits = search_batch(system, texts, open_depth(bench), len(item_ids))
-    rows = [np.array([r for r, _ in h], dtype=np.int64) for h in hits]
-    first = [np.array([v for _, v in h]) for h in hits]
+    engine = None
+    if job.engine is not None:
+        from fashionrq.engine import get_engine
+
+        engine = get_engine(job.engine, job.address, job.chunk_rows)
+    hits = corpus_search(system, texts, open_depth(bench), IndexConfig(kind=job.index), engine)
+    first = [np.asarray(s, dtype=np.float64) for s in hits.scores]
     for output in outputs:
-        write_trec(output.folder / "t1o.run", qids, [list(item_ids[rs]) for rs in rows],
-                   output.scores(texts, rows, first, item_ids, depth), output.tag)
+        write_trec(output.folder / "t1o.run", qids, [list(item_ids[rs]) for rs in hits.rows],
+                   output.scores(texts, hits.rows, first, item_ids, depth), output.tag)
+    return hits.index
 
 
 RUN_FILES = ("t1o.run", "t1.run", "t2.jsonl", "t3.run", "t4.run")
@@ -211,12 +207,12 @@ def execute(job, public: Path, out: Path) -> dict[str, dict]:
     if reranker is not None:
         reranker.fit(items)
     outputs = _outputs(system, reranker, out, job.first_stage)
-    _write_runs(bench, system, reranker, rows_of, items.num_rows, outputs, job.depth, calibrator)
+    index = _write_runs(bench, system, reranker, rows_of, items.num_rows, outputs, job, calibrator)
     records = {}
     for key, output in outputs.items():
         config = {"system_config": system.config() if hasattr(system, "config") else {}, "regime": job.regime,
                   "rerank": {**output.reranker.config(), "depth": job.depth} if output.reranker is not None else None,
-                  "t2": calibrator.config()}
+                  "t2": calibrator.config(), "open_corpus_index": index}
         records[key] = {"system": output.name, "config": config, "release": job.release}
     return records
 
@@ -231,9 +227,11 @@ def _outputs(system, reranker, out: Path, first_stage: bool) -> dict[str, Output
     return outputs
 
 
-def _write_runs(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int, outputs: dict[str, Output], depth: int,
-                calibrator: GradeCalibrator) -> None:
-    """Every output's ranking files and T2 labels; the first stage is scored once for all of them."""
+def _write_runs(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int, outputs: dict[str, Output], job,
+                calibrator: GradeCalibrator) -> dict:
+    """Every output's ranking files and T2 labels; the first stage is scored once for all of them. Returns the
+    open-corpus index record."""
+    depth = job.depth
     item_ids = np.asarray(rows_of.item_ids, dtype=object)
     for task in RANKING_TASKS:
         qids, texts, cands = ranking_task(bench, task)
@@ -241,11 +239,27 @@ def _write_runs(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: i
         first = _first_scores(system, texts, rows)
         for output in outputs.values():
             write_trec(output.folder / f"{task}.run", qids, cands, output.scores(texts, rows, first, item_ids, depth), output.tag)
-    _open_corpus(bench, system, item_ids, list(outputs.values()), depth)
+    index = _open_corpus(bench, system, item_ids, list(outputs.values()), depth, job)
     pairs, features = _t2_features(bench, system, reranker, rows_of, n_items)
     for output in outputs.values():
         columns = features if output.reranker is not None else features[:, :2]
         atomic_write_jsonl(output.folder / "t2.jsonl", calibrated_t2(bench, pairs, columns, calibrator))
+    return index
+
+
+def check_search(engine: str | None, address: str | None, chunk_rows: int, index: str) -> None:
+    """Refuse a bad ``--engine``/``--address``/``--chunk-rows``/``--index`` before the sealed child starts."""
+    from fashionrq.systems.index import INDEX_KINDS
+
+    if index not in INDEX_KINDS:
+        raise InputError(f"--index {index!r} is unknown: use {', '.join(INDEX_KINDS)}.")
+    if engine is None:
+        if address is not None:
+            raise InputError("--address names a Ray cluster; it needs --engine ray.")
+        return
+    from fashionrq.engine import get_engine
+
+    get_engine(engine, address, chunk_rows)  # validates, and fails fast without ray
 
 
 def _label(system, reranker) -> str:
@@ -265,6 +279,10 @@ def run_system(
     first_stage_out: str | Path | None = None,
     params: dict | None = None,
     reranker_params: dict | None = None,
+    engine: str | None = None,
+    address: str | None = None,
+    chunk_rows: int = 4096,
+    index: str = "exact",
     force: bool = False,
 ) -> dict:
     """Run ``system`` sealed (see :mod:`fashionrq.systems.sealed`) over BENCH/public/ and write the run folder ``out``.
@@ -279,11 +297,17 @@ def run_system(
     (the top ``protocol.open_depth`` catalog items per open-corpus query), ``t1.run``, ``t3.run``, ``t4.run``
     and ``t2.jsonl`` into a new folder ``out`` (an existing one is refused unless ``force``; a committed run
     or a folder inside a release never) and returns run.json.
+
+    Open-corpus T1 searches the system's cached index (``index``: ``exact`` faiss ``IndexFlatIP`` or numpy, or the
+    approximate ``hnsw``/``ivf``, whose recall against exact search run.json records); ``engine`` (``local`` or
+    ``ray``, with ``address``/``chunk_rows``) runs dense query encoding and search in engine chunks, byte-identical
+    on both; ``None`` searches in the sealed process itself.
     """
     from fashionrq.systems.sealed import Job, run_sealed, staged_public
 
     check_regime(regime)
     depth = check_depth(depth)
+    check_search(engine, address, chunk_rows, index)
     if regime != "text":  # the sealed child writes image attributes into the cache, which must exist before sealing
         from fashionrq.encoders import default_cache_dir
 
@@ -291,7 +315,7 @@ def run_system(
     targets = _targets(out, first_stage_out, reranker, force)
     public = PublicBench(bench)
     job = Job(system, dict(params or {}), reranker, dict(reranker_params or {}), regime, calibrator, public.release,
-              depth, first_stage_out is not None)
+              depth, first_stage_out is not None, engine, address, chunk_rows, index)
     with staged_public(public.public) as work:
         result = run_sealed(job, Path(bench), work, _label(system, reranker))
         runs = {key: {**record, "isolation": result["isolation"]} for key, record in result["runs"].items()}

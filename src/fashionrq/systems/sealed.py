@@ -44,6 +44,10 @@ class Job:
     release: str = ""
     depth: int = 50  # candidates per query the reranker re-scores
     first_stage: bool = False  # also write the first stage alone (two-stage jobs)
+    engine: str | None = None  # open-corpus search: None (in the child), "local" or "ray"
+    address: str | None = None
+    chunk_rows: int = 4096
+    index: str = "exact"
 
 
 @contextlib.contextmanager

@@ -7,7 +7,7 @@ from pathlib import Path
 from fashionrq.errors import InputError
 from fashionrq.io import read_jsonl
 from fashionrq.metrics import read_qrels  # noqa: F401  (the one qrels reader: a Qrels, iterating (qid, item, grade))
-from fashionrq.tasks.release import MANIFEST
+from fashionrq.tasks.release import ITEM_IDS, MANIFEST
 
 
 def release_dir(bench: str | Path) -> Path:
@@ -16,3 +16,16 @@ def release_dir(bench: str | Path) -> Path:
     if not (path / MANIFEST).is_file() or not (path / "public").is_dir():
         raise InputError(f"{path} is not a benchmark release (no {MANIFEST} or public/); build one with `fashionrq build --out {path}`.")
     return path
+
+
+def catalog_ids(bench: str | Path) -> dict[str, str]:
+    """Public (opaque) item id -> the catalog's own id, from ``labels/item_ids.parquet`` (a label: never give it to a
+    system). A release written before opaque ids has no such file and published the catalog ids: they map to themselves."""
+    import pyarrow.parquet as pq
+
+    path = Path(bench) / "labels" / ITEM_IDS
+    if not path.is_file():
+        ids = pq.read_table(Path(bench) / "public" / "items.parquet", columns=["item_id"]).column("item_id").to_pylist()
+        return dict(zip(ids, ids))
+    table = pq.read_table(path)
+    return dict(zip(table.column("item_id").to_pylist(), table.column("catalog_id").to_pylist()))

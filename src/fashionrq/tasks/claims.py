@@ -29,10 +29,23 @@ class ItemClaims:
         free = self.free(np.asarray(rows, dtype=np.int64))
         if len(free) < k:
             return None
-        noise = np.array([rnd.random() for _ in range(len(free))])
+        noise = random_floats(rnd, len(free))
         chosen = free[np.argsort(noise, kind="stable")[:k]]
         self.owner[chosen] = OWNERS[task]
         return chosen.tolist()
+
+
+def random_floats(rnd: random.Random, n: int) -> np.ndarray:
+    """``[rnd.random() for _ in range(n)]`` as an array, bit for bit, without a Python call per number.
+
+    ``random()`` takes two 32-bit Mersenne Twister words a, b and returns ``((a >> 5) * 2**26 + (b >> 6)) / 2**53``;
+    ``getrandbits(64 n)`` draws the same 2n words in the same order (first word least significant) and leaves the
+    generator in the same state.
+    """
+    if n == 0:
+        return np.zeros(0)
+    words = np.frombuffer(rnd.getrandbits(64 * n).to_bytes(8 * n, "little"), dtype="<u4").astype(np.uint64)
+    return ((words[0::2] >> 5) * 67108864 + (words[1::2] >> 6)) / 9007199254740992.0
 
 
 def nearest(embeddings: np.ndarray | None, own: list[int], rows: np.ndarray, window: int) -> np.ndarray:
@@ -40,6 +53,6 @@ def nearest(embeddings: np.ndarray | None, own: list[int], rows: np.ndarray, win
     if embeddings is None or len(rows) <= window:
         return rows
     centroid = embeddings[own].mean(axis=0)
-    sims = embeddings[rows] @ centroid
+    sims = (embeddings @ centroid)[rows]  # one pass over the matrix, no copy of its rows
     keep = np.argpartition(-sims, window - 1)[:window]
     return np.sort(rows[keep])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pandas as pd
 
 from fashionrq.errors import InputError
@@ -85,9 +86,37 @@ def print_llm_calls(llm, stage: str) -> int:
     return llm.truncated
 
 
+def sample_leaves(hierarchy: Hierarchy, max_leaves: int | None, seed: int = 0) -> tuple[list, dict]:
+    """The qualified leaves to write queries for: all of them, or, when there are more than ``max_leaves``, the
+    qualified leaves of a seeded sample of whole level-2 prefixes holding about ``max_leaves`` of them.
+
+    Whole level-2 groups keep what the tasks need together: a leaf's siblings (T1/T2 pair units, partners) and
+    the texts most likely to repeat across leaves (deduplication compares them). Returns the leaves in prefix
+    order and a report of the sample.
+    """
+    leaves = hierarchy.qualified(level=hierarchy.levels)
+    report = {"qualified": len(leaves), "sampled": False}
+    if max_leaves is None or len(leaves) <= max_leaves:
+        return leaves, {**report, "verbalized": len(leaves)}
+    by_mid: dict[str, list] = {}
+    for leaf in leaves:
+        by_mid.setdefault(leaf.parent, []).append(leaf)
+    mids = sorted(by_mid, key=lambda p: tuple(int(c) for c in p.split("-")))
+    chosen, total = set(), 0
+    for i in np.random.default_rng([seed, 13]).permutation(len(mids)):
+        if total >= max_leaves:
+            break
+        chosen.add(mids[i])
+        total += len(by_mid[mids[i]])
+    kept = [leaf for leaf in leaves if leaf.parent in chosen]
+    return kept, {**report, "sampled": True, "verbalized": len(kept), "level2_prefixes": len(chosen)}
+
+
 def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "verbalizer",
-                   seed: int = 0, llm_options: dict | None = None) -> tuple[list[AnchorQuery], dict]:
-    """Generate queries for every qualified leaf and deduplicate them globally.
+                   seed: int = 0, llm_options: dict | None = None,
+                   max_leaves: int | None = None) -> tuple[list[AnchorQuery], dict]:
+    """Generate queries for the qualified leaves (a seeded sample of at most about ``max_leaves``, see
+    :func:`sample_leaves`) and deduplicate them globally.
 
     A text two leaves share is ambiguous and dropped. ``backend="llm"`` uses ``querygen.LLMBackend``
     (configured by the ``FASHIONRQ_LLM_*`` variables); ``"verbalizer"`` is offline and deterministic. Each
@@ -98,7 +127,7 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
 
     if backend not in BACKENDS:
         raise InputError(f"unknown queries backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
-    leaves = hierarchy.qualified(level=hierarchy.levels)
+    leaves, sample = sample_leaves(hierarchy, max_leaves, seed)
     lexicon = querygen.LexiconParser(items)
     llm = querygen.LLMBackend(seed=seed, **(llm_options or {})) if backend == "llm" else None
     query_sets = querygen.generate_all(leaves, items, backend=llm or "verbalizer", seed=seed, parser=lexicon)
@@ -110,6 +139,7 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
     report.update({
         "backend": backend,
         "leaves": len(leaves),
+        "leaf_sample": sample,
         "leaves_with_queries": len({q.leaf for q in queries}),
         "generation_malformed": sum(qs.malformed for qs in query_sets),
         "generation_failed": sum(qs.failed for qs in query_sets),

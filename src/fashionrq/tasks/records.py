@@ -30,10 +30,13 @@ class TaskConfig:
     t3_candidates: int = 5  # leaves (one item each) in a T3 candidate group
     t3_min_candidates: int = 4
     hard_negative_window: int = 100  # T1 grade-0 items are drawn from this many nearest items outside the level-1 prefix
-    t2_hard_negatives: bool = False  # T2 grade-0 items: random outside the level-1 prefix unless True
+    t2_hard_negatives: bool = True  # T2 Related and Irrelevant items: nearest the unit (as for T1); False draws them at random
     open_depth: int = 100  # open-corpus T1: items a run returns per query
     max_anchor_leaves: int | None = 1000  # anchor leaves over all tasks; None keeps every leaf
     shares: tuple[tuple[str, float], ...] = (("t1", 0.5), ("t1o", 0.2), ("t2", 0.15), ("t3", 0.15))
+    # qualified leaves given queries: above this, a seeded sample of whole level-2 groups (tasks.queries.sample_leaves);
+    # None writes queries for every leaf. 8,000 keeps every leaf of the bundled catalog (6,674).
+    query_leaves: int | None = 8000
 
     @property
     def per_tier(self) -> int:

@@ -21,10 +21,13 @@ from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.io import atomic_writer, sha256_file
 from fashionrq.tasks.construct import TierIndex, build_tasks
 from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, TaskConfig, Tasks
+from fashionrq.tasks.secret import ConstructionSecret
 from fashionrq.tasks.tree import fit_tree
 from fashionrq.timing import stage
 
 MANIFEST = "manifest.json"
+#: The private map from each public (opaque) item id to the catalog's own id.
+ITEM_IDS = "item_ids.parquet"
 RELEASE_FORMAT = 2
 _PACKAGES = ("fashionrq", "numpy", "pandas", "pyarrow", "scikit-learn", "torch", "sentence-transformers")
 
@@ -92,13 +95,13 @@ def write_release(
     hierarchy: Hierarchy,
     tasks: Tasks,
     phi: dict[int, dict],
-    seed: int,
+    secret: ConstructionSecret,
     manifest_info: dict,
     force: bool = False,
 ) -> Path:
     """Write ``out/public``, ``out/labels`` and ``out/manifest.json``; return the manifest path.
 
-    ``phi`` maps each used query index to its hidden φ(q).
+    ``phi`` maps each used query index to its hidden φ(q); ``secret`` seeds the opaque ids (and is stored in labels/).
     The release is written into a temporary folder beside ``out`` and renamed into place when complete, so
     an interrupted build leaves no half-written release; ``force`` replaces an existing release.
     """
@@ -109,7 +112,7 @@ def write_release(
     gc.disable()  # a million small rows: collection passes would cost more than the writing
     try:
         with atomic_directory(out, force=True, what="release folder") as tmp:
-            _write_release(tmp, items, sids, hierarchy, tasks, phi, seed, manifest_info)
+            _write_release(tmp, items, sids, hierarchy, tasks, phi, secret, manifest_info)
         return Path(out) / MANIFEST
     finally:
         if gc_was_enabled:
@@ -158,18 +161,19 @@ class _Writer:
             self.files[f"public/{task}_candidates.jsonl"] = cands
         self.files[f"labels/{task}.qrels"] = qrels
 
-    def open_corpus(self, index: TierIndex) -> None:
-        """Open-corpus T1: query texts only; qrels grade every item sharing the anchor's level-1 prefix."""
-        queries, qrels = [], []
+    def open_corpus(self, index: TierIndex, out: Path) -> None:
+        """Open-corpus T1: query texts only; qrels grade every item sharing the anchor's level-1 prefix.
+
+        The qrels (queries x a level-1 cluster: tens of millions of lines at 10^6 items) are written as they are
+        formed, one query at a time in qid order, each line built by Arrow, never held as Python strings."""
+        queries, order = [], []
         for i, oq in enumerate(self.tasks.t1o):
             qid = self.qids[("t1o", i)]
             queries.append({"qid": qid, "text": self.tasks.queries[oq.query].text})
-            rows = index.rows(oq.leaf.split("-")[0])
-            qrels += self.qrels(qid, rows, index.grade(oq.leaf, rows).tolist())
+            order.append((qid, oq.leaf))
             self.remember(qid, "t1o", oq.query, oq.unit)
         self.files["public/t1o_queries.jsonl"] = queries
-        self.files["labels/t1o.qrels"] = qrels
-
+        self.t1o_judged = _write_open_qrels(out / "labels" / "t1o.qrels", sorted(order), index, self.item_ids)
 
     def pairs(self, rng: np.random.Generator) -> None:
         """T2: one qid per query with pairs, opaque pair ids, public dev labels, hidden test labels."""
@@ -217,21 +221,52 @@ class _Writer:
                 _jsonl(out / name, sorted(rows, key=lambda r: r[key]))
 
 
-def _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info) -> Path:
+def _write_open_qrels(path: Path, queries: list[tuple[str, str]], index: TierIndex, item_ids: list[str]) -> int:
+    """Write ``"qid 0 item_id grade"`` for every (qid, leaf) of ``queries`` (sorted by qid) and every item of the
+    leaf's level-1 prefix, in (qid, item_id) order; return the line count."""
+    import pyarrow.compute as pc
+
+    ids = pa.array(item_ids, pa.string())
+    by_id = np.asarray(pc.sort_indices(ids), dtype=np.int64)  # rows in item_id (code point) order
+    rank = np.empty(len(by_id), dtype=np.int64)
+    rank[by_id] = np.arange(len(by_id))
+    grades = pa.array([f" {g}\n" for g in range(4)])
+    lines = 0
+    with open(path, "wb") as fh:
+        for qid, leaf in queries:
+            rows = index.rows(leaf.split("-")[0])
+            rows = rows[np.argsort(rank[rows], kind="stable")]
+            text = pc.binary_join_element_wise(pa.scalar(f"{qid} 0 "), ids.take(rows),
+                                               grades.take(pa.array(index.grade(leaf, rows))), "")
+            _, offsets, data = text.buffers()
+            ends = np.frombuffer(offsets, dtype=np.int32, count=len(text) + 1, offset=4 * text.offset)
+            fh.write(memoryview(data)[int(ends[0]):int(ends[-1])])
+            lines += len(rows)
+    return lines
+
+
+def public_items(items: pa.Table, rng: np.random.Generator) -> tuple[pa.Table, pa.Table]:
+    """The items table under opaque ids ``i00001…`` from a seeded permutation (rows stay in catalog order, which
+    carries no id order), and the private map ``item_id -> catalog_id`` (``labels/item_ids.parquet``)."""
+    catalog_ids = items.column("item_id")
+    opaque = pa.array(_opaque(rng, items.num_rows, "i"), pa.string())
+    index = items.schema.get_field_index("item_id")
+    return items.set_column(index, items.schema.field(index), opaque), pa.table({"item_id": opaque, "catalog_id": catalog_ids})
+
+
+def _write_release(out, items, sids, hierarchy, tasks, phi, secret: ConstructionSecret, manifest_info) -> Path:
     from fashionrq.sid import write_sids
 
     out = Path(out)
     public, labels = out / "public", out / "labels"
     public.mkdir(parents=True, exist_ok=True)
     labels.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng([seed, 7])
+    rng = np.random.default_rng([secret.construction_seed, 7])
+    items, id_map = public_items(items, np.random.default_rng([secret.construction_seed, 11]))
     item_ids = items.column("item_id").to_pylist()
-    if any(len(i.split()) != 1 for i in item_ids):
-        bad = next(i for i in item_ids if len(i.split()) != 1)
-        raise InputError(f"item_id {bad!r} contains whitespace, which TREC qrels cannot hold; map item ids without spaces in the catalog mapping.")
     writer = _Writer(tasks, item_ids, phi, rng)
     writer.ranking("t1", tasks.t1, pooled_file=True)
-    writer.open_corpus(TierIndex(hierarchy))
+    writer.open_corpus(TierIndex(hierarchy), out)
     writer.pairs(rng)
     writer.ranking("t3", tasks.t3, pooled_file=False)
     writer.groups(rng)
@@ -240,10 +275,12 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, seed, manifest_info)
     pq.write_table(pa.Table.from_pandas(hierarchy.to_frame(), preserve_index=False), labels / "clusters.parquet",
                    compression="zstd", write_statistics=False)
     write_sids(item_ids, sids, labels / "sids.parquet")
-    return _write_manifest(out, items, hierarchy, tasks, writer, seed, manifest_info)
+    pq.write_table(id_map, labels / ITEM_IDS, compression="zstd", write_statistics=False)
+    secret.write(labels)
+    return _write_manifest(out, items, hierarchy, tasks, writer, secret, manifest_info)
 
 
-def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, seed: int, manifest_info: dict) -> Path:
+def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, secret: ConstructionSecret, manifest_info: dict) -> Path:
     files = {p.relative_to(out).as_posix(): sha256_file(p) for p in sorted(out.rglob("*")) if p.is_file() and p.name != MANIFEST}
     f = writer.files
     counts = {
@@ -251,13 +288,14 @@ def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, 
         "clusters": hierarchy.level_counts(),
         "queries": {"anchor": len(tasks.used_queries()), **{t: len(f[f"public/{t}_queries.jsonl"]) for t in ("t1", "t1o", "t2", "t3", "t4")}},
         "t1_candidates": len(f["labels/t1.qrels"]),
-        "t1o_judged": len(f["labels/t1o.qrels"]),
+        "t1o_judged": writer.t1o_judged,
         "t2_pairs": {"dev": len(f["public/t2_dev_labels.jsonl"]), "test": len(f["labels/t2_test.jsonl"])},
         "t3_candidates": len(f["labels/t3.qrels"]),
         "t4_groups": len(f["public/t4_groups.jsonl"]),
     }
-    manifest = {"format": RELEASE_FORMAT, **manifest_info, "seed": seed, "versions": _versions(), "counts": counts,
+    manifest = {"format": RELEASE_FORMAT, **manifest_info, "seed": secret.seed, "versions": _versions(), "counts": counts,
                 "files": files, "protocol": protocol_record(tasks, tasks.report["open_depth"])}
+    manifest.setdefault("construction", {})["secret"] = secret.record()
     manifest.setdefault("report", {})["tasks"] = tasks.report
     path = out / MANIFEST
     path.write_text(json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -287,7 +325,7 @@ def construct_release(
     out: str | Path,
     items: pa.Table,
     sids: np.ndarray,
-    seed: int = 0,
+    seed: int | None = None,
     queries_backend: str = "verbalizer",
     min_purity: float = 0.80,
     min_size: int = 2,
@@ -296,8 +334,11 @@ def construct_release(
     embeddings: np.ndarray | None = None,
     llm_options: dict | None = None,
     force: bool = False,
+    secret: str | ConstructionSecret | None = None,
 ) -> Path:
     """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path.
+
+    ``seed``/``secret``: see :class:`fashionrq.tasks.secret.ConstructionSecret` (neither given: a secret is drawn).
 
     ``embeddings``: the construction encoder's item vectors, used to draw hard negatives (docs/benchmark.md).
     ``llm_options``: keyword arguments of ``querygen.LLMBackend`` for ``queries_backend="llm"``.
@@ -305,12 +346,15 @@ def construct_release(
     from fashionrq.tasks.queries import anchor_queries, hidden_phis, parser_agreement
 
     check_out(out, force)
+    secret = secret if isinstance(secret, ConstructionSecret) else ConstructionSecret.resolve(seed, secret)
+    seed = secret.construction_seed
     check_backend(queries_backend, seed, llm_options)
     with stage("hierarchy"):
         frame = items_frame(items)
         hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
     with stage("queries"):
-        queries, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed, llm_options=llm_options)
+        queries, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed, llm_options=llm_options,
+                                               max_leaves=task_config.query_leaves)
     with stage("tasks"):
         vectors = None if embeddings is None else np.asarray(embeddings, dtype=np.float32)
         tasks = build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors)
@@ -327,7 +371,7 @@ def construct_release(
     info.setdefault("construction", {})["components"] = construction_components(info)
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
     with stage("write release"):
-        return write_release(out, items, sids, hierarchy, tasks, phi, seed, info, force)
+        return write_release(out, items, sids, hierarchy, tasks, phi, secret, info, force)
 
 
 def construction_components(info: dict) -> dict:
@@ -348,7 +392,7 @@ def build_release(
     out: str | Path = "BENCH",
     encoder: str = "minilm",
     sid_method: str = "rqvae",
-    seed: int = 0,
+    seed: int | None = None,
     queries_backend: str = "verbalizer",
     levels: int = 3,
     codebook_size: int | None = None,
@@ -364,8 +408,13 @@ def build_release(
     llm_options: dict | None = None,
     embeddings: str | Path | None = None,
     force: bool = False,
+    secret: str | None = None,
 ) -> Path:
     """ingest -> embed -> SIDs -> hierarchy -> queries -> tasks -> frozen release in ``out``; returns the manifest path.
+
+    ``seed`` and ``secret`` (docs/benchmark.md, "Construction secret"): with neither, a secret is drawn and stored in
+    ``labels/secret.txt``, so nobody can replay the construction from the public inputs; an explicit ``seed`` alone
+    seeds everything (byte-identical and replayable); the same ``seed`` and ``secret`` give a byte-identical release.
 
     ``codebook_size=None`` picks it from the catalog size, comparing a few sizes below 64 by how many T1 anchor
     leaves they give (``anchor_target``; :func:`fashionrq.tasks.tree.fit_tree`); ``split_leaves`` splits leaves
@@ -383,15 +432,16 @@ def build_release(
     if levels != 3:
         raise InputError(f"the benchmark tasks need levels=3 (got {levels}); rebuild with --levels 3.")
     check_out(out, force)
-    check_backend(queries_backend, seed, llm_options)
+    secret = ConstructionSecret.resolve(seed, secret)
+    check_backend(queries_backend, secret.construction_seed, llm_options)
     result = ingested if ingested is not None else ingest(catalog, mapping=mapping)
     items = result.table
     with stage(f"read embeddings ({Path(embeddings).name})" if embeddings is not None else f"encode items ({encoder})"):
         X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
     with stage(f"SID training ({sid_method})"):
         sids, tokenizer_config, construction = fit_tree(
-            items, X, sid_method, codebook_size, seed, sid_params or {}, cache_dir, {"min_purity": min_purity, "min_size": min_size},
-            task_config.per_tier, anchor_target, split=split_leaves)
+            items, X, sid_method, codebook_size, secret.tokenizer_seed, sid_params or {}, cache_dir,
+            {"min_purity": min_purity, "min_size": min_size}, task_config.per_tier, anchor_target, split=split_leaves)
     info = {
         "config": {"catalog": str(catalog), "mapping": str(mapping) if mapping else None, "encoder": encoder_info["name"],
                    "sid_method": sid_method, "levels": levels, "codebook_size": construction["codebook"]["size"],
@@ -400,9 +450,9 @@ def build_release(
         "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items),
                     **result.report.counts()},
         "encoder": {**encoder_info, "embeddings_sha256": sha256_array(np.asarray(X))},
-        "tokenizer": tokenizer_config,
+        "tokenizer": secret.redact(tokenizer_config),
     }
-    return construct_release(out, items, sids, seed=seed, queries_backend=queries_backend, min_purity=min_purity,
+    return construct_release(out, items, sids, secret=secret, queries_backend=queries_backend, min_purity=min_purity,
                              min_size=min_size, task_config=task_config, manifest_info=info, llm_options=llm_options,
                              force=force, embeddings=X if isinstance(X, np.ndarray) else None)
 

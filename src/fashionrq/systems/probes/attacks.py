@@ -199,6 +199,19 @@ class IdProximityProbe(Probe):
         return np.column_stack([super().t2_features(pool), ids])
 
 
+class RowProximityProbe(IdProximityProbe):
+    """(e'') Row order carries structure: rank candidates by closeness of their row in ``items.parquet`` to the pool's
+    median row (public item ids are opaque; the rows keep the catalog's own order)."""
+
+    name = "probe-row-proximity"
+    attack = "distance of the candidate's row in items.parquet to the pool's median row"
+
+    def fit(self, view: PublicView) -> RowProximityProbe:
+        Probe.fit(self, view)
+        self.number_ = {str(item): float(row) for row, item in enumerate(view.items.column("item_id").to_pylist())}
+        return self
+
+
 class QidOrderProbe(Probe):
     """(e') qids carry structure: count how often a candidate recurs in the records of the nearest qids (all tasks)."""
 
@@ -232,4 +245,4 @@ class QidOrderProbe(Probe):
 
 #: The built-in probes by name.
 PROBES = {cls.name: cls for cls in (CooccurrenceProbe, FrequencyProbe, LinkageProbe, CopoolProbe, PositionProbe,
-                                    IdProximityProbe, QidOrderProbe)}
+                                    IdProximityProbe, RowProximityProbe, QidOrderProbe)}

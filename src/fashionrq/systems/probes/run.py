@@ -47,8 +47,9 @@ def _open_corpus(public: PublicBench, view: PublicView, system, out: Path) -> No
     depth = open_depth(public)
     qids, candidates, scores = [], [], []
     for pool in pools:
-        values = system.score_pool(pool)
-        top = np.argsort(-values, kind="stable")[:depth]
+        values = system.score_pool(pool)  # distinct ranks: the top depth need no full sort of the catalog
+        top = np.argpartition(-values, depth - 1)[:depth] if len(values) > depth else np.arange(len(values))
+        top = top[np.argsort(-values[top], kind="stable")]
         qids.append(pool.qid)
         candidates.append([pool.candidates[i] for i in top])
         scores.append(values[top])

@@ -170,7 +170,10 @@ def tie_broken(primary: np.ndarray, seed: int, key: str) -> np.ndarray:
     primary = np.asarray(primary, dtype=np.float64)
     digest = hashlib.sha256(f"{seed}\x00{key}".encode()).digest()
     rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
-    order = np.lexsort((rng.random(len(primary)), primary))
+    order = np.argsort(primary, kind="stable")
+    if np.any(primary[order[1:]] == primary[order[:-1]]):  # ties: a stable sort of a seeded shuffle breaks them at random
+        shuffled = rng.permutation(len(primary))
+        order = shuffled[np.argsort(primary[shuffled], kind="stable")]
     scores = np.empty(len(primary))
     scores[order] = np.arange(1, len(primary) + 1, dtype=np.float64)
     return scores
