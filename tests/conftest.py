@@ -20,7 +20,7 @@ def fixture_items():
 
 
 #: How the small test release is built: real minilm embeddings and the default settings (RQ-VAE SIDs, codebook
-#: size chosen from the catalog size: 6 codes per level for 2,181 items).
+#: size chosen among 4-7 by T1 capacity: 5 codes per level for 2,181 items; leaves of >= 20 items split).
 SMALL_BUILD = {"encoder": "minilm", "seed": 0}
 
 

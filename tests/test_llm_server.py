@@ -35,6 +35,7 @@ ARTICLE_TYPES = ("Backpacks", "Caps", "Sunglasses")
 #: The settings of the run docs/querygen.md reports: 2 qualified leaves (2 generation calls), 1 anchor leaf
 #: sampled (8 queries to enrich), one request at a time (the server has one slot).
 BUILD = ["--seed", "0", "--queries-backend", "llm", "--encoder", "minilm-int8", "--sid-method", "rkmeans", "--codebook-size", "2",
+         "--no-split-leaves",
          "--pool-size", "8", "--min-size", "30", "--max-anchor-leaves", "1",
          "--llm-concurrency", "1", "--llm-timeout", "600", "--llm-max-tokens", "256"]
 

@@ -16,7 +16,7 @@ from fashionrq.encoders import embed_items
 from fashionrq.errors import FashionRQError
 from fashionrq.sid import (
     RQVAE, ResidualKMeans, attributes_from_items, collisions, load_tokenizer, make_tokenizer, read_sids,
-    save_tokenizer, sid_report,
+    save_tokenizer, sid_report, split_leaves,
 )
 from fashionrq.sid.exclusivity import conditional_entropy
 
@@ -81,6 +81,28 @@ def test_residual_kmeans_codes_are_nearest_codewords(X):
         dist = ((residual[:, None, :] - book[None]) ** 2).sum(-1)
         assert np.array_equal(sids[:, level], dist.argmin(1))
         residual = residual - book[sids[:, level]]
+
+
+def test_split_leaves_cuts_only_big_leaves_into_parts_of_min_items(X, items):
+    sids = ResidualKMeans(levels=3, codebook_size=4, seed=0).fit(X).transform(X)  # few codes: leaves of up to ~100 items
+    out, report = split_leaves(sids, X, 10, seed=0)
+    assert np.array_equal(out[:, :2], sids[:, :2])  # coarser levels untouched
+    before = {tuple(s): np.flatnonzero((sids == s).all(1)) for s in np.unique(sids, axis=0)}
+    parts = {}
+    for leaf, rows in before.items():
+        new = {tuple(s) for s in out[rows]}
+        assert all(s[:2] == leaf[:2] for s in new)
+        if len(rows) < 20:
+            assert len(new) == 1  # too small for two parts of 10
+        else:
+            assert len(new) >= 2 and all(int((out[rows] == s).all(1).sum()) >= 10 for s in new)
+        parts[leaf] = new
+    assert sum(len(p) for p in parts.values()) == report["leaves_after"] == len(np.unique(out, axis=0))
+    assert report["leaves_before"] == len(before) and report["leaves_split"] == sum(len(r) >= 20 for r in before.values()) > 0
+    for parent in {leaf[:2] for leaf in before}:  # last codes renumbered 0..n-1 within each parent
+        codes = sorted({s[2] for leaf, new in parts.items() if leaf[:2] == parent for s in new})
+        assert codes == list(range(len(codes)))
+    assert np.array_equal(split_leaves(sids, X, 10, seed=0)[0], out)
 
 
 def test_level1_codebook_usage_at_least_75_percent(fitted, X, items):

@@ -49,10 +49,18 @@ def test_warm_demo_is_byte_identical_to_cold_still_commits_and_reruns_only_with_
 
     cold_log = _demo(tmp_path / "cold")
     assert "stage cache" not in cold_log
-    assert len(list((stage_cache / "stages" / "run").iterdir())) == 2 and len(list((stage_cache / "stages" / "release").iterdir())) == 1
+    from fashionrq.protocol.probe import default_systems
+
+    cold = tmp_path / "cold"
+    probe_runs = 1 + len(default_systems())  # random's reference run, every probe and the query-blind baseline
+    mcmr_runs = len(list((cold / "mcmr-runs").iterdir())) if (cold / "mcmr-runs").is_dir() else 0
+    assert len(list((stage_cache / "stages" / "run").iterdir())) == len(SYSTEMS) + probe_runs + mcmr_runs
+    assert len(list((stage_cache / "stages" / "release").iterdir())) == 1 + (cold / "mcmr-bench").is_dir()
     warm_log = _demo(tmp_path / "warm")
     assert warm_log.count("copied from the stage cache") == 1 + len(SYSTEMS)
-    cold, warm = tmp_path / "cold", tmp_path / "warm"
+    warm = tmp_path / "warm"
+    # the probe runs come from the cache too, each committed anew: every file but the commitments is the cold one's
+    assert _files(cold / "probes", ("commitments.jsonl",)) == _files(warm / "probes", ("commitments.jsonl",))
     assert _files(cold / "bench") == _files(warm / "bench")
     for label, _, _ in SYSTEMS:
         # the sealed run files are the cold run's; the commitment is this run's own (a new timestamped record)

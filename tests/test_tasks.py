@@ -89,7 +89,7 @@ def test_every_label_is_the_shared_prefix_length(bench, release):
     for row in labels:
         pair = pairs[row["pair_id"]]
         assert row["label"] == _shared_prefix(sid[pair["item_id"]], meta[pair["qid"]]["leaf"])
-    assert checked > 1000 and len(labels) > 300
+    assert checked > 1000 and len(labels) > 200  # T2 gets what the 99 T1 anchor leaves leave of the fixture
 
 
 def test_open_corpus_qrels_judge_every_item_of_the_level1_prefix(bench, release):
@@ -120,8 +120,13 @@ def test_t1_pools_are_full_uniform_and_shared_by_a_leaf(bench, release):
         assert Counter(qrels[qid].values()) == {3: 10, 2: 10, 1: 10, 0: 10}
         by_leaf[release["meta"][qid]["leaf"]].add(tuple(pool))
     assert all(len(p) == 1 for p in by_leaf.values())  # one pool per anchor leaf, shared by its queries
-    # with default settings the fixture gives every leaf that can fill a pool: 50 anchor leaves in 26 pools
-    assert len(by_leaf) >= 45 and release["manifest"]["report"]["tasks"]["t1_units"]["unfillable"] == 0
+    # Default settings (K chosen by T1 capacity, big leaves split): 99 anchor leaves with full, item-disjoint
+    # pools on the 2,181-item fixture (49 before). Pools use 2,080 items; the one planned unit the catalog
+    # cannot fill without reusing items is reported, not shrunk.
+    report = release["manifest"]["report"]["tasks"]
+    units = report["t1_units"]
+    assert len(by_leaf) == report["leaves_per_task"]["t1"] >= 95
+    assert len({p for ps in by_leaf.values() for p in ps}) == units["planned"] - units["unfillable"] and units["unfillable"] <= 2
 
 
 def test_no_item_recurs_so_frequency_says_nothing(bench):
@@ -162,7 +167,7 @@ def test_bootstrap_units_share_no_candidate(bench, release):
             for item in cands:
                 assert owner.setdefault(item, meta[qid]["unit"]) == meta[qid]["unit"]
         units = {meta[qid]["unit"] for qid, _ in rows}
-        assert len(units) == release["manifest"]["protocol"]["bootstrap_unit"][task]["n_units"] >= 5
+        assert len(units) == release["manifest"]["protocol"]["bootstrap_unit"][task]["n_units"] >= 4
 
 
 def test_t2_split_is_by_level2_prefix_and_balanced(bench, release):
@@ -215,14 +220,21 @@ def test_hidden_phi_is_the_generators_record(bench, release):
 
 
 def test_manifest_registers_protocol_and_construction(release):
-    from fashionrq.tasks import BOOTSTRAP_UNITS, HEADLINE, auto_codebook_size
+    from fashionrq.tasks import BOOTSTRAP_UNITS, HEADLINE, auto_codebook_size, codebook_candidates
 
     manifest = release["manifest"]
     assert manifest["protocol"]["headline"] == HEADLINE
     assert set(manifest["protocol"]["bootstrap_unit"]) == set(BOOTSTRAP_UNITS) and manifest["protocol"]["open_depth"] == 100
     codebook = manifest["construction"]["codebook"]
-    assert codebook == {"size": auto_codebook_size(2181), "chosen_by": "catalog size (auto_codebook_size)", "items": 2181}
+    # the fixture compares K = 4..7 (centred on auto_codebook_size = 6) and keeps the largest with 100 T1-capable leaves
+    candidates = {int(k): v for k, v in codebook["candidates"].items()}
+    assert sorted(candidates) == codebook_candidates(2181) == [4, 5, 6, 7] and codebook["items"] == 2181
+    assert codebook["size"] == max(k for k, v in candidates.items() if v >= 100) == manifest["config"]["codebook_size"]
+    assert codebook["chosen_by"].startswith("largest of [4, 5, 6, 7] with >= 100")
     assert auto_codebook_size(2181) == 6 and auto_codebook_size(44446) == 64 and auto_codebook_size(500) == 4
+    assert codebook_candidates(44446) == [64] and codebook_candidates(1200) == [4, 5]
+    split = manifest["construction"]["leaf_split"]
+    assert split["min_items"] == 10 and split["leaves_after"] == manifest["counts"]["clusters"]["3"]["prefixes"] > split["leaves_before"]
     assert manifest["construction"]["components"]["sid_encoder"] == "minilm"
 
 
@@ -256,7 +268,8 @@ def test_candidate_and_id_order_carry_no_grade(bench, release):
             for pos, item in enumerate(row["candidates"]):
                 positions.append(pos / len(row["candidates"]))
                 grades.append(grade[(row["qid"], item)])
-        assert abs(_rank_correlation(positions, grades)) < 0.05
+        # within 3 standard errors of 0 (T3 is small on the fixture: T1 takes most leaves)
+        assert abs(_rank_correlation(positions, grades)) < max(0.05, 3 / np.sqrt(len(grades)))
     # query ids say nothing about the anchor cluster: qid order vs leaf order is uncorrelated
     meta = sorted(release["meta"].values(), key=lambda m: m["qid"])
     leaf_rank = {leaf: i for i, leaf in enumerate(sorted({m["leaf"] for m in meta}, key=lambda p: tuple(map(int, p.split("-")))))}

@@ -88,3 +88,18 @@ def cached_json(kind: str, inputs: dict, compute: Callable[[], dict], cache_dir:
     result = compute()
     atomic_write_json(path, result)
     return result
+
+
+def cached_run(bench: str | Path, out: str | Path, run: Callable[[Path], object], inputs: dict, force: bool = False,
+               cache_dir: str | Path | None = None) -> bool:
+    """Write a built-in system's sealed run on release ``bench`` into the new folder ``out``: a copy of the cached
+    one when the same system (``inputs``: its name, parameters, regime, …) ran on the same release and code
+    before, else ``run(out)``. ``out`` is checked like any run folder first (a committed run is never replaced;
+    an existing folder only with ``force``). The caller still commits and scores it. Returns True on a cache hit."""
+    from fashionrq.protocol.commitment import refuse_committed
+    from fashionrq.protocol.manifest import check_folder_output
+
+    refuse_committed(out)
+    check_folder_output(out, force, "run folder")
+    key = {"release": sha256_file(Path(bench) / "manifest.json"), **inputs}
+    return cached_folder("run", key, Path(out), run, cache_dir)

@@ -23,7 +23,8 @@ def build_command(
     secret: str = typer.Option(None, "--secret", help="Construction secret mixed into every construction choice (stored in BENCH/labels/secret.txt); the same --seed and --secret rebuild the same public and label files (default: drawn at build time unless --seed is given)."),
     queries_backend: str = typer.Option("verbalizer", "--queries-backend", help="Query generator: verbalizer or llm."),
     mcmr: bool = typer.Option(False, "--mcmr", help="MCMR-style release: only the items with a photo, queries of k text- and k image-derived constraints (k = 1-5) and their text-only / image-only variants (docs/images.md)."),
-    codebook_size: int = typer.Option(None, "--codebook-size", help="Codes per SID level [default: from the catalog size, 64 from 22,400 items up]."),
+    codebook_size: int = typer.Option(None, "--codebook-size", help="Codes per SID level (default: 64 from 22,400 items up; below, the largest of a few sizes near n/350 whose tree has 100 T1-capable leaves)."),
+    split_leaves: bool = typer.Option(True, "--split-leaves/--no-split-leaves", help="Split leaves big enough for two T1 pool tiers into balanced parts (docs/benchmark.md)."),
     pool_size: int = typer.Option(None, "--pool-size", help="T1/T4 candidates per pool, a quarter per relevance tier [default: 40]."),
     max_anchor_leaves: int = typer.Option(1000, "--max-anchor-leaves", help="Anchor leaves over all tasks (0 keeps every qualified leaf)."),
     min_purity: float = typer.Option(0.80, "--min-purity", help="Article-type purity a cluster needs to qualify."),
@@ -45,7 +46,7 @@ def build_command(
                    "max_failure_rate": llm_max_failure_rate}
     path = build_release(catalog, out, mapping=mapping, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
                          seed=seed, queries_backend="mcmr" if mcmr else queries_backend,
-                         codebook_size=codebook_size, min_purity=min_purity, min_size=min_size,
+                         codebook_size=codebook_size, split_leaves=split_leaves, min_purity=min_purity, min_size=min_size,
                          task_config=TaskConfig(**sizes), llm_options=llm_options, force=force, secret=secret)
     manifest = json.loads(path.read_text())
     source = manifest["catalog"]

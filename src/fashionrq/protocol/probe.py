@@ -242,13 +242,15 @@ def _run_and_score(bench: Path, name: str, folder: Path, cache_dir, encoder: str
     """Run one system sealed and label-blind, commit and score it; also returns the tasks on which its scores
     varied within some pool (a pool system records them; an ordinary retriever counts as informative everywhere).
     ``encoder``: the query-blind baseline's item encoder."""
+    from fashionrq.io import read_json
+    from fashionrq.stagecache import cached_run
     from fashionrq.systems import run_system
 
     params = {}
     if name == QUERY_BLIND:
         params = {"encoder": encoder, **({"cache_dir": str(cache_dir)} if cache_dir is not None else {})}
-    run = run_system(bench, name, folder / name, params=params)
-    informative = set(run["config"].get("informative_tasks", TASKS))
+    cached_run(bench, folder / name, lambda path: run_system(bench, name, path, params=params), {"system": name, "params": params})
+    informative = set(read_json(folder / name / "run.json")["config"].get("informative_tasks", TASKS))
     commit_run(folder / name, bench)
     return score_run(bench, folder / name, relevance=False), informative
 

@@ -289,7 +289,9 @@ def _mcmr(out: Path, config: DemoConfig, console: Console):
     """An MCMR release on the catalog's photographed items and its systems in every candidate regime: the ablation
     (``None`` without photos) and the text of report section 9."""
     from fashionrq.catalog import load_items
+    from fashionrq.encoders import get_encoder
     from fashionrq.report.mcmr import modality_ablation
+    from fashionrq.stagecache import cached_folder, folder_digest
     from fashionrq.tasks import build_release
 
     photos = load_items(out / "catalog").column("image_path").drop_null()
@@ -298,9 +300,13 @@ def _mcmr(out: Path, config: DemoConfig, console: Console):
                       "--images IMAGES`) or map an image column, then `fashionrq build --mcmr`.")
     console.print(f"MCMR: release on the {len(photos):,} photographed items, then {', '.join(config.mcmr_systems)} in every regime …")
     bench = out / "mcmr-bench"
+    codebook_size = mcmr_codebook_size(len(photos))
+    inputs = {"items": folder_digest(out / "catalog"), "encoder": config.encoder, "seed": config.seed, "queries": "mcmr",
+              "fingerprint": get_encoder(config.encoder).fingerprint, "sid_method": "rkmeans", "codebook_size": codebook_size}
     try:
-        build_release(out / "catalog", bench, encoder=config.encoder, seed=config.seed, queries_backend="mcmr",
-                      sid_method="rkmeans", codebook_size=mcmr_codebook_size(len(photos)))
+        cached_folder("release", inputs, bench, lambda path: build_release(
+            out / "catalog", path, encoder=config.encoder, seed=config.seed, queries_backend="mcmr", sid_method="rkmeans",
+            codebook_size=codebook_size))
         ablation = modality_ablation(bench, out / "mcmr-runs", config.mcmr_systems)
     except FashionRQError as err:  # e.g. too few photographed items for a release: the section says why
         return None, f"Not run on the {len(photos):,} photographed items: {err}"

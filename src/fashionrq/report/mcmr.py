@@ -55,6 +55,7 @@ def system_for(name: str, regime: str):
 def _run_one(bench: Path, out: Path, name: str, regime: str, force: bool) -> AblationRun | None:
     from fashionrq.protocol.commitment import commit_run
     from fashionrq.protocol.scoring import score_run, write_json
+    from fashionrq.stagecache import cached_run
     from fashionrq.systems import run_system
 
     run = out / f"{name}-{regime}"
@@ -62,7 +63,8 @@ def _run_one(bench: Path, out: Path, name: str, regime: str, force: bool) -> Abl
     if regime == "text" and getattr(system, "reads_photos", False):
         return None  # text-only candidates show no photo (image-descriptor has nothing to read)
     with stage(f"mcmr run {name} ({regime})"):
-        run_system(bench, system, run, regime=regime, force=force)
+        cached_run(bench, run, lambda path: run_system(bench, system, path, regime=regime, force=force),
+                   {"system": name, "regime": regime}, force=force)
         commit_run(run, bench)
     with stage(f"mcmr score {name} ({regime})"):
         scores = score_run(bench, run, relevance=False).report

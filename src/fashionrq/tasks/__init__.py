@@ -6,8 +6,9 @@ from fashionrq.tasks.records import (
 )
 from fashionrq.tasks.construct import TierIndex, build_tasks, recurrence, tier_balance
 from fashionrq.tasks.release import (
-    MANIFEST, auto_codebook_size, build_release, construct_release, semantic_ids, write_release,
+    MANIFEST, build_release, construct_release, semantic_ids, write_release,
 )
+from fashionrq.tasks.tree import auto_codebook_size, codebook_candidates, fit_tree, t1_anchor_capacity
 from fashionrq.tasks.bench import catalog_ids, read_jsonl, read_qrels, release_dir
 from fashionrq.tasks.beir import export_beir, export_hf
 from fashionrq.tasks.stats import bench_stats
@@ -15,6 +16,7 @@ from fashionrq.tasks.stats import bench_stats
 __all__ = [
     "BOOTSTRAP_UNITS", "GRADES", "HEADLINE", "MANIFEST", "TASK_KEYS", "TIER_NAMES", "AnchorQuery", "OpenQuery",
     "PairInstance", "RankingInstance", "TaskConfig", "Tasks", "TierIndex", "auto_codebook_size", "bench_stats", "catalog_ids",
-    "build_release", "build_tasks", "construct_release", "export_beir", "export_hf", "read_jsonl", "read_qrels",
+    "build_release", "build_tasks", "codebook_candidates", "construct_release", "export_beir", "export_hf", "fit_tree",
+    "read_jsonl", "read_qrels", "t1_anchor_capacity",
     "recurrence", "release_dir", "semantic_ids", "tier_balance", "write_release",
 ]

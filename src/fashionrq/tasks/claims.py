@@ -1,8 +1,8 @@
-"""Item claims: which task owns each item and in how many candidate lists it sits.
+"""Item claims: which task owns each item.
 
-Every item belongs to at most one task (T1/T4, T2 or T3), so no public file of one task can be
-cross-referenced with another. Within a task, draws take the least-used items first, so an item is used
-once wherever the catalog allows and recurrence stays flat across tiers where it does not.
+Every item sits in at most one candidate list of one task (T1/T4, T2 or T3), so no public file of one task
+can be cross-referenced with another, and how often an item appears says nothing about its grade. A
+catalog too small for disjoint lists gets fewer lists (reported as unfillable), never reused items.
 """
 
 from __future__ import annotations
@@ -15,34 +15,24 @@ OWNERS = {"t1": 1, "t2": 2, "t3": 3}
 
 
 class ItemClaims:
-    """Owner task and use count of every item row."""
+    """Owner task of every item row (0: not drawn yet)."""
 
     def __init__(self, n_items: int) -> None:
         self.owner = np.zeros(n_items, dtype=np.int8)
-        self.count = np.zeros(n_items, dtype=np.int64)
 
-    def free(self, rows: np.ndarray, task: str, reuse: bool) -> np.ndarray:
-        """The rows of ``rows`` that ``task`` may draw: unowned ones, plus its own when ``reuse``."""
-        owner = self.owner[rows]
-        ok = owner == 0
-        if reuse:
-            ok |= owner == OWNERS[task]
-        return rows[ok]
+    def free(self, rows: np.ndarray) -> np.ndarray:
+        """The rows of ``rows`` that no task has drawn yet."""
+        return rows[self.owner[rows] == 0]
 
-    def draw(self, rnd: random.Random, rows: np.ndarray, k: int, task: str, reuse: bool = False) -> list[int] | None:
-        """``k`` rows of ``rows`` for ``task``, least-used first (seeded tie-break); ``None`` when fewer are free."""
-        free = self.free(np.asarray(rows, dtype=np.int64), task, reuse)
+    def draw(self, rnd: random.Random, rows: np.ndarray, k: int, task: str) -> list[int] | None:
+        """``k`` free rows of ``rows`` for ``task`` (seeded order); ``None`` when fewer are free."""
+        free = self.free(np.asarray(rows, dtype=np.int64))
         if len(free) < k:
             return None
         noise = random_floats(rnd, len(free))
-        chosen = free[np.lexsort((noise, self.count[free]))[:k]]
-        self.take(chosen, task)
+        chosen = free[np.argsort(noise, kind="stable")[:k]]
+        self.owner[chosen] = OWNERS[task]
         return chosen.tolist()
-
-    def take(self, rows, task: str) -> None:
-        rows = np.asarray(rows, dtype=np.int64)
-        self.owner[rows] = OWNERS[task]
-        np.add.at(self.count, rows, 1)
 
 
 def random_floats(rnd: random.Random, n: int) -> np.ndarray:

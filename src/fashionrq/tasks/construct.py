@@ -10,7 +10,7 @@ The threat model and the design are in docs/benchmark.md ("Leak-proof constructi
   each, plus 10 Related and 10 Irrelevant items. The pool serves the queries of A and of B, so nothing but
   the query says which half is Exact. Irrelevant items are hard negatives: near the unit in embedding
   space, outside its level-1 prefix. One pool per unit, shared by all its queries and T4 groups;
-* items are drawn least-used first, so each item sits in one pool wherever the catalog allows.
+* an item is never drawn twice: each sits in at most one pool; a unit the catalog cannot fill is reported.
 Everything here works on item rows and query indices; opaque public ids are assigned when writing.
 """
 
@@ -95,23 +95,24 @@ def _partner(index: TierIndex, leaf: str, free: set[str], min_items: int) -> str
 
 
 def _pair_units(index: TierIndex, leaves: list[str], free: set[str], min_items: int, cap: int | None) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """``(anchors, members)`` units: sibling anchor leaves paired, a lone one with a free sibling leaf."""
+    """``(anchors, members)`` units: sibling anchor leaves paired, then each lone one with a free sibling leaf (at most ``cap`` anchors)."""
     by_mid: dict[str, list[str]] = {}
     for leaf in leaves:
         if index.size(leaf) >= min_items:
             by_mid.setdefault(leaf.rsplit("-", 1)[0], []).append(leaf)
-    units, anchored = [], 0
+    pairs, lone = [], []
     for group in by_mid.values():
-        while group and (cap is None or anchored < cap):
-            a = group.pop(0)
-            if group:
-                b = group.pop(0)
-                units.append(((a, b), (a, b)))
-                anchored += 2
-            elif (b := _partner(index, a, free, min_items)) is not None:
-                free.discard(b)
-                units.append(((a,), (a, b)))
-                anchored += 1
+        while len(group) >= 2:
+            pairs.append(((group.pop(0), group.pop(0)),) * 2)
+        lone += group
+    units = pairs[:None if cap is None else cap // 2]
+    # A lone leaf uses a pool for one anchor: these units come last, so pairs get the items first.
+    for a in lone:
+        if cap is not None and sum(len(anchors) for anchors, _ in units) >= cap:
+            break
+        if (b := _partner(index, a, free, min_items)) is not None:
+            free.discard(b)
+            units.append(((a,), (a, b)))
     return units
 
 
@@ -132,18 +133,10 @@ def _t3_groups(index: TierIndex, leaves: list[str], free: set[str], config: Task
     return groups
 
 
-def _draw_negatives(claims: ItemClaims, rnd: random.Random, index: TierIndex, embeddings, unit_rows: list[int], leaf: str,
-                    k: int, task: str, window: int) -> list[int] | None:
-    """``k`` hard Related items (nearest the unit in its level-1 prefix, outside its level-2 prefix) and ``k`` hard
-    Irrelevant items (nearest the unit outside its level-1 prefix); random ones without embeddings."""
-    reuse = task == "t1"
-    related = claims.free(index.related(leaf), task, reuse)
-    related = claims.draw(rnd, nearest(embeddings, unit_rows, related, max(window, k)), k, task, reuse)
-    if related is None:
-        return None
-    outside = claims.free(index.outside(leaf), task, reuse)
-    irrelevant = claims.draw(rnd, nearest(embeddings, unit_rows, outside, max(window, k)), k, task, reuse)
-    return None if irrelevant is None else related + irrelevant
+def _draw_tier(claims: ItemClaims, rnd: random.Random, embeddings, unit_rows: list[int], rows: np.ndarray, k: int,
+               task: str, window: int) -> list[int] | None:
+    """``k`` free items of ``rows`` among the ``window`` nearest the unit (random ones without embeddings)."""
+    return claims.draw(rnd, nearest(embeddings, unit_rows, claims.free(rows), max(window, k)), k, task)
 
 
 def _components(lists: list[list[int]]) -> list[int]:
@@ -209,11 +202,18 @@ def _claim_own(units, k: int, claims: ItemClaims, rnd: random.Random, index: Tie
 
 def _add_negatives(units, own, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, embeddings, task: str,
                    window: int) -> list[list[int] | None]:
-    """Own items plus ``k`` Related and ``k`` hard Irrelevant items per unit, shuffled; ``None`` if unfillable."""
+    """Own items plus ``k`` hard Related items (nearest the unit in its level-1 prefix, outside its level-2 prefix)
+    and ``k`` hard Irrelevant items (nearest outside its level-1 prefix), shuffled; ``None`` if unfillable.
+
+    Items are never reused. The Related tiers, which only one level-1 prefix can fill, are drawn for every unit
+    before any Irrelevant tier, which may come from anywhere else.
+    """
+    related = [None if mine is None else _draw_tier(claims, rnd, embeddings, mine, index.related(anchors[0]), k, task, window)
+               for (anchors, _), mine in zip(units, own)]
     pools = []
-    for (anchors, _), mine in zip(units, own):
-        negatives = None if mine is None else _draw_negatives(claims, rnd, index, embeddings, mine, anchors[0], k, task, window)
-        rows = None if negatives is None else mine + negatives
+    for (anchors, _), mine, near in zip(units, own, related):
+        far = None if near is None else _draw_tier(claims, rnd, embeddings, mine, index.outside(anchors[0]), k, task, window)
+        rows = None if far is None else mine + near + far
         if rows is not None:
             rnd.shuffle(rows)
         pools.append(rows)
@@ -280,9 +280,10 @@ def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
     own1 = _claim_own(plan["t1"], config.per_tier, claims, rnd, index, "t1")
     own2 = _claim_own(plan["t2"], config.t2_per_tier, claims, rnd, index, "t2")
     t3 = _t3(plan["t3"], claims, by_leaf, index, rnd)
+    # Every task's own items come first (their leaves are disjoint); then T1's negatives, then T2's smaller ones.
+    pools1 = _add_negatives(plan["t1"], own1, config.per_tier, claims, rnd, index, embeddings, "t1", window)
     t2_vectors = embeddings if config.t2_hard_negatives else None
     pools2 = _add_negatives(plan["t2"], own2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window)
-    pools1 = _add_negatives(plan["t1"], own1, config.per_tier, claims, rnd, index, embeddings, "t1", window)
     t1, t4 = _t1_t4(plan["t1"], pools1, by_leaf, index)
     t2, dev_mids = _t2(plan["t2"], pools2, by_leaf, index, config, rnd)
     t1o = [OpenQuery(qi, leaf, f"t1o-{leaf}") for leaf in sorted(plan["t1o"], key=prefix_key) for qi in by_leaf[leaf]]

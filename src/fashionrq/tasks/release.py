@@ -22,6 +22,7 @@ from fashionrq.io import atomic_writer, sha256_file
 from fashionrq.tasks.construct import TierIndex, build_tasks
 from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, TaskConfig, Tasks
 from fashionrq.tasks.secret import ConstructionSecret
+from fashionrq.tasks.tree import fit_tree
 from fashionrq.timing import stage
 
 MANIFEST = "manifest.json"
@@ -313,15 +314,6 @@ def protocol_record(tasks: Tasks, open_depth: int) -> dict:
             "bootstrap_unit": {t: {"unit": BOOTSTRAP_UNITS[t], "n_units": units.get(t, 0)} for t in sorted(BOOTSTRAP_UNITS)}}
 
 
-def auto_codebook_size(n_items: int) -> int:
-    """Codes per SID level for a catalog of ``n_items``: about one code per 350 items, between 4 and 64.
-
-    64 (the paper's setting) from 22,400 items up; 6 for the 2,181-item test fixture, whose leaves then hold
-    about 10 items each, enough for full T1 pools (docs/benchmark.md, "A tree that fits the catalog").
-    """
-    return int(min(64, max(4, round(n_items / 350))))
-
-
 def check_backend(backend: str, seed: int, llm_options: dict | None = None) -> None:
     """Fail before any work when the query backend is unknown or (``llm``) has no endpoint configured."""
     from fashionrq.tasks.queries import BACKENDS
@@ -440,6 +432,8 @@ def build_release(
     min_purity: float = 0.80,
     min_size: int = 2,
     task_config: TaskConfig = TaskConfig(),
+    split_leaves: bool = True,
+    anchor_target: int = 100,
     sid_params: dict | None = None,
     cache_dir: str | Path | None = None,
     ingested=None,
@@ -455,7 +449,9 @@ def build_release(
     ``labels/secret.txt``, so nobody can replay the construction from the public inputs; an explicit ``seed`` alone
     seeds everything (byte-identical and replayable); the same ``seed`` and ``secret`` give a byte-identical release.
 
-    ``codebook_size=None`` picks it from the catalog size (:func:`auto_codebook_size`). ``ingested``: the
+    ``codebook_size=None`` picks it from the catalog size, comparing a few sizes below 64 by how many T1 anchor
+    leaves they give (``anchor_target``; :func:`fashionrq.tasks.tree.fit_tree`); ``split_leaves`` splits leaves
+    big enough for two T1 pool tiers (docs/benchmark.md, "A tree that fits the catalog"). ``ingested``: the
     ``IngestResult`` of ``catalog`` when the caller already has it (it is not ingested again).
     ``mapping``: the TOML mapping file of a catalog in another schema (see docs/catalog.md).
     ``llm_options``: keyword arguments of ``querygen.LLMBackend`` (``max_concurrency``, ``timeout``, ``max_tokens``,
@@ -475,18 +471,17 @@ def build_release(
     check_backend(queries_backend, secret.construction_seed, llm_options)
     result = ingested if ingested is not None else ingest(catalog, mapping=mapping)
     items, subset = photographed_only(result) if queries_backend == "mcmr" else (result.table, {})
-    chosen_by = "--codebook-size" if codebook_size is not None else "catalog size (auto_codebook_size)"
-    codebook_size = codebook_size if codebook_size is not None else auto_codebook_size(items.num_rows)
     with stage(f"read embeddings ({Path(embeddings).name})" if embeddings is not None else f"encode items ({encoder})"):
         X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
     with stage(f"SID training ({sid_method})"):
-        sids, tokenizer_config = semantic_ids(items, X, sid_method, levels, codebook_size, secret.tokenizer_seed, sid_params or {},
-                                              cache_dir)
+        sids, tokenizer_config, construction = fit_tree(
+            items, X, sid_method, codebook_size, secret.tokenizer_seed, sid_params or {}, cache_dir,
+            {"min_purity": min_purity, "min_size": min_size}, task_config.per_tier, anchor_target, split=split_leaves)
     info = {
         "config": {"catalog": str(catalog), "mapping": str(mapping) if mapping else None, "encoder": encoder_info["name"],
-                   "sid_method": sid_method, "levels": levels, "codebook_size": codebook_size,
+                   "sid_method": sid_method, "levels": levels, "codebook_size": construction["codebook"]["size"],
                    "min_purity": min_purity, "min_size": min_size},
-        "construction": {"codebook": {"size": codebook_size, "chosen_by": chosen_by, "items": items.num_rows}},
+        "construction": construction,
         "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items),
                     **result.report.counts(), **subset},
         "encoder": {**encoder_info, "embeddings_sha256": sha256_array(np.asarray(X))},
