@@ -49,10 +49,10 @@ def test_warm_demo_is_byte_identical_to_cold_still_commits_and_reruns_only_with_
 
     cold_log = _demo(tmp_path / "cold")
     assert "stage cache" not in cold_log
-    from fashionrq.protocol.probe import default_systems
+    from fashionrq.protocol.probe import RANDOM_SEEDS, default_systems
 
     cold = tmp_path / "cold"
-    probe_runs = 1 + len(default_systems())  # random's reference run, every probe and the query-blind baseline
+    probe_runs = RANDOM_SEEDS + len(default_systems())  # random's reference runs, every probe and the query-blind baseline
     mcmr_runs = len(list((cold / "mcmr-runs").iterdir())) if (cold / "mcmr-runs").is_dir() else 0
     assert len(list((stage_cache / "stages" / "run").iterdir())) == len(SYSTEMS) + probe_runs + mcmr_runs
     assert len(list((stage_cache / "stages" / "release").iterdir())) == 1 + (cold / "mcmr-bench").is_dir()

@@ -238,7 +238,30 @@ def paired_lower(random: ScoredRun, system: ScoredRun, task: str, metric: str, d
     return summarise(b - a, rb - ra, level).lower
 
 
-def _run_and_score(bench: Path, name: str, folder: Path, cache_dir, encoder: str) -> tuple[ScoredRun, set]:
+#: Random runs (seeds 0, 1, ...) averaged into the reference: one random draw is itself noisy, and on a task with
+#: few bootstrap units an unlucky draw made a harmless probe look like a leak.
+RANDOM_SEEDS = 4
+
+
+def _random_reference(bench: Path, folder: Path, cache_dir, encoder: str, seeds: int = RANDOM_SEEDS) -> ScoredRun:
+    """Random's reference: the per-unit mean of ``seeds`` random runs (folders ``random``, ``random-seed1``, ...)
+    on every ranking metric; T2's confusion counts (which cannot be averaged) are seed 0's."""
+    runs = [_run_and_score(bench, BASELINE, folder, cache_dir, encoder, {"seed": k} if k else {},
+                           BASELINE if k == 0 else f"{BASELINE}-seed{k}")[0] for k in range(seeds)]
+    reference = runs[0]
+    for task, units in reference.units.items():
+        aggregate = reference.report["tasks"][task]["aggregate"]
+        if any(run.units[task].ids != units.ids for run in runs):
+            raise ComparisonError(f"random's {task} units differ between seeds; the release changed while the probes ran.")
+        for metric in units.values:
+            units.values[metric] = np.mean([run.units[task].values[metric] for run in runs], axis=0)
+            if metric in aggregate:
+                aggregate[metric] = float(np.mean([run.report["tasks"][task]["aggregate"][metric] for run in runs]))
+    return reference
+
+
+def _run_and_score(bench: Path, name: str, folder: Path, cache_dir, encoder: str, params: dict | None = None,
+                   label: str | None = None) -> tuple[ScoredRun, set]:
     """Run one system sealed and label-blind, commit and score it; also returns the tasks on which its scores
     varied within some pool (a pool system records them; an ordinary retriever counts as informative everywhere).
     ``encoder``: the query-blind baseline's item encoder."""
@@ -246,13 +269,14 @@ def _run_and_score(bench: Path, name: str, folder: Path, cache_dir, encoder: str
     from fashionrq.stagecache import cached_run
     from fashionrq.systems import run_system
 
-    params = {}
+    params = dict(params or {})
     if name == QUERY_BLIND:
         params = {"encoder": encoder, **({"cache_dir": str(cache_dir)} if cache_dir is not None else {})}
-    cached_run(bench, folder / name, lambda path: run_system(bench, name, path, params=params), {"system": name, "params": params})
-    informative = set(read_json(folder / name / "run.json")["config"].get("informative_tasks", TASKS))
-    commit_run(folder / name, bench)
-    return score_run(bench, folder / name, relevance=False), informative
+    out = folder / (label or name)
+    cached_run(bench, out, lambda path: run_system(bench, name, path, params=params), {"system": name, "params": params})
+    informative = set(read_json(out / "run.json")["config"].get("informative_tasks", TASKS))
+    commit_run(out, bench)
+    return score_run(bench, out, relevance=False), informative
 
 
 def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], bands: tuple[Band, ...], draws,
@@ -273,7 +297,7 @@ def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], b
 
 def _probe_all(bench: Path, folder: Path, against: Sequence[Path], systems: Sequence[str], resamples: int, seed: int,
                level: float, cache_dir, encoder: str) -> ProbeReport:
-    baseline = _run_and_score(bench, BASELINE, folder, cache_dir, encoder)[0]
+    baseline = _random_reference(bench, folder, cache_dir, encoder)
     metrics = probe_metrics(baseline)
     bands = random_bands(baseline, metrics, resamples, seed, level)
     scored = [(name, QUERY_BLIND if name == QUERY_BLIND else "probe", *_run_and_score(bench, name, folder, cache_dir, encoder))
