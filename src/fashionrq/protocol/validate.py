@@ -95,9 +95,12 @@ def load_pools(bench: str | Path) -> Pools:
     return Pools(t1=t1, t3=t3, t4=t4, t4_group=t4_group, t2_split=t2, t1o=t1o, catalog=catalog, open_depth=depth)
 
 
-def _lines(path: Path) -> list[tuple[int, str]]:
-    """Numbered text lines; refuses an empty file, bytes that are not UTF-8, and blank lines."""
+def _lines(path: Path, allow_empty: bool = False) -> list[tuple[int, str]]:
+    """Numbered text lines; refuses an empty file (unless ``allow_empty``: the release expects no line), bytes that
+    are not UTF-8, and blank lines."""
     data = path.read_bytes()
+    if allow_empty and not data:
+        return []
     if not data.strip():
         raise EmptyFileError(f"{path} is empty; write one prediction per line.")
     raw = data.split(b"\n")
@@ -218,7 +221,7 @@ def validate_classification(path: str | Path, split: dict[str, str]) -> dict[str
     path = Path(path)
     seen: dict[str, tuple[int, float]] = {}
     duplicates = set()
-    for number, text in _lines(path):
+    for number, text in _lines(path, allow_empty="test" not in split.values()):
         try:
             row = json.loads(text, parse_constant=_reject_constant)
         except ValueError as err:

@@ -113,7 +113,10 @@ def _t2_features(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: 
 
 
 def calibrated_t2(bench: PublicBench, pairs: list[dict], features: np.ndarray, calibrator: GradeCalibrator) -> list[dict]:
-    """Fit ``calibrator`` on the public dev labels of ``pairs`` (rows of ``features``) and label every test pair."""
+    """Fit ``calibrator`` on the public dev labels of ``pairs`` (rows of ``features``) and label every test pair
+    (none when the release has no T2 pair: a catalog too small for a dev/test split gets no T2)."""
+    if not pairs:
+        return []
     dev = {r["pair_id"]: int(r["label"]) for r in bench.jsonl("t2_dev_labels.jsonl")}
     split = {p["pair_id"]: p.get("split") for p in pairs}
     leaked = sorted(pair for pair in dev if split.get(pair) != "dev")

@@ -237,8 +237,10 @@ def _t1_t4(units, pools, by_leaf, index: TierIndex) -> tuple[list[RankingInstanc
 def _t2(units, pools, by_leaf, index: TierIndex, config: TaskConfig, rnd: random.Random) -> tuple[list[PairInstance], int]:
     kept = [(u, p) for u, p in zip(units, pools) if p is not None]
     mids = sorted({anchors[0].rsplit("-", 1)[0] for (anchors, _), _ in kept}, key=prefix_key)
-    # At least one dev prefix whenever there are two: a run's T2 calibration needs labelled dev pairs.
-    n_dev = max(int(round(config.dev_fraction * len(mids))), 1) if len(mids) >= 2 else 0
+    if len(mids) < 2:  # no dev/test split at the level-2 prefix, so no run could calibrate: no T2 (the report counts it)
+        return [], 0
+    # At least one dev prefix: a run's T2 calibration needs labelled dev pairs.
+    n_dev = max(int(round(config.dev_fraction * len(mids))), 1)
     dev = set(rnd.sample(mids, n_dev))
     pairs = []
     for ((anchors, _), rows), label in zip(kept, _components([p for _, p in kept])):
@@ -297,7 +299,8 @@ def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
         "t1_leaves_too_small": sum(1 for leaf in by_leaf if index.size(leaf) < config.per_tier),
         "t1_units": {"planned": len(plan["t1"]), "unfillable": sum(p is None for p in pools1),
                      "paired": sum(len(a) == 2 for (a, _), p in zip(plan["t1"], pools1) if p is not None)},
-        "t2_units": {"planned": len(plan["t2"]), "unfillable": sum(p is None for p in pools2)},
+        "t2_units": {"planned": len(plan["t2"]), "unfillable": sum(p is None for p in pools2),
+                     "dropped_single_level2_prefix": sum(p is not None for p in pools2) if not t2 else 0},
         "t2_dev_level2_prefixes": dev_mids,
         "t3_groups": len(plan["t3"]),
         "tier_balance": tier_balance(tasks),
