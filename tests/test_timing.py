@@ -63,3 +63,14 @@ def test_cli_help_imports_no_model_library():
             "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers', 'onnxruntime', 'sklearn') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_cli_version_answers_without_a_command():
+    """`fashionrq --version` prints the version and exits 0 (it once fell through to click's "Missing command")."""
+    import subprocess
+    import sys
+
+    from fashionrq import __version__
+
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "--version"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == f"fashionrq {__version__}", done.stdout + done.stderr

@@ -24,16 +24,21 @@ app = typer.Typer(
 
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", help="Print the fashionrq version and exit.", is_eager=True),
-) -> None:
-    """Build graded, attribute-aware fashion-retrieval benchmarks from a product catalog and evaluate retrievers on them."""
-    if version:
+def _print_version(value: bool) -> None:
+    """``--version``: an eager option callback, so it answers before click asks for a command."""
+    if value:
         from fashionrq import __version__
 
         console.print(f"fashionrq {__version__}")
         raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", help="Print the fashionrq version and exit.", is_eager=True,
+                                 callback=_print_version),
+) -> None:
+    """Build graded, attribute-aware fashion-retrieval benchmarks from a product catalog and evaluate retrievers on them."""
 
 
 # Each stage registers its commands here (one module per stage).
