@@ -29,7 +29,7 @@ def _print_version(value: bool) -> None:
     if value:
         from fashionrq import __version__
 
-        console.print(f"fashionrq {__version__}")
+        typer.echo(f"fashionrq {__version__}")  # stdout, for scripts (console writes progress to stderr)
         raise typer.Exit()
 
 
