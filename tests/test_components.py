@@ -96,8 +96,11 @@ def test_home_advantage_is_the_difference_of_the_paired_gaps(small_bench, tmp_pa
             commit_run(run, bench)
             scored[(system, release)] = score_run(bench, run, relevance=False)
     results = home_advantage(scored, encoders, resamples=300)
-    assert [(r.task, r.metric) for r in results] == [("t1o", "ndcg@10"), ("t1", "recall@10"), ("t2", "macro_f1"),
-                                                     ("t3", "recall@1"), ("t4", "recall@10")]
+    # every headline of a task both releases have (on this small catalog a release may have no T2 or T3)
+    shared = set.intersection(*(set(s.report["tasks"]) for s in scored.values()))
+    headlines = [("t1o", "ndcg@10"), ("t1", "recall@10"), ("t2", "macro_f1"), ("t3", "recall@1"), ("t4", "recall@10")]
+    assert {"t1o", "t1", "t4"} <= shared
+    assert [(r.task, r.metric) for r in results] == [h for h in headlines if h[0] in shared]
     for r in results:
         assert r.scores[("minilm", "minilm")] == scored[("minilm", "minilm")].report["tasks"][r.task]["aggregate"][r.metric]
         for release in encoders:  # Δ = A − B on each release is the gap of the two scores there

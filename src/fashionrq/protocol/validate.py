@@ -141,10 +141,11 @@ def _collect(kind: type, path: Path, what: str, ids, fix: str) -> None:
         raise kind(f"{path}: {len(ids)} {what} ({examples(ids)}); {fix}")
 
 
-def _ranking_rows(path: Path) -> dict[str, list[tuple[int, str, float]]]:
-    """``{qid: [(rank, item, score), ...]}`` from a TREC run, every line checked for its six fields."""
+def _ranking_rows(path: Path, allow_empty: bool = False) -> dict[str, list[tuple[int, str, float]]]:
+    """``{qid: [(rank, item, score), ...]}`` from a TREC run, every line checked for its six fields (an empty file
+    only with ``allow_empty``: the release has no query for the task)."""
     rows: dict[str, list[tuple[int, str, float]]] = {}
-    for number, text in _lines(path):
+    for number, text in _lines(path, allow_empty):
         fields = text.split()
         if len(fields) != 6:
             raise UnparseableLineError(f"{path} line {number} has {len(fields)} fields, not 6; write 'qid Q0 item_id rank score tag'.")
@@ -184,7 +185,7 @@ def validate_ranking(path: str | Path, pools: dict[str, frozenset[str]]) -> dict
     non-increasing by rank. Returns ``{qid: [(item_id, score), ...]}`` in rank order.
     """
     path = Path(path)
-    rows = _ranking_rows(path)
+    rows = _ranking_rows(path, allow_empty=not pools)
     _common_checks(path, rows, pools)
     outside = {f"{qid}/{item}" for qid, ranked in rows.items() for _, item, _ in ranked if item not in pools[qid]}
     _collect(OutOfPoolError, path, "ranked item(s) outside the query's candidate pool", outside, "rank only the candidates the release gives for that query.")
@@ -198,7 +199,7 @@ def validate_ranking(path: str | Path, pools: dict[str, frozenset[str]]) -> dict
 def validate_open_ranking(path: str | Path, queries: frozenset[str], catalog: frozenset[str], depth: int) -> dict[str, list[tuple[str, float]]]:
     """Validate an open-corpus run: every query ranks 1..``depth`` catalog items (at most ``depth``), each once."""
     path = Path(path)
-    rows = _ranking_rows(path)
+    rows = _ranking_rows(path, allow_empty=not queries)
     _common_checks(path, rows, queries)
     outside = {f"{qid}/{item}" for qid, ranked in rows.items() for _, item, _ in ranked if item not in catalog}
     _collect(OutOfPoolError, path, "ranked item(s) not in public/items.parquet", outside, "rank only catalog items.")
