@@ -223,16 +223,15 @@ def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console) ->
 def _run_and_score(bench: Path, dirs: list[Path], system: str, rerank: str | None, config: DemoConfig, console: Console) -> list:
     """One label-blind run into ``dirs[0]`` (and its first stage alone into ``dirs[1]``), from the stage cache when
     this system ran on this release before, committed, then scored (scores.json); returns the ScoredRuns."""
-    from fashionrq.io import sha256_file
     from fashionrq.protocol.commitment import commit_run
     from fashionrq.protocol.scoring import score_run, write_json
-    from fashionrq.stagecache import cached_folder
+    from fashionrq.stagecache import cached_run
     from fashionrq.systems import get_reranker, get_system, run_system
 
     console.print(f"running {' and '.join(d.name for d in dirs)} …")
     params = {"components": list(config.hybrid_components)} if system == "hybrid" else {}
-    inputs = {"release": sha256_file(bench / "manifest.json"), "system": system, "params": params, "rerank": rerank,
-              "rerank_depth": config.rerank_depth, "first_stage": len(dirs) > 1}
+    inputs = {"system": system, "params": params, "rerank": rerank, "rerank_depth": config.rerank_depth,
+              "first_stage": len(dirs) > 1}
     with stage(f"run {dirs[0].name}"):
 
         def build(path: Path) -> None:
@@ -240,7 +239,7 @@ def _run_and_score(bench: Path, dirs: list[Path], system: str, rerank: str | Non
                        depth=config.rerank_depth, first_stage_out=path / "first" if len(dirs) > 1 else None)
 
         staging = dirs[0].with_name(f".{dirs[0].name}.staging")
-        hit = ":" not in system and cached_folder("run", inputs, staging, build)
+        hit = ":" not in system and cached_run(bench, staging, build, inputs)
         if ":" in system:  # a plug-in (module:Class, st:model) is code or weights outside the code version: never cached
             build(staging)
         for name, folder in zip(("run", "first"), dirs):
