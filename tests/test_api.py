@@ -21,6 +21,7 @@ def readme_example() -> str:
     return found.group(1)
 
 
+@pytest.mark.slow  # builds a release and runs systems: ~45 s
 def test_readme_example_runs_verbatim_and_prints_a_comparison(small_bench, tmp_path, monkeypatch):
     code = readme_example()
     assert len(code.strip().splitlines()) <= 12

@@ -17,6 +17,9 @@ from fashionrq.systems import get_reranker, get_system, run_system
 
 from conftest import main_code
 
+#: Whole-module sealed runs and release builds over the fixture: tens of seconds; CI runs them with -m slow.
+pytestmark = pytest.mark.slow
+
 #: (run label, system, reranker): bm25 shares nothing; minilm-int8 is the SID encoder's model in int8; the verifier
 #: reads the φ lexicon with its parser and scores with the labels' comparators (minilm-int8) and weights.
 RUNS = (("bm25", "bm25", None), ("minilm-int8", "minilm-int8", None), ("bm25+verifier", "bm25", "verifier"))
@@ -77,7 +80,6 @@ def test_compare_and_the_html_report_show_the_flag(small_bench, runs, tmp_path):
     assert "minilm-int8 † shares with the construction: SID encoder (minilm)" in page and "bm25 shares" not in page
 
 
-@pytest.mark.slow
 def test_home_advantage_is_the_difference_of_the_paired_gaps(small_bench, tmp_path):
     from fashionrq.protocol.errors import ComparisonError
     from fashionrq.protocol.home import home_advantage, home_markdown

@@ -141,6 +141,7 @@ print(json.dumps({"encoded": sum(counted), "same_as_unchunked": bool(np.array_eq
 """
 
 
+@pytest.mark.slow  # kills and resumes a real encoding: ~13 s
 def test_an_interrupted_embedding_resumes_where_it_stopped(tmp_path):
     killed = _python(EMBED, str(MYNTRA_SMALL), str(tmp_path), crash="embed-chunk:2")
     assert killed.returncode == KILLED

@@ -81,7 +81,7 @@ def test_item_text_leaves_out_nulls():
 # --- offline encoders --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", OFFLINE)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "e5-small" else n for n in OFFLINE])
 def test_offline_encoder_shape_normalisation_and_ranking(name, items, texts, documents):
     encoder = get_encoder(name)
     docs = documents(name)
@@ -102,7 +102,7 @@ def test_offline_encoder_shape_normalisation_and_ranking(name, items, texts, doc
     assert types[np.argmax(scores)] == "Jeans"
 
 
-@pytest.mark.parametrize("name", OFFLINE)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "e5-small" else n for n in OFFLINE])
 def test_offline_encoder_is_deterministic_and_order_preserving(name, texts):
     encoder = get_encoder(name)
     sample = texts[:12]

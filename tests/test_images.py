@@ -153,7 +153,7 @@ def test_open_clip_image_and_fused_candidates_use_the_photos(fixture_items, tmp_
 REGIME_SYSTEMS = {"text": None, "image": ("image-descriptor", {}), "fused": ("hybrid", {"components": "bm25,image-descriptor"})}
 
 
-@pytest.mark.parametrize("regime", sorted(REGIME_SYSTEMS))
+@pytest.mark.parametrize("regime", [pytest.param(r, marks=pytest.mark.slow) if r != "text" else r for r in sorted(REGIME_SYSTEMS)])
 def test_every_regime_runs_label_blind_on_the_fixture_release(small_bench, regime, tmp_path):
     pools = load_pools(small_bench)
     systems = [("clip", tiny_clip_system())]

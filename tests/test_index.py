@@ -81,8 +81,14 @@ def test_without_faiss_exact_falls_back_to_numpy_and_approximate_names_the_extra
     _, vectors, queries = corpus
     monkeypatch.setattr(index_module, "faiss_module", lambda: None)
     fallback = DenseIndex(vectors, IndexConfig("exact"), tmp_path)
-    assert fallback.backend == "numpy" and fallback.path is None
+    assert fallback.backend == "numpy" and fallback.path.suffix == ".npy" and not fallback.cached
     assert all(np.array_equal(a, b) for a, b in zip(fallback.search(queries, 30)[0], _brute_force(vectors, queries, 30)))
+    # an engine's chunk tasks open the cached vectors by path (--engine local|ray needs no faiss)
+    again = DenseIndex(vectors, IndexConfig("exact"), tmp_path)
+    loaded = DenseIndex.load(fallback.path, IndexConfig("exact"))
+    assert again.cached and loaded.backend == "numpy"
+    for searched in (again.search(queries, 30), loaded.search(queries, 30)):
+        assert all(np.array_equal(a, b) for a, b in zip(searched[0], fallback.search(queries, 30)[0]))
     with pytest.raises(InputError, match=r"pip install fashionrq\[scale\]"):
         DenseIndex(vectors, IndexConfig("hnsw"), tmp_path)
     with pytest.raises(InputError, match="exact, hnsw or ivf"):
@@ -134,6 +140,7 @@ def _trec_hits(path) -> dict[str, dict[str, float]]:
     return out
 
 
+@pytest.mark.slow  # three sealed minilm runs: ~25 s
 def test_run_searches_the_open_corpus_through_the_chosen_index_and_engine(small_bench, tmp_path):
     """`fashionrq run --engine local --index ...`: the in-process search's hits for exact (query vectors may differ in
     the last bits: one torch thread in the engine), the index record in run.json, approximate recall against exact

@@ -19,6 +19,9 @@ from fashionrq.querygen.mcmr import MIN_SHARE, TEXT_ATTRIBUTES, catalog_table
 from fashionrq.sid.io import read_sids
 from fashionrq.tasks import TaskConfig, build_release
 
+#: Whole-module sealed runs and release builds over the fixture: tens of seconds; CI runs them with -m slow.
+pytestmark = pytest.mark.slow
+
 #: 50 photographed items of each of the 6 commonest article types, with their 72 x 96 bundled thumbnails
 #: (``python scripts/build_image_subset.py --out tests/fixtures/myntra_images --types 6 --per-type 50``).
 MYNTRA_IMAGES = FIXTURES / "myntra_images"
@@ -113,7 +116,6 @@ def test_public_files_carry_no_modality_record_and_no_grade(mcmr_bench, records)
     assert "labels/mcmr.jsonl" in manifest["files"]
 
 
-@pytest.mark.slow  # five sealed runs and their bootstrap bands
 def test_a_label_blind_probe_cannot_read_the_grades(mcmr_bench, tmp_path):
     from fashionrq.protocol.probe import QUERY_BLIND, probe_release
 

@@ -15,6 +15,9 @@ from fashionrq.protocol.probe import QUERY_BLIND, probe_release
 from fashionrq.systems import LabelAccessError, run_system
 from fashionrq.systems.probes import PROBES
 
+#: Whole-module sealed runs and release builds over the fixture: tens of seconds; CI runs them with -m slow.
+pytestmark = pytest.mark.slow
+
 RESAMPLES = 1000
 
 

@@ -43,6 +43,7 @@ def _demo(out: Path, force: bool = False) -> str:
     return text.getvalue()
 
 
+@pytest.mark.slow  # a whole cold and warm demo: over a minute
 def test_warm_demo_is_byte_identical_to_cold_still_commits_and_reruns_only_with_force(stage_cache, tmp_path):
     from fashionrq.errors import InputError
     from fashionrq.protocol.commitment import read_ledger

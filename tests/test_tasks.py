@@ -291,6 +291,7 @@ def test_manifest_hashes_every_file(bench, release):
     assert all(hashlib.sha256((bench / f).read_bytes()).hexdigest() == h for f, h in files.items())
 
 
+@pytest.mark.slow  # a second full build: ~9 s
 def test_cli_rebuild_gives_a_byte_identical_manifest(bench, tmp_path):
     out = tmp_path / "again"
     done = run_cli("build", "--catalog", str(MYNTRA_SMALL), "--out", str(out), "--encoder", "minilm", "--seed", "0")
@@ -353,6 +354,7 @@ def test_public_item_ids_are_opaque_and_mapped_in_labels(bench, fixture_items):
     assert bench_stats(bench)["catalog_coverage"]["items_touched"] > 0
 
 
+@pytest.mark.slow  # two more full builds: ~9 s
 def test_a_drawn_secret_is_stored_withheld_from_the_manifest_and_replays_only_with_the_secret(bench, tmp_path):
     from fashionrq.catalog import ingest
     from fashionrq.encoders.given import item_vectors

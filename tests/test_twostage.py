@@ -17,6 +17,9 @@ from fashionrq.protocol.scoring import score_run, write_json
 from fashionrq.systems import candidate_view, get_reranker, get_system, run_system
 from fashionrq.systems.twostage import rerank
 
+#: Whole-module sealed runs and release builds over the fixture: tens of seconds; CI runs them with -m slow.
+pytestmark = pytest.mark.slow
+
 RUN_FILES = ("run.json", "t1o.run", "t1.run", "t2.jsonl", "t3.run", "t4.run")
 
 

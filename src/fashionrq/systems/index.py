@@ -9,6 +9,7 @@ bm25s index. Every result is ordered by descending score, ties by the lower row,
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -106,7 +107,8 @@ def index_key(vectors: np.ndarray, config: IndexConfig, backend: str) -> str:
 
 
 class DenseIndex:
-    """Inner-product search over L2-normalised item vectors; the faiss index is cached under ``cache_dir/indexes/``."""
+    """Inner-product search over L2-normalised item vectors, cached under ``cache_dir/indexes/``: a faiss index, or
+    without faiss the vectors themselves (``.npy``, searched exactly with numpy), so engine chunks load it by path."""
 
     def __init__(self, vectors: np.ndarray, config: IndexConfig = IndexConfig(), cache_dir: str | Path | None = None) -> None:
         from fashionrq.encoders.cache import default_cache_dir
@@ -115,13 +117,18 @@ class DenseIndex:
         self.config = config
         faiss = faiss_module()
         self.backend = f"faiss-{faiss.__version__}" if faiss else "numpy"
-        if faiss is None:
-            if config.kind != "exact":
-                raise InputError(f"--index {config.kind} needs faiss, which is not installed: run pip install fashionrq[scale], or use --index exact.")
-            self.index, self.path, self.cached = None, None, False
-            return
-        self.path = Path(cache_dir or default_cache_dir()) / "indexes" / f"{config.kind}-{index_key(self.vectors, config, self.backend)}.faiss"
+        if faiss is None and config.kind != "exact":
+            raise InputError(f"--index {config.kind} needs faiss, which is not installed: run pip install fashionrq[scale], or use --index exact.")
+        suffix = "faiss" if faiss else "npy"
+        self.path = Path(cache_dir or default_cache_dir()) / "indexes" / f"{config.kind}-{index_key(self.vectors, config, self.backend)}.{suffix}"
         self.cached = self.path.is_file()
+        if faiss is None:
+            self.index = None
+            if not self.cached:
+                buffer = io.BytesIO()
+                np.save(buffer, self.vectors, allow_pickle=False)
+                atomic_write_bytes(self.path, buffer.getvalue())
+            return
         if self.cached:
             self.index = faiss.read_index(str(self.path))
         else:
@@ -129,12 +136,26 @@ class DenseIndex:
             atomic_write_bytes(self.path, faiss.serialize_index(self.index).tobytes())
         configure_search(self.index, config)
 
+    @classmethod
+    def load(cls, path: str | Path, config: IndexConfig) -> DenseIndex:
+        """An index a :class:`DenseIndex` cached at ``path`` (how an engine's chunk tasks open it)."""
+        loaded = cls.__new__(cls)
+        loaded.config, loaded.path, loaded.cached = config, Path(path), True
+        if loaded.path.suffix == ".npy":
+            loaded.vectors, loaded.index, loaded.backend = np.load(loaded.path, mmap_mode="r"), None, "numpy"
+            return loaded
+        faiss = faiss_module()
+        loaded.index, loaded.backend = faiss.read_index(str(path)), f"faiss-{faiss.__version__}"
+        loaded.vectors = None
+        configure_search(loaded.index, config)
+        return loaded
+
     def search(self, queries: np.ndarray, k: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """Top-``k`` rows and scores per query, best first, ties by the lower row."""
         queries = np.ascontiguousarray(queries, dtype=np.float32)
         if self.index is None:
             return exact_search(self.vectors, queries, k)
-        depth = min(len(self.vectors), k + TIE_MARGIN)
+        depth = min(self.index.ntotal, k + TIE_MARGIN)
         scores, rows = self.index.search(queries, depth)
         hits = [order_hits(r, s, k) for r, s in zip(rows, scores)]
         return [h[0] for h in hits], [h[1] for h in hits]

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from fashionrq.errors import FashionRQError
 from fashionrq.systems.base import top_k
-from fashionrq.systems.index import DenseIndex, IndexConfig, exact_search, recall_at_k
+from fashionrq.systems.index import DenseIndex, IndexConfig, exact_search, faiss_module, recall_at_k
 
 #: Queries per whole-corpus score_batch call on the generic path.
 SCORE_BLOCK = 64
@@ -36,33 +36,30 @@ class CorpusHits:
 
 
 class SearchChunk:
-    """A chunk task: encode a chunk's ``text`` queries and search a cached faiss index (one torch/faiss thread)."""
+    """A chunk task: encode a chunk's ``text`` queries and search the cached index at ``index_path`` (one torch/faiss
+    thread)."""
 
     def __init__(self, encoder: str, index_path: str, config: IndexConfig, k: int, threads: int = 1) -> None:
-        import faiss
-
         from fashionrq.encoders.registry import get_encoder
         from fashionrq.engine.tasks import set_threads
-        from fashionrq.systems.index import configure_search
 
         set_threads(threads)
-        faiss.omp_set_num_threads(threads)
+        faiss = faiss_module()
+        if faiss is not None:
+            faiss.omp_set_num_threads(threads)
         self.encoder, self.k = get_encoder(encoder), k
-        self.index = faiss.read_index(index_path)
-        configure_search(self.index, config)
+        self.index = DenseIndex.load(index_path, config)
 
     def __call__(self, chunk: pa.Table) -> pa.Table:
         from fashionrq.engine.base import CHUNK_COLUMN, only_chunk
         from fashionrq.engine.tasks import vectors_column
-        from fashionrq.systems.index import TIE_MARGIN, order_hits
 
         index = only_chunk(chunk)
         queries = self.encoder.encode_queries(chunk.column("text").to_pylist())
-        scores, rows = self.index.search(queries, min(self.index.ntotal, self.k + TIE_MARGIN))
-        hits = [order_hits(r, s, self.k) for r, s in zip(rows, scores)]
-        return pa.table({CHUNK_COLUMN: np.full(len(hits), index, np.int64), "query": vectors_column(queries),
-                         "rows": pa.array([h[0] for h in hits], pa.list_(pa.int64())),
-                         "scores": pa.array([h[1] for h in hits], pa.list_(pa.float32()))})
+        rows, scores = self.index.search(queries, self.k)
+        return pa.table({CHUNK_COLUMN: np.full(len(rows), index, np.int64), "query": vectors_column(queries),
+                         "rows": pa.array([r.tolist() for r in rows], pa.list_(pa.int64())),
+                         "scores": pa.array([s.tolist() for s in scores], pa.list_(pa.float32()))})
 
 
 def _dense(system, queries: list[str], k: int, config: IndexConfig, engine) -> CorpusHits:
@@ -73,8 +70,6 @@ def _dense(system, queries: list[str], k: int, config: IndexConfig, engine) -> C
         vectors = np.asarray(embed_texts(queries, system.encoder, kind="query", cache_dir=system.cache_dir), np.float32)
         rows, scores = index.search(vectors, k)
     else:
-        if index.path is None:
-            raise FashionRQError(f"--engine {engine.name} searches a faiss index; install it with pip install fashionrq[scale].")
         from fashionrq.engine.base import run_chunked
         from fashionrq.engine.tasks import column_vectors
 
