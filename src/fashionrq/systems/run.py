@@ -18,7 +18,8 @@ from fashionrq.systems.adapter import as_retriever
 from fashionrq.systems.base import Retriever, ranking_order
 from fashionrq.systems.bench import PublicBench
 from fashionrq.systems.regimes import candidate_view, check_regime
-from fashionrq.systems.t2 import GradeCalibrator, corpus_percentile
+from fashionrq.encoders.text import item_text
+from fashionrq.systems.t2 import FIRST_STAGE_FEATURES, RERANKER_FEATURES, GradeCalibrator, corpus_percentile, set_closeness, within_sets
 from fashionrq.systems.twostage import DEFAULT_DEPTH, check_depth, check_reranker, rerank
 
 RANKING_TASKS = ("t1", "t3", "t4")  # pooled; open-corpus T1 (t1o) ranks the whole catalog
@@ -81,32 +82,55 @@ def _first_scores(system, texts, rows) -> list[np.ndarray]:
     return [np.asarray(s, dtype=np.float64) for s in system.score_batch(texts, rows)]
 
 
-def _t2_features(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int) -> tuple[list[dict], np.ndarray]:
-    """T2 pairs and their label-free features: first-stage score, its corpus percentile and, with a reranker, its pair score."""
+def _t2_pairs(bench: PublicBench) -> tuple[list[dict], dict[str, str], dict[str, np.ndarray]]:
+    """T2 pairs in file order, query texts by qid, and each query's pair indices (its candidate set), by qid."""
     pairs = bench.jsonl("t2_pairs.jsonl")
     text_of = {q["qid"]: q["text"] for q in bench.jsonl("t2_queries.jsonl")}
-    for p in pairs:
-        if p["qid"] not in text_of:
-            raise InputError(f"{bench.path('t2_pairs.jsonl')}: pair {p['pair_id']} names query {p['qid']} missing from t2_queries.jsonl; rebuild the release.")
-    qids = sorted({p["qid"] for p in pairs})
     by_query: dict[str, list[int]] = {}
     for i, p in enumerate(pairs):
+        if p["qid"] not in text_of:
+            raise InputError(f"{bench.path('t2_pairs.jsonl')}: pair {p['pair_id']} names query {p['qid']} missing from t2_queries.jsonl; rebuild the release.")
         by_query.setdefault(p["qid"], []).append(i)
+    return pairs, text_of, {q: np.asarray(by_query[q], dtype=np.int64) for q in sorted(by_query)}
+
+
+def _closeness(system, items, item_rows: np.ndarray, sets: list[np.ndarray]) -> np.ndarray:
+    """:func:`~fashionrq.systems.t2.set_closeness` of every pair's item within its query's candidate set
+    (computed once per distinct set: the queries of one T2 unit share theirs), minus the set's mean."""
+    closeness, done = np.zeros(len(item_rows)), {}
+    for at in sets:
+        key = tuple(sorted(item_rows[at].tolist()))
+        if key not in done:
+            rows = np.asarray(key, dtype=np.int64)
+            texts = [item_text(row) for row in items.take(rows).to_pylist()]
+            done[key] = dict(zip(key, set_closeness(system, texts, rows)))
+        closeness[at] = [done[key][row] for row in item_rows[at].tolist()]
+    return within_sets(closeness, sets)[1]
+
+
+def _t2_features(bench: PublicBench, system, reranker, rows_of: _Rows, items) -> tuple[list[dict], np.ndarray]:
+    """T2 pairs and their label-free features (:data:`~fashionrq.systems.t2.FIRST_STAGE_FEATURES`, then with a
+    reranker :data:`~fashionrq.systems.t2.RERANKER_FEATURES`)."""
+    pairs, text_of, at_of = _t2_pairs(bench)
+    qids, sets = list(at_of), list(at_of.values())
     item_rows = rows_of([p["item_id"] for p in pairs])
-    features = np.zeros((len(pairs), 3 if reranker is not None else 2))
-    all_rows = np.arange(n_items)
+    features = np.zeros((len(pairs), len(FIRST_STAGE_FEATURES) + (len(RERANKER_FEATURES) if reranker is not None else 0)))
+    all_rows = np.arange(items.num_rows)
     chunks = range(0, len(qids), T2_CHUNK)
     for start in track(chunks, f"{system.name}: T2 pairs", total=len(chunks)):
         chunk = qids[start:start + T2_CHUNK]
         corpus = system.score_batch([text_of[q] for q in chunk], [all_rows] * len(chunk))
         for qid, scores in zip(chunk, corpus):
             scores = np.asarray(scores, dtype=np.float64)
-            at = by_query[qid]
-            values = scores[item_rows[at]]
-            features[at, 0] = values
-            features[at, 1] = corpus_percentile(scores, values)
+            at = at_of[qid]
+            features[at, 0] = scores[item_rows[at]]
+            features[at, 1] = corpus_percentile(scores, features[at, 0])
+    features[:, 2], features[:, 3] = within_sets(features[:, 0], sets)
+    features[:, 4] = _closeness(system, items, item_rows, sets)
     if reranker is not None:
-        features[:, 2] = reranker.score_pairs([text_of[p["qid"]] for p in pairs], item_rows)
+        first = len(FIRST_STAGE_FEATURES)
+        features[:, first] = reranker.score_pairs([text_of[p["qid"]] for p in pairs], item_rows)
+        features[:, first + 1], features[:, first + 2] = within_sets(features[:, first], sets)
     if not np.all(np.isfinite(features)):
         raise FashionRQError(f"system '{system.name}' returned non-finite T2 scores; fix its score().")
     return pairs, features
@@ -210,14 +234,18 @@ def execute(job, public: Path, out: Path) -> dict[str, dict]:
     if reranker is not None:
         reranker.fit(items)
     outputs = _outputs(system, reranker, out, job.first_stage)
-    index = _write_runs(bench, system, reranker, rows_of, items.num_rows, outputs, job, calibrator)
+    index = _write_runs(bench, system, reranker, rows_of, items, outputs, job, calibrator)
     records = {}
     for key, output in outputs.items():
         config = {"system_config": system.config() if hasattr(system, "config") else {}, "regime": job.regime,
                   "rerank": {**output.reranker.config(), "depth": job.depth} if output.reranker is not None else None,
-                  "t2": calibrator.config(), "open_corpus_index": index}
+                  "t2": {**calibrator.config(), "features": _t2_feature_names(output)}, "open_corpus_index": index}
         records[key] = {"system": output.name, "config": config, "release": job.release}
     return records
+
+
+def _t2_feature_names(output: Output) -> list[str]:
+    return [*FIRST_STAGE_FEATURES, *(RERANKER_FEATURES if output.reranker is not None else ())]
 
 
 def _outputs(system, reranker, out: Path, first_stage: bool) -> dict[str, Output]:
@@ -230,7 +258,7 @@ def _outputs(system, reranker, out: Path, first_stage: bool) -> dict[str, Output
     return outputs
 
 
-def _write_runs(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: int, outputs: dict[str, Output], job,
+def _write_runs(bench: PublicBench, system, reranker, rows_of: _Rows, items, outputs: dict[str, Output], job,
                 calibrator: GradeCalibrator) -> dict:
     """Every output's ranking files and T2 labels; the first stage is scored once for all of them. Returns the
     open-corpus index record."""
@@ -243,9 +271,9 @@ def _write_runs(bench: PublicBench, system, reranker, rows_of: _Rows, n_items: i
         for output in outputs.values():
             write_trec(output.folder / f"{task}.run", qids, cands, output.scores(texts, rows, first, item_ids, depth), output.tag)
     index = _open_corpus(bench, system, item_ids, list(outputs.values()), depth, job)
-    pairs, features = _t2_features(bench, system, reranker, rows_of, n_items)
+    pairs, features = _t2_features(bench, system, reranker, rows_of, items)
     for output in outputs.values():
-        columns = features if output.reranker is not None else features[:, :2]
+        columns = features if output.reranker is not None else features[:, :len(FIRST_STAGE_FEATURES)]
         atomic_write_jsonl(output.folder / "t2.jsonl", calibrated_t2(bench, pairs, columns, calibrator))
     return index
 

@@ -1,10 +1,18 @@
 """T2 (hierarchical relevance classification): map query-item similarity to a grade, fitted on dev pairs only.
 
-Features of a pair (all label-free): the system's score, the score's percentile among the scores of
-every catalog item for that query (so that unnormalised scores such as BM25 become comparable across
-queries) and, with a reranker, its constraint score. A class-balanced multinomial logistic regression on
-the standardised features is fitted on ``t2_dev_labels.jsonl`` and predicts the test pairs; the written
-``score`` is the expected grade under the fitted probabilities.
+Features of a pair (all label-free, :data:`FIRST_STAGE_FEATURES` then :data:`RERANKER_FEATURES`):
+
+* the system's score; its percentile among the scores of every catalog item for that query (so that
+  unnormalised scores such as BM25 become comparable across queries);
+* the shape of the query's candidate set (the items of its pairs, public in ``t2_pairs.jsonl``): the
+  score's mid-rank within the set and its difference from the set's mean score, and the item's closeness
+  to the rest of the set, the mean score the system gives it when each other candidate's text is the
+  query (:func:`set_closeness`), minus the set's mean closeness;
+* with a reranker, its pair score, with its rank within the set and its difference from the set's mean.
+
+A class-balanced multinomial logistic regression on the standardised features is fitted on
+``t2_dev_labels.jsonl`` and predicts the test pairs; the written ``score`` is the expected grade under
+the fitted probabilities.
 """
 
 from __future__ import annotations
@@ -14,6 +22,9 @@ import numpy as np
 from fashionrq.errors import InputError
 
 LABELS = (0, 1, 2, 3)
+#: Feature columns from the first stage alone, then those a reranker adds (one row per T2 pair).
+FIRST_STAGE_FEATURES = ("score", "corpus_percentile", "set_rank", "set_deviation", "set_closeness")
+RERANKER_FEATURES = ("rerank_score", "rerank_set_rank", "rerank_set_deviation")
 
 
 def corpus_percentile(corpus_scores: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -22,6 +33,26 @@ def corpus_percentile(corpus_scores: np.ndarray, values: np.ndarray) -> np.ndarr
     below = np.searchsorted(ordered, values, side="left")
     at_or_below = np.searchsorted(ordered, values, side="right")
     return (below + at_or_below) / (2.0 * len(ordered))
+
+
+def within_sets(values: np.ndarray, sets: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``(mid-rank percentile within its set, value minus its set's mean)`` of each of ``values``; ``sets``
+    partitions the rows (one index array per query)."""
+    values = np.asarray(values, dtype=np.float64)
+    rank, deviation = np.zeros(len(values)), np.zeros(len(values))
+    for at in sets:
+        rank[at] = corpus_percentile(values[at], values[at])
+        deviation[at] = values[at] - values[at].mean()
+    return rank, deviation
+
+
+def set_closeness(system, texts: list[str], rows: np.ndarray) -> np.ndarray:
+    """Closeness of each item of a candidate set (``rows``, their ``texts``) to the rest of the set, in the
+    system's own terms: the mean of ``system``'s scores of the item when each other item's text is the query."""
+    if len(rows) < 2:
+        return np.zeros(len(rows))
+    matrix = np.array([np.asarray(s, dtype=np.float64) for s in system.score_batch(texts, [rows] * len(rows))])
+    return (matrix.sum(axis=0) - np.diag(matrix)) / (len(rows) - 1)
 
 
 class GradeCalibrator:
