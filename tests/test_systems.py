@@ -12,12 +12,14 @@ import pytest
 
 from conftest import main_code
 
+from fashionrq.encoders import item_text
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.metrics import evaluate, read_qrels, read_run
 from fashionrq.protocol import commit_run, load_pools, validate_run
 from fashionrq.systems import BaseRetriever, LabelAccessError, get_reranker, get_system, run_system
 from fashionrq.systems.hybrid import ranks, rrf
 from fashionrq.systems.lexical import tokenize
+from fashionrq.systems.t2 import FIRST_STAGE_FEATURES, RERANKER_FEATURES, set_closeness, within_sets
 
 
 #: Built-in systems that must beat random on T1 (dense ones reuse the shared embedding cache).
@@ -139,6 +141,23 @@ def test_dense_ranks_the_described_kind_above_unrelated_items(fixture_items):
         unrelated = np.array([i for i, t in enumerate(types) if t != kind])
         scores = system.score(text, np.array(sorted(relevant)))
         assert scores.min() > np.quantile(system.score(text, unrelated), 0.9), text
+
+
+def test_t2_set_features_rank_within_each_query_and_find_the_odd_item_out(lexical, fixture_items):
+    values = np.array([3.0, 1.0, 1.0, 0.0, 5.0, 7.0])
+    rank, deviation = within_sets(values, [np.array([0, 1, 2, 3]), np.array([4, 5])])
+    np.testing.assert_allclose(rank, [0.875, 0.5, 0.5, 0.125, 0.25, 0.75])  # mid-ranks: ties share one
+    np.testing.assert_allclose(deviation, [1.75, -0.25, -0.25, -1.25, -1.0, 1.0])
+    # three items of one kind and one of another: in bm25's own terms the odd one is the farthest from the rest
+    types = fixture_items.column("article_type").to_pylist()
+    sets = [sorted(relevant)[:3] for _, relevant in catalog_queries(fixture_items, n=20, seed=2) if len(relevant) >= 3][:5]
+    assert len(sets) == 5
+    for same in sets:
+        rows = np.array([*same, next(i for i, t in enumerate(types) if t != types[same[0]])])
+        texts = [item_text(row) for row in fixture_items.take(rows).to_pylist()]
+        closeness = set_closeness(lexical["bm25"], texts, rows)
+        assert closeness.argmin() == 3, (same, closeness)
+    assert set_closeness(lexical["bm25"], ["one"], np.array([0])).tolist() == [0.0]
 
 
 def test_batch_search_and_score_agree(lexical, fixture_items):
@@ -295,6 +314,8 @@ def test_t2_calibration_beats_chance(bench, runs):
         rows = [json.loads(line) for line in (run / "t2.jsonl").read_text().splitlines()]
         return np.mean([truth[r["pair_id"]] == r["label"] for r in rows])
 
+    # the calibrator read the score, its percentile and the shape of the query's candidate set
+    assert json.loads((runs("bm25") / "run.json").read_text())["config"]["t2"]["features"] == list(FIRST_STAGE_FEATURES)
     # bm25's calibrated grades beat random's by more than two standard errors of the difference of two accuracies
     n = len(truth)
     ours, chance = accuracy(runs("bm25")), accuracy(runs("random"))
@@ -340,6 +361,8 @@ def test_verifier_improves_bm25(bench, runs):
     reranked = runs("bm25", get_reranker("verifier"))
     assert t1_ndcg(bench, reranked) > t1_ndcg(bench, runs("bm25"))
     validate_run(reranked, load_pools(bench))
+    # its T2 calibrator adds the verifier's pair score, rank and deviation within the query's candidate set
+    assert json.loads((reranked / "run.json").read_text())["config"]["t2"]["features"] == [*FIRST_STAGE_FEATURES, *RERANKER_FEATURES]
 
 
 def test_leaderboard_prints_tasks_side_by_side(bench, runs, tmp_path, capsys):
