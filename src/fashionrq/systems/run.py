@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fashionrq.encoders.text import item_text
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_jsonl, atomic_writer
 from fashionrq.progress import track
@@ -18,8 +19,8 @@ from fashionrq.systems.adapter import as_retriever
 from fashionrq.systems.base import Retriever, ranking_order
 from fashionrq.systems.bench import PublicBench
 from fashionrq.systems.regimes import candidate_view, check_regime
-from fashionrq.encoders.text import item_text
-from fashionrq.systems.t2 import FIRST_STAGE_FEATURES, RERANKER_FEATURES, GradeCalibrator, corpus_percentile, set_closeness, within_sets
+from fashionrq.systems.t2 import (FIRST_STAGE_FEATURES, RERANKER_FEATURES, GradeCalibrator, corpus_percentile, set_closeness,
+                                  within_sets)
 from fashionrq.systems.twostage import DEFAULT_DEPTH, check_depth, check_reranker, rerank
 
 RANKING_TASKS = ("t1", "t3", "t4")  # pooled; open-corpus T1 (t1o) ranks the whole catalog
