@@ -130,6 +130,7 @@ def _keep_freed_memory() -> None:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         libc.mallopt(-3, 1 << 30)  # M_MMAP_THRESHOLD: no mmap below 1 GiB
         libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD: keep up to 1 GiB of freed heap
+        libc.mallopt(-8, 1)  # M_ARENA_MAX: one arena, so memory the parse threads free is reused by the rest
     except (OSError, AttributeError):
         pass
 

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from fashionrq.metrics.trec import Qrels, Run, _sorted_unique, group_positions, judged_positions
+from fashionrq.metrics.trec import Qrels, Run, _recode, arrow_int64, distinct_ints, group_positions, judged_values
 
 NONPOOL, UNJUDGED = -1, -2
 MIN_GEO_MEAN = 1e-5
@@ -101,20 +101,17 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 def build_res_rels(qrels: Qrels, run: Run, relevance_level: int = 1, judged_only: bool = False,
                    max_docs: int | None = None) -> ResRels:
     """Join ``run`` with ``qrels`` the way trec_eval's ``form_res_rels`` does, for every query both list."""
-    qrels_qids = pc.unique(qrels.qid)
-    qids = _sorted_unique(run.qid)
-    qids = qids.filter(pc.is_in(qids, value_set=qrels_qids))
-    run_query = pc.index_in(run.qid, value_set=qids)
-    position = judged_positions(qrels, run)
-    table = pa.table({"q": run_query, "s": pc.cast(pa.array(run.score), pa.float32()), "d": run.docno})
-    if run_query.null_count:
-        valid = run_query.is_valid()
-        table, position = table.filter(valid), position[valid.to_numpy(zero_copy_only=False)]
-    order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")]).to_numpy()
-    query = table.column("q").combine_chunks().to_numpy().astype(np.int64)[order]
-    position = position[order]
-    rel = np.where(position >= 0, qrels.grade[position], NONPOOL)
-    rel[(position >= 0) & (rel < 0)] = UNJUDGED
+    qrels_qids = qrels._encoded[0].dictionary  # distinct query ids
+    run_query_rank, run_qids = run._query_codes
+    judged = pc.is_in(run_qids, value_set=qrels_qids).to_numpy(zero_copy_only=False)
+    qids = run_qids.take(arrow_int64(np.flatnonzero(judged)))
+    order = run.ranking
+    rows_per_query = np.bincount(run_query_rank, minlength=len(run_qids))  # the ranking is grouped by query id
+    query = np.repeat(np.arange(len(qids)), rows_per_query[judged])  # index among the judged query ids
+    if not judged.all():
+        order = order[np.repeat(judged, rows_per_query)]
+    grades = np.where(qrels.grade < 0, UNJUDGED, qrels.grade)
+    rel = judged_values(qrels, run, grades, NONPOOL)[order]
     rank = group_positions(query)
     kept = np.ones(len(query), dtype=bool)
     if max_docs is not None:
@@ -130,11 +127,11 @@ def build_res_rels(qrels: Qrels, run: Run, relevance_level: int = 1, judged_only
 
 
 def _level_counts(qrels: Qrels, qids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    query = pc.index_in(qrels.qid, value_set=qids)
-    valid = query.is_valid().to_numpy(zero_copy_only=False) & (qrels.grade >= 0)
-    query = pc.fill_null(query, 0).to_numpy()[valid].astype(np.int64)
+    query = _recode(qrels._encoded[0], qids)
+    valid = (query >= 0) & (qrels.grade >= 0)
+    query = query[valid]
     grades = qrels.grade[valid]
-    levels = np.unique(grades)
+    levels = distinct_ints(grades)
     column = np.searchsorted(levels, grades)
     counts = np.bincount(query * len(levels) + column, minlength=len(qids) * len(levels))
     return levels, counts.reshape(len(qids), len(levels))
