@@ -288,3 +288,8 @@ def test_cli_reports_a_bad_file_in_one_sentence_with_exit_code_2(tmp_path, capsy
     # end to end through the installed entry point: no traceback, exit code 2
     done = subprocess.run([sys.executable, "-m", "fashionrq", "trec-eval", str(qrels), str(run)], capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr and "line 2" in done.stderr
+    # both files bad (the qrels are read in a second thread): the qrels error is the one reported, as trec_eval reads them first
+    bad_qrels = tmp_path / "bad.qrels"
+    bad_qrels.write_text("q1 0 a 3\nq1 0 b high\n")
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "trec-eval", str(bad_qrels), str(run)], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "bad.qrels, line 2: field 'grade'" in " ".join(done.stderr.split())
