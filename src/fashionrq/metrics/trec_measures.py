@@ -64,7 +64,7 @@ class ResRels:
     @cached_property
     def hits_so_far(self) -> np.ndarray:
         """Relevant rows at or above each row, within its query."""
-        return _grouped_cumsum(self.is_rel.astype(np.int64), self.start, self.query)
+        return _grouped_cumsum(self.is_rel, self.start, self.query)
 
     @cached_property
     def num_rel_levels(self) -> np.ndarray:
@@ -86,10 +86,14 @@ class ResRels:
 
 
 def _grouped_cumsum(values: np.ndarray, start: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """Inclusive running sum of ``values`` within each query (rows grouped by query, ``start`` its first row)."""
-    total = np.cumsum(values)
-    before = np.r_[0, total][start]
-    return total - before[query]
+    """Inclusive running sum of ``values`` (booleans count as 0/1) within each query (rows grouped by query,
+    ``start`` its first row)."""
+    total = np.cumsum(values, dtype=np.int64 if values.dtype == bool else None)
+    before = np.zeros(len(start), dtype=total.dtype)  # the running sum just above each query's first row
+    inner = start > 0
+    before[inner] = total[start[inner] - 1]
+    total -= before[query]
+    return total
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -171,8 +175,12 @@ def bpref(rr: ResRels) -> np.ndarray:
 
 def recip_rank(rr: ResRels) -> np.ndarray:
     """m_recip_rank.c: 1 / rank of the first relevant retrieved document."""
-    first = rr.is_rel & (rr.hits_so_far == 1)
-    return rr.total(1.0 / (rr.rank + 1.0), first)
+    rows = np.flatnonzero(rr.is_rel)  # in ranking order, grouped by query
+    query = rr.query[rows]
+    first = rows[np.r_[True, query[1:] != query[:-1]]] if len(rows) else rows
+    values = np.zeros(rr.n)
+    values[rr.query[first]] = 1.0 / (rr.rank[first] + 1.0)
+    return values
 
 
 def infap(rr: ResRels) -> np.ndarray:
