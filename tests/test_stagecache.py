@@ -77,3 +77,31 @@ def test_warm_demo_is_byte_identical_to_cold_still_commits_and_reruns_only_with_
     with pytest.raises(InputError, match="holds notes.txt, which no demo writes"):
         _demo(warm, force=True)
     assert (warm / "catalog").is_dir() and (warm / "notes.txt").read_text() == "mine"  # nothing removed
+
+
+def test_a_committed_run_is_scored_once_and_a_cached_score_needs_an_intact_release(small_bench, stage_cache, tmp_path, monkeypatch):
+    """score_run keeps its result under the run's commitment: a second scoring replays it (the same report), a
+    recommitted run or another release is a miss, and a tampered release is refused even with the score cached."""
+    import shutil
+
+    from fashionrq.protocol import commit_run, scoring
+    from fashionrq.protocol.errors import ReleaseTamperedError
+    from fashionrq.systems import run_system
+
+    run = tmp_path / "random"
+    run_system(small_bench, "random", run)
+    commit_run(run, small_bench)
+    first = scoring.score_run(small_bench, run, relevance=False)
+    assert len(list((stage_cache / "stages" / "score").glob("*.pickle"))) == 1
+    monkeypatch.setattr(scoring, "_score_committed", lambda *args: pytest.fail("a committed run was scored twice"))
+    assert scoring.score_run(small_bench, run, relevance=False).report == first.report
+    tampered = shutil.copytree(small_bench, tmp_path / "BENCH")
+    with open(tampered / "labels" / "t1.qrels", "a", encoding="utf-8") as handle:
+        handle.write("x 0 y 3\n")
+    with pytest.raises(ReleaseTamperedError):
+        scoring.score_run(tampered, run, relevance=False)
+    monkeypatch.undo()
+    monkeypatch.setenv("FASHIONRQ_CACHE", str(stage_cache))
+    commit_run(run, small_bench)  # a new commitment (a declared resubmission) is scored afresh
+    assert scoring.score_run(small_bench, run, relevance=False).report["commitment"]["ledger_records"] == 2
+    assert len(list((stage_cache / "stages" / "score").glob("*.pickle"))) == 2

@@ -241,6 +241,20 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
     if commitment.get("release") != release:
         raise CommitmentMismatchError(f"{run}'s latest commitment names release {str(commitment.get('release'))[:12]}…, not {release[:12]}…; commit again for this release.")
     verify_release(bench, under="public", strict=True)
+    from fashionrq.stagecache import cached_object
+
+    # the commitment fixes the run's bytes, so the same committed run on the same release and code scores the same
+    key = {"release": release, "commitment": commitment["hash"], "run": str(run.resolve()), "relevance": relevance,
+           "gains": gains, "isolation": isolation}
+    scored = cached_object("score", key, lambda: _score_committed(bench, run, relevance, cache_dir, gain_map, release,
+                                                                  isolation, commitment), cache_dir)
+    verify_release(bench, strict=True)  # a cached score is returned only for an intact release
+    return scored
+
+
+def _score_committed(bench: Path, run: Path, relevance: bool, cache_dir, gain_map: dict | None, release: str,
+                     isolation: dict, commitment: dict) -> ScoredRun:
+    """Validate the committed RUN (fail-closed, public files only), then open the labels and score it."""
     pools = load_pools(bench)
     predictions = validate_run(run, pools)
     verify_release(bench, strict=True)
