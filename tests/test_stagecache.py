@@ -100,8 +100,15 @@ def test_a_committed_run_is_scored_once_and_a_cached_score_needs_an_intact_relea
         handle.write("x 0 y 3\n")
     with pytest.raises(ReleaseTamperedError):
         scoring.score_run(tampered, run, relevance=False)
+    commit_run(run, small_bench)  # a new commitment over the same files (a warm demo's cached run) replays the score
+    again = scoring.score_run(small_bench, run, relevance=False).report
+    assert again["commitment"]["ledger_records"] == 2 and again["commitment"]["hash"] != first.report["commitment"]["hash"]
+    assert {k: v for k, v in again.items() if k != "commitment"} == {k: v for k, v in first.report.items() if k != "commitment"}
     monkeypatch.undo()
     monkeypatch.setenv("FASHIONRQ_CACHE", str(stage_cache))
-    commit_run(run, small_bench)  # a new commitment (a declared resubmission) is scored afresh
-    assert scoring.score_run(small_bench, run, relevance=False).report["commitment"]["ledger_records"] == 2
+    other = shutil.copytree(run, tmp_path / "other", ignore=shutil.ignore_patterns("commitments*"))
+    lines = [line.rsplit(" ", 1)[0] + " retagged" for line in (other / "t1.run").read_text().splitlines()]
+    (other / "t1.run").write_text("\n".join(lines) + "\n")  # other bytes, same ranking: scored afresh
+    commit_run(other, small_bench)
+    assert scoring.score_run(small_bench, other, relevance=False).report["tasks"] == first.report["tasks"]
     assert len(list((stage_cache / "stages" / "score").glob("*.pickle"))) == 2

@@ -243,13 +243,19 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
     verify_release(bench, under="public", strict=True)
     from fashionrq.stagecache import cached_object
 
-    # the commitment fixes the run's bytes, so the same committed run on the same release and code scores the same
-    key = {"release": release, "commitment": commitment["hash"], "run": str(run.resolve()), "relevance": relevance,
-           "gains": gains, "isolation": isolation}
+    # the commitment fixes the run's bytes, so committed files with the same hashes score the same on the same
+    # release and code (a warm demo recommits a cached run: a new ledger record over the same files)
+    key = {"release": release, "files": {name: entry["sha256"] for name, entry in sorted(commitment["files"].items())},
+           "config": commitment["config_sha256"], "relevance": relevance, "gains": gains, "isolation": isolation}
     scored = cached_object("score", key, lambda: _score_committed(bench, run, relevance, cache_dir, gain_map, release,
                                                                   isolation, commitment), cache_dir)
     verify_release(bench, strict=True)  # a cached score is returned only for an intact release
+    scored.report.update(run=str(run), commitment=_commitment_record(run, commitment))
     return scored
+
+
+def _commitment_record(run: Path, commitment: dict) -> dict:
+    return {"hash": commitment["hash"], "timestamp": commitment["timestamp"], "ledger_records": len(read_ledger(run))}
 
 
 def _score_committed(bench: Path, run: Path, relevance: bool, cache_dir, gain_map: dict | None, release: str,
@@ -315,8 +321,7 @@ def _score_committed(bench: Path, run: Path, relevance: bool, cache_dir, gain_ma
         "run": str(run),
         "system": config.get("system"),
         "isolation": isolation,
-        "commitment": {"hash": commitment["hash"], "timestamp": commitment["timestamp"],
-                       "ledger_records": len(read_ledger(run))},
+        "commitment": _commitment_record(run, commitment),
         "tasks": tasks,
         "bootstrap": RUN_BOOTSTRAP,
         "notes": METRIC_NOTES,
