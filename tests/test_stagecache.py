@@ -77,3 +77,38 @@ def test_warm_demo_is_byte_identical_to_cold_still_commits_and_reruns_only_with_
     with pytest.raises(InputError, match="holds notes.txt, which no demo writes"):
         _demo(warm, force=True)
     assert (warm / "catalog").is_dir() and (warm / "notes.txt").read_text() == "mine"  # nothing removed
+
+
+def test_a_committed_run_is_scored_once_and_a_cached_score_needs_an_intact_release(small_bench, stage_cache, tmp_path, monkeypatch):
+    """score_run keeps its result under the run's commitment: a second scoring replays it (the same report), a
+    recommitted run or another release is a miss, and a tampered release is refused even with the score cached."""
+    import shutil
+
+    from fashionrq.protocol import commit_run, scoring
+    from fashionrq.protocol.errors import ReleaseTamperedError
+    from fashionrq.systems import run_system
+
+    run = tmp_path / "random"
+    run_system(small_bench, "random", run)
+    commit_run(run, small_bench)
+    first = scoring.score_run(small_bench, run, relevance=False)
+    assert len(list((stage_cache / "stages" / "score").glob("*.pickle"))) == 1
+    monkeypatch.setattr(scoring, "_score_committed", lambda *args: pytest.fail("a committed run was scored twice"))
+    assert scoring.score_run(small_bench, run, relevance=False).report == first.report
+    tampered = shutil.copytree(small_bench, tmp_path / "BENCH")
+    with open(tampered / "labels" / "t1.qrels", "a", encoding="utf-8") as handle:
+        handle.write("x 0 y 3\n")
+    with pytest.raises(ReleaseTamperedError):
+        scoring.score_run(tampered, run, relevance=False)
+    commit_run(run, small_bench)  # a new commitment over the same files (a warm demo's cached run) replays the score
+    again = scoring.score_run(small_bench, run, relevance=False).report
+    assert again["commitment"]["ledger_records"] == 2 and again["commitment"]["hash"] != first.report["commitment"]["hash"]
+    assert {k: v for k, v in again.items() if k != "commitment"} == {k: v for k, v in first.report.items() if k != "commitment"}
+    monkeypatch.undo()
+    monkeypatch.setenv("FASHIONRQ_CACHE", str(stage_cache))
+    other = shutil.copytree(run, tmp_path / "other", ignore=shutil.ignore_patterns("commitments*"))
+    lines = [line.rsplit(" ", 1)[0] + " retagged" for line in (other / "t1.run").read_text().splitlines()]
+    (other / "t1.run").write_text("\n".join(lines) + "\n")  # other bytes, same ranking: scored afresh
+    commit_run(other, small_bench)
+    assert scoring.score_run(small_bench, other, relevance=False).report["tasks"] == first.report["tasks"]
+    assert len(list((stage_cache / "stages" / "score").glob("*.pickle"))) == 2

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 import shutil
 from collections.abc import Callable
 from functools import lru_cache
@@ -87,6 +88,20 @@ def cached_json(kind: str, inputs: dict, compute: Callable[[], dict], cache_dir:
         return read_json(path)
     result = compute()
     atomic_write_json(path, result)
+    return result
+
+
+def cached_object(kind: str, inputs: dict, compute: Callable[[], object], cache_dir: str | Path | None = None):
+    """Stage ``kind``'s Python result over ``inputs`` (pickled: the folder is the user's own and sealed systems are
+    denied it): the cached one, or ``compute()`` stored afterwards."""
+    from fashionrq.io import atomic_write_bytes
+
+    path = stages_dir(cache_dir) / kind / f"{stage_key(kind, inputs)}.pickle"
+    if path.is_file():
+        with path.open("rb") as handle:
+            return pickle.load(handle)
+    result = compute()
+    atomic_write_bytes(path, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
     return result
 
 

@@ -247,7 +247,7 @@ class Run(_Pairs):
 # ----------------------------------------------------------------------------------------------- reading
 
 
-def _fast_columns(path: Path, names: tuple[str, ...], types: dict[str, pa.DataType]) -> pa.Table | None:
+def read_columns(path: Path, names: tuple[str, ...], types: dict[str, pa.DataType]) -> pa.Table | None:
     """Parse a well-formed file with Arrow's CSV reader (on every core: the one step of trec-eval that splits
     well, for a little more CPU than one thread); None when anything looks off."""
     with path.open("rb") as handle:
@@ -327,7 +327,7 @@ def _existing(path: str | Path) -> Path:
 def read_qrels(path: str | Path) -> Qrels:
     """Read a TREC qrels file (``qid iter docno grade``) into :class:`Qrels`; raises InputError on a bad line."""
     path = _existing(path)
-    table = _fast_columns(path, QRELS_FIELDS, {"qid": pa.string(), "docno": pa.string(), "grade": pa.int64()})
+    table = read_columns(path, QRELS_FIELDS, {"qid": pa.string(), "docno": pa.string(), "grade": pa.int64()})
     if table is not None:
         try:
             grades = table.column("grade").chunk(0).to_numpy()  # one chunk; ChunkedArray.to_numpy imports pandas
@@ -341,7 +341,7 @@ def read_qrels(path: str | Path) -> Qrels:
 def read_run(path: str | Path) -> Run:
     """Read a TREC run file (``qid Q0 docno rank score tag``) into :class:`Run` named by its first tag."""
     path = _existing(path)
-    table = _fast_columns(path, RUN_FIELDS, {"qid": pa.string(), "docno": pa.string(), "score": pa.float64()})
+    table = read_columns(path, RUN_FIELDS, {"qid": pa.string(), "docno": pa.string(), "score": pa.float64()})
     if table is not None:
         with path.open("rb") as handle:
             tag = next(line for line in handle if line.strip()).split()[5].decode()

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fashionrq.protocol.commitment import TASK_FILES
@@ -141,10 +142,48 @@ def _collect(kind: type, path: Path, what: str, ids, fix: str) -> None:
         raise kind(f"{path}: {len(ids)} {what} ({examples(ids)}); {fix}")
 
 
+#: A rank and a score token as :data:`_RANK` and :data:`_NUMBER` accept them, for Arrow's (RE2, ASCII) matcher.
+_RANK_ARROW, _NUMBER_ARROW = rf"^{_RANK.pattern}$", rf"^{_NUMBER.pattern}$"
+#: Whitespace other than one space between fields (``str.split`` splits on it; Arrow's reader would not), or a blank
+#: line (Arrow skips it; the line-by-line reader refuses it).
+_NOT_SINGLE_SPACED = re.compile(rb"[\t\r\x0b\x0c\x1c-\x1f]|\n\n|\A\n")
+
+
+def _well_formed_rows(path: Path) -> dict[str, list[tuple[int, str, float]]] | None:
+    """The rows of a well-formed non-empty TREC run (six single-space fields a line), parsed and checked column-wise
+    with Arrow; None when anything is off, so the line-by-line reader names the first bad line."""
+    import pyarrow.compute as pc
+
+    from fashionrq.metrics.trec import read_columns
+
+    with path.open("rb") as handle:
+        data = handle.read()
+    if not data.isascii() or _NOT_SINGLE_SPACED.search(data):
+        return None
+    columns = ("qid", "q0", "item", "rank", "score", "tag")
+    table = read_columns(path, columns, {name: pa.string() for name in columns})
+    if table is None or min(pc.min(pc.utf8_length(table.column(name))).as_py() for name in columns) == 0:
+        return None
+    ranks, scores = table.column("rank"), table.column("score")
+    if not (pc.all(pc.equal(table.column("q0"), "Q0")).as_py() and pc.all(pc.match_substring_regex(ranks, _RANK_ARROW)).as_py()
+            and pc.all(pc.match_substring_regex(scores, _NUMBER_ARROW)).as_py()):
+        return None
+    rank_values, score_values = list(map(int, ranks.to_pylist())), list(map(float, scores.to_pylist()))
+    if min(rank_values) < 1 or not all(map(math.isfinite, score_values)):
+        return None
+    rows: dict[str, list[tuple[int, str, float]]] = {}
+    for qid, item, rank, score in zip(table.column("qid").to_pylist(), table.column("item").to_pylist(), rank_values, score_values):
+        rows.setdefault(qid, []).append((rank, item, score))
+    return rows
+
+
 def _ranking_rows(path: Path, allow_empty: bool = False) -> dict[str, list[tuple[int, str, float]]]:
     """``{qid: [(rank, item, score), ...]}`` from a TREC run, every line checked for its six fields (an empty file
     only with ``allow_empty``: the release has no query for the task)."""
-    rows: dict[str, list[tuple[int, str, float]]] = {}
+    rows = _well_formed_rows(path)
+    if rows is not None:
+        return rows
+    rows = {}
     for number, text in _lines(path, allow_empty):
         fields = text.split()
         if len(fields) != 6:

@@ -69,10 +69,25 @@ def _recording_fit(fit):
     return wrapped
 
 
+def top_rows(scores: np.ndarray, k: int) -> np.ndarray:
+    """The rows of the ``k`` highest scores, best first, ties broken by the lower row first.
+
+    A partition finds the k-th score, and only the rows at or above it are sorted (O(n) rather than a full sort of
+    the corpus per query); scores that are not all finite take the full sort, which puts NaN last.
+    """
+    scores = np.asarray(scores)
+    n = len(scores)
+    k = max(0, min(k, n))
+    if k < n and k and np.isfinite(scores).all():
+        candidates = np.flatnonzero(scores >= np.partition(scores, n - k)[n - k])
+    else:
+        candidates = np.arange(n)
+    return candidates[np.lexsort((candidates, -scores[candidates]))][:k]
+
+
 def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """The ``k`` highest ``(row, score)`` pairs, ties broken by the lower row first."""
-    order = np.lexsort((np.arange(len(scores)), -scores))[:k]
-    return [(int(row), float(scores[row])) for row in order]
+    """The ``k`` highest ``(row, score)`` pairs, ties broken by the lower row first (see :func:`top_rows`)."""
+    return [(int(row), float(scores[row])) for row in top_rows(scores, k)]
 
 
 def ranking_order(scores: np.ndarray, keys: Sequence) -> np.ndarray:

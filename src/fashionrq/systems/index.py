@@ -18,6 +18,7 @@ import numpy as np
 
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_write_bytes
+from fashionrq.systems.base import top_rows
 
 INDEX_KINDS = ("exact", "hnsw", "ivf")
 #: Extra candidates an index returns beyond k, so ties at the k-th score are broken by row, not by the index.
@@ -67,11 +68,9 @@ def exact_search(vectors: np.ndarray, queries: np.ndarray, k: int) -> tuple[list
     for start in range(0, len(queries), QUERY_BLOCK):
         block = queries[start:start + QUERY_BLOCK] @ vectors.T
         for scores in block:
-            threshold = np.partition(scores, len(scores) - k)[len(scores) - k] if k else np.inf
-            candidates = np.flatnonzero(scores >= threshold)
-            rows, values = order_hits(candidates, scores[candidates], k)
+            rows = top_rows(scores, k)
             rows_out.append(rows)
-            scores_out.append(values)
+            scores_out.append(scores[rows])
     return rows_out, scores_out
 
 

@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
-from fashionrq.systems.probes.view import Pool, PublicView, Record, tie_broken
+from fashionrq.systems.probes.view import Pool, PublicView, Record, tie_broken, top_tie_broken
 
 
 class Probe:
@@ -49,13 +49,21 @@ class Probe:
         """The attack's raw score of each candidate of ``pool`` (higher = predicted more relevant)."""
         raise NotImplementedError
 
+    def _tie_key(self, pool: Pool) -> str:
+        return f"{self.name}:{pool.task}:{pool.qid}"
+
     def _ranked(self, pool: Pool, raw: np.ndarray) -> np.ndarray:
         """``raw``'s order as scores 1..n, ties broken by a seeded shuffle of this probe's own."""
-        return tie_broken(raw, self.seed, f"{self.name}:{pool.task}:{pool.qid}")
+        return tie_broken(raw, self.seed, self._tie_key(pool))
 
     def score_pool(self, pool: Pool) -> np.ndarray:
         """Scores of ``pool.candidates`` in the attack's order (distinct values, 1 = last)."""
         return self._ranked(pool, self.attack_scores(pool))
+
+    def top_of_pool(self, pool: Pool, depth: int) -> tuple[np.ndarray, np.ndarray]:
+        """The top ``depth`` positions of :meth:`score_pool` and their scores, best first, without ranking the
+        whole pool (an open-corpus pool is the catalog)."""
+        return top_tie_broken(self.attack_scores(pool), self.seed, self._tie_key(pool), depth)
 
     def t2_features(self, pool: Pool) -> np.ndarray:
         """``(len(pool.candidates), 2)`` label-free features of a T2 query's pairs: raw score and rank within the pool."""

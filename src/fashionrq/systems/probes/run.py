@@ -47,12 +47,10 @@ def _open_corpus(public: PublicBench, view: PublicView, system, out: Path) -> No
     depth = open_depth(public)
     qids, candidates, scores = [], [], []
     for pool in pools:
-        values = system.score_pool(pool)  # distinct ranks: the top depth need no full sort of the catalog
-        top = np.argpartition(-values, depth - 1)[:depth] if len(values) > depth else np.arange(len(values))
-        top = top[np.argsort(-values[top], kind="stable")]
+        top, values = system.top_of_pool(pool, depth)
         qids.append(pool.qid)
         candidates.append([pool.candidates[i] for i in top])
-        scores.append(values[top])
+        scores.append(values)
     write_trec(out / "t1o.run", qids, candidates, scores, _tag(system.name))
 
 

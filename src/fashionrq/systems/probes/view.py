@@ -165,15 +165,37 @@ def _components(records: list[Record]) -> dict[str, list[int]]:
     return {key: members[find(i)] for key, i in first.items()}
 
 
+def _tie_rng(seed: int, key: str) -> np.random.Generator:
+    digest = hashlib.sha256(f"{seed}\x00{key}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
 def tie_broken(primary: np.ndarray, seed: int, key: str) -> np.ndarray:
     """Scores with the order of ``primary`` and ties broken by a seeded shuffle (never by item id or position)."""
     primary = np.asarray(primary, dtype=np.float64)
-    digest = hashlib.sha256(f"{seed}\x00{key}".encode()).digest()
-    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
     order = np.argsort(primary, kind="stable")
     if np.any(primary[order[1:]] == primary[order[:-1]]):  # ties: a stable sort of a seeded shuffle breaks them at random
-        shuffled = rng.permutation(len(primary))
+        shuffled = _tie_rng(seed, key).permutation(len(primary))
         order = shuffled[np.argsort(primary[shuffled], kind="stable")]
     scores = np.empty(len(primary))
     scores[order] = np.arange(1, len(primary) + 1, dtype=np.float64)
     return scores
+
+
+def top_tie_broken(primary: np.ndarray, seed: int, key: str, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``depth`` best positions of :func:`tie_broken` (``primary``, ``seed``, ``key``) and their scores, best
+    first, without sorting the whole array: the same rows and scores as the full ranking's top ``depth``."""
+    primary = np.asarray(primary, dtype=np.float64)
+    n = len(primary)
+    depth = min(depth, n)
+    if depth == 0:
+        return np.arange(0), np.zeros(0)
+    kth = np.partition(primary, n - depth)[n - depth]
+    rows = np.flatnonzero(primary >= kth)
+    if len(np.unique(primary)) < n:  # ties somewhere: they are broken by the position in the seeded shuffle
+        position = np.empty(n, dtype=np.int64)
+        position[_tie_rng(seed, key).permutation(n)] = np.arange(n)
+        rows = rows[np.lexsort((-position[rows], -primary[rows]))][:depth]
+    else:
+        rows = rows[np.argsort(-primary[rows], kind="stable")][:depth]
+    return rows, n - np.arange(depth, dtype=np.float64)
