@@ -11,9 +11,10 @@ The 2-means is scikit-learn's ``KMeans(n_clusters=2, n_init=3, random_state=seed
 two local trials, Lloyd iterations, the best of three inits), re-implemented to run on every part of one
 recursion depth at once: the rows of all parts lie contiguous in one permutation, and every step is a
 segment sum (``np.add.reduceat``) or a row-wise product over all of them. It draws the same random numbers and
-takes the same decisions as scikit-learn; its float sums run in another order, so a decision could differ
-only where two distances or inertias tie to the last bit. A part where a cluster empties (identical vectors)
-goes to scikit-learn itself, which relocates empty clusters.
+takes the same decisions as scikit-learn, and adds the centre sums in scikit-learn's order (so the centres, and
+the output, are the same bytes); its distances, inertias and seeding cumulative sums are formed in another order,
+so a decision could differ only where two of them tie to the last bit. A part where a cluster empties
+(identical vectors) goes to scikit-learn itself, which relocates empty clusters.
 """
 
 from __future__ import annotations
@@ -156,7 +157,8 @@ def _assign(Xc: np.ndarray, seg: np.ndarray, centres: np.ndarray) -> np.ndarray:
     """Label 1 where the row is strictly nearer centre 1: ``|c1|^2 - |c0|^2 < 2 x.(c1 - c0)`` (scikit-learn compares
     ``|c|^2 - 2 x.c``; the two differ only where the distances tie to the last bit)."""
     norms = np.einsum("sjd,sjd->sj", centres, centres)
-    return (norms[:, 1][seg] - norms[:, 0][seg] < 2 * np.einsum("id,id->i", Xc, (centres[:, 1] - centres[:, 0])[seg])).astype(np.int8)
+    dots = np.einsum("id,id->i", Xc, (centres[:, 1] - centres[:, 0])[seg])
+    return (norms[:, 1][seg] - norms[:, 0][seg] < 2 * dots).astype(np.int8)
 
 
 def _update(Xc: np.ndarray, seg: np.ndarray, n: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -201,7 +203,8 @@ def _sequential_sums(A: np.ndarray, begin: np.ndarray, length: np.ndarray, label
             out[runs] = np.sum(block, axis=1, where=valid[..., None])
             continue
         for label in range(2):
-            out[runs, label * A.shape[1]:(label + 1) * A.shape[1]] = np.sum(block, axis=1, where=(valid & (labels[rows] == label))[..., None])
+            mask = (valid & (labels[rows] == label))[..., None]
+            out[runs, label * A.shape[1]:(label + 1) * A.shape[1]] = np.sum(block, axis=1, where=mask)
     return out
 
 
