@@ -166,6 +166,23 @@ def test_every_regime_runs_label_blind_on_the_fixture_release(small_bench, regim
         validate_run(tmp_path / name, pools)
 
 
+def test_image_runs_see_private_copies_of_the_public_photos_and_text_runs_none(small_bench, tmp_path):
+    from fashionrq.systems.sealed import staged_public
+
+    public = small_bench / "public"
+    with staged_public(public, photos=False) as work:
+        assert not (work / "public" / "images").exists()
+    with staged_public(public, photos=True) as work:
+        staged = sorted((work / "public" / "images").iterdir())
+        assert [p.name for p in staged] == sorted(p.name for p in (public / "images").iterdir()) and len(staged) == 30
+        for path in staged:  # copies, not links: the child may write below its folder but not reach the release
+            assert path.read_bytes() == (public / "images" / path.name).read_bytes()
+            assert not path.samefile(public / "images" / path.name)
+    run = run_system(small_bench, "image-descriptor", tmp_path / "image", regime="image")  # reads every photo, sealed
+    assert run["config"]["regime"] == "image" and run["isolation"]["process"] == "sealed child"
+    validate_run(tmp_path / "image", load_pools(small_bench))
+
+
 def test_bundled_thumbnails_match_their_manifest_and_fit_the_budget():
     import csv
 

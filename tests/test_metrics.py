@@ -81,6 +81,22 @@ def test_ties_break_by_docno_descending_and_the_rank_column_is_ignored(tmp_path)
     assert one("recip_rank", qrels=Qrels({"q1": {"a": 1}}), run=run) == pytest.approx(1 / 4)
 
 
+@pytest.mark.parametrize("one_key", [True, False], ids=["uint64-key", "column-sort"])
+def test_ranking_orders_shuffled_tied_rows_like_trec_eval(monkeypatch, one_key):
+    # qids whose byte order is not numeric order; scores tied exactly, tied only in float32, signed zeros, overflow
+    rng = np.random.default_rng(7)
+    pool = [0.0, -0.0, 1.0, 1.0 + 1e-12, -2.5, 3e38, 1e300, -1e300, 7.25]
+    rows = [(f"q{q}", f"d{d}", float(rng.choice(pool))) for q in (1, 2, 10, 9, 100) for d in rng.permutation(60)[:40]]
+    rows = [rows[i] for i in rng.permutation(len(rows))]
+    if not one_key:  # as when query, score and docno bits do not fit one 64-bit key
+        monkeypatch.setattr("fashionrq.metrics.trec._ranking_by_key", lambda *args: None)
+    run = Run.from_arrays([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+    by_docno_desc = sorted(rows, key=lambda r: r[1].encode(), reverse=True)
+    with np.errstate(over="ignore"):  # trec_eval's float32: 1e300 is infinite there
+        expected = sorted(by_docno_desc, key=lambda r: (r[0].encode(), -float(np.float32(r[2]))))
+    assert [(rows[i][0], rows[i][1]) for i in run.ranking] == [(q, d) for q, d, _ in expected]
+
+
 def test_queries_without_relevant_documents_score_zero_and_missing_queries_follow_the_mode():
     qrels = Qrels({"q1": {"a": 1}, "q2": {"a": 0}, "q3": {"a": 2}})
     run = Run({"q1": {"a": 1.0}, "q2": {"a": 1.0}, "q9": {"a": 1.0}})
@@ -272,3 +288,8 @@ def test_cli_reports_a_bad_file_in_one_sentence_with_exit_code_2(tmp_path, capsy
     # end to end through the installed entry point: no traceback, exit code 2
     done = subprocess.run([sys.executable, "-m", "fashionrq", "trec-eval", str(qrels), str(run)], capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr and "line 2" in done.stderr
+    # both files bad (the qrels are read in a second thread): the qrels error is the one reported, as trec_eval reads them first
+    bad_qrels = tmp_path / "bad.qrels"
+    bad_qrels.write_text("q1 0 a 3\nq1 0 b high\n")
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "trec-eval", str(bad_qrels), str(run)], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "bad.qrels, line 2: field 'grade'" in " ".join(done.stderr.split())

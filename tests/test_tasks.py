@@ -344,14 +344,38 @@ def test_public_item_ids_are_opaque_and_mapped_in_labels(bench, fixture_items):
     assert all(re.fullmatch(r"i\d{4,}", i) for i in ids) and len(set(ids)) == len(ids) == fixture_items.num_rows
     mapping = catalog_ids(bench)
     catalog = fixture_items.column("item_id").to_pylist()
-    assert [mapping[i] for i in ids] == catalog  # rows stay in catalog order; only the id is replaced
-    assert public.drop(["item_id"]).equals(fixture_items.drop(["item_id"]))
+    assert [mapping[i] for i in ids] == catalog  # rows stay in catalog order; only the id and photo path are replaced
+    assert public.drop(["item_id", "image_path"]).equals(fixture_items.drop(["item_id", "image_path"]))
     # the opaque id's order says nothing about the catalog id's (Myntra ids of one product line are close)
     assert abs(_rank_correlation([int(i[1:]) for i in ids], [float(c) for c in catalog])) < 0.05
     sid_ids, _ = _sids(bench)
     qrel_items = {i for t in ("t1", "t3", "t4", "t1o") for _, i, _ in read_qrels(bench / "labels" / f"{t}.qrels")}
     assert sid_ids == ids and qrel_items <= set(ids)
     assert bench_stats(bench)["catalog_coverage"]["items_touched"] > 0
+
+
+def test_photos_are_public_only_under_public_ids(bench, release, fixture_items):
+    import hashlib
+
+    from fashionrq.tasks import catalog_ids
+
+    mapping = catalog_ids(bench)  # public id -> catalog id (Myntra's photo files are named <catalog id>.jpg)
+    public = bench / "public"
+    names = [p.relative_to(public) for p in public.rglob("*")]
+    assert not [n for n in names if any(Path(part).stem in set(mapping.values()) for part in n.parts)]
+    items = pq.read_table(public / "items.parquet").to_pylist()
+    photos = {r["item_id"]: r["image_path"] for r in items if r["image_path"]}
+    assert photos == {i: f"images/{i}.jpg" for i in photos}  # relative to public/, named by the opaque id
+    assert sorted(p.name for p in (public / "images").iterdir()) == sorted(f"{i}.jpg" for i in photos)
+    original = dict(zip(fixture_items.column("item_id").to_pylist(), fixture_items.column("image_path").to_pylist()))
+    assert len(photos) == 30 and all(original[mapping[i]] for i in photos)
+    for item, path in photos.items():  # the catalog's own bytes, listed in the manifest
+        digest = hashlib.sha256((public / path).read_bytes()).hexdigest()
+        assert digest == hashlib.sha256(Path(original[mapping[item]]).read_bytes()).hexdigest()
+        assert release["manifest"]["files"][f"public/{path}"] == digest
+        assert mapping[item].encode() not in (public / path).read_bytes()  # nor in the JPEG's bytes (EXIF, comment)
+    size = sum((public / p).stat().st_size for p in photos.values())
+    assert release["manifest"]["counts"]["photos"] == {"count": 30, "bytes": size}
 
 
 @pytest.mark.slow  # two more full builds: ~9 s
@@ -367,14 +391,16 @@ def test_a_drawn_secret_is_stored_withheld_from_the_manifest_and_replays_only_wi
     assert manifest["construction"]["secret"]["source"] == "drawn" and len(secret) == 32
     assert manifest["files"]["labels/secret.txt"] and secret not in (secret_bench / "manifest.json").read_text()
     assert manifest["tokenizer"]["config"]["seed"] == "withheld (construction secret)" and manifest["tokenizer"]["cache_key"] is None
-    public = sorted(p.name for p in (bench / "public").iterdir())
+    tasks = sorted(p.name for p in (bench / "public").glob("*.jsonl"))
     # the seed-only release (what an attacker can replay) differs from the secret one in every task file
-    assert all((bench / "public" / n).read_bytes() != (secret_bench / "public" / n).read_bytes() for n in public if n != "items.parquet")
+    assert all((bench / "public" / n).read_bytes() != (secret_bench / "public" / n).read_bytes() for n in tasks)
     # the same secret (and seed 0) rebuilds the same construction: the construction stage on the same SIDs
     ids, sids = _sids(secret_bench)
     again = tmp_path / "again"
     items = ingest(MYNTRA_SMALL).table
     construct_release(again, items, sids, seed=0, secret=secret, embeddings=item_vectors(items, "minilm", None, None)[0])
+    public = sorted(p.relative_to(secret_bench / "public") for p in (secret_bench / "public").rglob("*") if p.is_file())
+    assert public == sorted(p.relative_to(again / "public") for p in (again / "public").rglob("*") if p.is_file())
     assert all((again / "public" / n).read_bytes() == (secret_bench / "public" / n).read_bytes() for n in public)
     assert (again / "labels" / "t1.qrels").read_bytes() == (secret_bench / "labels" / "t1.qrels").read_bytes()
     assert json.loads((again / "manifest.json").read_text())["construction"]["secret"]["source"] == "given"

@@ -138,6 +138,17 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
+def link_or_copy(source: str | Path, target: str | Path) -> bool:
+    """Make ``target`` (a new file, e.g. inside an :func:`atomic_directory`) hold ``source``'s bytes: a hard link
+    where the filesystem allows (no bytes copied), else a copy. True when linked."""
+    try:
+        os.link(source, target)
+        return True
+    except OSError:  # another filesystem, a read-only mount, no hard links, too many links
+        shutil.copyfile(source, target)
+        return False
+
+
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
     """Hex SHA-256 of a file's bytes."""
     digest = hashlib.sha256()

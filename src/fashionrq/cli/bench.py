@@ -57,7 +57,16 @@ def build_command(
     levels = ", ".join(f"L{k}: {v['qualified']}/{v['prefixes']}" for k, v in sorted(counts["clusters"].items()))
     console.print(f"qualified clusters per level {levels}")
     console.print("queries per task " + ", ".join(f"{k}: {v:,}" for k, v in counts["queries"].items()))
+    _print_photos(path.parent / "public" / "images", counts["photos"])
     console.print(f"wrote {path.parent} (manifest {path})")
+
+
+def _print_photos(folder: Path, photos: dict) -> None:
+    """How many photos public/images/ holds under public ids, and how many of their bytes were copied (not linked)."""
+    if photos["count"]:
+        copied = sum(p.stat().st_size for p in folder.iterdir() if p.stat().st_nlink == 1)
+        console.print(f"photos: {photos['count']:,} in {folder} named by public item id ({photos['bytes'] / 1e6:.1f} MB, "
+                      f"{copied / 1e6:.1f} MB of it copied, the rest hard links to the catalog's files)")
 
 
 def export_command(

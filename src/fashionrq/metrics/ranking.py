@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fashionrq.errors import InputError
-from fashionrq.metrics.trec import Qrels, Run, group_positions, judged_positions
+from fashionrq.metrics.trec import Qrels, Run, group_positions, judged_values
 
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 UNJUDGED = -1
@@ -162,8 +162,7 @@ class _Ranked:
 
 def _run_grades(qrels: Qrels, run: Run) -> np.ndarray:
     """Grade of every run row (in file order), UNJUDGED where the (query, docno) pair is not in the qrels."""
-    position = judged_positions(qrels, run)
-    return np.where(position >= 0, qrels.grade[position], UNJUDGED)
+    return judged_values(qrels, run, qrels.grade, UNJUDGED)
 
 
 def _gain(grades: np.ndarray, kind: str, gains: Mapping[int, float] | None = None) -> np.ndarray:

@@ -26,13 +26,67 @@ RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docno", "grade")
 
 
-def _sorted_codes(encoded: pa.DictionaryArray) -> tuple[np.ndarray, pa.Array]:
-    """Return (ordinal of each value in sorted order of the distinct values, the sorted distinct values)."""
-    vocab = encoded.dictionary
+def arrow_int64(values: np.ndarray) -> pa.Array:
+    """Integers (positions, grades) as an Arrow int64 array, zero-copy. ``pa.array`` would first import numpy.ma
+    to rule out a masked array: tens of milliseconds at start-up, which ``fashionrq trec-eval`` is timed on."""
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
+
+
+def distinct_ints(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values of an integer array: ``np.unique`` by hashing, without its numpy.ma import."""
+    return np.sort(pc.unique(arrow_int64(values)).to_numpy())
+
+
+def _dictionary_ranks(vocab: pa.Array) -> np.ndarray:
+    """Rank of each dictionary entry in sorted (byte) order of the entries."""
     order = pc.sort_indices(vocab).to_numpy()
     rank_of = np.empty(len(order), dtype=np.int64)
     rank_of[order] = np.arange(len(order))
-    return rank_of[encoded.indices.to_numpy()], vocab.take(pa.array(order))
+    return rank_of
+
+
+def _sorted_codes(encoded: pa.DictionaryArray) -> tuple[np.ndarray, pa.Array]:
+    """Return (ordinal of each value in sorted order of the distinct values, the sorted distinct values)."""
+    rank_of = _dictionary_ranks(encoded.dictionary)
+    sorted_vocab = encoded.dictionary.take(arrow_int64(np.argsort(rank_of)))
+    return rank_of[encoded.indices.to_numpy()], sorted_vocab
+
+
+def _as_float32(score: np.ndarray) -> np.ndarray:
+    """Scores as trec_eval stores them, in 32-bit floats (a magnitude beyond float32's range becomes infinite)."""
+    with np.errstate(over="ignore"):
+        return score.astype(np.float32)
+
+
+def _descending_score_bits(score: np.ndarray) -> np.ndarray:
+    """uint32 keys whose ascending order is the float32 scores' descending order; -0.0 ties 0.0.
+
+    A negative float's bits already grow as it falls, and sit above every non-negative one; a non-negative
+    float's bits grow with it, so they are flipped below the sign bit."""
+    as_float = _as_float32(score)
+    as_float += np.float32(0.0)  # -0.0 becomes 0.0
+    bits = as_float.view(np.uint32)
+    positive_mask = bits >> np.uint32(31)
+    positive_mask -= np.uint32(1)
+    positive_mask >>= np.uint32(1)  # 0x7FFFFFFF where the sign bit is clear, else 0
+    bits ^= positive_mask
+    return bits
+
+
+def _ranking_by_key(query_rank: np.ndarray, num_queries: int, score: np.ndarray, doc_rank: np.ndarray,
+                    num_docs: int) -> np.ndarray | None:
+    """trec_eval order from one uint64 key (query rank, score descending, docno rank descending), or None when the
+    key needs more than 64 bits. A timsort: a file written query by query in rank order is a set of sorted runs."""
+    query_bits, doc_bits = max(1, (num_queries - 1).bit_length()), max(1, (num_docs - 1).bit_length())
+    if query_bits + 32 + doc_bits > 64:
+        return None
+    key = query_rank.astype(np.uint64)
+    key <<= np.uint64(32)
+    key |= _descending_score_bits(score)
+    key <<= np.uint64(doc_bits)
+    key |= np.subtract(num_docs - 1, doc_rank, dtype=np.int64).view(np.uint64)
+    return np.argsort(key, kind="stable")
 
 
 def group_positions(groups: np.ndarray) -> np.ndarray:
@@ -44,46 +98,59 @@ def group_positions(groups: np.ndarray) -> np.ndarray:
     return np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
 
 
-def _string_array(values: object) -> pa.Array:
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    if isinstance(values, pa.Array):
+def _string_array(values: object) -> pa.Array | pa.ChunkedArray:
+    """Arrow strings; a chunked array (as the CSV reader gives) stays chunked: combining would copy every id."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
         return values if values.type == pa.string() else values.cast(pa.string())
     return pa.array(values, type=pa.string())
 
 
-def _sorted_unique(values: pa.Array) -> pa.Array:
-    distinct = pc.unique(values)
-    return distinct.take(pc.sort_indices(distinct))
+def _numbers(column: pa.ChunkedArray) -> np.ndarray:
+    """A numeric column as one numpy array (``ChunkedArray.to_numpy`` would import pandas)."""
+    return np.concatenate([chunk.to_numpy() for chunk in column.chunks])
 
 
-def judged_positions(qrels: Qrels, run: Run) -> np.ndarray:
-    """For every run row, the qrels row judging the same (qid, docno), or -1.
+def _dictionary_encode(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
+    """One hash pass; a chunked input gives chunks sharing one dictionary, so combining them joins only indices."""
+    encoded = pc.dictionary_encode(values)
+    return encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
 
-    Qrels ids are coded with the run's own query and docno dictionaries; pairs become int64 keys
-    ``query * distinct docnos + docno`` (exact below 2^63), and the sorted qrels keys are searched.
+
+def judged_values(qrels: Qrels, run: Run, values: np.ndarray, missing: int) -> np.ndarray:
+    """For every run row (file order), ``values`` of the qrels row judging the same (qid, docno), else ``missing``.
+
+    Qrels ids are coded with the run's own query and docno dictionaries (through the qrels' dictionaries, so
+    only distinct ids are hashed); pairs become int64 keys ``query * distinct docnos + docno`` (exact below
+    2^63), which are searched among the run's sorted keys.
     """
-    run_keys, query_ids, doc_ids = run._pair_codes
-    query = pc.index_in(qrels.qid, value_set=query_ids)
-    doc = pc.index_in(qrels.docno, value_set=doc_ids)
-    rows = np.flatnonzero(pc.and_(query.is_valid(), doc.is_valid()).to_numpy(zero_copy_only=False))
-    positions = np.full(len(run), -1, dtype=np.int64)
+    _, query_ids, doc_ids = run._pair_codes
+    query = _recode(qrels._encoded[0], query_ids)
+    doc = _recode(qrels._encoded[1], doc_ids)
+    out = np.full(len(run), missing, dtype=values.dtype)
+    rows = np.flatnonzero((query >= 0) & (doc >= 0))
     if not len(rows):
-        return positions
-    judged = (pc.fill_null(query, 0).to_numpy()[rows].astype(np.int64) * len(doc_ids)
-              + pc.fill_null(doc, 0).to_numpy()[rows])
-    order = np.argsort(judged, kind="stable")
-    slot = np.minimum(np.searchsorted(judged[order], run_keys), len(order) - 1)
-    found = judged[order][slot] == run_keys
-    positions[found] = rows[order[slot[found]]]
-    return positions
+        return out
+    judged = query[rows]
+    judged *= len(doc_ids)
+    judged += doc[rows]
+    order, sorted_keys = run._sorted_pairs
+    slot = np.minimum(np.searchsorted(sorted_keys, judged), len(sorted_keys) - 1)
+    found = sorted_keys[slot] == judged
+    out[order[slot[found]]] = values[rows[found]]
+    return out
+
+
+def _recode(encoded: pa.DictionaryArray, value_set: pa.Array) -> np.ndarray:
+    """Each value's index in ``value_set`` (int64, -1 where absent), looking up only the distinct values."""
+    index = pc.fill_null(pc.index_in(encoded.dictionary, value_set=value_set), -1).to_numpy().astype(np.int64)
+    return index[encoded.indices.to_numpy()]
 
 
 class _Pairs:
     """Shared part of Qrels and Run: one value per (qid, docno) pair, held as Arrow strings and a numpy column."""
 
-    qid: pa.Array
-    docno: pa.Array
+    qid: pa.Array | pa.ChunkedArray
+    docno: pa.Array | pa.ChunkedArray
     source: str
 
     def _set_ids(self, qid: object, docno: object, values: np.ndarray, source: str) -> None:
@@ -95,11 +162,10 @@ class _Pairs:
             )
 
     def _check_unique(self) -> None:
-        keys = self._pair_codes[0]
-        ordered = np.sort(keys, kind="stable")  # timsort: fast on keys grouped by query, as TREC files are
+        order, ordered = self._sorted_pairs
         repeated = np.flatnonzero(ordered[1:] == ordered[:-1])
         if len(repeated):
-            row = int(np.flatnonzero(keys == ordered[repeated[0]])[1])
+            row = int(order[repeated[0] + 1])  # a stable sort: the later of the two rows
             raise InputError(
                 f"{self.source}: query {self.qid[row].as_py()!r} lists document {self.docno[row].as_py()!r} twice; "
                 "keep one entry per query and document."
@@ -108,14 +174,23 @@ class _Pairs:
     @cached_property
     def _encoded(self) -> tuple[pa.DictionaryArray, pa.DictionaryArray]:
         """The query ids and docnos dictionary-encoded (one hash pass over each column, shared by every use)."""
-        return pc.dictionary_encode(self.qid), pc.dictionary_encode(self.docno)
+        return _dictionary_encode(self.qid), _dictionary_encode(self.docno)
 
     @cached_property
     def _pair_codes(self) -> tuple[np.ndarray, pa.Array, pa.Array]:
         """(int64 key per row ``query code * distinct docnos + docno code``, query ids, docnos): hash-coded, exact."""
         query, doc = self._encoded
-        keys = query.indices.to_numpy().astype(np.int64) * len(doc.dictionary) + doc.indices.to_numpy()
+        keys = query.indices.to_numpy().astype(np.int64)
+        keys *= len(doc.dictionary)
+        keys += doc.indices.to_numpy()
         return keys, query.dictionary, doc.dictionary
+
+    @cached_property
+    def _sorted_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """(row order sorting the pair keys, the sorted keys); timsort: fast on keys grouped by query, as TREC files are."""
+        keys = self._pair_codes[0]
+        order = np.argsort(keys, kind="stable")
+        return order, keys[order]
 
     @cached_property
     def _query_codes(self) -> tuple[np.ndarray, pa.Array]:
@@ -222,7 +297,13 @@ class Run(_Pairs):
         Scores are compared as 32-bit floats, as trec_eval stores them: two scores equal in float32 are a tie.
         """
         # docnos by their rank in byte order: integer keys sort faster than strings, in the same order
-        table = pa.table({"q": self._query_codes[0], "s": self.score.astype(np.float32), "d": _sorted_codes(self._encoded[1])[0]})
+        query_rank, query_ids = self._query_codes
+        docs = self._encoded[1]
+        doc_rank = _dictionary_ranks(docs.dictionary)[docs.indices.to_numpy()]
+        order = _ranking_by_key(query_rank, len(query_ids), self.score, doc_rank, len(docs.dictionary))
+        if order is not None:
+            return order
+        table = pa.table({"q": query_rank, "s": _as_float32(self.score), "d": doc_rank})
         keys = [("q", "ascending"), ("s", "descending"), ("d", "descending")]
         return pc.sort_indices(table, sort_keys=keys).to_numpy()
 
@@ -266,7 +347,6 @@ def read_columns(path: Path, names: tuple[str, ...], types: dict[str, pa.DataTyp
         return None
     if table.num_rows == 0:
         return None
-    table = table.combine_chunks() if table.num_rows else table
     # every line has exactly len(names) single-delimiter fields here, so no id can be empty; nulls mean trouble
     if any(table.column(name).null_count for name in types):
         return None
@@ -330,7 +410,7 @@ def read_qrels(path: str | Path) -> Qrels:
     table = read_columns(path, QRELS_FIELDS, {"qid": pa.string(), "docno": pa.string(), "grade": pa.int64()})
     if table is not None:
         try:
-            grades = table.column("grade").chunk(0).to_numpy()  # one chunk; ChunkedArray.to_numpy imports pandas
+            grades = _numbers(table.column("grade"))
             return Qrels.from_arrays(table.column("qid"), table.column("docno"), grades, source=str(path))
         except InputError:
             pass  # the line-by-line parser below names the offending line
@@ -346,7 +426,7 @@ def read_run(path: str | Path) -> Run:
         with path.open("rb") as handle:
             tag = next(line for line in handle if line.strip()).split()[5].decode()
         try:
-            scores = table.column("score").chunk(0).to_numpy()
+            scores = _numbers(table.column("score"))
             return Run.from_arrays(table.column("qid"), table.column("docno"), scores, name=tag, source=str(path))
         except InputError:
             pass  # the line-by-line parser below names the offending line
@@ -431,7 +511,7 @@ class RunCheck:
 
 def check_run_against_qrels(run: Run, qrels: Qrels, strict: bool = False) -> RunCheck:
     """Compare query ids; with ``strict=True`` raise InputError when the run has query ids the qrels lack."""
-    run_ids, qrels_ids = _sorted_unique(run.qid), _sorted_unique(qrels.qid)
+    run_ids, qrels_ids = run._query_codes[1], qrels._query_codes[1]  # sorted distinct query ids
     unknown = run_ids.filter(pc.invert(pc.is_in(run_ids, value_set=qrels_ids))).to_pylist()
     missing = qrels_ids.filter(pc.invert(pc.is_in(qrels_ids, value_set=run_ids))).to_pylist()
     check = RunCheck(unknown=unknown, missing=missing)

@@ -188,7 +188,7 @@ class TrecEvalResult:
 
     def warnings(self) -> list[str]:
         """One sentence per gain map that trec_eval's integer comparator sorts out of order on these qrels."""
-        levels = {int(n) for n in np.unique(self.res_rels.num_rel_levels)}
+        levels = set(self.res_rels.num_rel_levels.tolist())
         return [
             f"measure {spec.name}.{spec.printable}: trec_eval orders gains with an integer comparator, so gains less "
             "than 1 apart leave its ideal ranking out of order; the values below reproduce trec_eval, but they are not "

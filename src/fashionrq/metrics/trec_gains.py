@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from fashionrq.errors import InputError
-from fashionrq.metrics.trec import group_positions
+from fashionrq.metrics.trec import distinct_ints, group_positions
 from fashionrq.metrics.trec_measures import ResRels, _grouped_cumsum, _ratio
 
 GainPairs = Sequence[tuple[int, float]]
@@ -79,7 +79,7 @@ def ideal_gains(rr: ResRels, pairs: GainPairs) -> tuple[np.ndarray, np.ndarray]:
     """The ideal ranking trec_eval walks, per query: (query of each ideal position, its gain), query-major."""
     queries, gains = [], []
     column = {int(level): c for c, level in enumerate(rr.levels)}
-    for num_levels in np.unique(rr.num_rel_levels):
+    for num_levels in distinct_ints(rr.num_rel_levels):
         members = np.flatnonzero(rr.num_rel_levels == num_levels)
         order = trec_gain_order(pairs, int(num_levels))
         counts = np.zeros((len(members), len(order)), dtype=np.int64)

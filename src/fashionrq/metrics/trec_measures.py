@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from fashionrq.metrics.trec import Qrels, Run, _sorted_unique, group_positions, judged_positions
+from fashionrq.metrics.trec import Qrels, Run, _recode, arrow_int64, distinct_ints, group_positions, judged_values
 
 NONPOOL, UNJUDGED = -1, -2
 MIN_GEO_MEAN = 1e-5
@@ -64,7 +64,7 @@ class ResRels:
     @cached_property
     def hits_so_far(self) -> np.ndarray:
         """Relevant rows at or above each row, within its query."""
-        return _grouped_cumsum(self.is_rel.astype(np.int64), self.start, self.query)
+        return _grouped_cumsum(self.is_rel, self.start, self.query)
 
     @cached_property
     def num_rel_levels(self) -> np.ndarray:
@@ -86,10 +86,14 @@ class ResRels:
 
 
 def _grouped_cumsum(values: np.ndarray, start: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """Inclusive running sum of ``values`` within each query (rows grouped by query, ``start`` its first row)."""
-    total = np.cumsum(values)
-    before = np.r_[0, total][start]
-    return total - before[query]
+    """Inclusive running sum of ``values`` (booleans count as 0/1) within each query (rows grouped by query,
+    ``start`` its first row)."""
+    total = np.cumsum(values, dtype=np.int64 if values.dtype == bool else None)
+    before = np.zeros(len(start), dtype=total.dtype)  # the running sum just above each query's first row
+    inner = start > 0
+    before[inner] = total[start[inner] - 1]
+    total -= before[query]
+    return total
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -101,20 +105,17 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 def build_res_rels(qrels: Qrels, run: Run, relevance_level: int = 1, judged_only: bool = False,
                    max_docs: int | None = None) -> ResRels:
     """Join ``run`` with ``qrels`` the way trec_eval's ``form_res_rels`` does, for every query both list."""
-    qrels_qids = pc.unique(qrels.qid)
-    qids = _sorted_unique(run.qid)
-    qids = qids.filter(pc.is_in(qids, value_set=qrels_qids))
-    run_query = pc.index_in(run.qid, value_set=qids)
-    position = judged_positions(qrels, run)
-    table = pa.table({"q": run_query, "s": pc.cast(pa.array(run.score), pa.float32()), "d": run.docno})
-    if run_query.null_count:
-        valid = run_query.is_valid()
-        table, position = table.filter(valid), position[valid.to_numpy(zero_copy_only=False)]
-    order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")]).to_numpy()
-    query = table.column("q").combine_chunks().to_numpy().astype(np.int64)[order]
-    position = position[order]
-    rel = np.where(position >= 0, qrels.grade[position], NONPOOL)
-    rel[(position >= 0) & (rel < 0)] = UNJUDGED
+    qrels_qids = qrels._encoded[0].dictionary  # distinct query ids
+    run_query_rank, run_qids = run._query_codes
+    judged = pc.is_in(run_qids, value_set=qrels_qids).to_numpy(zero_copy_only=False)
+    qids = run_qids.take(arrow_int64(np.flatnonzero(judged)))
+    order = run.ranking
+    rows_per_query = np.bincount(run_query_rank, minlength=len(run_qids))  # the ranking is grouped by query id
+    query = np.repeat(np.arange(len(qids)), rows_per_query[judged])  # index among the judged query ids
+    if not judged.all():
+        order = order[np.repeat(judged, rows_per_query)]
+    grades = np.where(qrels.grade < 0, UNJUDGED, qrels.grade)
+    rel = judged_values(qrels, run, grades, NONPOOL)[order]
     rank = group_positions(query)
     kept = np.ones(len(query), dtype=bool)
     if max_docs is not None:
@@ -130,11 +131,11 @@ def build_res_rels(qrels: Qrels, run: Run, relevance_level: int = 1, judged_only
 
 
 def _level_counts(qrels: Qrels, qids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    query = pc.index_in(qrels.qid, value_set=qids)
-    valid = query.is_valid().to_numpy(zero_copy_only=False) & (qrels.grade >= 0)
-    query = pc.fill_null(query, 0).to_numpy()[valid].astype(np.int64)
+    query = _recode(qrels._encoded[0], qids)
+    valid = (query >= 0) & (qrels.grade >= 0)
+    query = query[valid]
     grades = qrels.grade[valid]
-    levels = np.unique(grades)
+    levels = distinct_ints(grades)
     column = np.searchsorted(levels, grades)
     counts = np.bincount(query * len(levels) + column, minlength=len(qids) * len(levels))
     return levels, counts.reshape(len(qids), len(levels))
@@ -174,8 +175,12 @@ def bpref(rr: ResRels) -> np.ndarray:
 
 def recip_rank(rr: ResRels) -> np.ndarray:
     """m_recip_rank.c: 1 / rank of the first relevant retrieved document."""
-    first = rr.is_rel & (rr.hits_so_far == 1)
-    return rr.total(1.0 / (rr.rank + 1.0), first)
+    rows = np.flatnonzero(rr.is_rel)  # in ranking order, grouped by query
+    query = rr.query[rows]
+    first = rows[np.r_[True, query[1:] != query[:-1]]] if len(rows) else rows
+    values = np.zeros(rr.n)
+    values[rr.query[first]] = 1.0 / (rr.rank[first] + 1.0)
+    return values
 
 
 def infap(rr: ResRels) -> np.ndarray:

@@ -13,6 +13,8 @@ from fashionrq.protocol.manifest import release_hash, verify_release
 
 PUBLIC = "public"
 LABELS = "labels"
+#: Folder of public/ holding every photo under its public item id (``image_path`` is relative to public/).
+PHOTOS = "images"
 
 
 class LabelAccessError(FashionRQError):
@@ -44,11 +46,16 @@ class PublicBench:
         return self.public / name
 
     def items(self) -> pa.Table:
-        """The items table (``public/items.parquet``)."""
+        """The items table (``public/items.parquet``), each ``image_path`` resolved to its photo in ``public/images/``."""
         path = self.path("items.parquet")
         if not path.is_file():
             raise InputError(f"{path} is missing; the release is incomplete, rebuild it with `fashionrq build`.")
-        return pq.read_table(path)
+        items = pq.read_table(path)
+        if "image_path" not in items.column_names:
+            return items
+        index = items.schema.get_field_index("image_path")
+        photos = [None if p is None else str(self.public / p) for p in items.column(index).to_pylist()]
+        return items.set_column(index, items.schema.field(index), pa.array(photos, pa.string()))
 
     def jsonl(self, name: str, required: bool = True) -> list[dict]:
         """The records of ``public/<name>`` (``[]`` when absent and not ``required``)."""

@@ -315,7 +315,7 @@ def run_system(
     public = PublicBench(bench)
     job = Job(system, dict(params or {}), reranker, dict(reranker_params or {}), regime, calibrator, public.release,
               depth, first_stage_out is not None, engine, address, chunk_rows, index)
-    with staged_public(public.public) as work:
+    with staged_public(public.public, photos=regime != "text") as work:  # the text regime shows no photo
         result = run_sealed(job, Path(bench), work, _label(system, reranker))
         runs = {key: {**record, "isolation": result["isolation"]} for key, record in result["runs"].items()}
         for key, target in targets.items():

@@ -24,6 +24,7 @@ import cloudpickle
 
 from fashionrq.errors import FashionRQError
 from fashionrq.io import atomic_write_bytes, atomic_write_json
+from fashionrq.systems.bench import PHOTOS
 
 JOB = "job.pickle"
 POLICY = "policy.json"
@@ -56,18 +57,28 @@ class Job:
 
 
 @contextlib.contextmanager
-def staged_public(public: Path):
-    """A temporary folder holding a private copy of every file in ``public`` (``WORK/public``) and ``WORK/out``."""
+def staged_public(public: Path, photos: bool = False):
+    """A temporary folder holding a private copy of every file in ``public`` (``WORK/public``) and ``WORK/out``;
+    with ``photos`` also of ``public/images/`` (copies, not links: the child may write below WORK, and must not
+    reach the release's files)."""
     work = Path(tempfile.mkdtemp(prefix="fashionrq-sealed-"))
     try:
         (work / "public").mkdir()
         (work / "out").mkdir()
-        for path in sorted(public.iterdir()):
-            if path.is_file() and not path.is_symlink():
-                shutil.copyfile(path, work / "public" / path.name)
+        _copy_files(public, work / "public")
+        if photos and (public / PHOTOS).is_dir():
+            (work / "public" / PHOTOS).mkdir()
+            _copy_files(public / PHOTOS, work / "public" / PHOTOS)
         yield work
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _copy_files(source: Path, target: Path) -> None:
+    """Copy the regular files directly in ``source`` (no links, no subfolders) into ``target``."""
+    for path in sorted(source.iterdir()):
+        if path.is_file() and not path.is_symlink():
+            shutil.copyfile(path, target / path.name)
 
 
 def _child_env() -> dict[str, str]:

@@ -18,7 +18,8 @@ from fashionrq.catalog.synth import is_synthetic
 from fashionrq.errors import InputError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
-from fashionrq.io import atomic_writer, sha256_file
+from fashionrq.io import atomic_writer, link_or_copy, sha256_file
+from fashionrq.systems.bench import PHOTOS
 from fashionrq.tasks.construct import TierIndex, build_tasks
 from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, TaskConfig, Tasks
 from fashionrq.tasks.secret import ConstructionSecret
@@ -28,7 +29,7 @@ from fashionrq.timing import stage
 MANIFEST = "manifest.json"
 #: The private map from each public (opaque) item id to the catalog's own id.
 ITEM_IDS = "item_ids.parquet"
-RELEASE_FORMAT = 2
+RELEASE_FORMAT = 3
 _PACKAGES = ("fashionrq", "numpy", "pandas", "pyarrow", "scikit-learn", "torch", "sentence-transformers")
 
 
@@ -275,6 +276,7 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, secret: Construction
     writer.pairs(rng)
     writer.ranking("t3", tasks.t3, pooled_file=False)
     writer.groups(rng)
+    items, photos = publish_photos(items, public)
     write_items(items, public / "items.parquet")
     writer.write(out)
     pq.write_table(pa.Table.from_pandas(hierarchy.to_frame(), preserve_index=False), labels / "clusters.parquet",
@@ -282,10 +284,32 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, secret: Construction
     write_sids(item_ids, sids, labels / "sids.parquet")
     pq.write_table(id_map, labels / ITEM_IDS, compression="zstd", write_statistics=False)
     secret.write(labels)
-    return _write_manifest(out, items, hierarchy, tasks, writer, secret, manifest_info)
+    return _write_manifest(out, items, hierarchy, tasks, writer, secret, manifest_info, photos)
 
 
-def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, secret: ConstructionSecret, manifest_info: dict) -> Path:
+def publish_photos(items: pa.Table, public: Path) -> tuple[pa.Table, dict]:
+    """Every photo as ``public/images/<public item id><suffix>``, and ``image_path`` pointing there relative to
+    public/: a catalog's photo file name is often its catalog id (Myntra's is), which the release must not carry.
+
+    A photo is a hard link to the catalog's file where the filesystem allows, else a copy (same bytes either way,
+    so the manifest does not depend on it). Returns the table and ``{"count", "bytes"}`` of the photos.
+    """
+    from fashionrq.images.store import photographed
+
+    relative, total = {}, 0
+    for item_id, source in photographed(items):  # refuses a photo that is not a file, naming its item
+        name = f"{item_id}{Path(source).suffix.lower()}"
+        (public / PHOTOS).mkdir(exist_ok=True)
+        link_or_copy(source, public / PHOTOS / name)
+        relative[item_id] = f"{PHOTOS}/{name}"
+        total += Path(source).stat().st_size
+    index = items.schema.get_field_index("image_path")
+    paths = pa.array([relative.get(i) for i in items.column("item_id").to_pylist()], pa.string())
+    return items.set_column(index, items.schema.field(index), paths), {"count": len(relative), "bytes": total}
+
+
+def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, secret: ConstructionSecret, manifest_info: dict,
+                    photos: dict) -> Path:
     files = {p.relative_to(out).as_posix(): sha256_file(p) for p in sorted(out.rglob("*")) if p.is_file() and p.name != MANIFEST}
     f = writer.files
     counts = {
@@ -297,6 +321,7 @@ def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, 
         "t2_pairs": {"dev": len(f["public/t2_dev_labels.jsonl"]), "test": len(f["labels/t2_test.jsonl"])},
         "t3_candidates": len(f["labels/t3.qrels"]),
         "t4_groups": len(f["public/t4_groups.jsonl"]),
+        "photos": photos,
     }
     manifest = {"format": RELEASE_FORMAT, **manifest_info, "seed": secret.seed, "versions": _versions(), "counts": counts,
                 "files": files, "protocol": protocol_record(tasks, tasks.report["open_depth"])}
