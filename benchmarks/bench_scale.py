@@ -42,8 +42,12 @@ def build_stages(catalog_dir: Path, out: Path, seed: int, cache_dir: Path) -> di
     top = [s for s in timer.stages if s.depth == 0]
     stages["build total"] = {"wall_s": round(sum(s.wall_s for s in top), 2), "cpu_s": round(sum(s.cpu_s for s in top), 2),
                              "peak_rss_gb": round(timer.peak_rss_mib / 1024, 3)}
+    nested: dict[str, dict] = {}
+    for s in (s for s in timer.stages if s.depth > 0):  # e.g. the leaf split inside SID training
+        cell = nested.setdefault(s.stage, {"wall_s": 0.0, "cpu_s": 0.0})
+        cell["wall_s"], cell["cpu_s"] = round(cell["wall_s"] + s.wall_s, 2), round(cell["cpu_s"] + s.cpu_s, 2)
     manifest = json.loads((out / "manifest.json").read_text())
-    return {"items": result.table.num_rows, "stages": stages, "counts": manifest["counts"]}
+    return {"items": result.table.num_rows, "stages": stages, "substages": nested, "counts": manifest["counts"]}
 
 
 PARITY_METRICS = {"ndcg_cut.10": "ndcg_cut_10", "recall.100": "recall_100", "recip_rank": "recip_rank", "map": "map"}

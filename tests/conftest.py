@@ -25,12 +25,23 @@ SMALL_BUILD = {"encoder": "minilm", "seed": 0}
 
 
 @pytest.fixture(scope="session")
-def small_bench(tmp_path_factory):
-    """A frozen release built from the fixture catalog (shared read-only by the task and system tests)."""
+def small_bench(tmp_path_factory, worker_id):
+    """A frozen release built from the fixture catalog (shared read-only by the task and system tests). Under
+    pytest-xdist the workers share one build: the first to arrive builds it (atomically) while the others wait."""
+    from filelock import FileLock
+
     from fashionrq.tasks import build_release
 
-    out = tmp_path_factory.mktemp("small-bench") / "BENCH"
-    build_release(MYNTRA_SMALL, out, **SMALL_BUILD)
+    if worker_id == "master":
+        out = tmp_path_factory.mktemp("small-bench") / "BENCH"
+        build_release(MYNTRA_SMALL, out, **SMALL_BUILD)
+        return out
+    shared = tmp_path_factory.getbasetemp().parent
+    out = shared / "small-bench" / "BENCH"
+    with FileLock(str(shared / "small-bench.lock")):
+        if not out.is_dir():
+            out.parent.mkdir(exist_ok=True)
+            build_release(MYNTRA_SMALL, out, **SMALL_BUILD)
     return out
 
 

@@ -12,6 +12,7 @@ import pyarrow as pa
 
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
+from fashionrq.timing import stage
 
 PAPER_CODEBOOK_SIZE = 64
 
@@ -62,7 +63,8 @@ def fit_tree(items: pa.Table, X: np.ndarray, method: str, codebook_size: int | N
         sids, config = semantic_ids(items, X, method, 3, k, seed, params, cache_dir)
         leaf_split = None
         if split:
-            sids, leaf_split = split_leaves(sids, X, max(min_items, hierarchy_options.get("min_size", 1)), seed)
+            with stage("leaf split"):
+                sids, leaf_split = split_leaves(sids, X, max(min_items, hierarchy_options.get("min_size", 1)), seed)
         capacity = t1_anchor_capacity(build_hierarchy(frame, sids, **hierarchy_options), min_items) if len(sizes) > 1 else None
         trials[k] = (sids, config, leaf_split, capacity)
     chosen = _choose(trials, anchor_target) if len(sizes) > 1 else sizes[0]
