@@ -1,6 +1,6 @@
 """README command 1, timed per stage: set-up in a fresh clone, then `fashionrq demo` cold and warm.
 
-    python benchmarks/bench_demo.py [--catalog bundled] [--resamples 10000] [--no-setup] [--write docs/benchmarks.md]
+    python benchmarks/bench_demo.py [--catalog bundled] [--resamples 10000] [--no-setup] [--write docs/benchmarks.md] [--keep DIR]
 
 Cold: ``git clone`` of this checkout's committed HEAD into a temporary folder, ``bash scripts/setup.sh`` there
 (a new ``.venv``), then ``.venv/bin/fashionrq demo --out demo-out --verbose`` with ``FASHIONRQ_CACHE`` a new,
@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -111,7 +112,10 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--no-setup", action="store_true", help="run this interpreter's fashionrq; no clone, no set-up")
     parser.add_argument("--write", type=Path, default=None, help="Markdown file whose bench_demo section is replaced")
+    parser.add_argument("--keep", type=Path, default=None, help="a new folder that receives the cold demo's output (report.md, ...)")
     args = parser.parse_args()
+    if args.keep is not None and args.keep.exists():
+        parser.error(f"--keep {args.keep} exists; name a new folder.")
     repo = Path(__file__).resolve().parents[1]
     with tempfile.TemporaryDirectory(prefix="fashionrq-bench-demo-") as scratch:
         cache = Path(scratch) / "cache"
@@ -127,6 +131,8 @@ def main() -> None:
             setup = None if args.no_setup else set_up(clone)
             runs[label] = {**run_demo(fashionrq, clone, "demo-out", cache, args.catalog, args.resamples, force), "setup": setup}
             print(json.dumps({label: runs[label]}), flush=True)
+            if label == "cold" and args.keep is not None:
+                shutil.copytree(clone / "demo-out", args.keep)
     text = section(runs["cold"], runs["warm"], args.catalog, args.resamples)
     print(text)
     if args.write:
