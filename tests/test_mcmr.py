@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from conftest import FIXTURES, main_code
 
-from fashionrq.catalog import load_items
 from fashionrq.images.store import catalog_vocabulary, extract_items
 from fashionrq.images.verbalize import FACETS, photo_facets
 from fashionrq.io import read_jsonl
 from fashionrq.querygen.mcmr import MIN_SHARE, TEXT_ATTRIBUTES, catalog_table
 from fashionrq.sid.io import read_sids
+from fashionrq.systems.bench import PublicBench
 from fashionrq.tasks import TaskConfig, build_release
 
 #: Whole-module sealed runs and release builds over the fixture: tens of seconds; CI runs them with -m slow.
@@ -65,7 +65,7 @@ def test_every_query_combines_exactly_k_text_and_k_image_constraints(mcmr_bench,
 
 
 def test_constraints_hold_for_the_intent_leaf_and_nest_as_k_grows(mcmr_bench, records):
-    items = load_items(mcmr_bench / "public" / "items.parquet")
+    items = PublicBench(mcmr_bench).items()  # photos resolved under public/images/, as a sealed run sees them
     ids, sids = read_sids(mcmr_bench / "labels" / "sids.parquet")
     assert ids == items.column("item_id").to_pylist()
     table = catalog_table(items.to_pandas())
