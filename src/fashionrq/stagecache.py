@@ -79,16 +79,21 @@ def cached_folder(kind: str, inputs: dict, out: Path, build: Callable[[Path], ob
     return False
 
 
+def _cached_file(kind: str, inputs: dict, compute: Callable[[], object], cache_dir, suffix: str,
+                 load: Callable[[Path], object], store: Callable[[Path, object], None]):
+    path = stages_dir(cache_dir) / kind / f"{stage_key(kind, inputs)}.{suffix}"
+    if path.is_file():
+        return load(path)
+    result = compute()
+    store(path, result)
+    return result
+
+
 def cached_json(kind: str, inputs: dict, compute: Callable[[], dict], cache_dir: str | Path | None = None) -> dict:
     """Stage ``kind``'s JSON result over ``inputs``: the cached one, or ``compute()`` stored afterwards."""
     from fashionrq.io import atomic_write_json
 
-    path = stages_dir(cache_dir) / kind / f"{stage_key(kind, inputs)}.json"
-    if path.is_file():
-        return read_json(path)
-    result = compute()
-    atomic_write_json(path, result)
-    return result
+    return _cached_file(kind, inputs, compute, cache_dir, "json", read_json, atomic_write_json)
 
 
 def cached_object(kind: str, inputs: dict, compute: Callable[[], object], cache_dir: str | Path | None = None):
@@ -96,13 +101,8 @@ def cached_object(kind: str, inputs: dict, compute: Callable[[], object], cache_
     denied it): the cached one, or ``compute()`` stored afterwards."""
     from fashionrq.io import atomic_write_bytes
 
-    path = stages_dir(cache_dir) / kind / f"{stage_key(kind, inputs)}.pickle"
-    if path.is_file():
-        with path.open("rb") as handle:
-            return pickle.load(handle)
-    result = compute()
-    atomic_write_bytes(path, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
-    return result
+    return _cached_file(kind, inputs, compute, cache_dir, "pickle", lambda path: pickle.loads(path.read_bytes()),
+                        lambda path, value: atomic_write_bytes(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)))
 
 
 def cached_run(bench: str | Path, out: str | Path, run: Callable[[Path], object], inputs: dict, force: bool = False,

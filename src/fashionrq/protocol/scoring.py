@@ -247,9 +247,15 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
     # release and code (a warm demo recommits a cached run: a new ledger record over the same files)
     key = {"release": release, "files": {name: entry["sha256"] for name, entry in sorted(commitment["files"].items())},
            "config": commitment["config_sha256"], "relevance": relevance, "gains": gains, "isolation": isolation}
-    scored = cached_object("score", key, lambda: _score_committed(bench, run, relevance, cache_dir, gain_map, release,
-                                                                  isolation, commitment), cache_dir)
-    verify_release(bench, strict=True)  # a cached score is returned only for an intact release
+    computed = []
+
+    def compute() -> ScoredRun:  # verifies the whole release itself, after validation and before opening labels
+        computed.append(True)
+        return _score_committed(bench, run, relevance, cache_dir, gain_map, release, isolation, commitment)
+
+    scored = cached_object("score", key, compute, cache_dir)
+    if not computed:
+        verify_release(bench, strict=True)  # a cached score is returned only for an intact release
     scored.report.update(run=str(run), commitment=_commitment_record(run, commitment))
     return scored
 

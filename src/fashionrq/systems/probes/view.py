@@ -190,12 +190,9 @@ def top_tie_broken(primary: np.ndarray, seed: int, key: str, depth: int) -> tupl
     depth = min(depth, n)
     if depth == 0:
         return np.arange(0), np.zeros(0)
-    kth = np.partition(primary, n - depth)[n - depth]
-    rows = np.flatnonzero(primary >= kth)
-    if len(np.unique(primary)) < n:  # ties somewhere: they are broken by the position in the seeded shuffle
-        position = np.empty(n, dtype=np.int64)
-        position[_tie_rng(seed, key).permutation(n)] = np.arange(n)
-        rows = rows[np.lexsort((-position[rows], -primary[rows]))][:depth]
-    else:
-        rows = rows[np.argsort(-primary[rows], kind="stable")][:depth]
+    rows = np.flatnonzero(primary >= np.partition(primary, n - depth)[n - depth])
+    # ties go by the position in tie_broken's seeded shuffle (without ties the position never decides, as there)
+    position = np.empty(n, dtype=np.int64)
+    position[_tie_rng(seed, key).permutation(n)] = np.arange(n)
+    rows = rows[np.lexsort((-position[rows], -primary[rows]))][:depth]
     return rows, n - np.arange(depth, dtype=np.float64)
