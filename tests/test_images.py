@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import MYNTRA_SMALL, main_code
@@ -57,6 +60,32 @@ def test_a_second_extraction_reads_the_cache(photographed, tmp_path, monkeypatch
     assert len(list((tmp_path / "images").glob("attributes-*.parquet"))) == 1
     monkeypatch.setattr(store, "_extract_chunk", lambda job: pytest.fail("the cache was not used"))
     assert extract_items(photographed, cache_dir=tmp_path).to_table().equals(first.to_table())
+
+
+def _as_public(items: pa.Table, folder) -> pa.Table:
+    """``items`` as a sealed run sees them: reversed, renamed ``p<n>``, each photo copied to ``folder/p<n>.jpg``."""
+    items = items.take(list(range(items.num_rows))[::-1])
+    ids = [f"p{n}" for n in range(items.num_rows)]
+    folder.mkdir()
+    for public_id, path in zip(ids, items.column("image_path").to_pylist()):
+        shutil.copyfile(path, folder / f"{public_id}.jpg")
+    items = items.set_column(items.schema.get_field_index("item_id"), "item_id", pa.array(ids))
+    return items.set_column(items.schema.get_field_index("image_path"), "image_path", pa.array([str(folder / f"{i}.jpg") for i in ids]))
+
+
+def test_the_cache_is_keyed_by_photo_content_so_sealed_runs_reuse_the_query_stage(photographed, tmp_path, monkeypatch):
+    from fashionrq.tasks.release import _photos
+
+    queries = _photos(photographed, tmp_path)  # what the MCMR query stage extracts
+    public = _as_public(photographed, tmp_path / "public-images")
+    monkeypatch.setattr(store, "_extract_chunk", lambda job: pytest.fail("the cache was not used"))
+    runs = extract_items(public, cache_dir=tmp_path)
+    assert len(list((tmp_path / "images").glob("attributes-*.parquet"))) == 1
+    originals = photographed.column("item_id").to_pylist()[::-1]
+    for public_id, item_id in zip(public.column("item_id").to_pylist(), originals):
+        assert runs.get(public_id).to_dict() == {**queries.get(item_id).to_dict(), "item_id": public_id}
+    image = candidate_view(public, "image", cache_dir=tmp_path)  # a sealed image-regime run's candidates
+    assert image.column("name").to_pylist() == [describe(queries.get(i)) for i in originals]
 
 
 def test_derived_colours_agree_with_the_catalog_above_the_majority_baseline(photographed, derived):

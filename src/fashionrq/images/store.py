@@ -1,8 +1,10 @@
 """Derived attributes of a whole catalog: parallel, deterministic extraction, an Arrow table and a disk cache.
 
-The cache entry is keyed by content: the extractor version, seed, colour vocabulary and every
-``(item_id, sha256 of the image bytes)``, so a changed photo or a new vocabulary is a new entry and the
-same inputs never recompute. Entries are written atomically (:mod:`fashionrq.io`), so parallel runs are safe.
+The cache entry is keyed by content only: the extractor version, seed, colour vocabulary and the set of the
+photos' sha256 digests (not item ids, paths or order), so a changed photo or a new vocabulary is a new entry,
+and the same photos under other names (a release's ``public/images/<public id>.jpg`` in a sealed run) reuse it.
+An entry holds one record per distinct photo, labelled by its digest. Entries are written atomically
+(:mod:`fashionrq.io`), so parallel runs are safe.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -141,11 +144,12 @@ def photographed(items: pa.Table) -> list[tuple[str, str]]:
     return pairs
 
 
-def _cache_file(pairs: Sequence[tuple[str, str]], vocabulary: ColourVocabulary, seed: int, cache_dir: Path) -> Path:
+def _cache_file(digests: Sequence[str], vocabulary: ColourVocabulary, seed: int, cache_dir: Path) -> Path:
+    """The cache entry of the photos with sha256 ``digests``: keyed by content, whatever the items are called."""
+    photos = sorted(set(digests))
     digest = hashlib.sha256(json.dumps([EXTRACTOR_VERSION, MAX_SIDE, seed, vocabulary.names, vocabulary.counts], sort_keys=True).encode())
-    for item_id, path in pairs:
-        digest.update(f"{item_id}\x00{sha256_file(path)}\n".encode())
-    return cache_dir / "images" / f"attributes-{digest.hexdigest()[:24]}-{len(pairs)}.parquet"
+    digest.update("".join(f"{photo}\n" for photo in photos).encode())
+    return cache_dir / "images" / f"attributes-{digest.hexdigest()[:24]}-{len(photos)}.parquet"
 
 
 def _extract_chunk(job: tuple) -> list[ImageAttributes]:
@@ -158,23 +162,32 @@ def extract_items(items: pa.Table, cache_dir: str | Path | None = None, workers:
                   vocabulary: ColourVocabulary | None = None) -> ImageAttributeSet:
     """Derived attributes of every item of ``items`` with an ``image_path`` (cached under ``cache_dir/images``).
 
-    The result does not depend on ``workers``: chunks are fixed and reassembled in catalog order.
+    Each distinct photo is extracted once, in digest order; the result is in catalog order and does not depend on
+    ``workers`` (chunks are fixed and reassembled in order).
     """
     from fashionrq.encoders import default_cache_dir
-    from fashionrq.progress import track
 
     pairs = photographed(items)
     vocabulary = vocabulary or catalog_vocabulary(items)
-    path = _cache_file(pairs, vocabulary, seed, Path(cache_dir or default_cache_dir()))
+    digests = [sha256_file(path) for _, path in pairs]
+    path = _cache_file(digests, vocabulary, seed, Path(cache_dir or default_cache_dir()))
     if path.is_file():
-        return ImageAttributeSet.read(path)
-    jobs = [(pairs[i:i + CHUNK], vocabulary.names, vocabulary.counts, seed) for i in range(0, len(pairs), CHUNK)]
-    label = f"image attributes: {len(pairs):,} photos"
+        by_photo = ImageAttributeSet.read(path)
+    else:
+        by_photo = _extract_photos(sorted(dict(zip(digests, (p for _, p in pairs))).items()), vocabulary, seed, workers)
+        by_photo.write(path)
+    return ImageAttributeSet([replace(by_photo.get(digest), item_id=item_id) for (item_id, _), digest in zip(pairs, digests)])
+
+
+def _extract_photos(photos: Sequence[tuple[str, str]], vocabulary: ColourVocabulary, seed: int, workers: int) -> ImageAttributeSet:
+    """The attributes of every ``(digest, path)`` photo, each labelled by its digest, in the order given."""
+    from fashionrq.progress import track
+
+    jobs = [(photos[i:i + CHUNK], vocabulary.names, vocabulary.counts, seed) for i in range(0, len(photos), CHUNK)]
+    label = f"image attributes: {len(photos):,} photos"
     if workers > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             chunks = list(track(pool.map(_extract_chunk, jobs), label, total=len(jobs)))
     else:
         chunks = [_extract_chunk(job) for job in track(jobs, label, total=len(jobs))]
-    result = ImageAttributeSet([record for chunk in chunks for record in chunk])
-    result.write(path)
-    return result
+    return ImageAttributeSet([record for chunk in chunks for record in chunk])
