@@ -128,7 +128,7 @@ def test_a_label_blind_probe_cannot_read_the_grades(mcmr_bench, tmp_path):
 def ablation(mcmr_bench, tmp_path_factory):
     from fashionrq.report.mcmr import modality_ablation
 
-    return modality_ablation(mcmr_bench, tmp_path_factory.mktemp("mcmr-runs"), ["bm25", "image-descriptor"])
+    return modality_ablation(mcmr_bench, tmp_path_factory.mktemp("mcmr-runs"), ["bm25", "image-descriptor"], workers=2)
 
 
 def test_every_regime_runs_and_scores_by_constraint_count(ablation):

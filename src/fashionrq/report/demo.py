@@ -289,6 +289,7 @@ def _mcmr(out: Path, config: DemoConfig, console: Console):
     (``None`` without photos) and the text of report section 9."""
     from fashionrq.catalog import load_items
     from fashionrq.encoders import get_encoder
+    from fashionrq.images.store import available_cores
     from fashionrq.report.mcmr import modality_ablation
     from fashionrq.stagecache import cached_folder, folder_digest
     from fashionrq.tasks import build_release
@@ -306,7 +307,7 @@ def _mcmr(out: Path, config: DemoConfig, console: Console):
         cached_folder("release", inputs, bench, lambda path: build_release(
             out / "catalog", path, encoder=config.encoder, seed=config.seed, queries_backend="mcmr", sid_method="rkmeans",
             codebook_size=codebook_size))
-        ablation = modality_ablation(bench, out / "mcmr-runs", config.mcmr_systems)
+        ablation = modality_ablation(bench, out / "mcmr-runs", config.mcmr_systems, workers=available_cores())
     except FashionRQError as err:  # e.g. too few photographed items for a release: the section says why
         return None, f"Not run on the {len(photos):,} photographed items: {err}"
     return ablation, "Release `mcmr-bench/` (`fashionrq build --mcmr`), runs in `mcmr-runs/`.\n\n" + ablation.to_markdown()

@@ -52,32 +52,50 @@ def system_for(name: str, regime: str):
     return get_system(name)
 
 
-def _run_one(bench: Path, out: Path, name: str, regime: str, force: bool) -> AblationRun | None:
+def _sealed_run(bench: Path, run: Path, name: str, regime: str, force: bool) -> None:
+    """Run (or copy from the stage cache) and commit ``name`` in ``regime`` into the run folder ``run``."""
     from fashionrq.protocol.commitment import commit_run
-    from fashionrq.protocol.scoring import score_run, write_json
     from fashionrq.stagecache import cached_run
     from fashionrq.systems import run_system
 
-    run = out / f"{name}-{regime}"
     system = system_for(name, regime)
-    if regime == "text" and getattr(system, "reads_photos", False):
-        return None  # text-only candidates show no photo (image-descriptor has nothing to read)
-    with stage(f"mcmr run {name} ({regime})"):
-        cached_run(bench, run, lambda path: run_system(bench, system, path, regime=regime, force=force),
-                   {"system": name, "regime": regime}, force=force)
-        commit_run(run, bench)
+    cached_run(bench, run, lambda path: run_system(bench, system, path, regime=regime, force=force),
+               {"system": name, "regime": regime}, force=force)
+    commit_run(run, bench)
+
+
+def _scored(bench: Path, run: Path, name: str, regime: str) -> AblationRun:
+    from fashionrq.protocol.scoring import score_run, write_json
+
     with stage(f"mcmr score {name} ({regime})"):
         scores = score_run(bench, run, relevance=False).report
         write_json(scores, run / "scores.json", force=True)
     return AblationRun(name, regime, run, scores)
 
 
+def _sealed_runs(bench: Path, jobs: list[tuple[str, str, Path]], force: bool, workers: int) -> None:
+    """Every ``(system, regime, run folder)`` job's sealed run; ``workers`` > 1 runs that many sealed children
+    at once (one stage for all: the runs overlap), each job exactly as it runs alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if workers <= 1:
+        for name, regime, run in jobs:
+            with stage(f"mcmr run {name} ({regime})"):
+                _sealed_run(bench, run, name, regime, force)
+        return
+    with stage(f"mcmr runs ({len(jobs)} sealed, {workers} at a time)"), ThreadPoolExecutor(max_workers=workers) as pool:
+        for future in [pool.submit(_sealed_run, bench, run, name, regime, force) for name, regime, run in jobs]:
+            future.result()
+
+
 def modality_ablation(bench: str | Path, out: str | Path, systems: Sequence[str] = ABLATION_SYSTEMS,
-                      regimes: Sequence[str] = ("text", "image", "fused"), force: bool = False) -> MCMRAblation:
+                      regimes: Sequence[str] = ("text", "image", "fused"), force: bool = False,
+                      workers: int = 1) -> MCMRAblation:
     """Run, commit and score every ``system`` in every candidate regime of ``regimes`` on the MCMR release ``bench``.
 
     Run folders are ``out/<system>-<regime>``. A system that refuses a regime (it reads photos, and text-only
-    candidates show none) is left out of that regime.
+    candidates show none) is left out of that regime. ``workers``: sealed runs at once (the run files do not
+    depend on it); the scoring follows, one run at a time.
     """
     from fashionrq.systems.regimes import check_regime
 
@@ -86,13 +104,17 @@ def modality_ablation(bench: str | Path, out: str | Path, systems: Sequence[str]
         raise InputError(f"{bench} is not an MCMR release (no labels/mcmr.jsonl); build one with `fashionrq build --mcmr`.")
     for regime in regimes:
         check_regime(regime)
-    runs = [_run_one(bench, out, name, regime, force) for name in systems for regime in regimes]
-    return MCMRAblation(tuple(r for r in runs if r is not None), _task(runs))
+    # text-only candidates show no photo: a system that reads photos (image-descriptor) has nothing to read there
+    jobs = [(name, regime, out / f"{name}-{regime}") for name in systems for regime in regimes
+            if not (regime == "text" and getattr(system_for(name, regime), "reads_photos", False))]
+    _sealed_runs(bench, jobs, force, workers)
+    runs = tuple(_scored(bench, run, name, regime) for name, regime, run in jobs)
+    return MCMRAblation(runs, _task(runs))
 
 
 def _task(runs) -> str:
     """The open-corpus task when the release has it (all photographed items ranked), else pooled T1."""
-    return "t1o" if any(r is not None and "t1o" in r.scores["tasks"] for r in runs) else "t1"
+    return "t1o" if any("t1o" in r.scores["tasks"] for r in runs) else "t1"
 
 
 def _pct(value: float | None) -> str:

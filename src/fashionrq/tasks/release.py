@@ -408,10 +408,11 @@ def construct_release(
 
 
 def _photos(items: pa.Table, cache_dir: str | Path | None):
-    """The derived image attributes of ``items``, named with the catalog's colour vocabulary."""
-    from fashionrq.images.store import catalog_vocabulary, extract_items
+    """The derived image attributes of ``items``, named with the catalog's colour vocabulary (extracted on every
+    core when not cached; the release's sealed image and fused runs read them from the same cache entry)."""
+    from fashionrq.images.store import available_cores, catalog_vocabulary, extract_items
 
-    return extract_items(items, cache_dir=cache_dir, vocabulary=catalog_vocabulary(items))
+    return extract_items(items, cache_dir=cache_dir, workers=available_cores(), vocabulary=catalog_vocabulary(items))
 
 
 def photographed_only(result) -> tuple[pa.Table, dict]:
