@@ -125,8 +125,12 @@ def weighted_kmeans(points: np.ndarray, weights: np.ndarray, k: int, seed: int) 
         d = np.min(np.linalg.norm(points[:, None] - np.array(centres)[None], axis=2), axis=1) ** 2 * weights
         centres.append(points[rng.choice(len(points), p=d / d.sum())] if d.sum() > 0 else centres[-1])
     centres = np.array(centres)
+    previous = None
     for _ in range(ITERATIONS):
         assign = np.linalg.norm(points[:, None] - centres[None], axis=2).argmin(axis=1)
+        if previous is not None and np.array_equal(assign, previous):
+            break  # a fixed point: the same members give bit-identical centres, so the remaining steps change nothing
+        previous = assign
         for j in range(k):
             member = assign == j
             if weights[member].sum() > 0:
