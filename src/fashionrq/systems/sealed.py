@@ -153,7 +153,7 @@ def child_main(work: Path) -> None:
     try:
         isolation = seal(policy["denied"], policy["writable"])
         with open(work / JOB, "rb") as handle:
-            job: Job = pickle.load(handle)
+            job: Job | Batch = pickle.load(handle)
         from fashionrq.systems.run import execute_job
 
         result = execute_job(job, work / "public", work / "out")
