@@ -115,6 +115,16 @@ def test_offline_encoder_is_deterministic_and_order_preserving(name, texts):
     np.testing.assert_allclose(reversed_rows, dense(first), atol=1e-4)
 
 
+def test_batch_invariant_encoder_runs_a_repeated_text_once_with_the_same_vectors(texts):
+    encoder = get_encoder("minilm-int8")
+    assert encoder.batch_invariant
+    sample = texts[:6] + texts[:3] + texts[6:8] + texts[1:2]  # 8 distinct texts, 4 repeats
+    with_repeats = encoder.encode_documents(sample)
+    assert encoder.texts_encoded == 8
+    each_alone = np.concatenate([encoder.encode_documents([t]) for t in sample])
+    assert np.array_equal(with_repeats, each_alone)
+
+
 def test_e5_uses_query_and_passage_prefixes():
     encoder = get_encoder("e5-small")
     text = ["men blue jeans"]

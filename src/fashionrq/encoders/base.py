@@ -59,6 +59,8 @@ class Encoder:
     dim: int
     kind: str = "dense"
     batch_size: int = 64
+    #: True when a text's vector never depends on the texts batched with it: repeated texts are then encoded once.
+    batch_invariant: bool = False
 
     def __init__(self) -> None:
         #: Number of texts this encoder has run through its model (cache hits leave it unchanged).
@@ -91,6 +93,13 @@ class Encoder:
             if self.kind == "sparse":
                 return sp.csr_matrix((0, self.dim), dtype=np.float32)
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self.batch_invariant:
+            position = {t: i for i, t in enumerate(dict.fromkeys(texts))}
+            if len(position) < len(texts):
+                return self._encode_batches(list(position), is_query)[[position[t] for t in texts]]
+        return self._encode_batches(texts, is_query)
+
+    def _encode_batches(self, texts: list[str], is_query: bool):
         # Batches of similar length pad less; a stable sort keeps the result deterministic.
         order = np.argsort([len(t) for t in texts], kind="stable")
         starts = range(0, len(texts), self.batch_size)

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from fashionrq.encoders.base import Encoder, as_texts
 from fashionrq.encoders.registry import get_encoder
-from fashionrq.encoders.text import item_text
+from fashionrq.encoders.text import TEXT_COLUMNS, item_text
 from fashionrq.errors import FashionRQError
 from fashionrq.io import atomic_writer, crash_point
 
@@ -184,8 +184,10 @@ def embed_texts(
 
 
 def item_texts(table: pa.Table) -> list[str]:
-    """:func:`item_text` of every row of an items table, in table order."""
-    return [item_text(row) for row in table.to_pylist()]
+    """:func:`item_text` of every row of an items table, in table order (only the columns the template reads are
+    converted to Python)."""
+    columns = [c for c in TEXT_COLUMNS if c in table.column_names]
+    return [item_text(row) for row in table.select(columns).to_pylist()]
 
 
 def embed_items(

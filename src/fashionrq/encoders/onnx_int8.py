@@ -81,6 +81,7 @@ class OnnxMiniLMEncoder(Encoder):
     name = "minilm-int8"
     dim = 384
     kind = "dense"
+    batch_invariant = True  # one session call per text (see _encode_batch)
 
     def __init__(self, batch_size: int = 64, threads: int | None = None, model_dir: Path | None = None) -> None:
         super().__init__()

@@ -17,6 +17,10 @@ DESCRIPTION_WORDS = 12
 DESCRIPTION_CHARS = 200
 
 
+#: The items-table columns :func:`item_text` reads.
+TEXT_COLUMNS = ("name", "brand", "article_type", "gender", "base_colour", "usage", "season", "attributes", "description")
+
+
 def _attributes(value) -> dict[str, str]:
     """The ``attributes`` cell as a dict, whether Arrow gave a dict or a list of (key, value) pairs."""
     return dict(value) if value else {}

@@ -285,6 +285,11 @@ class AttributeMatcher:
         """R(q, p) = Σ_{a∈A(q)} w_a m_a / Σ_{a∈A(q)} w_a; for a multi-intent φ, the best variant's R."""
         return self._best(_phi_variants(phi, "the query"), self.index_of(item))[0]
 
+    def relevances(self, phi, items: Sequence) -> list[float]:
+        """:meth:`relevance` of one φ against each of ``items`` (φ is checked and parsed once)."""
+        variants = _phi_variants(phi, "the query")
+        return [self._best(variants, self.index_of(item))[0] for item in items]
+
     def score_run(self, phis: Mapping[str, object], ranked: Mapping[str, Sequence], k: int = 10) -> dict:
         """Weighted relevance and attribute-level scores of a ranked run.
 

@@ -69,10 +69,6 @@ class VerifierReranker:
         phi = self.parse(query)
         return self.matcher.match(phi, int(row)) if any(phi.values()) else {}
 
-    def _relevance(self, query: str, row: int) -> float:
-        phi = self.parse(query)
-        return self.matcher.relevance(phi, int(row)) if any(phi.values()) else 0.5
-
     def score_pairs(self, queries: Sequence[str], rows: np.ndarray) -> np.ndarray:
         """R(q, p) of each pair ``(queries[i], rows[i])``, scored row by row (0.5 when q expresses no attribute).
 
@@ -82,8 +78,17 @@ class VerifierReranker:
         rows = np.asarray(rows, dtype=np.int64)
         if len(queries) != len(rows):
             raise ValueError(f"{len(queries)} queries for {len(rows)} rows")
-        self._prepare(list(dict.fromkeys(queries)), rows)
-        return np.array([self._relevance(q, r) for q, r in zip(queries, rows)], dtype=np.float64)
+        distinct = list(dict.fromkeys(queries))
+        self._prepare(distinct, rows)
+        positions: dict[str, list[int]] = {q: [] for q in distinct}
+        for i, q in enumerate(queries):
+            positions[q].append(i)
+        out = np.full(len(rows), 0.5)  # a query that expresses no attribute
+        for q, at in positions.items():
+            phi = self.parse(q)
+            if any(phi.values()):
+                out[at] = self.matcher.relevances(phi, rows[at].tolist())
+        return out
 
     def config(self) -> dict:
         return {"name": self.name, "weights": self.matcher.weights if hasattr(self, "matcher") else self.weights,

@@ -34,6 +34,10 @@ class ItemClaims:
         self.owner[chosen] = OWNERS[task]
         return chosen.tolist()
 
+    def release(self, rows: list[int]) -> None:
+        """Give ``rows`` back (an unfillable unit's items), so later draws may use them."""
+        self.owner[np.asarray(rows, dtype=np.int64)] = 0
+
 
 def random_floats(rnd: random.Random, n: int) -> np.ndarray:
     """``[rnd.random() for _ in range(n)]`` as an array, bit for bit, without a Python call per number.

@@ -187,7 +187,7 @@ def _assign(index: TierIndex, by_leaf: dict[str, list[int]], config: TaskConfig,
     t3 = _t3_groups(index, chosen["t3"], free, config)
     placed = {leaf for units in (t2, t3) for anchors, _ in units for leaf in anchors}
     spill = [leaf for leaf in chosen["t2"] + chosen["t3"] if leaf not in placed]
-    return {"t1": t1, "t2": t2, "t3": t3, "t1o": chosen["t1o"] + spill, "unused_leaves": len(by_leaf) - len(used) - len(placed)
+    return {"t1": t1, "t2": t2, "t3": t3, "t1o": chosen["t1o"] + spill, "spare_leaves": free, "unused_leaves": len(by_leaf) - len(used) - len(placed)
             - len(chosen["t1o"]) - len(spill)}
 
 
@@ -200,21 +200,27 @@ def _claim_own(units, k: int, claims: ItemClaims, rnd: random.Random, index: Tie
     return own
 
 
-def _add_negatives(units, own, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, embeddings, task: str,
-                   window: int) -> list[list[int] | None]:
-    """Own items plus ``k`` hard Related items (nearest the unit in its level-1 prefix, outside its level-2 prefix)
-    and ``k`` hard Irrelevant items (nearest outside its level-1 prefix), shuffled; ``None`` if unfillable.
+def _draw_related(units, own, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, embeddings, task: str,
+                  window: int) -> list[list[int] | None]:
+    """``k`` hard Related items per unit: nearest the unit in its level-1 prefix, outside its level-2 prefix.
 
-    Items are never reused. The Related tiers, which only one level-1 prefix can fill, are drawn for every unit
-    before any Irrelevant tier, which may come from anywhere else.
-    """
-    related = [None if mine is None else _draw_tier(claims, rnd, embeddings, mine, index.related(anchors[0]), k, task, window)
-               for (anchors, _), mine in zip(units, own)]
+    Only one level-1 prefix can fill a unit's Related tier, so these are drawn before anything that may come
+    from anywhere else (T3's single items, Irrelevant tiers)."""
+    return [None if mine is None else _draw_tier(claims, rnd, embeddings, mine, index.related(anchors[0]), k, task, window)
+            for (anchors, _), mine in zip(units, own)]
+
+
+def _add_irrelevant(units, own, related, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, embeddings,
+                    task: str, window: int) -> list[list[int] | None]:
+    """Each unit's pool: own items, its Related items and ``k`` hard Irrelevant items (nearest the unit outside its
+    level-1 prefix), shuffled; ``None`` if unfillable, and then the unit's items are given back. Items are never reused."""
     pools = []
     for (anchors, _), mine, near in zip(units, own, related):
         far = None if near is None else _draw_tier(claims, rnd, embeddings, mine, index.outside(anchors[0]), k, task, window)
         rows = None if far is None else mine + near + far
-        if rows is not None:
+        if rows is None:
+            claims.release((mine or []) + (near or []))
+        else:
             rnd.shuffle(rows)
         pools.append(rows)
     return pools
@@ -251,17 +257,35 @@ def _t2(units, pools, by_leaf, index: TierIndex, config: TaskConfig, rnd: random
     return pairs, len(dev)
 
 
-def _t3(groups, claims: ItemClaims, by_leaf, index: TierIndex, rnd: random.Random) -> list[RankingInstance]:
-    out = []
-    for n, (anchors, members) in enumerate(groups):
-        rows = [claims.draw(rnd, index.rows(leaf), 1, "t3") for leaf in members]
-        rows = [r[0] for r in rows if r is not None]
+def _t3(groups, targets, spare: set[str], claims: ItemClaims, by_leaf, index: TierIndex, rnd: random.Random,
+        config: TaskConfig) -> tuple[list[RankingInstance], list[tuple[str, ...]]]:
+    """Each group's anchors' own items (``targets``, drawn with the other tasks' own items) plus one free item of
+    each other member leaf. A member whose items all went to other tasks is replaced by a ``spare`` leaf (one no
+    task anchors or fills) among the anchor's siblings, then cousins; a group still short of ``t3_min_candidates``
+    gives its items back and is dropped. Returns the instances and the dropped groups' anchors (they serve
+    open-corpus T1, which needs no candidate items)."""
+    out, dropped = [], []
+    for n, ((anchors, members), own) in enumerate(zip(groups, targets)):
+        rows = list(own or [])
+        for leaf in members[len(anchors):]:
+            if (r := claims.draw(rnd, index.rows(leaf), 1, "t3")) is not None:
+                rows.append(r[0])
+        for leaf in index.siblings(anchors[0]) + index.cousins(anchors[0]):
+            if len(rows) >= len(members):
+                break
+            if leaf in spare and (r := claims.draw(rnd, index.rows(leaf), 1, "t3")) is not None:
+                spare.discard(leaf)
+                rows.append(r[0])
+        if own is None or len(rows) < config.t3_min_candidates:
+            claims.release(rows)
+            dropped.append(anchors)
+            continue
         for leaf in anchors:
             for qi in by_leaf[leaf]:
                 order = rows[:]
                 rnd.shuffle(order)
                 out.append(RankingInstance((qi,), leaf, tuple(order), tuple(index.grade(leaf, order).tolist()), f"t3-{n:05d}"))
-    return out
+    return out, dropped
 
 
 def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskConfig = TaskConfig(), seed: int = 0,
@@ -281,19 +305,25 @@ def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
     window = config.hard_negative_window
     own1 = _claim_own(plan["t1"], config.per_tier, claims, rnd, index, "t1")
     own2 = _claim_own(plan["t2"], config.t2_per_tier, claims, rnd, index, "t2")
-    t3 = _t3(plan["t3"], claims, by_leaf, index, rnd)
-    # Every task's own items come first (their leaves are disjoint); then T1's negatives, then T2's smaller ones.
-    pools1 = _add_negatives(plan["t1"], own1, config.per_tier, claims, rnd, index, embeddings, "t1", window)
+    targets3 = _claim_own([(anchors, anchors) for anchors, _ in plan["t3"]], 1, claims, rnd, index, "t3")
+    # Own items first (the tasks' leaves are disjoint; T3's are its targets), then the Related tiers (each can
+    # come from one level-1 prefix only), T3's one item per other member leaf (a group that cannot be filled is
+    # dropped and counted), and last the Irrelevant tiers, which may come from anywhere else.
     t2_vectors = embeddings if config.t2_hard_negatives else None
-    pools2 = _add_negatives(plan["t2"], own2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window)
+    related1 = _draw_related(plan["t1"], own1, config.per_tier, claims, rnd, index, embeddings, "t1", window)
+    related2 = _draw_related(plan["t2"], own2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window)
+    t3, t3_dropped = _t3(plan["t3"], targets3, plan["spare_leaves"], claims, by_leaf, index, rnd, config)
+    pools1 = _add_irrelevant(plan["t1"], own1, related1, config.per_tier, claims, rnd, index, embeddings, "t1", window)
+    pools2 = _add_irrelevant(plan["t2"], own2, related2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window)
     t1, t4 = _t1_t4(plan["t1"], pools1, by_leaf, index)
     t2, dev_mids = _t2(plan["t2"], pools2, by_leaf, index, config, rnd)
-    t1o = [OpenQuery(qi, leaf, f"t1o-{leaf}") for leaf in sorted(plan["t1o"], key=prefix_key) for qi in by_leaf[leaf]]
+    open_leaves = sorted(plan["t1o"] + [leaf for anchors in t3_dropped for leaf in anchors], key=prefix_key)
+    t1o = [OpenQuery(qi, leaf, f"t1o-{leaf}") for leaf in open_leaves for qi in by_leaf[leaf]]
     tasks = Tasks(tuple(queries), tuple(t1), tuple(t1o), tuple(t2), tuple(t3), tuple(t4), {})
     tasks.report.update({
         "anchor_leaves": len(by_leaf),
         "anchor_queries": len(queries),
-        "leaves_per_task": {"t1": len({i.leaf for i in t1}), "t1o": len(plan["t1o"]), "t2": len({queries[p.query].leaf for p in t2}),
+        "leaves_per_task": {"t1": len({i.leaf for i in t1}), "t1o": len(open_leaves), "t2": len({queries[p.query].leaf for p in t2}),
                             "t3": len({i.leaf for i in t3})},
         "leaves_unused": plan["unused_leaves"],
         "t1_leaves_too_small": sum(1 for leaf in by_leaf if index.size(leaf) < config.per_tier),
@@ -302,7 +332,7 @@ def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
         "t2_units": {"planned": len(plan["t2"]), "unfillable": sum(p is None for p in pools2),
                      "dropped_single_level2_prefix": sum(p is not None for p in pools2) if not t2 else 0},
         "t2_dev_level2_prefixes": dev_mids,
-        "t3_groups": len(plan["t3"]),
+        "t3_groups": {"planned": len(plan["t3"]), "unfillable": len(t3_dropped)},
         "tier_balance": tier_balance(tasks),
         "recurrence": recurrence(tasks),
         "bootstrap_units": {name: len({i.unit for i in insts}) for name, insts in
