@@ -119,10 +119,24 @@ def test_batch_invariant_encoder_runs_a_repeated_text_once_with_the_same_vectors
     encoder = get_encoder("minilm-int8")
     assert encoder.batch_invariant
     sample = texts[:6] + texts[:3] + texts[6:8] + texts[1:2]  # 8 distinct texts, 4 repeats
+    before = encoder.texts_encoded
     with_repeats = encoder.encode_documents(sample)
-    assert encoder.texts_encoded == 8
+    assert encoder.texts_encoded - before == 8
     each_alone = np.concatenate([encoder.encode_documents([t]) for t in sample])
     assert np.array_equal(with_repeats, each_alone)
+
+
+def test_a_subset_of_a_batch_invariant_encoders_largest_call_is_gathered_not_encoded(texts, tmp_path):
+    clear_memory_cache()
+    encoder = get_encoder("minilm-int8")
+    everything = embed_texts(texts[:20], encoder, kind="document", cache_dir=tmp_path)
+    done = encoder.texts_encoded
+    subset = [texts[i] for i in (15, 3, 3, 8)]
+    gathered = embed_texts(subset, encoder, kind="document", cache_dir=tmp_path)
+    assert encoder.texts_encoded == done  # the model did not run
+    assert np.array_equal(gathered, everything[[15, 3, 3, 8]])
+    assert np.array_equal(gathered, encoder.encode_documents(subset))
+    assert cache_path(encoder, subset, "document", tmp_path).is_file()  # written to the disk cache too
 
 
 def test_e5_uses_query_and_passage_prefixes():

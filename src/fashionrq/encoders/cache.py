@@ -29,11 +29,33 @@ EMBED_CHUNK = 4096
 #: Seconds between looks at a cache entry another process is computing.
 LOCK_POLL_S = 2.0
 _MEMORY: dict[str, np.ndarray | sp.csr_matrix] = {}
+#: A batch-invariant encoder's largest call of up to this many texts is also kept by text, so a later call on a
+#: subset of those texts (the MCMR release on a catalog's photographed items) gathers rows instead of encoding.
+BY_TEXT_MAX_TEXTS = 200_000
+_BY_TEXT: dict[tuple[str, str], tuple[dict[str, int], np.ndarray]] = {}
 
 
 def clear_memory_cache() -> None:
     """Forget the in-memory copies kept by :func:`embed_texts` (the files on disk stay)."""
     _MEMORY.clear()
+    _BY_TEXT.clear()
+
+
+def _known_rows(enc, kind: str, texts: list[str]) -> np.ndarray | None:
+    """The vectors of ``texts`` gathered from the encoder's call kept by text, if it had every one."""
+    index, vectors = _BY_TEXT.get((enc.fingerprint, kind), ({}, None))
+    if vectors is None or any(t not in index for t in texts):
+        return None
+    return vectors[[index[t] for t in texts]]
+
+
+def _keep_by_text(enc, kind: str, texts: list[str], vectors) -> None:
+    """Keep the largest call (up to :data:`BY_TEXT_MAX_TEXTS` texts) of a dense batch-invariant encoder by text."""
+    if not (getattr(enc, "batch_invariant", False) and enc.kind == "dense" and len(texts) <= BY_TEXT_MAX_TEXTS):
+        return
+    key = (enc.fingerprint, kind)
+    if len(texts) >= len(_BY_TEXT.get(key, ({}, None))[0]):
+        _BY_TEXT[key] = ({t: i for i, t in enumerate(texts)}, vectors.copy())
 
 
 def default_cache_dir() -> Path:
@@ -174,10 +196,12 @@ def embed_texts(
     key = str(path)
     if key in _MEMORY:
         return _MEMORY[key].copy()
-    if path.exists():
-        vectors = _read_or_fail(path, enc.kind)
+    if (vectors := None if path.exists() else _known_rows(enc, kind, texts)) is not None:
+        _write(path, vectors)
     else:
-        vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine), enc.kind, engine is None)
+        vectors = _read_or_fail(path, enc.kind) if path.exists() else _compute_once(
+            path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine), enc.kind, engine is None)
+        _keep_by_text(enc, kind, texts, vectors)
     if len(texts) <= MEMORY_MAX_TEXTS:
         _MEMORY[key] = vectors.copy()
     return vectors
