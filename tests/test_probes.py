@@ -124,3 +124,18 @@ def test_the_report_page_shows_the_probe_table(small_bench, probe_report, probe_
         assert f'data-probe="{cell.system}" data-task="{cell.task}" data-metric="{cell.metric}" data-score="{cell.score}"' in section
     assert section.count("<tr>") == 2 + len({c.system for c in probe_report.cells})  # header, random, one row per system
     assert "no probe leaks" in section
+
+
+def test_an_against_run_already_scored_with_relevance_gives_the_same_row(small_bench, probe_report, probe_folder, tmp_path):
+    """The demo hands its own ScoredRuns (scored with relevance) to probe_release instead of scoring them again."""
+    from fashionrq.protocol.scoring import score_run
+
+    for label in ("as-path", "as-scored"):
+        shutil.copytree(probe_folder / "probe-position", tmp_path / label)
+    scored = score_run(small_bench, tmp_path / "as-scored")
+    assert "R@10" in scored.report["tasks"]["t1"]["aggregate"]
+    report = probe_release(small_bench, systems=["probe-position"], against=[tmp_path / "as-path", scored], resamples=RESAMPLES)
+    against = [c for c in report.cells if c.kind == "against"]  # per band: the path's cell, then the ScoredRun's
+    assert len(against) == 2 * len(report.bands)
+    as_path, as_scored = against[0::2], against[1::2]
+    assert [(c.task, c.metric, c.score) for c in as_path] == [(c.task, c.metric, c.score) for c in as_scored]

@@ -68,15 +68,26 @@ def cached_folder(kind: str, inputs: dict, out: Path, build: Callable[[Path], ob
                   cache_dir: str | Path | None = None) -> bool:
     """Fill the new folder ``out`` with stage ``kind``'s output: a copy of the cached one, or ``build(out)``
     (which must create ``out``) stored afterwards. Returns True on a cache hit."""
-    entry = stages_dir(cache_dir) / kind / stage_key(kind, inputs)
-    if entry.is_dir():
-        with atomic_directory(out, force=True, what=f"{kind} folder") as tmp:
-            shutil.copytree(entry, tmp, dirs_exist_ok=True)
-        return True
-    build(out)
-    with atomic_directory(entry, force=True, what=f"cached {kind}") as tmp:
-        shutil.copytree(out, tmp, dirs_exist_ok=True)
-    return False
+    return cached_folders(kind, {Path(out): inputs}, lambda missing: build(missing[0]), cache_dir)[Path(out)]
+
+
+def cached_folders(kind: str, wanted: dict[Path, dict], build: Callable[[list[Path]], object],
+                   cache_dir: str | Path | None = None) -> dict[Path, bool]:
+    """:func:`cached_folder` for many folders (``wanted``: new folder -> its inputs) at once: every hit is copied, then
+    ``build`` is called once with the list of the missed folders (it must create each) and each is stored under its
+    own key. Returns ``{folder: cache hit}``."""
+    entries = {Path(out): stages_dir(cache_dir) / kind / stage_key(kind, inputs) for out, inputs in wanted.items()}
+    missing = [out for out, entry in entries.items() if not entry.is_dir()]
+    for out, entry in entries.items():
+        if out not in missing:
+            with atomic_directory(out, force=True, what=f"{kind} folder") as tmp:
+                shutil.copytree(entry, tmp, dirs_exist_ok=True)
+    if missing:
+        build(missing)
+    for out in missing:
+        with atomic_directory(entries[out], force=True, what=f"cached {kind}") as tmp:
+            shutil.copytree(out, tmp, dirs_exist_ok=True)
+    return {out: out not in missing for out in entries}
 
 
 def _cached_file(kind: str, inputs: dict, compute: Callable[[], object], cache_dir, suffix: str,
@@ -111,10 +122,19 @@ def cached_run(bench: str | Path, out: str | Path, run: Callable[[Path], object]
     one when the same system (``inputs``: its name, parameters, regime, …) ran on the same release and code
     before, else ``run(out)``. ``out`` is checked like any run folder first (a committed run is never replaced;
     an existing folder only with ``force``). The caller still commits and scores it. Returns True on a cache hit."""
+    return cached_runs(bench, {Path(out): inputs}, lambda missing: run(missing[0]), force, cache_dir)[Path(out)]
+
+
+def cached_runs(bench: str | Path, wanted: dict[Path, dict], run: Callable[[list[Path]], object], force: bool = False,
+                cache_dir: str | Path | None = None) -> dict[Path, bool]:
+    """:func:`cached_run` for many run folders (``wanted``: new folder -> its inputs): the hits are copied, and
+    ``run`` gets every missed folder in one call (one sealed child for them all, ``systems.run_systems``); each run is
+    cached under its own key, so a later single run finds it. Returns ``{folder: cache hit}``."""
     from fashionrq.protocol.commitment import refuse_committed
     from fashionrq.protocol.manifest import check_folder_output
 
-    refuse_committed(out)
-    check_folder_output(out, force, "run folder")
-    key = {"release": sha256_file(Path(bench) / "manifest.json"), **inputs}
-    return cached_folder("run", key, Path(out), run, cache_dir)
+    for out in wanted:
+        refuse_committed(out)
+        check_folder_output(out, force, "run folder")
+    release = sha256_file(Path(bench) / "manifest.json")
+    return cached_folders("run", {Path(out): {"release": release, **inputs} for out, inputs in wanted.items()}, run, cache_dir)

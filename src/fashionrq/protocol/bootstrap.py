@@ -9,6 +9,7 @@ resampled statistic at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -20,20 +21,38 @@ def draw_dtype(n_clusters: int) -> type:
     return np.uint16 if n_clusters < 2**16 else np.int64
 
 
+#: Count matrices up to this size are kept by :func:`resample_counts` and handed to every later caller (a probe
+#: table scores fourteen runs over the same clusters).
+KEPT_COUNTS_BYTES = 64 * 2**20
+
+
 def resample_counts(n_clusters: int, resamples: int, seed: int) -> np.ndarray:
-    """``(resamples, n_clusters)`` integer matrix: row r counts how often each cluster is drawn in resample r.
+    """``(resamples, n_clusters)`` read-only integer matrix: row r counts how often each cluster is drawn in resample r.
 
     Resample r draws ``rng.integers(0, n_clusters, size=n_clusters, dtype=draw_dtype(n_clusters))`` from
     ``rng = np.random.default_rng(seed)``, one call per resample in order. Use :func:`weighted` to
-    multiply the matrix with per-cluster statistics.
+    multiply the matrix with per-cluster statistics. A matrix of at most :data:`KEPT_COUNTS_BYTES` is drawn once per
+    process and shared.
     """
     if n_clusters < 1 or resamples < 1:
         raise ValueError("the bootstrap needs at least one cluster and one resample")
+    if resamples * n_clusters * np.dtype(draw_dtype(n_clusters)).itemsize <= KEPT_COUNTS_BYTES:
+        return _kept_counts(n_clusters, resamples, seed)
+    return _draw_counts(n_clusters, resamples, seed)
+
+
+@lru_cache(maxsize=16)
+def _kept_counts(n_clusters: int, resamples: int, seed: int) -> np.ndarray:
+    return _draw_counts(n_clusters, resamples, seed)
+
+
+def _draw_counts(n_clusters: int, resamples: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     dtype = draw_dtype(n_clusters)
     counts = np.empty((resamples, n_clusters), dtype=dtype)
     for row in counts:
         row[:] = np.bincount(rng.integers(0, n_clusters, size=n_clusters, dtype=dtype), minlength=n_clusters)
+    counts.flags.writeable = False
     return counts
 
 

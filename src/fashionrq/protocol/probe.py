@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_write_json
 from fashionrq.protocol.bootstrap import (
     balanced_accuracy_from_confusions,
@@ -243,11 +244,14 @@ def paired_lower(random: ScoredRun, system: ScoredRun, task: str, metric: str, d
 RANDOM_SEEDS = 4
 
 
-def _random_reference(bench: Path, folder: Path, cache_dir, encoder: str, seeds: int = RANDOM_SEEDS) -> ScoredRun:
-    """Random's reference: the per-unit mean of ``seeds`` random runs (folders ``random``, ``random-seed1``, ...)
-    on every ranking metric; T2's confusion counts (which cannot be averaged) are seed 0's."""
-    runs = [_run_and_score(bench, BASELINE, folder, cache_dir, encoder, {"seed": k} if k else {},
-                           BASELINE if k == 0 else f"{BASELINE}-seed{k}")[0] for k in range(seeds)]
+def _random_runs(seeds: int = RANDOM_SEEDS) -> dict[str, tuple[str, dict]]:
+    """Random's reference runs, folder name -> ``(system, params)``: ``random``, ``random-seed1``, ..."""
+    return {BASELINE if k == 0 else f"{BASELINE}-seed{k}": (BASELINE, {"seed": k} if k else {}) for k in range(seeds)}
+
+
+def _random_reference(runs: list[ScoredRun]) -> ScoredRun:
+    """Random's reference: the per-unit mean of the scored random runs (seed 0 first) on every ranking metric;
+    T2's confusion counts (which cannot be averaged) are seed 0's."""
     reference = runs[0]
     for task, units in reference.units.items():
         aggregate = reference.report["tasks"][task]["aggregate"]
@@ -260,23 +264,32 @@ def _random_reference(bench: Path, folder: Path, cache_dir, encoder: str, seeds:
     return reference
 
 
-def _run_and_score(bench: Path, name: str, folder: Path, cache_dir, encoder: str, params: dict | None = None,
-                   label: str | None = None) -> tuple[ScoredRun, set]:
-    """Run one system sealed and label-blind, commit and score it; also returns the tasks on which its scores
-    varied within some pool (a pool system records them; an ordinary retriever counts as informative everywhere).
-    ``encoder``: the query-blind baseline's item encoder."""
-    from fashionrq.io import read_json
-    from fashionrq.stagecache import cached_run
-    from fashionrq.systems import run_system
-
-    params = dict(params or {})
+def _system_params(name: str, cache_dir, encoder: str) -> dict:
+    """A probed system's parameters: the query-blind baseline's item ``encoder`` (and embedding cache), else none."""
     if name == QUERY_BLIND:
-        params = {"encoder": encoder, **({"cache_dir": str(cache_dir)} if cache_dir is not None else {})}
-    out = folder / (label or name)
-    cached_run(bench, out, lambda path: run_system(bench, name, path, params=params), {"system": name, "params": params})
-    informative = set(read_json(out / "run.json")["config"].get("informative_tasks", TASKS))
-    commit_run(out, bench)
-    return score_run(bench, out, relevance=False), informative
+        return {"encoder": encoder, **({"cache_dir": str(cache_dir)} if cache_dir is not None else {})}
+    return {}
+
+
+def _run_all(bench: Path, folder: Path, runs: dict[str, tuple[str, dict]]) -> None:
+    """Every run (folder name -> ``(system, params)``) sealed and label-blind into ``folder``: the stage cache's hits
+    are copied, the misses run together in one sealed child (``systems.run_systems``)."""
+    from fashionrq.stagecache import cached_runs
+    from fashionrq.systems import run_systems
+
+    wanted = {folder / label: spec for label, spec in runs.items()}
+    cached_runs(bench, {out: {"system": name, "params": params} for out, (name, params) in wanted.items()},
+                lambda missing: run_systems(bench, {out: wanted[out] for out in missing}))
+
+
+def _commit_and_score(bench: Path, run: Path) -> tuple[ScoredRun, set]:
+    """Commit and score a run; also returns the tasks on which its scores varied within some pool (a pool system
+    records them; an ordinary retriever counts as informative everywhere)."""
+    from fashionrq.io import read_json
+
+    informative = set(read_json(run / "run.json")["config"].get("informative_tasks", TASKS))
+    commit_run(run, bench)
+    return score_run(bench, run, relevance=False), informative
 
 
 def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], bands: tuple[Band, ...], draws,
@@ -295,16 +308,20 @@ def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], b
     return tuple(sorted(cells, key=lambda c: [s[0] for s in scored].index(c.system)))
 
 
-def _probe_all(bench: Path, folder: Path, against: Sequence[Path], systems: Sequence[str], resamples: int, seed: int,
-               level: float, cache_dir, encoder: str) -> ProbeReport:
-    baseline = _random_reference(bench, folder, cache_dir, encoder)
-    metrics = probe_metrics(baseline)
-    bands = random_bands(baseline, metrics, resamples, seed, level)
-    scored = [(name, QUERY_BLIND if name == QUERY_BLIND else "probe", *_run_and_score(bench, name, folder, cache_dir, encoder))
-              for name in systems]
+def _probe_all(bench: Path, folder: Path, against: Sequence[Path | ScoredRun], systems: Sequence[str], resamples: int,
+               seed: int, level: float, cache_dir, encoder: str) -> ProbeReport:
+    randoms = _random_runs()
+    runs = {**randoms, **{name: (name, _system_params(name, cache_dir, encoder)) for name in systems}}
+    if len(runs) < len(randoms) + len(systems):
+        raise InputError(f"the probed systems {', '.join(systems)} name one twice or name {BASELINE}, the reference itself; name each once.")
+    _run_all(bench, folder, runs)
+    results = {label: _commit_and_score(bench, folder / label) for label in runs}
+    baseline = _random_reference([results[label][0] for label in randoms])
+    bands = random_bands(baseline, probe_metrics(baseline), resamples, seed, level)
+    scored = [(name, QUERY_BLIND if name == QUERY_BLIND else "probe", *results[name]) for name in systems]
     for run in against:
-        result = score_run(bench, run, relevance=False)
-        scored.append((str(result.report.get("system") or Path(run).name), "against", result, set(TASKS)))
+        result = run if isinstance(run, ScoredRun) else score_run(bench, run, relevance=False)
+        scored.append((str(result.report.get("system") or Path(result.report["run"]).name), "against", result, set(TASKS)))
     judged = sum(b.gated for b in bands) * sum(kind == "probe" for _, kind, _, _ in scored)
     family_level = 1.0 - (1.0 - level) / max(judged, 1)
     cells = _cells(baseline, scored, bands, resample_draws([baseline], resamples, seed), family_level)
@@ -322,19 +339,21 @@ def default_systems() -> list[str]:
     return [*PROBES, QUERY_BLIND]
 
 
-def probe_release(bench: str | Path, *, out: str | Path | None = None, against: Sequence[str | Path] = (),
+def probe_release(bench: str | Path, *, out: str | Path | None = None, against: Sequence[str | Path | ScoredRun] = (),
                   systems: Sequence[str] | None = None, resamples: int = 10_000, seed: int = 0, level: float = 0.95,
                   force: bool = False, cache_dir: str | Path | None = None, query_blind_encoder: str = "minilm") -> ProbeReport:
     """Run, commit and score ``random``, every probe and the query-blind baseline on BENCH; returns a ProbeReport.
 
     ``query_blind_encoder``: the dense encoder whose item vectors the query-blind baseline averages.
 
-    ``against`` are committed runs of real systems, scored and shown beside the probes. With ``out`` the
-    runs and ``probe.json`` are kept there (an existing folder is refused unless ``force``).
+    ``against`` are committed runs of real systems, scored and shown beside the probes (or their ScoredRuns from
+    ``score_run`` on BENCH, which are not scored again). Every run the probes need that the stage cache lacks runs in
+    one sealed child. With ``out`` the runs and ``probe.json`` are kept there (an existing folder is refused unless
+    ``force``).
     """
     bench = Path(bench)
     systems = list(systems) if systems is not None else default_systems()
-    against = [Path(run) for run in against]
+    against = [run if isinstance(run, ScoredRun) else Path(run) for run in against]
     if out is None:
         with tempfile.TemporaryDirectory(prefix="fashionrq-probe-") as tmp:
             return _probe_all(bench, Path(tmp), against, systems, resamples, seed, level, cache_dir, query_blind_encoder)

@@ -134,7 +134,7 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
         with stage("leaderboard"):
             section("4. Leaderboard", leaderboard_of(bench, shown))
         comparison = _compare(scored, out, config, console, section)
-        probes = _probes(bench, runs, out, config, console, section)
+        probes = _probes(bench, scored, out, config, console, section)
         mcmr, mcmr_text = _mcmr(out, config, console) if config.mcmr_systems else (None, None)
         with stage("report.html"):
             atomic_write_text(out / "report.html", render(bench, shown, comparison, config.images, "fashionrq demo report",
@@ -313,14 +313,14 @@ def _mcmr(out: Path, config: DemoConfig, console: Console):
     return ablation, "Release `mcmr-bench/` (`fashionrq build --mcmr`), runs in `mcmr-runs/`.\n\n" + ablation.to_markdown()
 
 
-def _probes(bench: Path, runs: list[Path], out: Path, config: DemoConfig, console: Console, section) -> dict:
-    """Every label-blind probe and the query-blind baseline against random's interval, the demo's runs beside them
-    (docs/protocol.md, "Adversarial probes"); report section 7 and ``probes/probe.json``; returns the probe report."""
+def _probes(bench: Path, scored: list, out: Path, config: DemoConfig, console: Console, section) -> dict:
+    """Every label-blind probe and the query-blind baseline against random's interval, the demo's scored runs beside
+    them (docs/protocol.md, "Adversarial probes"); report section 7 and ``probes/probe.json``; returns the probe report."""
     from fashionrq.protocol.probe import probe_release
 
     console.print("adversarial probes (label-blind attacks on the public files) …")
     with stage("probes"):
-        report = probe_release(bench, out=out / "probes", against=runs, resamples=config.resamples, seed=config.seed,
+        report = probe_release(bench, out=out / "probes", against=scored, resamples=config.resamples, seed=config.seed,
                                query_blind_encoder=config.encoder, force=True)
     section("7. Adversarial probes", str(report))
     return report.to_dict()

@@ -5,11 +5,11 @@ from fashionrq.systems.base import BaseRetriever, BatchRetriever, Retriever, Sea
 from fashionrq.systems.bench import LabelAccessError, PublicBench
 from fashionrq.systems.registry import ENTRY_POINT_GROUP, builtin_systems, get_reranker, get_system
 from fashionrq.systems.regimes import REGIMES, candidate_view, regime_of
-from fashionrq.systems.run import run_system
+from fashionrq.systems.run import run_system, run_systems
 from fashionrq.systems.t2 import GradeCalibrator
 
 __all__ = [
     "ENTRY_POINT_GROUP", "REGIMES", "BaseRetriever", "BatchRetriever", "GradeCalibrator", "LabelAccessError", "PublicBench",
     "Retriever", "RetrieverAdapter", "SearchRetriever", "as_retriever", "builtin_systems", "candidate_view", "get_reranker",
-    "get_system", "regime_of", "run_system", "top_k",
+    "get_system", "regime_of", "run_system", "run_systems", "top_k",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -207,11 +207,31 @@ RUN_FILES = ("t1o.run", "t1.run", "t2.jsonl", "t3.run", "t4.run")
 FIRST_STAGE = "first-stage"
 
 
-def execute(job, public: Path, out: Path) -> dict[str, dict]:
+def execute_job(job, public: Path, out: Path) -> dict[str, dict]:
+    """Inside the sealed child: one :class:`~fashionrq.systems.sealed.Job` (:func:`execute`) or a
+    :class:`~fashionrq.systems.sealed.Batch` (:func:`execute_batch`)."""
+    from fashionrq.systems.sealed import Batch
+
+    return execute_batch(job.jobs, public, out) if isinstance(job, Batch) else execute(job, public, out)
+
+
+def execute_batch(jobs, public: Path, out: Path) -> dict[str, dict]:
+    """Inside the sealed child: each job in turn, job ``i`` into ``out/<i>`` (its records keyed ``<i>``, and
+    ``<i>/<subfolder>`` for a first stage); the pool systems share one read of the public view."""
+    shared: dict = {}
+    records = {}
+    for i, job in enumerate(jobs):
+        (out / str(i)).mkdir()
+        records.update({str(Path(str(i), key)): record for key, record in execute(job, public, out / str(i), shared).items()})
+    return records
+
+
+def execute(job, public: Path, out: Path, shared: dict | None = None) -> dict[str, dict]:
     """Inside the sealed child: build the job's systems, fit them on the staged public files, write ``out/*``.
 
     Returns ``{subfolder: run record}`` (system, config, release; the parent writes each as run.json): ``""`` for
     ``out``, and for a two-stage job with ``job.first_stage`` also :data:`FIRST_STAGE`, the first stage alone.
+    ``shared``: what the jobs of one batch share (the public view a pool system reads).
     """
     from fashionrq.systems.registry import get_reranker, get_system
 
@@ -224,11 +244,11 @@ def execute(job, public: Path, out: Path) -> dict[str, dict]:
     calibrator = job.calibrator or GradeCalibrator()
     bench = PublicBench(public.parent, verify=False, release=job.release)
     if hasattr(system, "score_pool"):
-        from fashionrq.systems.probes.run import execute_pool
+        from fashionrq.systems.probes.run import execute_pool, public_view
 
         if reranker is not None:
             raise InputError(f"system '{system.name}' scores whole pools from the public files and takes no reranker; drop --rerank.")
-        return {"": execute_pool(bench, system, out, calibrator)}
+        return {"": execute_pool(bench, system, out, calibrator, public_view(bench, shared))}
     items = candidate_view(bench.items(), job.regime)  # what candidates show in the job's regime
     rows_of = _Rows(items.column("item_id").to_pylist(), bench.path("items.parquet"))
     system.fit(items)
@@ -348,11 +368,40 @@ def run_system(
         result = run_sealed(job, Path(bench), work, _label(system, reranker))
         runs = {key: {**record, "isolation": result["isolation"]} for key, record in result["runs"].items()}
         for key, target in targets.items():
-            with atomic_directory(target, force=True, what="run folder") as tmp:
-                for name in RUN_FILES:
-                    shutil.copyfile(work / "out" / key / name, tmp / name)
-                atomic_write_json(tmp / "run.json", runs[key])
+            _write_run_folder(work / "out" / key, target, runs[key])
     return runs[""]
+
+
+def run_systems(bench: str | Path, runs: Mapping[str | Path, tuple[str | Retriever, dict]], *, force: bool = False) -> dict[Path, dict]:
+    """Run several systems sealed in ONE child process over one private copy of BENCH/public/: one start-up, and one
+    read of the public view for every pool system (the probes). ``runs``: run folder -> ``(system, params)``.
+
+    Each folder gets exactly the files ``run_system(bench, system, folder, params=params)`` writes (text regime, no
+    reranker, exact open-corpus search); returns each folder's run.json.
+    """
+    from fashionrq.systems.sealed import Batch, Job, run_sealed, staged_public
+
+    targets = [Path(out) for out in runs]
+    if len({target.resolve() for target in targets}) < len(targets):
+        raise InputError("two runs of one batch name the same run folder; give each system its own folder.")
+    for target in targets:
+        _targets(target, None, None, force)
+    public = PublicBench(bench)
+    jobs = tuple(Job(system, dict(params), release=public.release, depth=DEFAULT_DEPTH) for system, params in runs.values())
+    with staged_public(public.public) as work:
+        result = run_sealed(Batch(jobs), Path(bench), work, ", ".join(_label(system, None) for system, _ in runs.values()))
+        records = {target: {**result["runs"][str(i)], "isolation": result["isolation"]} for i, target in enumerate(targets)}
+        for i, target in enumerate(targets):
+            _write_run_folder(work / "out" / str(i), target, records[target])
+    return records
+
+
+def _write_run_folder(source: Path, target: Path, record: dict) -> None:
+    """The run folder ``target``: the child's run files from ``source`` and ``record`` as run.json."""
+    with atomic_directory(target, force=True, what="run folder") as tmp:
+        for name in RUN_FILES:
+            shutil.copyfile(source / name, tmp / name)
+        atomic_write_json(tmp / "run.json", record)
 
 
 def _targets(out, first_stage_out, reranker, force: bool) -> dict[str, Path]:

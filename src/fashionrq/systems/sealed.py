@@ -56,6 +56,13 @@ class Job:
     index: str = "exact"
 
 
+@dataclass(frozen=True)
+class Batch:
+    """Several jobs for one sealed child (``fashionrq.systems.run.run_systems``): job ``i`` writes ``WORK/out/<i>/``."""
+
+    jobs: tuple[Job, ...]
+
+
 @contextlib.contextmanager
 def staged_public(public: Path, photos: bool = False):
     """A temporary folder holding a private copy of every file in ``public`` (``WORK/public``) and ``WORK/out``;
@@ -96,10 +103,12 @@ def _writable(work: Path) -> list[str]:
     return [str(p) for p in (work, default_cache_dir(), home_cache, Path(tempfile.gettempdir()), Path("/dev"))]
 
 
-def run_sealed(job: Job, bench: Path, work: Path, label: str) -> dict:
-    """Run ``job`` in a sealed child over ``work`` (see :func:`staged_public`); return the child's result.
+def run_sealed(job: Job | Batch, bench: Path, work: Path, label: str) -> dict:
+    """Run ``job`` (or every job of a batch, in turn) in a sealed child over ``work`` (see :func:`staged_public`);
+    return the child's result.
 
-    The result is ``{"runs": {subfolder of WORK/out: run record}, "isolation": {...}}`` (see ``fashionrq.systems.run.execute``).
+    The result is ``{"runs": {subfolder of WORK/out: run record}, "isolation": {...}}`` (see
+    ``fashionrq.systems.run.execute`` and ``execute_batch``).
     """
     from fashionrq.encoders import default_cache_dir
     from fashionrq.io import read_json
@@ -135,7 +144,7 @@ def _fail(work: Path, message: str, exit_code: int, denied: bool = False) -> Non
 
 
 def child_main(work: Path) -> None:
-    """The sealed child: seal, then build the systems and write WORK/out/* and WORK/result.json."""
+    """The sealed child: seal, then build the systems (of one job or a batch) and write WORK/out/* and WORK/result.json."""
     from fashionrq.io import read_json
     from fashionrq.systems.sandbox import is_denial, seal
 
@@ -144,10 +153,10 @@ def child_main(work: Path) -> None:
     try:
         isolation = seal(policy["denied"], policy["writable"])
         with open(work / JOB, "rb") as handle:
-            job: Job = pickle.load(handle)
-        from fashionrq.systems.run import execute
+            job: Job | Batch = pickle.load(handle)
+        from fashionrq.systems.run import execute_job
 
-        result = execute(job, work / "public", work / "out")
+        result = execute_job(job, work / "public", work / "out")
     except FashionRQError as err:
         _fail(work, str(err), err.exit_code)
     except OSError as err:

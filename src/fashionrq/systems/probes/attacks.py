@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
-from fashionrq.systems.probes.view import Pool, PublicView, Record, tie_broken, top_tie_broken
+from fashionrq.systems.probes.view import Head, Pool, PublicView, Record, tie_broken, top_tie_broken
 
 
 class Probe:
@@ -31,6 +31,7 @@ class Probe:
         self.view_ = view
         self.informative_: set[str] = set()
         self._shared: dict[int, np.ndarray] = {}
+        self._heads: dict[tuple[int, int], Head] = {}
         return self
 
     def attack_scores(self, pool: Pool) -> np.ndarray:
@@ -62,8 +63,15 @@ class Probe:
 
     def top_of_pool(self, pool: Pool, depth: int) -> tuple[np.ndarray, np.ndarray]:
         """The top ``depth`` positions of :meth:`score_pool` and their scores, best first, without ranking the
-        whole pool (an open-corpus pool is the catalog)."""
-        return top_tie_broken(self.attack_scores(pool), self.seed, self._tie_key(pool), depth)
+        whole pool (an open-corpus pool is the catalog); a query-free attack finds its head once for every query."""
+        primary = self.attack_scores(pool)
+        head = None
+        if self.query_free and 0 < depth <= len(primary):
+            key = (id(pool.candidates), depth)
+            if key not in self._heads:
+                self._heads[key] = Head.of(primary, depth)
+            head = self._heads[key]
+        return top_tie_broken(primary, self.seed, self._tie_key(pool), depth, head)
 
     def t2_features(self, pool: Pool) -> np.ndarray:
         """``(len(pool.candidates), 2)`` label-free features of a T2 query's pairs: raw score and rank within the pool."""

@@ -54,15 +54,26 @@ def _open_corpus(public: PublicBench, view: PublicView, system, out: Path) -> No
     write_trec(out / "t1o.run", qids, candidates, scores, _tag(system.name))
 
 
-def execute_pool(public: PublicBench, system, out: Path, calibrator: GradeCalibrator) -> dict:
-    """Fit a pool system on the public view, score every pool of every task into ``out``; returns the run record.
+def public_view(public: PublicBench, shared: dict | None = None) -> PublicView:
+    """The public view of the staged files, read once for every pool system of a batch (``shared``: the batch's store).
+    A pool system must not change the view it is given."""
+    if shared is None:
+        return PublicView.read(public)
+    if "view" not in shared:
+        shared["view"] = PublicView.read(public)
+    return shared["view"]
+
+
+def execute_pool(public: PublicBench, system, out: Path, calibrator: GradeCalibrator, view: PublicView | None = None) -> dict:
+    """Fit a pool system on the public view (``view``, else read from ``public``), score every pool of every task
+    into ``out``; returns the run record.
 
     Writes the files of every run (``t1.run``, ``t3.run``, ``t4.run``, ``t2.jsonl``; ``t1o.run`` when the
     release has open-corpus T1). T2 labels come from the same dev-label calibrator as every system's, fitted
     on the system's pair features. The record's ``config.informative_tasks`` lists the tasks on which the
     system's scores varied within some pool.
     """
-    view = PublicView.read(public)
+    view = PublicView.read(public) if view is None else view
     system.fit(view)
     for task in RANKING_TASKS:
         pools = view.pools[task]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -182,17 +182,97 @@ def tie_broken(primary: np.ndarray, seed: int, key: str) -> np.ndarray:
     return scores
 
 
-def top_tie_broken(primary: np.ndarray, seed: int, key: str, depth: int) -> tuple[np.ndarray, np.ndarray]:
+#: The seeded shuffle is read from its end (:func:`shuffle_tail`, about a microsecond a step in Python) instead of
+#: drawn whole (a few nanoseconds an item in C) when the rows expected to be read are at most 1/TAIL_SHARE of the pool.
+TAIL_SHARE = 64
+
+
+def shuffle_tail(seed: int, key: str, n: int) -> Iterator[int]:
+    """``_tie_rng(seed, key).permutation(n)`` from its last entry backwards, each entry drawn only when it is read.
+
+    NumPy's ``Generator.permutation(n)`` shuffles ``arange(n)`` by Fisher-Yates from the end: step ``i`` (``n - 1``
+    down to 1) swaps entries ``i`` and ``j``, ``j`` uniform on ``[0, i]`` (``random_interval``: the low, then the high
+    half of each 64-bit PCG64 output, masked to the smallest all-ones mask covering ``i`` and redrawn while above
+    ``i``), and entry ``i`` never moves again. So the last ``k`` entries take ``k`` steps, not a shuffle of the whole
+    catalog; tests/test_top_rows.py checks them against ``permutation`` itself.
+    """
+    halves = _uint32_halves(_tie_rng(seed, key).bit_generator)
+    moved: dict[int, int] = {}
+    for i in range(n - 1, 0, -1):
+        mask = (1 << i.bit_length()) - 1
+        j = next(halves) & mask
+        while j > i:
+            j = next(halves) & mask
+        yield moved.get(j, j)
+        moved[j] = moved.get(i, i)
+    if n:
+        yield moved.get(0, 0)
+
+
+def _uint32_halves(bits) -> Iterator[int]:
+    """The 32-bit draws of a PCG64 generator, as its ``next_uint32`` hands them out."""
+    while True:
+        for raw in bits.random_raw(64).tolist():
+            yield raw & 0xFFFFFFFF
+            yield raw >> 32
+
+
+@dataclass(frozen=True)
+class Head:
+    """The rows of a score array that can reach its top ``depth``: every row above the ``depth``-th largest value
+    (``threshold``), best first and ties in row order, and the rows holding the threshold itself, in row order."""
+
+    depth: int
+    above: np.ndarray
+    threshold: float
+    tied: np.ndarray
+
+    @classmethod
+    def of(cls, primary: np.ndarray, depth: int) -> Head:
+        """``primary``'s head for ``depth`` (``1 <= depth <= len(primary)``), partitioning only rows above its minimum
+        (a probe's open-corpus scores are mostly zero)."""
+        lowest = primary.min()
+        over = np.flatnonzero(primary > lowest)
+        threshold = lowest
+        if len(over) >= depth:
+            threshold = np.partition(primary[over], len(over) - depth)[len(over) - depth]
+        above = np.flatnonzero(primary > threshold)
+        return cls(depth, above[np.argsort(-primary[above], kind="stable")], float(threshold),
+                   np.flatnonzero(primary == threshold))
+
+
+def top_tie_broken(primary: np.ndarray, seed: int, key: str, depth: int, head: Head | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The ``depth`` best positions of :func:`tie_broken` (``primary``, ``seed``, ``key``) and their scores, best
-    first, without sorting the whole array: the same rows and scores as the full ranking's top ``depth``."""
+    first, without sorting the whole array: the same rows and scores as the full ranking's top ``depth``.
+
+    ``head``: ``Head.of(primary, depth)`` when the caller ranks the same scores for many keys. Ties go by the position in
+    tie_broken's seeded shuffle: one tied row needs none, rows tied at the threshold only need the shuffle's tail."""
     primary = np.asarray(primary, dtype=np.float64)
     n = len(primary)
     depth = min(depth, n)
     if depth == 0:
         return np.arange(0), np.zeros(0)
-    rows = np.flatnonzero(primary >= np.partition(primary, n - depth)[n - depth])
-    # ties go by the position in tie_broken's seeded shuffle (without ties the position never decides, as there)
-    position = np.empty(n, dtype=np.int64)
-    position[_tie_rng(seed, key).permutation(n)] = np.arange(n)
-    rows = rows[np.lexsort((-position[rows], -primary[rows]))][:depth]
+    if np.isnan(primary).any():
+        rows = np.flatnonzero(primary >= np.partition(primary, n - depth)[n - depth])
+        return _by_shuffle(primary, rows, seed, key)[:depth], n - np.arange(depth, dtype=np.float64)
+    head = head if head is not None and head.depth == depth else Head.of(primary, depth)
+    need = depth - len(head.above)
+    if len(np.unique(primary[head.above])) < len(head.above):  # ties above the threshold: the whole shuffle decides
+        rows = _by_shuffle(primary, np.concatenate([head.above, head.tied]), seed, key)[:depth]
+    elif len(head.tied) == 1:
+        rows = np.concatenate([head.above, head.tied])
+    elif need * TAIL_SHARE <= len(head.tied):
+        tail = (row for row in shuffle_tail(seed, key, n) if primary[row] == head.threshold)
+        rows = np.concatenate([head.above, np.fromiter(tail, dtype=np.int64, count=need)])
+    else:
+        rows = np.concatenate([head.above, _by_shuffle(primary, head.tied, seed, key)[:need]])
     return rows, n - np.arange(depth, dtype=np.float64)
+
+
+def _by_shuffle(primary: np.ndarray, rows: np.ndarray, seed: int, key: str) -> np.ndarray:
+    """``rows`` by descending ``primary``, ties by descending position in the seeded shuffle of tie_broken."""
+    shuffle = _tie_rng(seed, key).permutation(len(primary))
+    chosen = np.zeros(len(primary), dtype=bool)
+    chosen[rows] = True
+    by_position = shuffle[np.flatnonzero(chosen[shuffle])][::-1]
+    return by_position[np.argsort(-primary[by_position], kind="stable")]
