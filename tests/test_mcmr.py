@@ -144,6 +144,15 @@ def test_every_regime_runs_and_scores_by_constraint_count(ablation):
     assert text != image and fused != image  # the regimes show the system different candidates
 
 
+def test_a_regime_batch_writes_what_a_single_run_writes(ablation, mcmr_bench, tmp_path):
+    from fashionrq.systems import run_system
+
+    run_system(mcmr_bench, "image-descriptor", tmp_path / "single", regime="image")  # alone, in its own sealed child
+    batched = next(r.run for r in ablation.runs if (r.system, r.regime) == ("image-descriptor", "image"))
+    for name in ("t1.run", "t1o.run", "t2.jsonl", "t3.run", "t4.run", "run.json"):
+        assert (tmp_path / "single" / name).read_bytes() == (batched / name).read_bytes(), name
+
+
 def test_mcmr_tables_and_the_report_section(ablation, mcmr_bench, tmp_path):
     from fashionrq.report.page import write_report
 

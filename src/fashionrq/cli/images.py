@@ -83,7 +83,7 @@ def ablation_command(
     out: Path = typer.Option(..., "--out", help="Folder for the run folders (<system>-<regime>/), mcmr.md and mcmr.json."),
     systems: str = typer.Option(None, "--systems", help="Comma-separated systems, each run in every candidate regime it reads (default: random, bm25, minilm-int8, image-descriptor, hybrid)."),
     force: bool = typer.Option(False, "--force", help="Replace mcmr.md, mcmr.json and uncommitted run folders in --out (a committed run is never replaced)."),
-    workers: int = typer.Option(1, "--workers", min=1, help="Sealed runs at once (the run files do not depend on it)."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Sealed children at once, one per candidate regime (the run files do not depend on it)."),
 ) -> None:
     """MCMR Tables 3, 7 and 8: every system under text / image / fused candidates, query variants, constraint count."""
     from fashionrq.io import atomic_write_json, atomic_write_text, refuse_existing

@@ -52,16 +52,19 @@ def system_for(name: str, regime: str):
     return get_system(name)
 
 
-def _sealed_run(bench: Path, run: Path, name: str, regime: str, force: bool) -> None:
-    """Run (or copy from the stage cache) and commit ``name`` in ``regime`` into the run folder ``run``."""
+def _sealed_group(bench: Path, regime: str, group: list[tuple[str, Path]], force: bool) -> None:
+    """Every ``(system, run folder)`` of one candidate regime: copied from the stage cache or run together in one
+    sealed child (``systems.run_systems``: one start-up, one copy of the photos), then each run committed."""
     from fashionrq.protocol.commitment import commit_run
-    from fashionrq.stagecache import cached_run
-    from fashionrq.systems import run_system
+    from fashionrq.stagecache import cached_runs
+    from fashionrq.systems import run_systems
 
-    system = system_for(name, regime)
-    cached_run(bench, run, lambda path: run_system(bench, system, path, regime=regime, force=force),
-               {"system": name, "regime": regime}, force=force)
-    commit_run(run, bench)
+    names = {run: name for name, run in group}
+    cached_runs(bench, {run: {"system": name, "regime": regime} for run, name in names.items()},
+                lambda missing: run_systems(bench, {run: (system_for(names[run], regime), {}) for run in missing},
+                                            regime=regime, force=force), force=force)
+    for run in names:
+        commit_run(run, bench)
 
 
 def _scored(bench: Path, run: Path, name: str, regime: str) -> AblationRun:
@@ -74,17 +77,16 @@ def _scored(bench: Path, run: Path, name: str, regime: str) -> AblationRun:
 
 
 def _sealed_runs(bench: Path, jobs: list[tuple[str, str, Path]], force: bool, workers: int) -> None:
-    """Every ``(system, regime, run folder)`` job's sealed run; ``workers`` > 1 runs that many sealed children
-    at once (one stage for all: the runs overlap), each job exactly as it runs alone."""
+    """Every ``(system, regime, run folder)`` job's sealed run: one sealed child per regime, ``workers`` of them at
+    once (one stage for all: they overlap); each run's files are those it gets alone."""
     from concurrent.futures import ThreadPoolExecutor
 
-    if workers <= 1:
-        for name, regime, run in jobs:
-            with stage(f"mcmr run {name} ({regime})"):
-                _sealed_run(bench, run, name, regime, force)
-        return
-    with stage(f"mcmr runs ({len(jobs)} sealed, {workers} at a time)"), ThreadPoolExecutor(max_workers=workers) as pool:
-        for future in [pool.submit(_sealed_run, bench, run, name, regime, force) for name, regime, run in jobs]:
+    groups: dict[str, list[tuple[str, Path]]] = {}
+    for name, regime, run in jobs:
+        groups.setdefault(regime, []).append((name, run))
+    label = f"mcmr runs ({len(jobs)} in {len(groups)} sealed children, {min(max(workers, 1), len(groups))} at a time)"
+    with stage(label), ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
+        for future in [pool.submit(_sealed_group, bench, regime, group, force) for regime, group in groups.items()]:
             future.result()
 
 
@@ -94,8 +96,8 @@ def modality_ablation(bench: str | Path, out: str | Path, systems: Sequence[str]
     """Run, commit and score every ``system`` in every candidate regime of ``regimes`` on the MCMR release ``bench``.
 
     Run folders are ``out/<system>-<regime>``. A system that refuses a regime (it reads photos, and text-only
-    candidates show none) is left out of that regime. ``workers``: sealed runs at once (the run files do not
-    depend on it); the scoring follows, one run at a time.
+    candidates show none) is left out of that regime. Each regime's systems run together in one sealed child;
+    ``workers``: such children at once (the run files do not depend on it); the scoring follows, one run at a time.
     """
     from fashionrq.systems.regimes import check_regime
 

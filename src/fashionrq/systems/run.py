@@ -372,23 +372,25 @@ def run_system(
     return runs[""]
 
 
-def run_systems(bench: str | Path, runs: Mapping[str | Path, tuple[str | Retriever, dict]], *, force: bool = False) -> dict[Path, dict]:
+def run_systems(bench: str | Path, runs: Mapping[str | Path, tuple[str | Retriever, dict]], *, regime: str = "text",
+                force: bool = False) -> dict[Path, dict]:
     """Run several systems sealed in ONE child process over one private copy of BENCH/public/: one start-up, and one
     read of the public view for every pool system (the probes). ``runs``: run folder -> ``(system, params)``.
 
-    Each folder gets exactly the files ``run_system(bench, system, folder, params=params)`` writes (text regime, no
-    reranker, exact open-corpus search); returns each folder's run.json.
+    Each folder gets exactly the files ``run_system(bench, system, folder, regime=regime, params=params)`` writes
+    (no reranker, exact open-corpus search); returns each folder's run.json.
     """
     from fashionrq.systems.sealed import Batch, Job, run_sealed, staged_public
 
+    check_regime(regime)
     targets = [Path(out) for out in runs]
     if len({target.resolve() for target in targets}) < len(targets):
         raise InputError("two runs of one batch name the same run folder; give each system its own folder.")
     for target in targets:
         _targets(target, None, None, force)
     public = PublicBench(bench)
-    jobs = tuple(Job(system, dict(params), release=public.release, depth=DEFAULT_DEPTH) for system, params in runs.values())
-    with staged_public(public.public) as work:
+    jobs = tuple(Job(system, dict(params), regime=regime, release=public.release, depth=DEFAULT_DEPTH) for system, params in runs.values())
+    with staged_public(public.public, photos=regime != "text") as work:  # the text regime shows no photo
         result = run_sealed(Batch(jobs), Path(bench), work, ", ".join(_label(system, None) for system, _ in runs.values()))
         records = {target: {**result["runs"][str(i)], "isolation": result["isolation"]} for i, target in enumerate(targets)}
         for i, target in enumerate(targets):
