@@ -144,6 +144,10 @@ def test_demo_writes_report_html(tmp_path):
     assert all(f'<section id="{key}">' in page for key in SECTIONS) and 'data-run="bm25"' in page
     text = report.read_text(encoding="utf-8")
     assert "## 7. Adversarial probes" in text and "probe-cooccurrence" in text and "## 8. Time and memory per stage" in text
+    # the MCMR section ran in its own process beside the runs; its stages are in the table, under the stage that waited
+    stages = [s["stage"] for s in json.loads((tmp_path / "demo" / "stages.json").read_text(encoding="utf-8"))]
+    assert "## 9. MCMR" in text and "mcmr (own process, started after the release)" in stages
+    assert any(name.startswith("mcmr: ") for name in stages)
     probes = json.loads((tmp_path / "demo" / "probes" / "probe.json").read_text(encoding="utf-8"))
     assert all(f'data-probe="{c["system"]}" data-task="{c["task"]}"' in page for c in probes["cells"] if c["kind"] != "against")
     # the demo evaluates the encoder that built its semantic IDs, and both reports flag it

@@ -19,7 +19,7 @@ import contextvars
 import os
 import resource
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 
@@ -94,6 +94,15 @@ class StageTimer:
             peak = max(self._open.pop(), _peak_rss_mib())
             self._open = [max(p, peak) for p in self._open]
             record = StageTime(name, time.perf_counter() - wall, _cpu_seconds() - cpu, peak, depth=len(self._open))
+            self.stages.append(record)
+            if self.on_stage is not None:
+                self.on_stage(record)
+
+    def adopt(self, stages: Sequence[StageTime], prefix: str) -> None:
+        """Record another process's stages (named ``prefix`` + their name) inside the stage open now, as if nested
+        in it: the open stage's own wall time is this process's, and its CPU time includes the reaped child's."""
+        for s in stages:
+            record = StageTime(prefix + s.stage, s.wall_s, s.cpu_s, s.peak_rss_mib, depth=len(self._open) + s.depth)
             self.stages.append(record)
             if self.on_stage is not None:
                 self.on_stage(record)

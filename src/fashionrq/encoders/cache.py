@@ -214,6 +214,17 @@ def item_texts(table: pa.Table) -> list[str]:
     return [item_text(row) for row in table.select(columns).to_pylist()]
 
 
+def remember_items(table: pa.Table, encoder: str | Encoder, cache_dir: Path | None = None) -> bool:
+    """Read the items' vectors into memory when the disk cache already holds them (True), so that a later call of a
+    dense batch-invariant encoder on a subset of these items gathers their rows; never encodes (False on a miss)."""
+    enc = _resolve(encoder)
+    texts = item_texts(table)
+    if not (getattr(enc, "batch_invariant", False) and cache_path(enc, texts, "document", cache_dir).exists()):
+        return False
+    embed_texts(texts, enc, kind="document", cache_dir=cache_dir)
+    return True
+
+
 def embed_items(
     table: pa.Table, encoder: str | Encoder, cache_dir: Path | None = None, workers: int = 1, engine=None
 ) -> np.ndarray | sp.csr_matrix:

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,14 +129,15 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
     timer = StageTimer(on_stage=(lambda s: console.print(f"[stage] {s}", markup=False, highlight=False)) if verbose else None)
     with timer.active():
         bench = _build(out, config, console, section)
-        scored = _run_all(bench, out / "runs", config, console)
-        runs = [out / "runs" / label for label, _, _ in config.systems]
-        shown = labelled([(json.loads(json.dumps(s.report, sort_keys=True)), run / "scores.json") for s, run in zip(scored, runs)], bench)
-        with stage("leaderboard"):
-            section("4. Leaderboard", leaderboard_of(bench, shown))
-        comparison = _compare(scored, out, config, console, section)
-        probes = _probes(bench, scored, out, config, console, section)
-        mcmr, mcmr_text = _mcmr(out, config, console) if config.mcmr_systems else (None, None)
+        with _mcmr_beside(out, config) as mcmr_process:
+            scored = _run_all(bench, out / "runs", config, console)
+            runs = [out / "runs" / label for label, _, _ in config.systems]
+            shown = labelled([(json.loads(json.dumps(s.report, sort_keys=True)), run / "scores.json") for s, run in zip(scored, runs)], bench)
+            with stage("leaderboard"):
+                section("4. Leaderboard", leaderboard_of(bench, shown))
+            comparison = _compare(scored, out, config, console, section)
+            probes = _probes(bench, scored, out, config, console, section)
+            mcmr, mcmr_text = _mcmr_join(mcmr_process, timer) if mcmr_process else (None, None)
         with stage("report.html"):
             atomic_write_text(out / "report.html", render(bench, shown, comparison, config.images, "fashionrq demo report",
                                                           probes, mcmr))
@@ -284,11 +286,60 @@ def mcmr_codebook_size(photographed: int) -> int:
     return int(min(16, max(4, round(photographed / 180))))
 
 
+@contextmanager
+def _mcmr_beside(out: Path, config: DemoConfig):
+    """The MCMR section (it needs only the ingested catalog and the encoder cache) started in its own process, so it
+    runs beside the main pipeline's mostly single-threaded runs, scoring and probes; yields ``(process, pipe)`` for
+    :func:`_mcmr_join` (``None`` when the demo has no MCMR systems), and stops the process if the demo fails first."""
+    if not config.mcmr_systems:
+        yield None
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_mcmr_process, args=(out, config, send), name="fashionrq-mcmr")
+    process.start()
+    send.close()
+    try:
+        yield process, receive
+    finally:
+        if process.is_alive():
+            process.terminate()
+            process.join()
+
+
+def _mcmr_process(out: Path, config: DemoConfig, send) -> None:
+    """The MCMR section's process: :func:`_mcmr` with a stage timer of its own; sends (ablation, text, stages)."""
+    timer = StageTimer()
+    with timer.active():
+        ablation, text = _mcmr(out, config, Console(stderr=True))
+    send.send((ablation, text, timer.stages))
+    send.close()
+
+
+def _mcmr_join(started, timer: StageTimer):
+    """Wait for the MCMR process; its stages join the timer under the stage that waited (which counts its CPU)."""
+    process, receive = started
+    with stage("mcmr (own process, started after the release)"):
+        try:
+            ablation, text, stages = receive.recv()
+        except EOFError:
+            ablation = text = stages = None
+        process.join()
+        if stages is not None:
+            timer.adopt(stages, "mcmr: ")
+    if stages is None:
+        raise FashionRQError(f"the MCMR section's process failed (exit code {process.exitcode}); its traceback is printed above.")
+    return ablation, text
+
+
 def _mcmr(out: Path, config: DemoConfig, console: Console):
     """An MCMR release on the catalog's photographed items and its systems in every candidate regime: the ablation
     (``None`` without photos) and the text of report section 9."""
     from fashionrq.catalog import load_items
     from fashionrq.encoders import get_encoder
+    from fashionrq.encoders.cache import remember_items
     from fashionrq.images.store import available_cores
     from fashionrq.report.mcmr import modality_ablation
     from fashionrq.stagecache import cached_folder, folder_digest
@@ -303,10 +354,13 @@ def _mcmr(out: Path, config: DemoConfig, console: Console):
     codebook_size = mcmr_codebook_size(len(photos))
     inputs = {"items": folder_digest(out / "catalog"), "encoder": config.encoder, "seed": config.seed, "queries": "mcmr",
               "fingerprint": get_encoder(config.encoder).fingerprint, "sid_method": "rkmeans", "codebook_size": codebook_size}
+    def build(path: Path) -> None:
+        remember_items(load_items(out / "catalog"), config.encoder)  # the photographed items' rows are gathered from them
+        build_release(out / "catalog", path, encoder=config.encoder, seed=config.seed, queries_backend="mcmr",
+                      sid_method="rkmeans", codebook_size=codebook_size)
+
     try:
-        cached_folder("release", inputs, bench, lambda path: build_release(
-            out / "catalog", path, encoder=config.encoder, seed=config.seed, queries_backend="mcmr", sid_method="rkmeans",
-            codebook_size=codebook_size))
+        cached_folder("release", inputs, bench, build)
         ablation = modality_ablation(bench, out / "mcmr-runs", config.mcmr_systems, workers=available_cores())
     except FashionRQError as err:  # e.g. too few photographed items for a release: the section says why
         return None, f"Not run on the {len(photos):,} photographed items: {err}"
