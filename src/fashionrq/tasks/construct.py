@@ -288,6 +288,25 @@ def _t3(groups, targets, spare: set[str], claims: ItemClaims, by_leaf, index: Ti
     return out, dropped
 
 
+def _draw_items(plan: dict, by_leaf, index: TierIndex, config: TaskConfig, rnd: random.Random, embeddings,
+                claims: ItemClaims) -> tuple[list, list, list[RankingInstance], list[tuple[str, ...]]]:
+    """Every task's items, in an order that puts each where only it can serve: own items first (the tasks' leaves
+    are disjoint; T3's are its targets), then the Related tiers (each can come from one level-1 prefix only), T3's
+    one item per other member leaf (a group that cannot be filled is dropped and counted), and last the
+    Irrelevant tiers, which may come from anywhere else. Returns T1's and T2's pools, T3 and T3's dropped groups."""
+    window = config.hard_negative_window
+    own1 = _claim_own(plan["t1"], config.per_tier, claims, rnd, index, "t1")
+    own2 = _claim_own(plan["t2"], config.t2_per_tier, claims, rnd, index, "t2")
+    targets3 = _claim_own([(anchors, anchors) for anchors, _ in plan["t3"]], 1, claims, rnd, index, "t3")
+    t2_vectors = embeddings if config.t2_hard_negatives else None
+    related1 = _draw_related(plan["t1"], own1, config.per_tier, claims, rnd, index, embeddings, "t1", window)
+    related2 = _draw_related(plan["t2"], own2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window)
+    t3, t3_dropped = _t3(plan["t3"], targets3, plan["spare_leaves"], claims, by_leaf, index, rnd, config)
+    pools1 = _add_irrelevant(plan["t1"], own1, related1, config.per_tier, claims, rnd, index, embeddings, "t1", window)
+    pools2 = _add_irrelevant(plan["t2"], own2, related2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window)
+    return pools1, pools2, t3, t3_dropped
+
+
 def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskConfig = TaskConfig(), seed: int = 0,
                 embeddings: np.ndarray | None = None) -> Tasks:
     """Instances of every task for ``queries`` (each anchored at a qualified leaf of ``hierarchy``).
@@ -301,20 +320,7 @@ def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
     for qi, q in enumerate(queries):
         by_leaf.setdefault(q.leaf, []).append(qi)
     plan = _assign(index, by_leaf, config, rnd)
-    claims = ItemClaims(len(hierarchy.sids))
-    window = config.hard_negative_window
-    own1 = _claim_own(plan["t1"], config.per_tier, claims, rnd, index, "t1")
-    own2 = _claim_own(plan["t2"], config.t2_per_tier, claims, rnd, index, "t2")
-    targets3 = _claim_own([(anchors, anchors) for anchors, _ in plan["t3"]], 1, claims, rnd, index, "t3")
-    # Own items first (the tasks' leaves are disjoint; T3's are its targets), then the Related tiers (each can
-    # come from one level-1 prefix only), T3's one item per other member leaf (a group that cannot be filled is
-    # dropped and counted), and last the Irrelevant tiers, which may come from anywhere else.
-    t2_vectors = embeddings if config.t2_hard_negatives else None
-    related1 = _draw_related(plan["t1"], own1, config.per_tier, claims, rnd, index, embeddings, "t1", window)
-    related2 = _draw_related(plan["t2"], own2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window)
-    t3, t3_dropped = _t3(plan["t3"], targets3, plan["spare_leaves"], claims, by_leaf, index, rnd, config)
-    pools1 = _add_irrelevant(plan["t1"], own1, related1, config.per_tier, claims, rnd, index, embeddings, "t1", window)
-    pools2 = _add_irrelevant(plan["t2"], own2, related2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window)
+    pools1, pools2, t3, t3_dropped = _draw_items(plan, by_leaf, index, config, rnd, embeddings, ItemClaims(len(hierarchy.sids)))
     t1, t4 = _t1_t4(plan["t1"], pools1, by_leaf, index)
     t2, dev_mids = _t2(plan["t2"], pools2, by_leaf, index, config, rnd)
     open_leaves = sorted(plan["t1o"] + [leaf for anchors in t3_dropped for leaf in anchors], key=prefix_key)
