@@ -196,11 +196,13 @@ def embed_texts(
     key = str(path)
     if key in _MEMORY:
         return _MEMORY[key].copy()
-    if (vectors := None if path.exists() else _known_rows(enc, kind, texts)) is not None:
+    if path.exists():
+        vectors = _read_or_fail(path, enc.kind)
+        _keep_by_text(enc, kind, texts, vectors)
+    elif (vectors := _known_rows(enc, kind, texts)) is not None:  # a subset of a kept call: gathered, not encoded
         _write(path, vectors)
     else:
-        vectors = _read_or_fail(path, enc.kind) if path.exists() else _compute_once(
-            path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine), enc.kind, engine is None)
+        vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine), enc.kind, engine is None)
         _keep_by_text(enc, kind, texts, vectors)
     if len(texts) <= MEMORY_MAX_TEXTS:
         _MEMORY[key] = vectors.copy()
