@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
+from fashionrq.cli import main
+from fashionrq.errors import InputError
 from fashionrq.stagecache import cached_runs
 from fashionrq.systems import run_system, run_systems
 from fashionrq.systems import sealed
@@ -58,3 +62,19 @@ def test_only_the_runs_the_stage_cache_lacks_go_into_the_batch(small_bench, tmp_
                                                         tmp_path / "warm" / "probe-frequency": False}
     assert _files(tmp_path / "warm" / "random-seed2") == _files(tmp_path / "cold" / "random-seed2")
     assert (tmp_path / "cache" / "stages" / "run").is_dir() and len(list((tmp_path / "cache" / "stages" / "run").iterdir())) == 2
+
+
+def test_a_batch_naming_one_run_folder_twice_is_refused_before_anything_runs(small_bench, tmp_path):
+    with pytest.raises(InputError, match="same run folder"):
+        run_systems(small_bench, {tmp_path / "r": ("random", {}), tmp_path / "x" / ".." / "r": ("bm25", {})})
+    assert not (tmp_path / "r").exists()
+
+
+def test_probing_random_itself_or_a_system_twice_is_one_clear_sentence(small_bench, tmp_path, capsys):
+    for systems in (["random"], ["probe-frequency", "probe-frequency"]):
+        argv = ["probe", str(small_bench), *[a for s in systems for a in ("--system", s)], "--out", str(tmp_path / "p")]
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        err = capsys.readouterr().err
+        assert exited.value.code == 2 and "name each once" in err and "Traceback" not in err
+        assert not (tmp_path / "p").exists()
