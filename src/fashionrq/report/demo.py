@@ -172,6 +172,8 @@ def _fresh_demo_folder(out: Path, force: bool) -> Path:
 def _build(out: Path, config: DemoConfig, console: Console, section) -> Path:
     """Ingest, then the frozen release (embed, semantic IDs, hierarchy, queries, tasks; from the stage cache when
     built before from the same items, configuration and code); report sections 1-3."""
+    import pyarrow.parquet as pq
+
     from fashionrq.catalog import ingest, save_ingest
     from fashionrq.encoders import get_encoder
     from fashionrq.io import sha256_file
@@ -193,8 +195,8 @@ def _build(out: Path, config: DemoConfig, console: Console, section) -> Path:
             config.catalog, path, encoder=config.encoder, sid_method=config.sid_method, seed=config.seed, ingested=ingested))
     if hit:
         console.print("release: the same items, configuration and code were built before; copied from the stage cache.")
-    _, sids = read_sids(bench / "labels" / "sids.parquet")  # written in the order of ingested.table
-    section("2. Semantic-ID hierarchy", sid_markdown(sid_report(sids, ingested.table)))
+    _, sids = read_sids(bench / "labels" / "sids.parquet")  # in the order of public/items.parquet
+    section("2. Semantic-ID hierarchy", sid_markdown(sid_report(sids, pq.read_table(bench / "public" / "items.parquet"))))
     section("3. Benchmark", stats_markdown(bench_stats(bench)))
     return bench
 
@@ -368,7 +370,7 @@ def _mcmr(out: Path, config: DemoConfig, console: Console):
 
 
 def _probes(bench: Path, scored: list, out: Path, config: DemoConfig, console: Console, section) -> dict:
-    """Every label-blind probe and the query-blind baseline against random's interval, the demo's scored runs beside
+    """Every label-blind probe and the query-blind baseline against its chance band, the demo's scored runs beside
     them (docs/protocol.md, "Adversarial probes"); report section 7 and ``probes/probe.json``; returns the probe report."""
     from fashionrq.protocol.probe import probe_release
 

@@ -8,6 +8,7 @@ import json
 from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -251,13 +252,26 @@ def _write_open_qrels(path: Path, queries: list[tuple[str, str]], index: TierInd
     return lines
 
 
-def public_items(items: pa.Table, rng: np.random.Generator) -> tuple[pa.Table, pa.Table]:
-    """The items table under opaque ids ``i00001…`` from a seeded permutation (rows stay in catalog order, which
-    carries no id order), and the private map ``item_id -> catalog_id`` (``labels/item_ids.parquet``)."""
-    catalog_ids = items.column("item_id")
-    opaque = pa.array(_opaque(rng, items.num_rows, "i"), pa.string())
+class PublicItems(NamedTuple):
+    """The catalog under opaque ids: ``ids[r]`` names catalog row ``r``; ``order`` lists the catalog rows in id order,
+    the order of ``table`` (the public items) and ``id_map`` (public id -> catalog id, a label)."""
+
+    ids: list[str]
+    order: np.ndarray
+    table: pa.Table
+    id_map: pa.Table
+
+
+def public_items(items: pa.Table, rng: np.random.Generator) -> PublicItems:
+    """Opaque ids ``i00001…`` for the catalog's rows from a seeded permutation, and the items table under them with
+    its rows sorted by id, so that neither ids nor rows keep the catalog's order (neighbouring catalog rows are
+    often one product line)."""
+    ids = _opaque(rng, items.num_rows, "i")
+    order = np.argsort(np.asarray(ids), kind="stable")
+    opaque = pa.array(ids, pa.string())
     index = items.schema.get_field_index("item_id")
-    return items.set_column(index, items.schema.field(index), opaque), pa.table({"item_id": opaque, "catalog_id": catalog_ids})
+    table = items.set_column(index, items.schema.field(index), opaque).take(order)
+    return PublicItems(ids, order, table, pa.table({"item_id": opaque, "catalog_id": items.column("item_id")}).take(order))
 
 
 def _write_release(out, items, sids, hierarchy, tasks, phi, secret: ConstructionSecret, manifest_info) -> Path:
@@ -268,21 +282,20 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, secret: Construction
     public.mkdir(parents=True, exist_ok=True)
     labels.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng([secret.construction_seed, 7])
-    items, id_map = public_items(items, np.random.default_rng([secret.construction_seed, 11]))
-    item_ids = items.column("item_id").to_pylist()
-    writer = _Writer(tasks, item_ids, phi, rng)
+    published = public_items(items, np.random.default_rng([secret.construction_seed, 11]))
+    writer = _Writer(tasks, published.ids, phi, rng)
     writer.ranking("t1", tasks.t1, pooled_file=True)
     writer.open_corpus(TierIndex(hierarchy), out)
     writer.pairs(rng)
     writer.ranking("t3", tasks.t3, pooled_file=False)
     writer.groups(rng)
-    items, photos = publish_photos(items, public)
+    items, photos = publish_photos(published.table, public)
     write_items(items, public / "items.parquet")
     writer.write(out)
     pq.write_table(pa.Table.from_pandas(hierarchy.to_frame(), preserve_index=False), labels / "clusters.parquet",
                    compression="zstd", write_statistics=False)
-    write_sids(item_ids, sids, labels / "sids.parquet")
-    pq.write_table(id_map, labels / ITEM_IDS, compression="zstd", write_statistics=False)
+    write_sids(published.id_map.column("item_id").to_pylist(), sids[published.order], labels / "sids.parquet")
+    pq.write_table(published.id_map, labels / ITEM_IDS, compression="zstd", write_statistics=False)
     secret.write(labels)
     return _write_manifest(out, items, hierarchy, tasks, writer, secret, manifest_info, photos)
 
