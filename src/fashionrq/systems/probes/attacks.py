@@ -127,6 +127,17 @@ class FrequencyProbe(Probe):
         return self.view_.values(self.counts_, pool.candidates)
 
 
+class RarityProbe(FrequencyProbe):
+    """(b') The other side of (b): items named by no public record first. Anchor leaves are task-disjoint, so an
+    open-corpus query's own leaf never fills a pool of its own; this probe measures what that absence gives away."""
+
+    name = "probe-rarity"
+    attack = "how few public records of all tasks name the candidate (absent from every pool first)"
+
+    def primary(self, pool: Pool) -> np.ndarray:
+        return -super().primary(pool)
+
+
 class LinkageProbe(CooccurrenceProbe):
     """(c) Follow texts and ids into the other tasks: public dev grades first, then presence in other tasks' records."""
 
@@ -217,7 +228,7 @@ class IdProximityProbe(Probe):
 
 class RowProximityProbe(IdProximityProbe):
     """(e'') Row order carries structure: rank candidates by closeness of their row in ``items.parquet`` to the pool's
-    median row (public item ids are opaque; the rows keep the catalog's own order)."""
+    median row (the rows are in opaque-id order; in a release that kept the catalog's order, neighbouring rows are often one product line)."""
 
     name = "probe-row-proximity"
     attack = "distance of the candidate's row in items.parquet to the pool's median row"
@@ -260,5 +271,5 @@ class QidOrderProbe(Probe):
 
 
 #: The built-in probes by name.
-PROBES = {cls.name: cls for cls in (CooccurrenceProbe, FrequencyProbe, LinkageProbe, CopoolProbe, PositionProbe,
+PROBES = {cls.name: cls for cls in (CooccurrenceProbe, FrequencyProbe, RarityProbe, LinkageProbe, CopoolProbe, PositionProbe,
                                     IdProximityProbe, RowProximityProbe, QidOrderProbe)}
