@@ -1,4 +1,4 @@
-"""Adversarial probes: label-blind attacks on the fixture release, judged against random's bootstrap interval."""
+"""Adversarial probes: label-blind attacks on the fixture release, judged against their chance bands around random."""
 
 from __future__ import annotations
 
@@ -31,8 +31,18 @@ def probe_report(small_bench, probe_folder):
     return probe_release(small_bench, resamples=RESAMPLES, out=probe_folder)
 
 
-def test_every_probe_sits_inside_randoms_interval_on_every_task(probe_report):
+def test_no_probe_sits_above_its_chance_band_on_any_task(probe_report):
     assert probe_report.passed, str(probe_report)
+    random = {(b.task, b.metric): b.score for b in probe_report.bands}
+    judged = [c for c in probe_report.cells if c.judged]
+    assert judged and {c.task for c in judged} >= {"t1", "t2", "t3", "t4"}
+    for cell in judged:
+        lower, upper = cell.band
+        assert lower <= random[cell.task, cell.metric] <= upper, cell  # a chance band is centred on random's score
+        assert cell.score <= upper and cell.verdict == ("below" if cell.score < lower else "inside"), cell
+    assert probe_report.bootstrap["family_level"] == pytest.approx(1 - 0.05 / len(judged + [c for c in probe_report.cells
+                                                                                           if c.kind == "probe" and c.silent and c.gated]))
+    assert all(c.band is None and not c.judged for c in probe_report.cells if not c.gated)
 
 
 def test_every_probe_and_the_query_blind_baseline_are_scored_on_every_task(probe_report):

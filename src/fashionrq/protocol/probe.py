@@ -1,15 +1,19 @@
 """``probe_release``: run every label-blind probe, the query-blind baseline and ``random`` through the protocol.
 
-Each system is run over ``BENCH/public/`` only, committed and scored like any other run. Random's score on
-every checked metric gets a percentile interval from the protocol's cluster bootstrap (the leakage unit of
-the scorer); a probe whose score lies above that interval has predicted grades from the public files, which
-is a leak. The query-blind baseline and any real runs (``against``) are shown beside them, not judged.
+Each system is run over ``BENCH/public/`` only, committed and scored like any other run. Every probe cell is
+judged against its **chance band**: the scores a label-blind run of the same form reaches by chance, i.e.
+random's score plus or minus the paired cluster-bootstrap spread of Δ = probe − random (the leakage unit of the
+scorer), at the family-wise level over every judged cell. A probe above its band has predicted grades from the
+public files: a leak. Random's own percentile interval is shown too, but it is no chance band for a probe: a
+query-free probe gives every query of a pool the same ranking and varies more than random, which shuffles each
+query afresh (one more random seed, scored as a probe, can land outside it). The query-blind baseline and any
+real runs (``against``) are shown beside them, not judged.
 
 Example::
 
     >>> report = probe_release("BENCH")
     >>> print(report)                     # the Markdown table
-    >>> report.passed, report.leaks       # False and the cells above random's interval on a leaky release
+    >>> report.passed, report.leaks       # False and the cells above their chance band on a leaky release
 """
 
 from __future__ import annotations
@@ -75,30 +79,42 @@ class Band:
 
 @dataclass(frozen=True)
 class ProbeCell:
-    """One system's score on one task metric, placed against random's interval."""
+    """One system's score on one task metric, placed against its chance band around random."""
 
     system: str
     kind: str  # "probe", "query-blind" or "against"
     task: str
     metric: str
     score: float
+    #: ``inside``, ``above`` or ``below`` the chance band (random's own interval where no band is computed).
     verdict: str
     gated: bool = True
-    #: Lower bound of the paired Δ = system − random at the family-wise level (judged probe cells only).
+    #: Paired bootstrap interval of Δ = system − random at the family-wise level (probe and query-blind cells).
     delta_lower: float | None = None
+    delta_upper: float | None = None
     #: The attack gave every candidate of every pool of this task the same score: its order is a seeded shuffle.
     silent: bool = False
 
     @property
+    def band(self) -> tuple[float, float] | None:
+        """The chance band ``(lower, upper)``: the scores at which Δ's family-wise interval still holds 0."""
+        if self.delta_lower is None or self.delta_upper is None:
+            return None
+        return self.score - self.delta_upper, self.score - self.delta_lower
+
+    @property
+    def judged(self) -> bool:
+        return self.kind == "probe" and self.gated and not self.silent
+
+    @property
     def leak(self) -> bool:
-        """A judged probe cell above random's interval whose paired Δ over random is positive at the family-wise level."""
-        return (self.kind == "probe" and self.gated and not self.silent and self.verdict == "above"
-                and (self.delta_lower or 0.0) > 0)
+        """A judged probe cell above its chance band: Δ over random is positive at the family-wise level."""
+        return self.judged and self.verdict == "above"
 
 
 @dataclass(frozen=True)
 class ProbeReport:
-    """Random's intervals and every probe, query-blind and ``against`` score; ``passed`` when no probe is above."""
+    """Random's intervals and every probe, query-blind and ``against`` cell; ``passed`` when no probe is above its band."""
 
     release: str
     bootstrap: dict
@@ -107,7 +123,7 @@ class ProbeReport:
 
     @property
     def leaks(self) -> list[ProbeCell]:
-        """The probe cells above random's interval and confirmed by the paired test (:attr:`ProbeCell.leak`)."""
+        """The judged probe cells above their chance band (:attr:`ProbeCell.leak`)."""
         return [c for c in self.cells if c.leak]
 
     @property
@@ -121,18 +137,19 @@ class ProbeReport:
         return next(c.score for c in self.cells if (c.system, c.task, c.metric) == (system, task, metric))
 
     def to_dict(self) -> dict:
-        return {"release": self.release, "bootstrap": self.bootstrap, "passed": self.passed,
-                "bands": [asdict(b) for b in self.bands], "cells": [{**asdict(c), "leak": c.leak} for c in self.cells],
-                "leaks": [asdict(c) for c in self.leaks]}
+        return {"release": self.release, "bootstrap": self.bootstrap, "passed": self.passed, "verdict": probe_verdict(self),
+                "bands": [asdict(b) for b in self.bands], "cells": [_cell_record(c) for c in self.cells],
+                "leaks": [_cell_record(c) for c in self.leaks]}
 
     def to_dataframe(self):
-        """One row per (system, task, metric) with score, verdict and random's interval."""
+        """One row per (system, task, metric): score, verdict, chance band (``band_lower``/``band_upper``) and
+        random's own interval."""
         import pandas as pd
 
         band = {(b.task, b.metric): b for b in self.bands}
         rows = [{"system": BASELINE, "kind": BASELINE, "task": b.task, "metric": b.metric, "score": b.score,
                  "verdict": "inside", "gated": b.gated, "leak": False, "silent": False, "random_lower": b.lower, "random_upper": b.upper} for b in self.bands]
-        rows += [{**asdict(c), "leak": c.leak, "random_lower": band[c.task, c.metric].lower,
+        rows += [{**_cell_record(c), "random_lower": band[c.task, c.metric].lower,
                   "random_upper": band[c.task, c.metric].upper} for c in self.cells]
         return pd.DataFrame(rows)
 
@@ -140,27 +157,62 @@ class ProbeReport:
         return probe_markdown(self)
 
 
+def _cell_record(cell: ProbeCell) -> dict:
+    band = cell.band
+    return {**asdict(cell), "judged": cell.judged, "leak": cell.leak,
+            "band_lower": None if band is None else band[0], "band_upper": None if band is None else band[1]}
+
+
 def _mark(cell: ProbeCell) -> str:
     if cell.silent:
         return "∅"
+    if not cell.gated:
+        return ""
     return "▲" if cell.leak else {"above": "△", "inside": "·", "below": "▼"}[cell.verdict]
 
 
+def _cell_text(cell: ProbeCell) -> str:
+    band = cell.band
+    mark = _mark(cell)
+    return f"{cell.score:.3f}" + (f" {mark}" if mark else "") + ("" if band is None else f" [{band[0]:.3f}, {band[1]:.3f}]")
+
+
+def probe_verdict(report: ProbeReport) -> str:
+    """One line: pass (with the largest Δ over random and how many judged cells sit inside) or the leaking cells."""
+    leaks, judged = report.leaks, [c for c in report.cells if c.judged]
+    if leaks:
+        return (f"LEAK: {len({c.system for c in leaks})} probes leak on {len(leaks)} cells: "
+                + "; ".join(f"{c.system} {TASK_NAMES[c.task]} {c.metric} {c.score:.3f} above [{c.band[0]:.3f}, {c.band[1]:.3f}]" for c in leaks))
+    if not judged:
+        return "pass: no judged probe cell (every probe was silent)"
+    random = {(b.task, b.metric): b.score for b in report.bands}
+    top = max(judged, key=lambda c: (c.score - random[c.task, c.metric], c.system, c.task, c.metric))
+    below = sum(c.verdict == "below" for c in judged)
+    return (f"pass: no probe leaks: {len(judged) - below} of {len(judged)} judged probe cells inside their chance band, "
+            f"{below} below it, none above; the largest gain over random is {top.score - random[top.task, top.metric]:+.4f} "
+            f"({top.system}, {TASK_NAMES[top.task]} {top.metric})")
+
+
 def probe_markdown(report: ProbeReport) -> str:
-    """The probe table: one column per task metric, random's interval first, then every other system."""
+    """The probe table: one column per task metric, random's own interval first, then every other system with its
+    mark and chance band."""
     boot = report.bootstrap
     heads = [(b.task, b.metric) for b in report.bands]
-    lines = [f"Random's {boot['level']:.0%} percentile interval: cluster bootstrap over each task's leakage unit, "
-             f"{boot['resamples']:,} resamples, seed {boot['seed']}. △ above it, ▲ above it and a leak (a probe whose paired "
-             f"Δ over random is positive at the family-wise level {boot['family_level']:.4f}), · inside, ▼ below; ∅ silent "
-             f"(the attack scored every candidate of every pool alike, so its order is a seeded shuffle; not judged).", "",
+    lines = [f"Each probe and query-blind cell: score, mark and chance band, i.e. random's score ± the paired cluster-bootstrap "
+             f"spread of Δ = system − random over each task's leakage unit ({boot['resamples']:,} resamples, seed {boot['seed']}) "
+             f"at the family-wise level {boot['family_level']:.4f} (Bonferroni over the judged probe cells, so that with no leak "
+             f"every judged cell lies inside its band with probability {boot['level']:.0%}). ▲ above its band: a leak; · inside; "
+             f"▼ below (worse than chance); △ above, not judged (query-blind reads item content); ∅ silent (the attack scored "
+             f"every candidate of every pool alike, so its order is a seeded shuffle; not judged). Random's row gives its own "
+             f"{boot['level']:.0%} percentile interval, which is narrower than a chance band: a query-free probe ranks every "
+             f"query of a pool alike and varies more than random, which shuffles each query afresh.", "",
              "| system | " + " | ".join(f"{TASK_NAMES[t]} {m}" + ("" if b.gated else " †") for (t, m), b in zip(heads, report.bands)) + " |",
              "|---|" + "---|" * len(heads)]
     lines.append(f"| {BASELINE} | " + " | ".join(f"{b.score:.3f} [{b.lower:.3f}, {b.upper:.3f}]" for b in report.bands) + " |")
     systems = list(dict.fromkeys((c.system, c.kind) for c in report.cells if c.kind != "against"))
     for system, kind in systems:
         cells = {(c.task, c.metric): c for c in report.cells if c.system == system}
-        lines.append(f"| {system} | " + " | ".join(f"{cells[h].score:.3f} {_mark(cells[h])}" for h in heads) + " |")
+        lines.append(f"| {system} | " + " | ".join(_cell_text(cells[h]) for h in heads) + " |")
     against = [c for c in report.cells if c.kind == "against"]
     if against:
         best = {h: max((c for c in against if (c.task, c.metric) == h), key=lambda c: c.score) for h in heads}
@@ -168,12 +220,8 @@ def probe_markdown(report: ProbeReport) -> str:
         blind = {(c.task, c.metric): c.score for c in report.cells if c.kind == QUERY_BLIND}
         if blind:
             lines.append("| best − query-blind | " + " | ".join(f"{best[h].score - blind[h]:+.3f}" for h in heads) + " |")
-    leaks = report.leaks
-    verdict = ("pass: no probe leaks (none is above random's interval with a paired Δ above 0 at the family-wise level)" if not leaks else
-               f"LEAK: {len({c.system for c in leaks})} probes leak on {len(leaks)} cells: "
-               + "; ".join(f"{c.system} {TASK_NAMES[c.task]} {c.metric} {c.score:.3f}" for c in leaks))
     notes = [f"† {m}: shown, not judged: {why}." for m, why in UNGATED.items() if any(b.metric == m for b in report.bands)]
-    return "\n".join(lines + ["", *notes, verdict]) + "\n"
+    return "\n".join(lines + ["", *notes, probe_verdict(report)]) + "\n"
 
 
 def probe_metrics(scored: ScoredRun) -> list[tuple[str, str]]:
@@ -229,14 +277,15 @@ def _resampled(scored: ScoredRun, task: str, metric: str, index, n: int, counts)
     return float(units.values[metric].mean()), resampled_means(counts, sums, sizes)[:, 0]
 
 
-def paired_lower(random: ScoredRun, system: ScoredRun, task: str, metric: str, draws, level: float) -> float:
-    """Lower bound of the paired bootstrap interval of Δ = system − random on one task metric at ``level``."""
+def paired_delta(random: ScoredRun, system: ScoredRun, task: str, metric: str, draws, level: float) -> tuple[float, float]:
+    """The paired bootstrap interval ``(lower, upper)`` of Δ = system − random on one task metric at ``level``."""
     clusters, counts = draws
     index, n = random.units[task].cluster_index(clusters[task]), len(clusters[task])
     if system.units[task].ids != random.units[task].ids:
         raise ComparisonError(f"the {task} units of {system.report['run']} differ from random's; run both on the same release.")
     (a, ra), (b, rb) = (_resampled(s, task, metric, index, n, counts[task]) for s in (random, system))
-    return summarise(b - a, rb - ra, level).lower
+    interval = summarise(b - a, rb - ra, level)
+    return interval.lower, interval.upper
 
 
 #: Random runs (seeds 0, 1, ...) averaged into the reference: one random draw is itself noisy, and on a task with
@@ -294,17 +343,22 @@ def _commit_and_score(bench: Path, run: Path) -> tuple[ScoredRun, set]:
 
 def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], bands: tuple[Band, ...], draws,
            family_level: float) -> tuple[ProbeCell, ...]:
-    """Every system's cells; judged probe cells above random's interval also get the paired Δ lower bound."""
+    """Every system's cells. A probe or query-blind cell that is not silent gets its chance band (the paired Δ
+    interval at the family-wise level) and is placed against it; the others (and every cell of a metric shown but not
+    judged, :data:`UNGATED`) against random's own interval."""
     cells = []
     for band in bands:
         for name, kind, result, informative in scored:
             value = metric_value(result, band.task, band.metric)
             if value is None:
                 continue
-            verdict, silent = band.verdict(value), kind == "probe" and band.task not in informative
-            judged = kind == "probe" and band.gated and not silent and verdict == "above"
-            lower = paired_lower(baseline, result, band.task, band.metric, draws, family_level) if judged else None
-            cells.append(ProbeCell(name, kind, band.task, band.metric, value, verdict, band.gated, lower, silent))
+            silent = kind == "probe" and band.task not in informative
+            if kind == "against" or silent or not band.gated:
+                cells.append(ProbeCell(name, kind, band.task, band.metric, value, band.verdict(value), band.gated, silent=silent))
+                continue
+            lower, upper = paired_delta(baseline, result, band.task, band.metric, draws, family_level)
+            verdict = "above" if lower > 0 else "below" if upper < 0 else "inside"
+            cells.append(ProbeCell(name, kind, band.task, band.metric, value, verdict, band.gated, lower, upper))
     return tuple(sorted(cells, key=lambda c: [s[0] for s in scored].index(c.system)))
 
 
@@ -327,8 +381,9 @@ def _probe_all(bench: Path, folder: Path, against: Sequence[Path | ScoredRun], s
     cells = _cells(baseline, scored, bands, resample_draws([baseline], resamples, seed), family_level)
     units = {task: entry.get("leakage_unit") for task, entry in baseline.report["tasks"].items()}
     boot = {"resamples": resamples, "seed": seed, "level": level, "units": units, "family_level": family_level,
-            "method": "cluster bootstrap of random's mean, percentile interval; leaks confirmed by the paired Δ over "
-                      "random at the Bonferroni family-wise level over every judged probe cell"}
+            "method": "random: cluster bootstrap of its mean, percentile interval; each probe and query-blind cell: the "
+                      "paired cluster-bootstrap interval of Δ over random at the Bonferroni family-wise level over every "
+                      "judged probe cell (its chance band); a judged probe cell above its band is a leak"}
     return ProbeReport(baseline.report["release"], boot, bands, cells)
 
 

@@ -231,8 +231,8 @@ def tier_section(bench: Path) -> str:
 
 
 def probe_section(scored: Sequence[Scored], heads: dict[str, str], probes: dict | None = None) -> str:
-    """``probes`` (a ``probe.json`` dict, ``fashionrq probe --out``): its table of random's intervals and every probe's
-    verdict; without it the integrity runs present (``probe-*`` and query-blind) beside random; 'not run' otherwise."""
+    """``probes`` (a ``probe.json`` dict, ``fashionrq probe --out``): its table of random's intervals, every probe's
+    chance band and the verdict; without it the integrity runs present (``probe-*`` and query-blind) beside random; 'not run' otherwise."""
     if probes is not None:
         return probe_report_table(probes)
     probes = [s for s in scored if str(s.report.get("system") or "").startswith((PROBE_PREFIX, QUERY_BLIND))]
@@ -242,35 +242,44 @@ def probe_section(scored: Sequence[Scored], heads: dict[str, str], probes: dict 
     refs = [s for s in scored if s.report.get("system") == "random"] + [s for s in scored if s not in probes and s.report.get("system") != "random"]
     rows = [f"<tr><td>{escape(s.label)}</td>" + "".join(_value_cell(s, t, m) for t, m in heads.items()) + "</tr>" for s in [*probes, *refs]]
     return (_table(["run", *(f"{t.upper()} {m}" for t, m in heads.items())], rows, "probes")
-            + '<p class="note">A probe reads only public files; it should sit inside random\'s interval on every task. '
+            + '<p class="note">A probe reads only public files; it should score like random on every task (<code>fashionrq probe</code> '
+              "judges each cell against its chance band). "
               "The query-blind baseline never reads the query; the best real system should beat it clearly.</p>")
 
 
 _MARKS = {"above": "△", "inside": "·", "below": "▼"}
 
 
+def _band(cell: dict) -> str:
+    if cell.get("band_lower") is None:
+        return ""
+    return f' <span class=ci>[{cell["band_lower"]:.3f}, {cell["band_upper"]:.3f}]</span>'
+
+
 def _probe_mark(cell: dict) -> str:
-    return "∅" if cell.get("silent") else "▲" if cell.get("leak") else _MARKS[cell["verdict"]]
+    if cell.get("silent"):
+        return "∅"
+    return "" if not cell.get("gated", True) else "▲" if cell.get("leak") else _MARKS[cell["verdict"]]
 
 
 def probe_report_table(probes: dict) -> str:
-    """Random's interval per judged metric, every probe's and the query-blind score with its mark, and the verdict."""
+    """Random's own interval per judged metric, every probe's and the query-blind score with its mark and chance band,
+    and the verdict."""
     bands = probes["bands"]
     heads = [(b["task"], b["metric"]) for b in bands]
     rows = ["<tr><td>random</td>" + "".join(f'<td class=num>{b["score"]:.3f} <span class=ci>[{b["lower"]:.3f}, {b["upper"]:.3f}]</span></td>'
                                             for b in bands) + "</tr>"]
     cells = {(c["system"], c["task"], c["metric"]): c for c in probes["cells"]}
-    for system in dict.fromkeys(c["system"] for c in probes["cells"]):
+    for system in dict.fromkeys(c["system"] for c in probes["cells"] if c["kind"] != "against"):
         row = [cells.get((system, t, m)) for t, m in heads]
         rows.append(f"<tr><td>{escape(system)}</td>" + "".join(
             "<td>–</td>" if c is None else f'<td class=num data-probe="{escape(system)}" data-task="{t}" data-metric="{escape(m)}" '
-            f'data-score="{c["score"]}">{c["score"]:.3f} {_probe_mark(c)}</td>' for (t, m), c in zip(heads, row)) + "</tr>")
-    leaks = probes.get("leaks") or []
-    verdict = ("no probe leaks: none is above random's interval with a paired Δ above 0 at the family-wise level"
-               if not leaks else f"LEAK: {len(leaks)} probe cells above random's interval, confirmed by the paired test")
+            f'data-score="{c["score"]}">{c["score"]:.3f} {_probe_mark(c)}{_band(c)}</td>' for (t, m), c in zip(heads, row)) + "</tr>")
     boot = probes.get("bootstrap") or {}
     return (_table(["system", *(f"{t.upper()} {m}" + ("" if b.get("gated", True) else " †") for (t, m), b in zip(heads, bands))], rows, "probes")
-            + f'<p class="note"><b>{escape(verdict)}.</b> Random\'s {boot.get("level", 0.95):.0%} interval from '
-              f'{boot.get("resamples", 0):,} cluster-bootstrap resamples. △ above it, ▲ above it and a confirmed leak, · inside, '
-              "▼ below, ∅ silent (the attack scored every candidate alike; not judged), † shown, not judged. A probe reads only "
-              "public files; the query-blind baseline never reads the query and is shown, not judged (docs/protocol.md).</p>")
+            + f'<p class="note"><b>{escape(probes.get("verdict") or "")}.</b> Each probe cell shows its chance band: random\'s '
+              f'score ± the paired cluster-bootstrap spread of Δ over random ({boot.get("resamples", 0):,} resamples) at the '
+              f'family-wise level {boot.get("family_level", 0.95):.4f}. ▲ above it (a leak), · inside, ▼ below, △ above and not '
+              "judged, ∅ silent (the attack scored every candidate alike; not judged), † shown, not judged. Random's row gives "
+              "its own percentile interval. A probe reads only public files; the query-blind baseline never reads the query "
+              "and is shown, not judged (docs/protocol.md).</p>")
