@@ -16,6 +16,7 @@ from fashionrq.cli import main
 from fashionrq.encoders import (
     cache_path, clear_memory_cache, embed_items, embed_texts, get_encoder, item_text, item_texts,
 )
+from fashionrq.encoders.cache import set_pointer
 from fashionrq.encoders.clip import OpenClipEncoder
 from fashionrq.errors import FashionRQError
 
@@ -139,6 +140,26 @@ def test_a_subset_of_a_batch_invariant_encoders_largest_call_is_gathered_not_enc
     assert cache_path(encoder, subset, "document", tmp_path).is_file()  # written to the disk cache too
 
 
+def test_the_same_texts_in_another_order_are_gathered_from_disk_not_encoded(texts, tmp_path):
+    """A release publishes its items in opaque-id order; a sealed run (a new process: nothing in memory) must reuse
+    the build's vectors of the catalog order instead of encoding the catalog again."""
+    clear_memory_cache()
+    encoder = get_encoder("minilm-int8")
+    catalog_order = texts[:20] + texts[:2]  # repeats too
+    stored = embed_texts(catalog_order, encoder, kind="document", cache_dir=tmp_path)
+    clear_memory_cache()
+    done = encoder.texts_encoded
+    permutation = np.random.default_rng(0).permutation(len(catalog_order))
+    shuffled = [catalog_order[i] for i in permutation]
+    gathered = embed_texts(shuffled, encoder, kind="document", cache_dir=tmp_path)
+    assert encoder.texts_encoded == done  # the model did not run
+    assert np.array_equal(gathered, stored[permutation])
+    assert np.array_equal(gathered, encoder.encode_documents(shuffled))
+    clear_memory_cache()
+    assert embed_texts(texts[1:21], encoder, kind="document", cache_dir=tmp_path).shape == (20, stored.shape[1])
+    assert encoder.texts_encoded > done  # another set of texts is encoded, never gathered
+
+
 def test_e5_uses_query_and_passage_prefixes():
     encoder = get_encoder("e5-small")
     text = ["men blue jeans"]
@@ -160,7 +181,9 @@ def test_embed_items_cache_hit_computes_nothing_and_change_misses(items, texts, 
     first = embed_items(items, "minilm-int8", cache_dir=tmp_path)
     assert encoder.texts_encoded == before + items.num_rows
     path = cache_path(encoder, texts, "document", tmp_path)
-    assert path.is_file() and [p.name for p in path.parent.iterdir() if not p.name.endswith(".lock")] == [path.name]
+    pointer = set_pointer(encoder, texts, "document", tmp_path)  # the same texts in any order find this entry
+    names = {p.name for p in path.parent.iterdir() if not p.name.endswith(".lock")}
+    assert path.is_file() and names == {path.name, path.with_suffix(".order.npy").name, pointer.name}  # no chunk left
 
     clear_memory_cache()  # the second call must come from disk
     second = embed_items(items, "minilm-int8", cache_dir=tmp_path)

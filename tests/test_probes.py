@@ -64,6 +64,29 @@ def test_every_probe_and_the_query_blind_baseline_are_scored_on_every_task(probe
     assert all(name in text for name in [*PROBES, QUERY_BLIND, "random"])
 
 
+def test_random_runs_judged_as_probes_stay_inside_their_chance_bands(small_bench, probe_folder, tmp_path):
+    """The null check of the bands: five more random seeds, judged exactly like probes against the reference of
+    seeds 0-3, never leak. Random's own interval is too narrow for this (a fourth seed fell above it on the bundled
+    release, docs/protocol.md)."""
+    from fashionrq.protocol.commitment import commit_run
+    from fashionrq.protocol.probe import _random_reference, _random_runs, judge
+    from fashionrq.protocol.scoring import TASKS, score_run
+    from fashionrq.systems import run_systems
+
+    reference = _random_reference([score_run(small_bench, probe_folder / label, relevance=False) for label in _random_runs()])
+    nulls = {tmp_path / f"random-seed{k}": ("random", {"seed": k}) for k in range(4, 9)}
+    run_systems(small_bench, nulls)
+    scored = []
+    for folder in nulls:
+        commit_run(folder, small_bench)
+        scored.append((folder.name, "probe", score_run(small_bench, folder, relevance=False), set(TASKS)))
+    bands, cells, family_level = judge(reference, scored, RESAMPLES, 0, 0.95)
+    judged = [c for c in cells if c.judged]
+    assert len(judged) == 5 * sum(b.gated for b in bands) and family_level == pytest.approx(1 - 0.05 / len(judged))
+    assert not [c for c in judged if c.leak], [c for c in judged if c.leak]
+    assert len({c.score for c in judged if (c.task, c.metric) == ("t1", "ndcg@10")}) == 5  # five different rankings
+
+
 def _plant_position_leak(source, target):
     """A copy of the release whose T1 candidate lists put higher grades first (the manifest re-hashed to match)."""
     shutil.copytree(source, target)

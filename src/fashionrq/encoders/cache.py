@@ -18,7 +18,7 @@ from fashionrq.encoders.base import Encoder, as_texts
 from fashionrq.encoders.registry import get_encoder
 from fashionrq.encoders.text import TEXT_COLUMNS, item_text
 from fashionrq.errors import FashionRQError
-from fashionrq.io import atomic_writer, crash_point
+from fashionrq.io import atomic_write_text, atomic_writer, crash_point
 
 KINDS = ("query", "document")
 
@@ -51,7 +51,7 @@ def _known_rows(enc, kind: str, texts: list[str]) -> np.ndarray | None:
 
 def _keep_by_text(enc, kind: str, texts: list[str], vectors) -> None:
     """Keep the largest call (up to :data:`BY_TEXT_MAX_TEXTS` texts) of a dense batch-invariant encoder by text."""
-    if not (getattr(enc, "batch_invariant", False) and enc.kind == "dense" and len(texts) <= BY_TEXT_MAX_TEXTS):
+    if not (_reorderable(enc) and len(texts) <= BY_TEXT_MAX_TEXTS):
         return
     key = (enc.fingerprint, kind)
     if len(texts) >= len(_BY_TEXT.get(key, ({}, None))[0]):
@@ -79,6 +79,49 @@ def cache_path(encoder: Encoder, texts: Sequence[str], kind: str, cache_dir: Pat
     suffix = "npz" if encoder.kind == "sparse" else "npy"
     name = f"{kind}-{encoder.fingerprint[:16]}-{texts_hash(texts)[:24]}-{len(texts)}.{suffix}"
     return Path(cache_dir or default_cache_dir()) / "embeddings" / safe / name
+
+
+def _reorderable(enc) -> bool:
+    """A dense batch-invariant encoder: a text's vector does not depend on the other texts of the call."""
+    return bool(getattr(enc, "batch_invariant", False)) and enc.kind == "dense"
+
+
+def set_pointer(encoder: Encoder, texts: Sequence[str], kind: str, cache_dir: Path | None = None) -> Path:
+    """The file naming the cache entry of any ordering of ``texts`` (the hash is over the texts sorted)."""
+    path = cache_path(encoder, sorted(texts), kind, cache_dir)
+    return path.with_name("set-" + path.stem + ".txt")
+
+
+def _text_order(texts: list[str]) -> np.ndarray:
+    """Row numbers of ``texts`` sorted by text (stable)."""
+    return np.asarray(sorted(range(len(texts)), key=texts.__getitem__), dtype=np.int64)
+
+
+def _record_set(enc, kind: str, texts: list[str], path: Path, cache_dir: Path | None) -> None:
+    """Point the sorted texts at ``path`` (dense batch-invariant encoders), so the same texts in another order are
+    gathered from it, in this or a later process (a release publishes its items in another order than the catalog).
+    The entry's text order is written first, then the pointer: a pointer always finds its order."""
+    if not _reorderable(enc):
+        return
+    pointer = set_pointer(enc, texts, kind, cache_dir)
+    if pointer.exists():
+        return
+    with atomic_writer(path.with_suffix(".order.npy"), "wb") as handle:
+        np.save(handle, _text_order(texts))
+    atomic_write_text(pointer, path.name)
+
+
+def _reordered(enc, kind: str, texts: list[str], cache_dir: Path | None) -> np.ndarray | None:
+    """The vectors of ``texts`` gathered from a cached call on the same texts in another order, if there is one."""
+    if not _reorderable(enc) or not (pointer := set_pointer(enc, texts, kind, cache_dir)).exists():
+        return None
+    source = pointer.with_name(pointer.read_text(encoding="utf-8").strip())
+    if not source.exists():
+        return None
+    stored, stored_order = _read_or_fail(source, enc.kind), np.load(source.with_suffix(".order.npy"))
+    vectors = np.empty_like(stored)
+    vectors[_text_order(texts)] = stored[stored_order]  # the k-th smallest text has the same vector in both calls
+    return vectors
 
 
 def _read_or_fail(path: Path, kind: str):
@@ -201,9 +244,13 @@ def embed_texts(
         _keep_by_text(enc, kind, texts, vectors)
     elif (vectors := _known_rows(enc, kind, texts)) is not None:  # a subset of a kept call: gathered, not encoded
         _write(path, vectors)
+    elif (vectors := _reordered(enc, kind, texts, cache_dir)) is not None:  # a kept call in another order
+        _write(path, vectors)
+        _keep_by_text(enc, kind, texts, vectors)
     else:
         vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine), enc.kind, engine is None)
         _keep_by_text(enc, kind, texts, vectors)
+        _record_set(enc, kind, texts, path, cache_dir)
     if len(texts) <= MEMORY_MAX_TEXTS:
         _MEMORY[key] = vectors.copy()
     return vectors
@@ -221,7 +268,8 @@ def remember_items(table: pa.Table, encoder: str | Encoder, cache_dir: Path | No
     dense batch-invariant encoder on a subset of these items gathers their rows; never encodes (False on a miss)."""
     enc = _resolve(encoder)
     texts = item_texts(table)
-    if not (getattr(enc, "batch_invariant", False) and cache_path(enc, texts, "document", cache_dir).exists()):
+    if not (getattr(enc, "batch_invariant", False) and (cache_path(enc, texts, "document", cache_dir).exists()
+                                                         or set_pointer(enc, texts, "document", cache_dir).exists())):
         return False
     embed_texts(texts, enc, kind="document", cache_dir=cache_dir)
     return True

@@ -362,6 +362,18 @@ def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], b
     return tuple(sorted(cells, key=lambda c: [s[0] for s in scored].index(c.system)))
 
 
+def judge(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], resamples: int, seed: int,
+          level: float) -> tuple[tuple[Band, ...], tuple[ProbeCell, ...], float]:
+    """Random's intervals, every cell placed against its chance band, and the family-wise level of the bands.
+
+    ``scored``: ``(name, kind, scored run, informative tasks)`` with kind ``probe``, ``query-blind`` or ``against``;
+    the Bonferroni family is every gated metric of every ``probe``."""
+    bands = random_bands(baseline, probe_metrics(baseline), resamples, seed, level)
+    judged = sum(b.gated for b in bands) * sum(kind == "probe" for _, kind, _, _ in scored)
+    family_level = 1.0 - (1.0 - level) / max(judged, 1)
+    return bands, _cells(baseline, scored, bands, resample_draws([baseline], resamples, seed), family_level), family_level
+
+
 def _probe_all(bench: Path, folder: Path, against: Sequence[Path | ScoredRun], systems: Sequence[str], resamples: int,
                seed: int, level: float, cache_dir, encoder: str) -> ProbeReport:
     randoms = _random_runs()
@@ -371,14 +383,11 @@ def _probe_all(bench: Path, folder: Path, against: Sequence[Path | ScoredRun], s
     _run_all(bench, folder, runs)
     results = {label: _commit_and_score(bench, folder / label) for label in runs}
     baseline = _random_reference([results[label][0] for label in randoms])
-    bands = random_bands(baseline, probe_metrics(baseline), resamples, seed, level)
     scored = [(name, QUERY_BLIND if name == QUERY_BLIND else "probe", *results[name]) for name in systems]
     for run in against:
         result = run if isinstance(run, ScoredRun) else score_run(bench, run, relevance=False)
         scored.append((str(result.report.get("system") or Path(result.report["run"]).name), "against", result, set(TASKS)))
-    judged = sum(b.gated for b in bands) * sum(kind == "probe" for _, kind, _, _ in scored)
-    family_level = 1.0 - (1.0 - level) / max(judged, 1)
-    cells = _cells(baseline, scored, bands, resample_draws([baseline], resamples, seed), family_level)
+    bands, cells, family_level = judge(baseline, scored, resamples, seed, level)
     units = {task: entry.get("leakage_unit") for task, entry in baseline.report["tasks"].items()}
     boot = {"resamples": resamples, "seed": seed, "level": level, "units": units, "family_level": family_level,
             "method": "random: cluster bootstrap of its mean, percentile interval; each probe and query-blind cell: the "
