@@ -64,7 +64,7 @@ def test_every_probe_and_the_query_blind_baseline_are_scored_on_every_task(probe
     assert all(name in text for name in [*PROBES, QUERY_BLIND, "random"])
 
 
-def test_random_runs_judged_as_probes_stay_inside_their_chance_bands(small_bench, probe_folder, tmp_path):
+def test_random_runs_judged_as_probes_stay_inside_their_chance_bands(small_bench, probe_report, probe_folder, tmp_path):
     """The null check of the bands: five more random seeds, judged exactly like probes against the reference of
     seeds 0-3, never leak. Random's own interval is too narrow for this (a fourth seed fell above it on the bundled
     release, docs/protocol.md)."""
