@@ -65,7 +65,7 @@ QUERY_BLIND = "query-blind"
 
 @dataclass(frozen=True)
 class Band:
-    """Random's score on one task metric and its bootstrap percentile interval."""
+    """Random's score on one task metric, its bootstrap percentile interval and the task's bootstrap units."""
 
     task: str
     metric: str
@@ -73,6 +73,8 @@ class Band:
     lower: float
     upper: float
     gated: bool = True
+    #: G, the number of bootstrap units (leakage-unit clusters) the task's chance bands are drawn over.
+    units: int = 0
 
     def verdict(self, score: float) -> str:
         """``inside``, ``above`` or ``below`` the interval."""
@@ -88,7 +90,8 @@ class ProbeCell:
     task: str
     metric: str
     score: float
-    #: ``inside``, ``above`` or ``below`` the chance band (random's own interval where no band is computed).
+    #: ``inside``, ``above`` or ``below`` the chance band (random's own interval where no band is computed), or
+    #: ``untestable``: the band reaches the metric's maximum, 1, so no score could lie above it (too few units).
     verdict: str
     gated: bool = True
     #: Paired bootstrap interval of Δ = system − random at the family-wise level (probe and query-blind cells).
@@ -165,18 +168,33 @@ def _cell_record(cell: ProbeCell) -> dict:
             "band_lower": None if band is None else band[0], "band_upper": None if band is None else band[1]}
 
 
-def _mark(cell: ProbeCell) -> str:
-    if cell.silent:
+#: A cell's mark by verdict (a judged probe cell above its band is ▲, a leak, instead of △).
+MARKS = {"above": "△", "inside": "·", "below": "▼", "untestable": "?"}
+
+
+def probe_mark(verdict: str, *, leak: bool, silent: bool, gated: bool) -> str:
+    """The table mark of one cell (also used by the HTML report, on ``probe.json`` records)."""
+    if silent:
         return "∅"
-    if not cell.gated:
+    if not gated:
         return ""
-    return "▲" if cell.leak else {"above": "△", "inside": "·", "below": "▼"}[cell.verdict]
+    return "▲" if leak else MARKS[verdict]
 
 
 def _cell_text(cell: ProbeCell) -> str:
-    band = cell.band
-    mark = _mark(cell)
+    band = None if cell.verdict == "untestable" else cell.band
+    mark = probe_mark(cell.verdict, leak=cell.leak, silent=cell.silent, gated=cell.gated)
     return f"{cell.score:.3f}" + (f" {mark}" if mark else "") + ("" if band is None else f" [{band[0]:.3f}, {band[1]:.3f}]")
+
+
+def _untestable_note(report: ProbeReport) -> str:
+    """Which tasks' probe cells could not be tested, and why; empty when every judged cell could be."""
+    units = {b.task: b.units for b in report.bands}
+    tasks = dict.fromkeys(c.task for c in report.cells if c.judged and c.verdict == "untestable")
+    if not tasks:
+        return ""
+    return ("; untestable: " + ", ".join(f"{TASK_NAMES[t]} ({units[t]} bootstrap unit{'' if units[t] == 1 else 's'})" for t in tasks)
+            + ", where even a perfect score would lie inside the chance band; build from a larger catalog to test them")
 
 
 def probe_verdict(report: ProbeReport) -> str:
@@ -188,11 +206,15 @@ def probe_verdict(report: ProbeReport) -> str:
     if not judged:
         return "pass: no judged probe cell (every probe was silent)"
     random = {(b.task, b.metric): b.score for b in report.bands}
-    top = max(judged, key=lambda c: (c.score - random[c.task, c.metric], c.system, c.task, c.metric))
-    below = sum(c.verdict == "below" for c in judged)
-    return (f"pass: no probe leaks: {len(judged) - below} of {len(judged)} judged probe cells inside their chance band, "
-            f"{below} below it, none above; the largest gain over random is {top.score - random[top.task, top.metric]:+.4f} "
-            f"({top.system}, {TASK_NAMES[top.task]} {top.metric})")
+    counts = {v: sum(c.verdict == v for c in judged) for v in ("inside", "below", "untestable")}
+    line = (f"pass: no probe leaks: {counts['inside']} of {len(judged)} judged probe cells inside their chance band, "
+            f"{counts['below']} below it, {counts['untestable']} untestable, none above")
+    tested = [c for c in judged if c.verdict != "untestable"]
+    if tested:
+        top = max(tested, key=lambda c: (c.score - random[c.task, c.metric], c.system, c.task, c.metric))
+        line += (f"; the largest gain over random on a tested cell is {top.score - random[top.task, top.metric]:+.4f} "
+                 f"({top.system}, {TASK_NAMES[top.task]} {top.metric})")
+    return line + _untestable_note(report)
 
 
 def probe_markdown(report: ProbeReport) -> str:
@@ -205,7 +227,8 @@ def probe_markdown(report: ProbeReport) -> str:
              f"({boot['resamples']:,} resamples, seed {boot['seed']}; few-cluster corrected) at the family-wise level "
              f"{boot['family_level']:.4f} (Bonferroni over the judged probe cells, so that with no leak "
              f"every judged cell lies inside its band with probability {boot['level']:.0%}). ▲ above its band: a leak; · inside; "
-             f"▼ below (worse than chance); △ above, not judged (query-blind reads item content); ∅ silent (the attack scored "
+             f"▼ below (worse than chance); ? untestable (the band reaches 1, so even a perfect score would lie inside it: "
+             f"the task has too few bootstrap units); △ above, not judged (query-blind reads item content); ∅ silent (the attack scored "
              f"every candidate of every pool alike, so its order is a seeded shuffle; not judged). Random's row gives its own "
              f"{boot['level']:.0%} percentile interval, which is narrower than a chance band: a query-free probe ranks every "
              f"query of a pool alike and varies more than random, which shuffles each query afresh.", "",
@@ -266,7 +289,8 @@ def random_bands(scored: ScoredRun, metrics: list[tuple[str, str]], resamples: i
             interval = summarise(CONFUSION_METRICS[metric](point, 4), CONFUSION_METRICS[metric](resampled, 4), level)
         else:
             interval = paired_mean_bootstrap(units.values[metric], index, n, counts[task], level)[0]
-        bands.append(Band(task, metric, metric_value(scored, task, metric), interval.lower, interval.upper, metric not in UNGATED))
+        bands.append(Band(task, metric, metric_value(scored, task, metric), interval.lower, interval.upper,
+                          metric not in UNGATED, n))
     return tuple(bands)
 
 
@@ -369,7 +393,11 @@ def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], b
                 continue
             lower, upper = paired_delta(baseline, result, band.task, band.metric, draws, family_level)
             verdict = "above" if lower > 0 else "below" if upper < 0 else "inside"
-            cells.append(ProbeCell(name, kind, band.task, band.metric, value, verdict, band.gated, lower, upper))
+            if verdict == "inside" and (upper - lower) / 2 >= 1.0 - band.score:  # Δ̂ ≤ 1 − random: never above
+                verdict = "untestable"
+            bounded = math.isfinite(upper - lower)  # fewer than two units: no band at all (JSON has no infinity)
+            cells.append(ProbeCell(name, kind, band.task, band.metric, value, verdict, band.gated,
+                                   lower if bounded else None, upper if bounded else None))
     return tuple(sorted(cells, key=lambda c: [s[0] for s in scored].index(c.system)))
 
 

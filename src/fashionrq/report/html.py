@@ -247,19 +247,16 @@ def probe_section(scored: Sequence[Scored], heads: dict[str, str], probes: dict 
               "The query-blind baseline never reads the query; the best real system should beat it clearly.</p>")
 
 
-_MARKS = {"above": "△", "inside": "·", "below": "▼"}
-
-
 def _band(cell: dict) -> str:
-    if cell.get("band_lower") is None:
+    if cell.get("band_lower") is None or cell["verdict"] == "untestable":
         return ""
     return f' <span class=ci>[{cell["band_lower"]:.3f}, {cell["band_upper"]:.3f}]</span>'
 
 
 def _probe_mark(cell: dict) -> str:
-    if cell.get("silent"):
-        return "∅"
-    return "" if not cell.get("gated", True) else "▲" if cell.get("leak") else _MARKS[cell["verdict"]]
+    from fashionrq.protocol.probe import probe_mark
+
+    return probe_mark(cell["verdict"], leak=bool(cell.get("leak")), silent=bool(cell.get("silent")), gated=cell.get("gated", True))
 
 
 def probe_report_table(probes: dict) -> str:
@@ -278,8 +275,9 @@ def probe_report_table(probes: dict) -> str:
     boot = probes.get("bootstrap") or {}
     return (_table(["system", *(f"{t.upper()} {m}" + ("" if b.get("gated", True) else " †") for (t, m), b in zip(heads, bands))], rows, "probes")
             + f'<p class="note"><b>{escape(probes.get("verdict") or "")}.</b> Each probe cell shows its chance band: random\'s '
-              f'score ± the paired cluster-bootstrap spread of Δ over random ({boot.get("resamples", 0):,} resamples) at the '
-              f'family-wise level {boot.get("family_level", 0.95):.4f}. ▲ above it (a leak), · inside, ▼ below, △ above and not '
+              f'score ± t(G−1) times the paired cluster-bootstrap standard error of Δ over random, G the task\'s bootstrap '
+              f'units ({boot.get("resamples", 0):,} resamples), at the family-wise level {boot.get("family_level", 0.95):.4f}. '
+              "▲ above it (a leak), · inside, ▼ below, ? untestable (the band reaches 1: too few units), △ above and not "
               "judged, ∅ silent (the attack scored every candidate alike; not judged), † shown, not judged. Random's row gives "
               "its own percentile interval. A probe reads only public files; the query-blind baseline never reads the query "
               "and is shown, not judged (docs/protocol.md).</p>")
