@@ -183,8 +183,9 @@ def test_bootstrap_units_share_no_candidate(bench, release):
             for item in cands:
                 assert owner.setdefault(item, meta[qid]["unit"]) == meta[qid]["unit"]
         units = {meta[qid]["unit"] for qid, _ in rows}
-        # T3 keeps 3 of its 5 planned groups on the fixture: T1's 100 anchors take 2,080 of its 2,181 items
-        assert len(units) == release["manifest"]["protocol"]["bootstrap_unit"][task]["n_units"] >= (3 if task == "t3" else 4)
+        # T2 and T3 get a handful of units on the fixture (T1's anchors take most of its 2,181 items): 3 each where the
+        # fixture is embedded on an Intel Xeon, at least 4 for T2 on CI's machine (float kernels differ by CPU; docs/demo.md)
+        assert len(units) == release["manifest"]["protocol"]["bootstrap_unit"][task]["n_units"] >= (3 if task in ("t2", "t3") else 4)
 
 
 def test_t2_split_is_by_level2_prefix_and_balanced(bench, release):
