@@ -46,7 +46,8 @@ def test_no_probe_sits_above_its_chance_band_on_any_task(probe_report):
         assert cell.score <= upper and cell.verdict in (("below",) if cell.score < lower else ("inside", "untestable")), cell
     # T1 and T4 draw over dozens of units: every cell there is tested; the fixture's T2 and T3 have a handful
     assert min(units["t1"], units["t4"]) >= 30 and not [c for c in judged if c.task in ("t1", "t4") and c.verdict == "untestable"]
-    untestable = {c.task for c in judged if c.verdict == "untestable"}
+    untestable = {c.task for c in probe_report.untestable}
+    assert len(probe_report.to_dict()["untestable"]) == sum(c.verdict == "untestable" for c in judged)
     assert all(units[t] <= 10 for t in untestable)  # a handful of units, never a task with dozens
     assert all(f"{TASK_NAMES[t]} ({units[t]} bootstrap unit" in probe_report.to_dict()["verdict"] for t in untestable)
     assert probe_report.bootstrap["family_level"] == pytest.approx(1 - 0.05 / len(judged + [c for c in probe_report.cells

@@ -132,7 +132,13 @@ class ProbeReport:
         return [c for c in self.cells if c.leak]
 
     @property
+    def untestable(self) -> list[ProbeCell]:
+        """The judged probe cells whose chance band reaches 1: their task has too few bootstrap units to show a leak."""
+        return [c for c in self.cells if c.judged and c.verdict == "untestable"]
+
+    @property
     def passed(self) -> bool:
+        """No judged probe cell above its band (cells in :attr:`untestable` neither pass nor fail)."""
         return not self.leaks
 
     def score(self, system: str, task: str, metric: str) -> float:
@@ -144,7 +150,7 @@ class ProbeReport:
     def to_dict(self) -> dict:
         return {"release": self.release, "bootstrap": self.bootstrap, "passed": self.passed, "verdict": probe_verdict(self),
                 "bands": [asdict(b) for b in self.bands], "cells": [_cell_record(c) for c in self.cells],
-                "leaks": [_cell_record(c) for c in self.leaks]}
+                "leaks": [_cell_record(c) for c in self.leaks], "untestable": [_cell_record(c) for c in self.untestable]}
 
     def to_dataframe(self):
         """One row per (system, task, metric): score, verdict, chance band (``band_lower``/``band_upper``) and
@@ -190,7 +196,7 @@ def _cell_text(cell: ProbeCell) -> str:
 def _untestable_note(report: ProbeReport) -> str:
     """Which tasks' probe cells could not be tested, and why; empty when every judged cell could be."""
     units = {b.task: b.units for b in report.bands}
-    tasks = dict.fromkeys(c.task for c in report.cells if c.judged and c.verdict == "untestable")
+    tasks = dict.fromkeys(c.task for c in report.untestable)
     if not tasks:
         return ""
     return ("; untestable: " + ", ".join(f"{TASK_NAMES[t]} ({units[t]} bootstrap unit{'' if units[t] == 1 else 's'})" for t in tasks)
