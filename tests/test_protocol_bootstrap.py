@@ -173,3 +173,39 @@ def test_bootstrap_p_value_is_never_zero_and_two_sided_is_symmetric():
     assert bs.bootstrap_p_value(draws) == pytest.approx(2 / 5)
     assert bs.bootstrap_p_value(np.ones(99)) == pytest.approx(1 / 100)
     assert two_sided_p(draws) == two_sided_p(-draws) == pytest.approx(min(1.0, 2 * min(2 / 5, 4 / 5)))
+
+
+def _scored(values: np.ndarray, clusters: list[str]):
+    from fashionrq.protocol.scoring import ScoredRun, TaskUnits
+
+    ids = [f"q{i:04d}" for i in range(len(values))]
+    return ScoredRun({"run": "r", "tasks": {}}, {"t1": TaskUnits("query", ids, clusters, {"ndcg@10": values})})
+
+
+def test_probe_bands_cover_a_null_difference_with_few_clusters_where_percentile_intervals_do_not():
+    """Four clusters of 25 queries with a shared cluster effect, and no true difference between the two runs: the
+    chance band's t(G−1) interval (probe.paired_delta) covers Δ = 0 at about its level, the percentile interval
+    of the same paired bootstrap draws far less often (why a harmless random seed once fell above its band)."""
+    from fashionrq.protocol.compare import resample_draws
+    from fashionrq.protocol.probe import paired_delta
+
+    rng = np.random.default_rng(7)
+    clusters = [f"c{k}" for k in range(4) for _ in range(25)]
+    effect = np.repeat(np.arange(4), 25)
+    covered = {"t": 0, "percentile": 0}
+    trials, level = 300, 0.90
+    for _ in range(trials):
+        random = _scored(rng.normal(size=100), clusters)
+        delta = rng.normal(size=4)[effect] + 0.5 * rng.normal(size=100)  # cluster-correlated, mean 0
+        probe = _scored(random.units["t1"].values["ndcg@10"] + delta, clusters)
+        draws = resample_draws([random], 500, int(rng.integers(1 << 30)))
+        lower, upper = paired_delta(random, probe, "t1", "ndcg@10", draws, level)
+        covered["t"] += lower <= 0 <= upper
+        index = random.units["t1"].cluster_index(draws[0]["t1"])
+        sums, sizes = bs.cluster_sums(delta, index, 4)
+        percentile = bs.summarise(delta.mean(), bs.resampled_means(draws[1]["t1"], sums, sizes)[:, 0], level)
+        covered["percentile"] += percentile.lower <= 0 <= percentile.upper
+    assert covered["t"] / trials >= 0.84, covered
+    assert covered["percentile"] / trials <= 0.80, covered
+    one = _scored(np.zeros(3), ["c0"] * 3)
+    assert paired_delta(one, one, "t1", "ndcg@10", resample_draws([one], 10, 0), level) == (-np.inf, np.inf)
