@@ -315,8 +315,8 @@ def paired_delta(random: ScoredRun, system: ScoredRun, task: str, metric: str, d
 
     Δ̂ ± t(G−1) · SE · √(G/(G−1)), where SE is the spread of Δ over the paired cluster resamples and G the number of
     bootstrap units: the few-cluster correction of cluster-robust inference (Cameron, Gelbach & Miller 2008). With
-    few units a percentile interval is too narrow (on the 6-unit T3 of the test fixture one more random seed, judged
-    as a probe, fell above it); with many, the two agree. Fewer than two units give no interval at all.
+    few units a percentile interval is too narrow (on the 6-unit T3 of the test fixture as CI built it, one more
+    random seed, judged as a probe, fell above it); with many, the two agree. Fewer than two units give no interval.
     """
     clusters, counts = draws
     index, n = random.units[task].cluster_index(clusters[task]), len(clusters[task])
