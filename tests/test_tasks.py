@@ -84,14 +84,28 @@ def _lists(bench: Path) -> dict[str, list[tuple[str, list[str]]]]:
     }
 
 
-def test_every_label_is_the_shared_prefix_length(bench, release):
+@pytest.fixture(scope="module")
+def full_matches(bench) -> dict[str, set[str]]:
+    """Each query's full matches (public item ids), recomputed from its hidden φ and the public items."""
+    from fashionrq.protocol.audit import ReleaseMatches
+
+    found = ReleaseMatches.load(bench)
+    return {qid: {found.ids[r] for r in rows} for qid, rows in found.matches.items()}
+
+
+def test_every_label_is_the_shared_prefix_length_or_credits_a_full_match(bench, release, full_matches):
+    """Pooled labels are the shared-prefix length; open-corpus T1 raises every full match to at least 2."""
     sid, meta = release["sid"], release["meta"]
-    checked = 0
+    checked = raised = 0
     for task in ("t1", "t1o", "t3", "t4"):
         for qid, item, grade in read_qrels(bench / "labels" / f"{task}.qrels"):
             assert meta[qid]["task"] == task
-            assert grade == _shared_prefix(sid[item], meta[qid]["leaf"])
+            prefix = _shared_prefix(sid[item], meta[qid]["leaf"])
+            credit = task == "t1o" and item in full_matches[qid]
+            assert grade == (max(prefix, 2) if credit else prefix)
+            raised += grade != prefix
             checked += 1
+    assert raised > 100  # the open corpus credits full matches outside the anchor's level-1 prefix
     pairs = {p["pair_id"]: p for p in read_jsonl(bench / "public" / "t2_pairs.jsonl")}
     labels = list(read_jsonl(bench / "public" / "t2_dev_labels.jsonl")) + list(read_jsonl(bench / "labels" / "t2_test.jsonl"))
     assert sorted(r["pair_id"] for r in labels) == sorted(pairs)
@@ -101,14 +115,14 @@ def test_every_label_is_the_shared_prefix_length(bench, release):
     assert checked > 1000 and len(labels) > 200  # T2 gets what the 100 T1 anchor leaves leave of the fixture
 
 
-def test_open_corpus_qrels_judge_every_item_of_the_level1_prefix(bench, release):
+def test_open_corpus_qrels_judge_the_level1_prefix_and_every_full_match(bench, release, full_matches):
     sid, meta = release["sid"], release["meta"]
     qrels = _qrels(bench, "t1o")
     assert set(qrels) == {r["qid"] for r in read_jsonl(bench / "public" / "t1o_queries.jsonl")} and len(qrels) > 50
     for qid, judged in qrels.items():
         leaf = meta[qid]["leaf"]
         expected = {item for item, s in sid.items() if s[0] == int(leaf.split("-")[0])}
-        assert set(judged) == expected and min(judged.values()) == 1 and max(judged.values()) == 3
+        assert set(judged) == expected | full_matches[qid] and min(judged.values()) == 1 and max(judged.values()) == 3
 
 
 def test_anchors_are_qualified_leaves(bench, release):
@@ -129,12 +143,14 @@ def test_t1_pools_are_full_uniform_and_shared_by_a_leaf(bench, release):
         assert Counter(qrels[qid].values()) == {3: 10, 2: 10, 1: 10, 0: 10}
         by_leaf[release["meta"][qid]["leaf"]].add(tuple(pool))
     assert all(len(p) == 1 for p in by_leaf.values())  # one pool per anchor leaf, shared by its queries
-    # Default settings (K chosen by T1 capacity, big leaves split): at least 100 anchor leaves with full,
-    # item-disjoint pools on the 2,181-item fixture (issue 9's bar; 49 before the tree fitted the catalog).
+    # Default settings (K chosen by T1 capacity, big leaves split): anchor leaves with full, item-disjoint pools
+    # on the 2,181-item fixture. Issue 9 asked for 100; since the labels must mean what the query asks (issue 25),
+    # sibling leaves that no query tells apart are not paired and a pool no query can use is not published, which
+    # leaves 75 on this machine (the manifest counts the refused ones).
     report = release["manifest"]["report"]["tasks"]
     units = report["t1_units"]
-    assert len(by_leaf) == report["leaves_per_task"]["t1"] >= 100
-    assert len({p for ps in by_leaf.values() for p in ps}) == units["planned"] - units["unfillable"]
+    assert len(by_leaf) == report["leaves_per_task"]["t1"] >= 70
+    assert len({p for ps in by_leaf.values() for p in ps}) == units["planned"] - units["unfillable"] - units["told_apart_by_no_query"]
 
 
 def test_t3_groups_the_catalog_cannot_fill_are_counted_not_kept_short(bench, release):
@@ -142,7 +158,7 @@ def test_t3_groups_the_catalog_cannot_fill_are_counted_not_kept_short(bench, rel
     lists = dict(_lists(bench)["t3"])
     groups = release["manifest"]["report"]["tasks"]["t3_groups"]
     assert lists and min(len(c) for c in lists.values()) >= 4 and max(len(c) for c in lists.values()) <= 5
-    assert len({tuple(sorted(c)) for c in lists.values()}) == groups["planned"] - groups["unfillable"] >= 2
+    assert len({tuple(sorted(c)) for c in lists.values()}) == groups["planned"] - groups["unfillable"] - groups["told_apart_by_no_query"] >= 2
 
 
 def test_no_item_recurs_so_frequency_says_nothing(bench):

@@ -1,4 +1,4 @@
-"""``fashionrq commit | verify | score | compare``: the evaluation protocol's gates from the command line."""
+"""``fashionrq commit | verify | score | compare | audit``: the evaluation protocol's gates from the command line."""
 
 from __future__ import annotations
 
@@ -140,7 +140,34 @@ def compare_command(
         console.print(f"wrote {write_output(verdict_markdown(result), markdown, force)}")
 
 
+#: Exit code of ``fashionrq audit`` when a label bar fails (as ``fashionrq probe`` exits 1 on a leak).
+AUDIT_FAILED_EXIT_CODE = 1
+
+
+def audit_command(
+    bench: Path = typer.Argument(..., help="Release folder (BENCH); the audit reads its labels."),
+    against: list[Path] = typer.Option(None, "--against", help="A run folder whose attribute oracle to show beside it (repeatable)."),
+    resamples: int = typer.Option(1000, "--resamples", min=1, help="Bootstrap resamples for the oracle's 95% interval."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the resampling."),
+    as_json: bool = typer.Option(False, "--json", help="Print the audit as JSON."),
+) -> None:
+    """Audit the labels against the queries: full matches by grade, ambiguous T3 queries, query precision and sibling
+    separation, and the attribute oracle; exit 1 when a label fails a bar (docs/benchmark.md, "Label audit")."""
+    import json
+
+    from fashionrq.protocol.audit import audit_release
+
+    audit = audit_release(bench, runs=against or (), resamples=resamples, seed=seed)
+    if as_json:
+        print(json.dumps(audit.to_dict(), indent=2, sort_keys=True))
+    else:
+        console.print(str(audit), markup=False, highlight=False, soft_wrap=True)
+    if not audit.passed:
+        raise typer.Exit(AUDIT_FAILED_EXIT_CODE)
+
+
 def register(app: typer.Typer) -> None:
+    app.command("audit")(audit_command)
     app.command("commit")(commit_command)
     app.command("verify")(verify_command)
     app.command("score")(score_command)

@@ -14,6 +14,9 @@ import pandas as pd
 from fashionrq.hierarchy import Cluster, attribute_frame
 
 MIN_SUPPORT = 0.9
+#: A query tells its cluster apart from a sibling leaf when its conditions hold for at most this share of the
+#: sibling's items (docs/querygen.md, "Telling siblings apart"; the tasks check the same on their candidates).
+MAX_SIBLING_SHARE = 0.1
 SUBTYPE_SHARE = 0.05
 PRODUCT_AXES = ("article_type", "sub_category", "master_category")  # finest first
 
@@ -128,6 +131,28 @@ class Evidence:
     def axis_shares(self, axis: str) -> list[tuple[str, float]]:
         """(value, share) of a product-type axis (``article_type``, ``sub_category``, ``master_category``)."""
         return self.shares("product_type", PRODUCT_AXES.index(axis))
+
+
+@dataclass
+class Siblings:
+    """The items of a cluster's sibling leaves as one :class:`Evidence`, with each row's sibling index."""
+
+    evidence: Evidence
+    group: np.ndarray
+    sizes: np.ndarray
+
+    @classmethod
+    def of(cls, catalog: CatalogValues, leaves) -> Siblings | None:
+        """``leaves``: the item rows of each sibling leaf (``None`` when there are none)."""
+        leaves = [np.asarray(rows, dtype=np.int64) for rows in leaves if len(rows)]
+        if not leaves:
+            return None
+        sizes = np.array([len(rows) for rows in leaves])
+        return cls(catalog.evidence(np.concatenate(leaves)), np.repeat(np.arange(len(leaves)), sizes), sizes)
+
+    def matched(self, mask: np.ndarray) -> np.ndarray:
+        """Per sibling: whether more than :data:`MAX_SIBLING_SHARE` of its items are in ``mask``."""
+        return np.bincount(self.group, weights=mask, minlength=len(self.sizes)) > MAX_SIBLING_SHARE * self.sizes
 
 
 def subtype_axis(cluster: Cluster) -> str:

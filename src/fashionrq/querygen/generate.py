@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import pyarrow as pa
@@ -65,9 +65,9 @@ def _covered(answer, required: list[str], queries: list[str], parser: LexiconPar
 
 
 def _from_answer(cluster: Cluster, frame: pd.DataFrame, catalog: CatalogValues, result: ChatResult, backend: LLMBackend,
-                 parser: LexiconParser, seed: int) -> QuerySet:
+                 parser: LexiconParser, seed: int, siblings) -> QuerySet:
     if not result.ok:
-        fallback = verbalize(cluster, frame, seed=seed, catalog=catalog)
+        fallback = verbalize(cluster, frame, seed=seed, catalog=catalog, siblings=siblings)
         fallback.failed = 1
         return fallback
     answer = parse_generation_answer(result.text)
@@ -79,7 +79,7 @@ def _from_answer(cluster: Cluster, frame: pd.DataFrame, catalog: CatalogValues, 
             queries.append(q)
     queries = queries[:MAX_QUERIES]
     if not queries:
-        fallback = verbalize(cluster, frame, seed=seed, catalog=catalog)
+        fallback = verbalize(cluster, frame, seed=seed, catalog=catalog, siblings=siblings)
         fallback.malformed = 1
         return fallback
     ev = catalog.evidence(cluster.item_rows)
@@ -98,20 +98,24 @@ def _from_answer(cluster: Cluster, frame: pd.DataFrame, catalog: CatalogValues, 
 
 
 def generate_all(clusters: Sequence[Cluster], items: pd.DataFrame | pa.Table, backend=VERBALIZER, seed: int = 0,
-                 parser: LexiconParser | None = None) -> list[QuerySet]:
+                 parser: LexiconParser | None = None, siblings: Mapping[str, Sequence] | None = None) -> list[QuerySet]:
     """Queries of many clusters (LLM calls run concurrently); ``parser`` reads what LLM queries express.
 
     A failed LLM call, or an answer without a single query, falls back to the verbalizer for that cluster
-    and is counted in ``QuerySet.failed`` / ``QuerySet.malformed``.
+    and is counted in ``QuerySet.failed`` / ``QuerySet.malformed``. ``siblings`` maps a cluster id to the item rows
+    of each of its sibling leaves, which the verbalizer's queries are sharpened against.
     """
     frame = items_frame(items)
     _check(clusters, frame, backend)
     catalog = CatalogValues(frame)
+    siblings = siblings or {}
     if backend == VERBALIZER:
-        return [verbalize(c, frame, seed=seed, catalog=catalog) for c in track(clusters, "Writing queries", total=len(clusters))]
+        return [verbalize(c, frame, seed=seed, catalog=catalog, siblings=siblings.get(c.cluster_id, ()))
+                for c in track(clusters, "Writing queries", total=len(clusters))]
     parser = parser or LexiconParser(frame)
     results = backend.chat_many([generation_messages(c, frame, seed, catalog) for c in clusters])
-    return [_from_answer(c, frame, catalog, r, backend, parser, seed) for c, r in zip(clusters, results)]
+    return [_from_answer(c, frame, catalog, r, backend, parser, seed, siblings.get(c.cluster_id, ()))
+            for c, r in zip(clusters, results)]
 
 
 def generate_queries(cluster: Cluster, items: pd.DataFrame | pa.Table, backend=VERBALIZER, seed: int = 0) -> QuerySet:

@@ -22,6 +22,7 @@ from fashionrq.querygen.evidence import (
     PRODUCT_AXES,
     CatalogValues,
     Evidence,
+    Siblings,
     required_subtypes,
     subtype_axis,
 )
@@ -176,12 +177,41 @@ def _modifier_clauses(ev: Evidence, cluster: Cluster) -> list[Clause]:
     return sorted(clauses, key=lambda c: (-c.priority, c.key, c.values))
 
 
-def _joint_ok(product: tuple[str, ...] | None, chosen: list[Clause], ev: Evidence) -> bool:
-    """The product type and the chosen clauses hold together for >= 90 % of the items."""
+def _joint_mask(product: tuple[str, ...] | None, chosen: list[Clause], ev: Evidence) -> np.ndarray:
+    """The items the product type and the chosen clauses hold for together."""
     mask = ev.mask("product_type", product).copy() if product else np.ones(ev.n, dtype=bool)
     for clause in chosen:
         mask &= ev.mask(clause.key, clause.values)
-    return bool(mask.mean() >= MIN_SUPPORT) if ev.n else False
+    return mask
+
+
+def _joint_ok(product: tuple[str, ...] | None, chosen: list[Clause], ev: Evidence) -> bool:
+    """The product type and the chosen clauses hold together for >= 90 % of the items."""
+    return bool(_joint_mask(product, chosen, ev).mean() >= MIN_SUPPORT) if ev.n else False
+
+
+def _sharpen(product: tuple[str, ...] | None, chosen: list[Clause], clauses: list[Clause], ev: Evidence,
+             siblings: Siblings | None) -> list[Clause]:
+    """Add, while a sibling leaf still holds the query, the supported clause that tells the most such siblings
+    apart (§8.0.2: queries discriminate from their siblings); stop when none helps or at :data:`MAX_MODIFIERS`."""
+    if siblings is None:
+        return chosen
+    chosen = list(chosen)
+    left = siblings.matched(_joint_mask(product, chosen, siblings.evidence))
+    while left.any() and len(chosen) < MAX_MODIFIERS:
+        used = {c.key for c in chosen if c.key != "style_tags"}
+        best, best_left = None, left
+        for clause in clauses:
+            if clause in chosen or clause.key in used or not _joint_ok(product, chosen + [clause], ev):
+                continue
+            still = left & siblings.matched(_joint_mask(product, chosen + [clause], siblings.evidence))
+            if still.sum() < best_left.sum():
+                best, best_left = clause, still
+        if best is None:
+            break
+        chosen.append(best)
+        left = best_left
+    return chosen
 
 
 def _pick(rng: np.random.Generator, options) -> str:
@@ -318,11 +348,14 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().strip(" ?.!").split())
 
 
-def verbalize(cluster: Cluster, items: pd.DataFrame, seed: int = 0, catalog: CatalogValues | None = None) -> QuerySet:
+def verbalize(cluster: Cluster, items: pd.DataFrame, seed: int = 0, catalog: CatalogValues | None = None,
+              siblings=()) -> QuerySet:
     """6-12 unique, faithful shopper queries for ``cluster`` (``items`` is the whole items frame; pass
-    ``catalog = CatalogValues(items)`` when verbalizing many clusters)."""
+    ``catalog = CatalogValues(items)`` when verbalizing many clusters). ``siblings``: the item rows of each sibling
+    leaf; a query one of them also holds is sharpened with a clause that tells it apart (:func:`_sharpen`)."""
     catalog = catalog or CatalogValues(items)
     ev = catalog.evidence(cluster.item_rows)
+    sibling_items = Siblings.of(catalog, siblings)
     rng = _rng(seed, cluster.cluster_id)
     spellings = _article_spellings(catalog.article_types)
     generals = _general_products(ev, spellings)
@@ -374,7 +407,8 @@ def verbalize(cluster: Cluster, items: pd.DataFrame, seed: int = 0, catalog: Cat
             frame = frames[(i + attempt) % len(frames)]
             # once the modifier wordings run out, the bare product type is a wording too
             bare = attempt >= 20 and not need_one and rng.random() < 0.5
-            mods = [] if bare else _choose_mods(spec.product, mods_pool, rng, ev, need_one)
+            mods = [] if bare else _sharpen(spec.product, _choose_mods(spec.product, mods_pool, rng, ev, need_one), mods_pool, ev,
+                                            sibling_items)
             if need_one and not mods:
                 continue
             text, expressed = _render(spec, mods, frame, rng)

@@ -34,6 +34,7 @@ from fashionrq.tasks.records import (
     TaskConfig,
     Tasks,
 )
+from fashionrq.tasks.validity import QueryMatches, describes_leaf, discriminates, singles_out_target
 
 
 def prefix_key(prefix: str) -> tuple[int, ...]:
@@ -89,12 +90,36 @@ class TierIndex:
         return [c for mid in clusters[parent.parent].children if mid != parent.cluster_id for c in clusters[mid].children]
 
 
-def _partner(index: TierIndex, leaf: str, free: set[str], min_items: int) -> str | None:
-    """A free sibling leaf (one no task anchors) with at least ``min_items`` items, or ``None``."""
-    return next((s for s in index.siblings(leaf) if s in free and index.size(s) >= min_items), None)
+def _partner(index: TierIndex, leaf: str, free: set[str], min_items: int, penalties: _Penalties) -> str | None:
+    """A free sibling leaf (one no task anchors) with at least ``min_items`` items, the one ``leaf``'s queries tell
+    apart best (and at least one of them), or ``None``."""
+    options = [s for s in index.siblings(leaf) if s in free and index.size(s) >= min_items]
+    if penalties.matches is None:
+        return next(iter(options), None)
+    scored = [(penalties.told_apart(leaf, s), -n, s) for n, s in enumerate(options)]
+    best = max(scored, default=None)
+    return best[2] if best is not None and best[0] > 0 else None
 
 
-def _pair_units(index: TierIndex, leaves: list[str], free: set[str], min_items: int, cap: int | None) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+def _pair_group(group: list[str], penalties: _Penalties) -> tuple[list[tuple[str, str]], list[str]]:
+    """Sibling anchor leaves paired in order, or, with full matches, greedily by how many of both leaves' queries
+    tell the pair apart (a pair no query tells apart is not made); returns the pairs and the lone leaves."""
+    if penalties.matches is None:
+        pairs = [(group[i], group[i + 1]) for i in range(0, len(group) - 1, 2)]
+        return pairs, group[len(pairs) * 2:]
+    scored = sorted(((-(penalties.told_apart(a, b) + penalties.told_apart(b, a)), i, j)
+                     for i, a in enumerate(group) for j, b in enumerate(group) if i < j))
+    paired: set[int] = set()
+    pairs = []
+    for score, i, j in scored:
+        if score < 0 and i not in paired and j not in paired:
+            paired.update((i, j))
+            pairs.append((group[i], group[j]))
+    return pairs, [leaf for i, leaf in enumerate(group) if i not in paired]
+
+
+def _pair_units(index: TierIndex, leaves: list[str], free: set[str], min_items: int, cap: int | None,
+                penalties: _Penalties) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
     """``(anchors, members)`` units: sibling anchor leaves paired, then each lone one with a free sibling leaf (at most ``cap`` anchors)."""
     by_mid: dict[str, list[str]] = {}
     for leaf in leaves:
@@ -102,15 +127,15 @@ def _pair_units(index: TierIndex, leaves: list[str], free: set[str], min_items: 
             by_mid.setdefault(leaf.rsplit("-", 1)[0], []).append(leaf)
     pairs, lone = [], []
     for group in by_mid.values():
-        while len(group) >= 2:
-            pairs.append(((group.pop(0), group.pop(0)),) * 2)
-        lone += group
+        made, left = _pair_group(group, penalties)
+        pairs += [(pair, pair) for pair in made]
+        lone += left
     units = pairs[:None if cap is None else cap // 2]
     # A lone leaf uses a pool for one anchor: these units come last, so pairs get the items first.
     for a in lone:
         if cap is not None and sum(len(anchors) for anchors, _ in units) >= cap:
             break
-        if (b := _partner(index, a, free, min_items)) is not None:
+        if (b := _partner(index, a, free, min_items, penalties)) is not None:
             free.discard(b)
             units.append(((a,), (a, b)))
     return units
@@ -133,10 +158,38 @@ def _t3_groups(index: TierIndex, leaves: list[str], free: set[str], config: Task
     return groups
 
 
+class _Penalties:
+    """What each draw should avoid: how many of the queries a candidate plays a non-Exact part for it fully matches
+    (``None`` everywhere when the build has no φ to check, e.g. MCMR releases)."""
+
+    def __init__(self, matches: QueryMatches | None, by_leaf: dict[str, list[int]], index: TierIndex) -> None:
+        self.matches, self.by_leaf, self.index = matches, by_leaf, index
+
+    def told_apart(self, leaf: str, other: str) -> int:
+        """How many of ``leaf``'s queries fully match at most a tenth of ``other``'s items."""
+        return self.matches.separated(self.by_leaf.get(leaf, []), self.index.rows(other))
+
+    def against(self, leaves) -> np.ndarray | None:
+        """Per row: full matches among the queries of ``leaves``."""
+        if self.matches is None:
+            return None
+        return self.matches.count([qi for leaf in leaves for qi in self.by_leaf.get(leaf, [])])
+
+    def unmatched(self, leaf: str) -> np.ndarray | None:
+        """Per row: the queries of ``leaf`` it does not fully match (a target should satisfy them all)."""
+        own = self.by_leaf.get(leaf, [])
+        return None if self.matches is None else len(own) - self.matches.count(own)
+
+    def prefer(self, rows: np.ndarray, penalty: np.ndarray | None, k: int) -> np.ndarray:
+        return rows if self.matches is None else self.matches.prefer(rows, penalty, k)
+
+
 def _draw_tier(claims: ItemClaims, rnd: random.Random, embeddings, unit_rows: list[int], rows: np.ndarray, k: int,
-               task: str, window: int) -> list[int] | None:
-    """``k`` free items of ``rows`` among the ``window`` nearest the unit (random ones without embeddings)."""
-    return claims.draw(rnd, nearest(embeddings, unit_rows, claims.free(rows), max(window, k)), k, task)
+               task: str, window: int, penalties: _Penalties, penalty: np.ndarray | None) -> list[int] | None:
+    """``k`` free items of ``rows`` among the ``window`` nearest the unit (random ones without embeddings), from the
+    free rows of least ``penalty``."""
+    free = penalties.prefer(claims.free(rows), penalty, k)
+    return claims.draw(rnd, nearest(embeddings, unit_rows, free, max(window, k)), k, task)
 
 
 def _components(lists: list[list[int]]) -> list[int]:
@@ -164,13 +217,13 @@ def _caps(config: TaskConfig) -> dict[str, int | None]:
     return {task: None if total is None else max(1, int(round(share * total))) for task, share in config.shares}
 
 
-def _assign(index: TierIndex, by_leaf: dict[str, list[int]], config: TaskConfig, rnd: random.Random) -> dict:
+def _assign(index: TierIndex, by_leaf: dict[str, list[int]], config: TaskConfig, rnd: random.Random, penalties: _Penalties) -> dict:
     """Anchor leaves per task (disjoint): T1 pair units first (they need the largest leaves), then the others by fill."""
     order = sorted(by_leaf, key=prefix_key)
     rnd.shuffle(order)
     caps = _caps(config)
     free = {leaf for leaf in index.h.clusters if leaf.count("-") == 2 and leaf not in by_leaf}
-    t1 = _pair_units(index, order, free, config.per_tier, caps["t1"])
+    t1 = _pair_units(index, order, free, config.per_tier, caps["t1"], penalties)
     used = {leaf for anchors, _ in t1 for leaf in anchors}
     chosen: dict[str, list[str]] = {"t1o": [], "t2": [], "t3": []}
     for leaf in (leaf for leaf in order if leaf not in used):
@@ -183,7 +236,7 @@ def _assign(index: TierIndex, by_leaf: dict[str, list[int]], config: TaskConfig,
         task = min(eligible, key=lambda t: (fill[t], t))
         if caps[task] is None or len(chosen[task]) < caps[task]:
             chosen[task].append(leaf)
-    t2 = _pair_units(index, chosen["t2"], free, config.t2_per_tier, None)
+    t2 = _pair_units(index, chosen["t2"], free, config.t2_per_tier, None, penalties)
     t3 = _t3_groups(index, chosen["t3"], free, config)
     placed = {leaf for units in (t2, t3) for anchors, _ in units for leaf in anchors}
     spill = [leaf for leaf in chosen["t2"] + chosen["t3"] if leaf not in placed]
@@ -191,32 +244,49 @@ def _assign(index: TierIndex, by_leaf: dict[str, list[int]], config: TaskConfig,
             - len(chosen["t1o"]) - len(spill)}
 
 
-def _claim_own(units, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, task: str) -> list[list[int] | None]:
-    """``k`` items of every member leaf of every unit (``None`` for a unit where a leaf has fewer free)."""
+def _claim_own(units, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, task: str,
+               penalties: _Penalties) -> list[list[int] | None]:
+    """``k`` items of every member leaf of every unit (``None`` for a unit where a leaf has fewer free), each leaf's
+    from those that fully match the fewest queries of the unit's other anchors (for which they are Siblings)."""
     own = []
-    for _, members in units:
-        drawn = [claims.draw(rnd, index.rows(leaf), k, task) for leaf in members]
+    for anchors, members in units:
+        drawn = []
+        for leaf in members:
+            rows = penalties.prefer(claims.free(index.rows(leaf)), penalties.against(a for a in anchors if a != leaf), k)
+            drawn.append(claims.draw(rnd, rows, k, task))
         own.append(None if any(d is None for d in drawn) else [r for d in drawn for r in d])
     return own
 
 
+def _claim_targets(groups, claims: ItemClaims, rnd: random.Random, index: TierIndex, penalties: _Penalties) -> list[list[int] | None]:
+    """One item of every anchor leaf of every T3 group, among those that fully match most of the leaf's queries."""
+    out = []
+    for anchors, _ in groups:
+        drawn = [claims.draw(rnd, penalties.prefer(claims.free(index.rows(leaf)), penalties.unmatched(leaf), 1), 1, "t3")
+                 for leaf in anchors]
+        out.append(None if any(d is None for d in drawn) else [r for d in drawn for r in d])
+    return out
+
+
 def _draw_related(units, own, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, embeddings, task: str,
-                  window: int) -> list[list[int] | None]:
+                  window: int, penalties: _Penalties) -> list[list[int] | None]:
     """``k`` hard Related items per unit: nearest the unit in its level-1 prefix, outside its level-2 prefix.
 
     Only one level-1 prefix can fill a unit's Related tier, so these are drawn before anything that may come
     from anywhere else (T3's single items, Irrelevant tiers)."""
-    return [None if mine is None else _draw_tier(claims, rnd, embeddings, mine, index.related(anchors[0]), k, task, window)
+    return [None if mine is None else _draw_tier(claims, rnd, embeddings, mine, index.related(anchors[0]), k, task, window,
+                                                 penalties, penalties.against(anchors))
             for (anchors, _), mine in zip(units, own)]
 
 
 def _add_irrelevant(units, own, related, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, embeddings,
-                    task: str, window: int) -> list[list[int] | None]:
+                    task: str, window: int, penalties: _Penalties) -> list[list[int] | None]:
     """Each unit's pool: own items, its Related items and ``k`` hard Irrelevant items (nearest the unit outside its
     level-1 prefix), shuffled; ``None`` if unfillable, and then the unit's items are given back. Items are never reused."""
     pools = []
     for (anchors, _), mine, near in zip(units, own, related):
-        far = None if near is None else _draw_tier(claims, rnd, embeddings, mine, index.outside(anchors[0]), k, task, window)
+        far = None if near is None else _draw_tier(claims, rnd, embeddings, mine, index.outside(anchors[0]), k, task, window,
+                                                   penalties, penalties.against(anchors))
         rows = None if far is None else mine + near + far
         if rows is None:
             claims.release((mine or []) + (near or []))
@@ -226,54 +296,70 @@ def _add_irrelevant(units, own, related, k: int, claims: ItemClaims, rnd: random
     return pools
 
 
-def _t1_t4(units, pools, by_leaf, index: TierIndex) -> tuple[list[RankingInstance], list[RankingInstance]]:
+def _t1_t4(units, pools, by_leaf, index: TierIndex, matches: QueryMatches | None) -> tuple[list[RankingInstance], list[RankingInstance], int]:
+    """T1 instances and T4 groups of the filled pools; a query whose candidates its conditions cannot tell apart
+    (:func:`~fashionrq.tasks.validity.discriminates`) is dropped from both, and counted (a pool left without
+    queries is not published: ``report.tasks.t1_units.told_apart_by_no_query``)."""
     kept = [(u, p) for u, p in zip(units, pools) if p is not None]
     labels = _components([p for _, p in kept])
-    t1, t4 = [], []
+    t1, t4, dropped = [], [], 0
     for ((anchors, _), rows), label in zip(kept, labels):
         unit = f"t1-{label:05d}"
         for leaf in anchors:
             grades = tuple(index.grade(leaf, rows).tolist())
-            t1 += [RankingInstance((qi,), leaf, tuple(rows), grades, unit) for qi in by_leaf[leaf]]
-            if len(by_leaf[leaf]) >= 2:
-                t4.append(RankingInstance(tuple(by_leaf[leaf]), leaf, tuple(rows), grades, unit))
-    return t1, t4
+            queries = [qi for qi in by_leaf[leaf] if matches is None or discriminates(matches.mask(qi, np.asarray(rows)), grades)]
+            dropped += len(by_leaf[leaf]) - len(queries)
+            t1 += [RankingInstance((qi,), leaf, tuple(rows), grades, unit) for qi in queries]
+            if len(queries) >= 2:
+                t4.append(RankingInstance(tuple(queries), leaf, tuple(rows), grades, unit))
+    return t1, t4, dropped
 
 
-def _t2(units, pools, by_leaf, index: TierIndex, config: TaskConfig, rnd: random.Random) -> tuple[list[PairInstance], int]:
+def _t2(units, pools, by_leaf, index: TierIndex, config: TaskConfig, rnd: random.Random,
+        matches: QueryMatches | None) -> tuple[list[PairInstance], int, int]:
+    """T2 pairs of the filled units (a query whose eight items its conditions cannot tell apart is dropped), the
+    number of dev level-2 prefixes and the number of dropped queries."""
     kept = [(u, p) for u, p in zip(units, pools) if p is not None]
     mids = sorted({anchors[0].rsplit("-", 1)[0] for (anchors, _), _ in kept}, key=prefix_key)
     if len(mids) < 2:  # no dev/test split at the level-2 prefix, so no run could calibrate: no T2 (the report counts it)
-        return [], 0
+        return [], 0, 0
     # At least one dev prefix: a run's T2 calibration needs labelled dev pairs.
     n_dev = max(int(round(config.dev_fraction * len(mids))), 1)
     dev = set(rnd.sample(mids, n_dev))
-    pairs = []
+    pairs, dropped = [], 0
     for ((anchors, _), rows), label in zip(kept, _components([p for _, p in kept])):
         split = "dev" if anchors[0].rsplit("-", 1)[0] in dev else "test"
         for leaf in anchors:
             grades = index.grade(leaf, rows).tolist()
-            pairs += [PairInstance(qi, r, g, split, f"t2-{label:05d}") for qi in by_leaf[leaf] for r, g in zip(rows, grades)]
-    return pairs, len(dev)
+            queries = [qi for qi in by_leaf[leaf] if matches is None or discriminates(matches.mask(qi, np.asarray(rows)), grades)]
+            dropped += len(by_leaf[leaf]) - len(queries)
+            pairs += [PairInstance(qi, r, g, split, f"t2-{label:05d}") for qi in queries for r, g in zip(rows, grades)]
+    return pairs, len(dev), dropped
 
 
 def _t3(groups, targets, spare: set[str], claims: ItemClaims, by_leaf, index: TierIndex, rnd: random.Random,
-        config: TaskConfig) -> tuple[list[RankingInstance], list[tuple[str, ...]]]:
+        config: TaskConfig, penalties: _Penalties) -> tuple[list[RankingInstance], list[tuple[str, ...]], int]:
     """Each group's anchors' own items (``targets``, drawn with the other tasks' own items) plus one free item of
-    each other member leaf. A member whose items all went to other tasks is replaced by a ``spare`` leaf (one no
-    task anchors or fills) among the anchor's siblings, then cousins; a group still short of ``t3_min_candidates``
-    gives its items back and is dropped. Returns the instances and the dropped groups' anchors (they serve
-    open-corpus T1, which needs no candidate items)."""
-    out, dropped = [], []
+    each other member leaf, among those that fully match the fewest of the group's queries. A member whose items
+    all went to other tasks is replaced by a ``spare`` leaf (one no task anchors or fills) among the anchor's
+    siblings, then cousins; a group still short of ``t3_min_candidates`` gives its items back and is dropped. A
+    query is kept only if its target is a full match and no other candidate is. Returns the instances, the dropped
+    groups' anchors (they serve open-corpus T1, which needs no candidate items) and the dropped queries."""
+    out, dropped, ambiguous = [], [], 0
+
+    def draw_one(leaf: str, avoid) -> list[int] | None:
+        return claims.draw(rnd, penalties.prefer(claims.free(index.rows(leaf)), avoid, 1), 1, "t3")
+
     for n, ((anchors, members), own) in enumerate(zip(groups, targets)):
         rows = list(own or [])
+        avoid = penalties.against(anchors)
         for leaf in members[len(anchors):]:
-            if (r := claims.draw(rnd, index.rows(leaf), 1, "t3")) is not None:
+            if (r := draw_one(leaf, avoid)) is not None:
                 rows.append(r[0])
         for leaf in index.siblings(anchors[0]) + index.cousins(anchors[0]):
             if len(rows) >= len(members):
                 break
-            if leaf in spare and (r := claims.draw(rnd, index.rows(leaf), 1, "t3")) is not None:
+            if leaf in spare and (r := draw_one(leaf, avoid)) is not None:
                 spare.discard(leaf)
                 rows.append(r[0])
         if own is None or len(rows) < config.t3_min_candidates:
@@ -281,70 +367,104 @@ def _t3(groups, targets, spare: set[str], claims: ItemClaims, by_leaf, index: Ti
             dropped.append(anchors)
             continue
         for leaf in anchors:
+            grades = index.grade(leaf, rows)
             for qi in by_leaf[leaf]:
+                if penalties.matches is not None and not singles_out_target(penalties.matches.mask(qi, np.asarray(rows)), grades):
+                    ambiguous += 1
+                    continue
                 order = rows[:]
                 rnd.shuffle(order)
                 out.append(RankingInstance((qi,), leaf, tuple(order), tuple(index.grade(leaf, order).tolist()), f"t3-{n:05d}"))
-    return out, dropped
+    return out, dropped, ambiguous
 
 
 def _draw_items(plan: dict, by_leaf, index: TierIndex, config: TaskConfig, rnd: random.Random, embeddings,
-                claims: ItemClaims) -> tuple[list, list, list[RankingInstance], list[tuple[str, ...]]]:
+                claims: ItemClaims, penalties: _Penalties) -> tuple[list, list, list[RankingInstance], list[tuple[str, ...]], int]:
     """Every task's items, in an order that puts each where only it can serve: own items first (the tasks' leaves
     are disjoint; T3's are its targets), then the Related tiers (each can come from one level-1 prefix only), T3's
     one item per other member leaf (a group that cannot be filled is dropped and counted), and last the
-    Irrelevant tiers, which may come from anywhere else. Returns T1's and T2's pools, T3 and T3's dropped groups."""
+    Irrelevant tiers, which may come from anywhere else. Every draw prefers the items that fully match the fewest
+    queries they would be a non-Exact candidate for. Returns T1's and T2's pools, T3, T3's dropped groups and its
+    dropped (ambiguous) queries."""
     window = config.hard_negative_window
-    own1 = _claim_own(plan["t1"], config.per_tier, claims, rnd, index, "t1")
-    own2 = _claim_own(plan["t2"], config.t2_per_tier, claims, rnd, index, "t2")
-    targets3 = _claim_own([(anchors, anchors) for anchors, _ in plan["t3"]], 1, claims, rnd, index, "t3")
+    own1 = _claim_own(plan["t1"], config.per_tier, claims, rnd, index, "t1", penalties)
+    own2 = _claim_own(plan["t2"], config.t2_per_tier, claims, rnd, index, "t2", penalties)
+    targets3 = _claim_targets(plan["t3"], claims, rnd, index, penalties)
     t2_vectors = embeddings if config.t2_hard_negatives else None
-    related1 = _draw_related(plan["t1"], own1, config.per_tier, claims, rnd, index, embeddings, "t1", window)
-    related2 = _draw_related(plan["t2"], own2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window)
-    t3, t3_dropped = _t3(plan["t3"], targets3, plan["spare_leaves"], claims, by_leaf, index, rnd, config)
-    pools1 = _add_irrelevant(plan["t1"], own1, related1, config.per_tier, claims, rnd, index, embeddings, "t1", window)
-    pools2 = _add_irrelevant(plan["t2"], own2, related2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window)
-    return pools1, pools2, t3, t3_dropped
+    related1 = _draw_related(plan["t1"], own1, config.per_tier, claims, rnd, index, embeddings, "t1", window, penalties)
+    related2 = _draw_related(plan["t2"], own2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window, penalties)
+    t3, t3_dropped, t3_ambiguous = _t3(plan["t3"], targets3, plan["spare_leaves"], claims, by_leaf, index, rnd, config, penalties)
+    pools1 = _add_irrelevant(plan["t1"], own1, related1, config.per_tier, claims, rnd, index, embeddings, "t1", window, penalties)
+    pools2 = _add_irrelevant(plan["t2"], own2, related2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window, penalties)
+    return pools1, pools2, t3, t3_dropped, t3_ambiguous
+
+
+def _anchored(queries: list[AnchorQuery], index: TierIndex, matches: QueryMatches | None) -> tuple[dict[str, list[int]], int]:
+    """Query indices per anchor leaf, without the queries whose conditions do not describe their own leaf
+    (:func:`~fashionrq.tasks.validity.describes_leaf`); and how many those were."""
+    by_leaf: dict[str, list[int]] = {}
+    dropped = 0
+    for qi, q in enumerate(queries):
+        if matches is not None and not describes_leaf(matches, qi, index.rows(q.leaf)):
+            dropped += 1
+            continue
+        by_leaf.setdefault(q.leaf, []).append(qi)
+    return by_leaf, dropped
 
 
 def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskConfig = TaskConfig(), seed: int = 0,
-                embeddings: np.ndarray | None = None) -> Tasks:
+                embeddings: np.ndarray | None = None, matches: QueryMatches | None = None) -> Tasks:
     """Instances of every task for ``queries`` (each anchored at a qualified leaf of ``hierarchy``).
 
     ``embeddings`` (the construction encoder's item vectors, L2-normalised) pick the hard negatives; without
-    them grade-0 items are drawn from anywhere outside the level-1 prefix.
+    them grade-0 items are drawn from anywhere outside the level-1 prefix. ``matches`` (the queries' full matches,
+    from their hidden φ) makes the labels credit valid results (:mod:`fashionrq.tasks.validity`); without it the
+    grades are the shared-prefix lengths alone.
     """
     rnd = random.Random(seed)
     index = TierIndex(hierarchy)
-    by_leaf: dict[str, list[int]] = {}
-    for qi, q in enumerate(queries):
-        by_leaf.setdefault(q.leaf, []).append(qi)
-    plan = _assign(index, by_leaf, config, rnd)
-    pools1, pools2, t3, t3_dropped = _draw_items(plan, by_leaf, index, config, rnd, embeddings, ItemClaims(len(hierarchy.sids)))
-    t1, t4 = _t1_t4(plan["t1"], pools1, by_leaf, index)
-    t2, dev_mids = _t2(plan["t2"], pools2, by_leaf, index, config, rnd)
+    by_leaf, undescribed = _anchored(queries, index, matches)
+    penalties = _Penalties(matches, by_leaf, index)
+    plan = _assign(index, by_leaf, config, rnd, penalties)
+    pools1, pools2, t3, t3_dropped, t3_ambiguous = _draw_items(plan, by_leaf, index, config, rnd, embeddings,
+                                                               ItemClaims(len(hierarchy.sids)), penalties)
+    t1, t4, t1_dropped = _t1_t4(plan["t1"], pools1, by_leaf, index, matches)
+    t2, dev_mids, t2_dropped = _t2(plan["t2"], pools2, by_leaf, index, config, rnd, matches)
     open_leaves = sorted(plan["t1o"] + [leaf for anchors in t3_dropped for leaf in anchors], key=prefix_key)
     t1o = [OpenQuery(qi, leaf, f"t1o-{leaf}") for leaf in open_leaves for qi in by_leaf[leaf]]
-    tasks = Tasks(tuple(queries), tuple(t1), tuple(t1o), tuple(t2), tuple(t3), tuple(t4), {})
-    tasks.report.update({
+    tasks = Tasks(tuple(queries), tuple(t1), tuple(t1o), tuple(t2), tuple(t3), tuple(t4), {}, matches)
+    tasks.report.update(_report(tasks, plan, by_leaf, index, config, pools1, pools2, t3_dropped, dev_mids, open_leaves))
+    if matches is not None:
+        tasks.report["validity"] = {"rule": "docs/benchmark.md, 'Labels that credit every valid result'",
+                                    "queries_not_describing_their_leaf": undescribed,
+                                    "dropped_not_discriminating": {"t1": t1_dropped, "t2": t2_dropped, "t3": t3_ambiguous}}
+    return tasks
+
+
+def _report(tasks: Tasks, plan: dict, by_leaf, index: TierIndex, config: TaskConfig, pools1, pools2, t3_dropped, dev_mids: int,
+            open_leaves) -> dict:
+    """The construction counts written to ``manifest.json`` (``report.tasks``)."""
+    queries, t1, t2, t3 = tasks.queries, tasks.t1, tasks.t2, tasks.t3
+    return {
         "anchor_leaves": len(by_leaf),
-        "anchor_queries": len(queries),
+        "anchor_queries": sum(len(v) for v in by_leaf.values()),
         "leaves_per_task": {"t1": len({i.leaf for i in t1}), "t1o": len(open_leaves), "t2": len({queries[p.query].leaf for p in t2}),
                             "t3": len({i.leaf for i in t3})},
         "leaves_unused": plan["unused_leaves"],
         "t1_leaves_too_small": sum(1 for leaf in by_leaf if index.size(leaf) < config.per_tier),
         "t1_units": {"planned": len(plan["t1"]), "unfillable": sum(p is None for p in pools1),
-                     "paired": sum(len(a) == 2 for (a, _), p in zip(plan["t1"], pools1) if p is not None)},
+                     "paired": sum(len(a) == 2 for (a, _), p in zip(plan["t1"], pools1) if p is not None),
+                     "told_apart_by_no_query": sum(p is not None for p in pools1) - len({i.candidates for i in t1})},
         "t2_units": {"planned": len(plan["t2"]), "unfillable": sum(p is None for p in pools2),
                      "dropped_single_level2_prefix": sum(p is not None for p in pools2) if not t2 else 0},
         "t2_dev_level2_prefixes": dev_mids,
-        "t3_groups": {"planned": len(plan["t3"]), "unfillable": len(t3_dropped)},
+        "t3_groups": {"planned": len(plan["t3"]), "unfillable": len(t3_dropped),
+                      "told_apart_by_no_query": len(plan["t3"]) - len(t3_dropped) - len({i.unit for i in t3})},
         "tier_balance": tier_balance(tasks),
         "recurrence": recurrence(tasks),
         "bootstrap_units": {name: len({i.unit for i in insts}) for name, insts in
-                            (("t1", t1), ("t1o", t1o), ("t2", t2), ("t3", t3), ("t4", t4))},
-    })
-    return tasks
+                            (("t1", t1), ("t1o", tasks.t1o), ("t2", t2), ("t3", t3), ("t4", tasks.t4))},
+    }
 
 
 def tier_balance(tasks: Tasks, tolerance: float = 0.10) -> dict[str, dict]:

@@ -112,6 +112,13 @@ def sample_leaves(hierarchy: Hierarchy, max_leaves: int | None, seed: int = 0) -
     return kept, {**report, "sampled": True, "verbalized": len(kept), "level2_prefixes": len(chosen)}
 
 
+def sibling_rows(hierarchy: Hierarchy, leaves) -> dict[str, list[tuple[int, ...]]]:
+    """The item rows of each other leaf under every leaf's level-2 prefix (the leaves its queries must tell apart)."""
+    clusters = hierarchy.clusters
+    return {leaf.cluster_id: [clusters[s].item_rows for s in clusters[leaf.parent].children if s != leaf.cluster_id]
+            for leaf in leaves}
+
+
 def _generated(hierarchy: Hierarchy, items: pd.DataFrame, backend: str, seed: int, llm_options: dict | None, photos,
                max_leaves: int | None) -> tuple[list, dict]:
     """The generated queries of the qualified leaves (a seeded sample of at most about ``max_leaves``, see
@@ -126,7 +133,8 @@ def _generated(hierarchy: Hierarchy, items: pd.DataFrame, backend: str, seed: in
         return queries, {"leaves": len(leaves), "leaf_sample": sample, "mcmr": report}
     lexicon = querygen.LexiconParser(items)
     llm = querygen.LLMBackend(seed=seed, **(llm_options or {})) if backend == "llm" else None
-    query_sets = querygen.generate_all(leaves, items, backend=llm or "verbalizer", seed=seed, parser=lexicon)
+    query_sets = querygen.generate_all(leaves, items, backend=llm or "verbalizer", seed=seed, parser=lexicon,
+                                       siblings=sibling_rows(hierarchy, leaves))
     report = {
         "leaves": len(leaves),
         "leaf_sample": sample,

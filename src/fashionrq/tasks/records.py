@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fashionrq.querygen.records import ConstraintSet
+from fashionrq.tasks.validity import QueryMatches
 
 GRADES = (3, 2, 1, 0)
 TIER_NAMES = {3: "exact", 2: "sibling", 1: "related", 0: "irrelevant"}
@@ -103,6 +104,8 @@ class Tasks:
     t3: tuple[RankingInstance, ...]
     t4: tuple[RankingInstance, ...]
     report: dict = field(hash=False)
+    #: the queries' full matches the labels credit (open-corpus T1 grades them; docs/benchmark.md), or None
+    matches: QueryMatches | None = field(default=None, hash=False, compare=False)
 
     def used_queries(self) -> list[int]:
         """Indices of the queries some task uses, sorted."""

@@ -25,6 +25,9 @@ from fashionrq.tasks.construct import TierIndex, build_tasks
 from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, TaskConfig, Tasks
 from fashionrq.tasks.secret import ConstructionSecret
 from fashionrq.tasks.tree import fit_tree
+from fashionrq.tasks.validity import QueryMatches, credited
+from fashionrq.querygen.evidence import CatalogValues
+from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.timing import stage
 
 MANIFEST = "manifest.json"
@@ -166,8 +169,9 @@ class _Writer:
             self.files[f"public/{task}_candidates.jsonl"] = cands
         self.files[f"labels/{task}.qrels"] = qrels
 
-    def open_corpus(self, index: TierIndex, out: Path) -> None:
-        """Open-corpus T1: query texts only; qrels grade every item sharing the anchor's level-1 prefix.
+    def open_corpus(self, index: TierIndex, out: Path, matches: QueryMatches | None) -> None:
+        """Open-corpus T1: query texts only; qrels grade every item sharing the anchor's level-1 prefix and every
+        full match of the query (at least grade 2, :func:`fashionrq.tasks.validity.credited`).
 
         The qrels (queries x a level-1 cluster: tens of millions of lines at 10^6 items) are written as they are
         formed, one query at a time in qid order, each line built by Arrow, never held as Python strings."""
@@ -175,10 +179,10 @@ class _Writer:
         for i, oq in enumerate(self.tasks.t1o):
             qid = self.qids[("t1o", i)]
             queries.append({"qid": qid, "text": self.tasks.queries[oq.query].text})
-            order.append((qid, oq.leaf))
+            order.append((qid, oq.leaf, oq.query))
             self.remember(qid, "t1o", oq.query, oq.unit)
         self.files["public/t1o_queries.jsonl"] = queries
-        self.t1o_judged = _write_open_qrels(out / "labels" / "t1o.qrels", sorted(order), index, self.item_ids)
+        self.t1o_judged = _write_open_qrels(out / "labels" / "t1o.qrels", sorted(order), index, self.item_ids, matches)
 
     def pairs(self, rng: np.random.Generator) -> None:
         """T2: one qid per query with pairs, opaque pair ids, public dev labels, hidden test labels."""
@@ -228,9 +232,10 @@ class _Writer:
                 _jsonl(out / name, sorted(rows, key=lambda r: r[key]))
 
 
-def _write_open_qrels(path: Path, queries: list[tuple[str, str]], index: TierIndex, item_ids: list[str]) -> int:
-    """Write ``"qid 0 item_id grade"`` for every (qid, leaf) of ``queries`` (sorted by qid) and every item of the
-    leaf's level-1 prefix, in (qid, item_id) order; return the line count."""
+def _write_open_qrels(path: Path, queries: list[tuple[str, str, int]], index: TierIndex, item_ids: list[str],
+                      matches: QueryMatches | None) -> int:
+    """Write ``"qid 0 item_id grade"`` for every (qid, leaf, query index) of ``queries`` (sorted by qid): every item of
+    the leaf's level-1 prefix and every full match of the query, in (qid, item_id) order; return the line count."""
     import pyarrow.compute as pc
 
     ids = pa.array(item_ids, pa.string())
@@ -240,11 +245,16 @@ def _write_open_qrels(path: Path, queries: list[tuple[str, str]], index: TierInd
     grades = pa.array([f" {g}\n" for g in range(4)])
     lines = 0
     with open(path, "wb") as fh:
-        for qid, leaf in queries:
+        for qid, leaf, qi in queries:
             rows = index.rows(leaf.split("-")[0])
-            rows = rows[np.argsort(rank[rows], kind="stable")]
-            text = pc.binary_join_element_wise(pa.scalar(f"{qid} 0 "), ids.take(rows),
-                                               grades.take(pa.array(index.grade(leaf, rows))), "")
+            graded = index.grade(leaf, rows)
+            if matches is not None:
+                full = matches.mask(qi)
+                rows = np.union1d(rows, np.flatnonzero(full))
+                graded = credited(index.grade(leaf, rows), full[rows])
+            order = np.argsort(rank[rows], kind="stable")
+            text = pc.binary_join_element_wise(pa.scalar(f"{qid} 0 "), ids.take(rows[order]),
+                                               grades.take(pa.array(graded[order])), "")
             _, offsets, data = text.buffers()
             ends = np.frombuffer(offsets, dtype=np.int32, count=len(text) + 1, offset=4 * text.offset)
             fh.write(memoryview(data)[int(ends[0]):int(ends[-1])])
@@ -285,7 +295,7 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, secret: Construction
     published = public_items(items, np.random.default_rng([secret.construction_seed, 11]))
     writer = _Writer(tasks, published.ids, phi, rng)
     writer.ranking("t1", tasks.t1, pooled_file=True)
-    writer.open_corpus(TierIndex(hierarchy), out)
+    writer.open_corpus(TierIndex(hierarchy), out, tasks.matches)
     writer.pairs(rng)
     writer.ranking("t3", tasks.t3, pooled_file=False)
     writer.groups(rng)
@@ -402,11 +412,12 @@ def construct_release(
         queries, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed, llm_options=llm_options,
                                                max_leaves=task_config.query_leaves, photos=photos)
     with stage("tasks"):
+        phi, phi_report = hidden_phis(queries, list(range(len(queries))), queries_backend, seed, llm_options)
         vectors = None if embeddings is None else np.asarray(embeddings, dtype=np.float32)
-        tasks = build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors)
+        tasks = build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors,
+                            matches=_query_matches(frame, phi, len(queries), queries_backend))
         tasks.report["open_depth"] = task_config.open_depth
         used = tasks.used_queries()
-        phi, phi_report = hidden_phis(queries, used, queries_backend, seed, llm_options)
         query_report.update(phi_report, kept_in_tasks=len(used))
         query_report["parser_agreement"] = parser_agreement([queries[qi] for qi in used], [phi[qi] for qi in used], frame)
     info = dict(manifest_info or {})
@@ -418,6 +429,14 @@ def construct_release(
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
     with stage("write release"):
         return write_release(out, items, sids, hierarchy, tasks, phi, secret, info, force)
+
+
+def _query_matches(frame, phi: dict[int, dict], n_queries: int, backend: str) -> QueryMatches | None:
+    """The full matches the labels credit, from every query's hidden φ; none for MCMR releases, whose conditions
+    are partly read off the photos (their relevance is the shared prefix, docs/images.md)."""
+    if backend == "mcmr":
+        return None
+    return QueryMatches(FullMatch(CatalogValues(frame)), [phi[qi] for qi in range(n_queries)])
 
 
 def _photos(items: pa.Table, cache_dir: str | Path | None):

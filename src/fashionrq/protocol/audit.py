@@ -1,0 +1,279 @@
+"""The label audit (`fashionrq audit`): does every label mean what the shopper asked? (docs/benchmark.md, "Label audit").
+
+It reads the labels, so it is a judge, not a probe. For every task query it takes the hidden φ(q), finds the
+query's full matches in the whole catalog (:class:`fashionrq.relevance.fullmatch.FullMatch`) and reports:
+
+* full matches by grade (open-corpus T1: every catalog item, an unjudged item being grade 0);
+* T3 queries whose candidate list holds a full match that is not the target (ambiguous), and targets that are
+  not full matches;
+* the query's precision (share of its full matches inside the anchor leaf), its anchor coverage (share of the
+  anchor leaf's items that are full matches) and its sibling separation (the largest share of a sibling leaf's
+  items that are full matches), as quantiles;
+* optionally, the attribute oracle: each given run reordered so the query's full matches come first.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from fashionrq.errors import InputError
+from fashionrq.hierarchy.attributes import items_frame
+from fashionrq.io import read_json, read_jsonl
+from fashionrq.metrics import Qrels, Run, evaluate, read_qrels, read_run
+from fashionrq.protocol.bootstrap import mean_interval_bounds, resample_counts
+from fashionrq.querygen.evidence import CatalogValues
+from fashionrq.relevance.fullmatch import FullMatch
+from fashionrq.sid import read_sids
+from fashionrq.tasks.bench import release_dir
+from fashionrq.tasks.records import GRADES, TIER_NAMES
+
+RANKED = ("t1", "t1o", "t3", "t4")
+QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+#: The headline of each ranking task as a per-query fashionrq.metrics measure (docs/metrics.md): Exact recall for
+#: the pooled tasks (T3: of the target; T4: per paraphrase), graded nDCG@10 for the open corpus.
+ORACLE_METRICS = {"t1o": ("ndcg@10", "ndcg@10"), "t1": ("recall@10", "recall@10(rel=3)"),
+                  "t3": ("recall@1", "recall@1(rel=3)"), "t4": ("recall@10", "recall@10(rel=3)")}
+RUN_FILES = {"t1o": "t1o.run", "t1": "t1.run", "t3": "t3.run", "t4": "t4.run"}
+
+
+@dataclass(frozen=True)
+class ReleaseMatches:
+    """A release's items, their leaves, and every task query's full matches (public item ids)."""
+
+    ids: list[str]
+    leaf_of: np.ndarray  # (N,) leaf prefix of each item row
+    meta: dict[str, dict]  # qid -> labels/queries.jsonl record
+    matches: dict[str, np.ndarray]  # qid -> sorted item rows of its full matches
+    rows: dict[str, np.ndarray] = field(repr=False)  # leaf prefix -> sorted item rows
+
+    @classmethod
+    def load(cls, bench: str | Path) -> ReleaseMatches:
+        bench = release_dir(bench)
+        table = pq.read_table(bench / "public" / "items.parquet")
+        ids = table.column("item_id").to_pylist()
+        full = FullMatch(CatalogValues(items_frame(table)))
+        sid_ids, sids = read_sids(bench / "labels" / "sids.parquet")
+        position = {item: i for i, item in enumerate(sid_ids)}
+        sids = sids[[position[item] for item in ids]]
+        leaf_of = np.array(["-".join(str(int(c)) for c in row) for row in sids], dtype=object)
+        rows: dict[str, list[int]] = defaultdict(list)
+        for r, leaf in enumerate(leaf_of):
+            rows[leaf].append(r)
+        meta = {m["qid"]: m for m in read_jsonl(bench / "labels" / "queries.jsonl")}
+        matches = {r["qid"]: full.rows(r["phi"]) for r in read_jsonl(bench / "labels" / "phi.jsonl")}
+        return cls(ids, leaf_of, meta, matches, {leaf: np.asarray(r, dtype=np.int64) for leaf, r in rows.items()})
+
+    def siblings(self, leaf: str) -> list[str]:
+        parent = leaf.rsplit("-", 1)[0] + "-"
+        return [other for other in self.rows if other.startswith(parent) and other != leaf]
+
+    def discrimination(self, qid: str) -> dict[str, float | None]:
+        """Precision, anchor coverage and sibling separation of one query's full matches."""
+        leaf = self.meta[qid]["leaf"]
+        matches = self.matches[qid]
+        inside = int(np.isin(matches, self.rows[leaf]).sum())
+        separation = max((float(np.isin(self.rows[s], matches).mean()) for s in self.siblings(leaf)), default=0.0)
+        return {"precision": inside / len(matches) if len(matches) else None,
+                "coverage": inside / len(self.rows[leaf]), "separation": separation}
+
+
+def _by_grade(counts: dict[int, int], total: dict[int, int]) -> dict[str, dict]:
+    return {TIER_NAMES[g]: {"full_matches": counts.get(g, 0), "candidates": total.get(g, 0),
+                            "share": round(counts.get(g, 0) / total[g], 4) if total.get(g) else None} for g in GRADES}
+
+
+def _graded_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict:
+    """Full matches among each query's judged candidates, by grade."""
+    index = {item: r for r, item in enumerate(found.ids)}
+    counts: dict[int, int] = defaultdict(int)
+    total: dict[int, int] = defaultdict(int)
+    for qid, grades in judged.items():
+        matched = set(found.matches[qid].tolist())
+        for item, grade in grades.items():
+            total[grade] += 1
+            counts[grade] += index[item] in matched
+    return {"queries": len(judged), "by_grade": _by_grade(counts, total)}
+
+
+def _open_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict:
+    """Open corpus: every full match in the catalog, unjudged ones counting as grade 0."""
+    counts: dict[int, int] = defaultdict(int)
+    per_query = []
+    for qid, grades in judged.items():
+        matched = [found.ids[r] for r in found.matches[qid]]
+        for item in matched:
+            counts[grades.get(item, 0)] += 1
+        per_query.append(len(matched))
+    total = sum(counts.values())
+    return {"queries": len(judged), "full_matches": {f"grade {g}": counts.get(g, 0) for g in GRADES},
+            "graded_0_share": round(counts.get(0, 0) / total, 4) if total else None,
+            "full_matches_per_query": _quantiles(per_query)}
+
+
+def _t3_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict:
+    index = {item: r for r, item in enumerate(found.ids)}
+    ambiguous = target_missed = 0
+    for qid, grades in judged.items():
+        matched = set(found.matches[qid].tolist())
+        ambiguous += any(index[i] in matched for i, g in grades.items() if g < 3)
+        target_missed += not any(index[i] in matched for i, g in grades.items() if g == 3)
+    n = max(len(judged), 1)
+    return {"ambiguous_queries": ambiguous, "ambiguous_share": round(ambiguous / n, 4),
+            "target_not_full_match": target_missed, "target_not_full_match_share": round(target_missed / n, 4)}
+
+
+def _quantiles(values) -> dict[str, float] | None:
+    values = np.asarray([v for v in values if v is not None], dtype=float)
+    if not len(values):
+        return None
+    return {f"q{int(q * 100)}": round(float(np.quantile(values, q)), 4) for q in QUANTILES} | {"mean": round(float(values.mean()), 4)}
+
+
+def _t2_labels(bench: Path) -> dict[str, dict[str, int]]:
+    labels = {r["pair_id"]: r["label"] for name in ("public/t2_dev_labels.jsonl", "labels/t2_test.jsonl")
+              for r in read_jsonl(bench / name)}
+    judged: dict[str, dict[str, int]] = defaultdict(dict)
+    for pair in read_jsonl(bench / "public" / "t2_pairs.jsonl"):
+        judged[pair["qid"]][pair["item_id"]] = labels[pair["pair_id"]]
+    return judged
+
+
+def oracle_run(found: ReleaseMatches, run: Run, depth: int | None = None) -> Run:
+    """``run`` with each query's full matches moved to the top, in the run's order; for the open corpus (``depth``)
+    the full matches the run missed follow those it found, in item-id order, and the list is cut at ``depth``."""
+    ranked = run.ranked()
+    scores: dict[str, dict[str, float]] = {}
+    for qid, items in ranked.items():
+        matched = {found.ids[r] for r in found.matches.get(qid, ())}
+        order = [i for i in items if i in matched]
+        if depth is not None:
+            seen = set(order)
+            order += sorted(matched - seen)
+        order += [i for i in items if i not in matched]
+        order = order[:depth] if depth is not None else order
+        scores[qid] = {item: float(len(order) - n) for n, item in enumerate(order)}
+    return Run(scores, name=f"oracle({run.name})")
+
+
+def _headline_values(qrels: Qrels, run: Run, metric: str) -> dict[str, float]:
+    return {qid: v[metric] for qid, v in evaluate(qrels, run, [metric], per_query=True, complete=True).items()}
+
+
+def oracle_table(bench: Path, found: ReleaseMatches, judged: dict[str, Qrels], runs: list[Path], resamples: int,
+                 seed: int) -> dict[str, list[dict]]:
+    """Per ranking task, each run's headline beside its attribute oracle's, with the oracle's 95% cluster-bootstrap
+    interval over the task's bootstrap units (``labels/queries.jsonl`` ``unit``)."""
+    depth = read_json(bench / "manifest.json").get("protocol", {}).get("open_depth", 100)
+    out: dict[str, list[dict]] = {}
+    for task, (headline, metric) in ORACLE_METRICS.items():
+        rows = []
+        for folder in runs:
+            path = Path(folder) / RUN_FILES[task]
+            if not path.is_file():
+                raise InputError(f"{folder} has no {RUN_FILES[task]}: pass run folders written by `fashionrq run`.")
+            run = read_run(path)
+            base = _headline_values(judged[task], run, metric)
+            oracle = _headline_values(judged[task], oracle_run(found, run, depth if task == "t1o" else None), metric)
+            qids = sorted(oracle)
+            units = sorted({found.meta[q]["unit"] for q in qids})
+            position = {u: i for i, u in enumerate(units)}
+            cluster = np.array([position[found.meta[q]["unit"]] for q in qids])
+            values = np.array([oracle[q] for q in qids])
+            low, high = mean_interval_bounds(values, cluster, len(units), resample_counts(len(units), resamples, seed), 0.95)[0]
+            rows.append({"run": Path(folder).name, "headline": headline, "run_score": round(float(np.mean([base.get(q, 0.0) for q in qids])), 4),
+                         "oracle": round(float(values.mean()), 4), "oracle_low": round(low, 4), "oracle_high": round(high, 4),
+                         "oracle_reaches_run": bool(high >= np.mean([base.get(q, 0.0) for q in qids]))})
+        out[task] = rows
+    return out
+
+
+#: The bars a release must meet (issue 25's "done when"): (what, task, path into its report, most allowed).
+BARS = (
+    ("open-corpus full matches graded 0", "t1o", ("graded_0_share",), 0.05),
+    ("T3 queries with a non-target full match", "t3", ("ambiguous_share",), 0.05),
+    ("pooled T1 Sibling candidates that are full matches", "t1", ("by_grade", "sibling", "share"), 0.10),
+    ("pooled T1 Irrelevant candidates that are full matches", "t1", ("by_grade", "irrelevant", "share"), 0.02),
+    ("pooled T1 Related candidates that are full matches", "t1", ("by_grade", "related", "share"), 0.02),
+    ("T2 Irrelevant pairs that are full matches", "t2", ("by_grade", "irrelevant", "share"), 0.02),
+    ("T2 Related pairs that are full matches", "t2", ("by_grade", "related", "share"), 0.02),
+)
+
+
+@dataclass(frozen=True)
+class LabelAudit:
+    """What :func:`audit_release` found: per task counts and quantiles, the oracle table, and the bars it fails."""
+
+    tasks: dict[str, dict]
+    oracle: dict[str, list[dict]] = field(default_factory=dict)
+
+    @property
+    def failures(self) -> list[str]:
+        """One sentence per bar the release fails (empty: every label credits the results its query asks for)."""
+        out = []
+        for what, task, path, most in BARS:
+            value = self.tasks.get(task, {})
+            for key in path:
+                value = value.get(key) if isinstance(value, dict) else None
+            if value is not None and value > most:
+                out.append(f"{what}: {value:.1%} (at most {most:.0%} allowed)")
+        out += [f"{t} {r['headline']}: the attribute oracle of {r['run']} reaches only {r['oracle_high']:.4f}, below the run's "
+                f"{r['run_score']:.4f}" for t, rows in self.oracle.items() for r in rows if not r["oracle_reaches_run"]]
+        return out
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    def to_dict(self) -> dict:
+        return {"tasks": self.tasks, "oracle": self.oracle, "failures": self.failures, "passed": self.passed}
+
+    def __str__(self) -> str:
+        lines = ["label audit: full matches (items whose own fields satisfy every condition of the hidden φ(q))"]
+        for task in ("t1o", "t1", "t2", "t3", "t4"):
+            report = self.tasks.get(task)
+            if report is None:
+                continue
+            if task == "t1o":
+                counts = ", ".join(f"{g} {n:,}" for g, n in report["full_matches"].items())
+                share = report["graded_0_share"]
+                lines.append(f"  t1o  {report['queries']:,} queries; full matches by grade: {counts}; graded 0: "
+                             f"{'-' if share is None else f'{share:.1%}'}")
+            else:
+                shares = ", ".join(f"{g} {'-' if v['share'] is None else format(v['share'], '.1%')}" for g, v in report["by_grade"].items())
+                lines.append(f"  {task:4} {report['queries']:,} queries; candidates that are full matches: {shares}")
+            if task == "t3":
+                lines.append(f"       ambiguous (a non-target full match): {report['ambiguous_share']:.1%}; target not a full match: "
+                             f"{report['target_not_full_match_share']:.1%}")
+            d = report["discrimination"]
+            lines.append("       median precision {}, anchor coverage {}, sibling separation {}".format(
+                *(("-" if d[k] is None else f"{d[k]['q50']:.3f}") for k in ("precision", "coverage", "separation"))))
+        for task, rows in self.oracle.items():
+            for r in rows:
+                lines.append(f"  oracle {task} {r['headline']}: {r['run']} {r['run_score']:.4f} -> attribute oracle {r['oracle']:.4f} "
+                             f"[{r['oracle_low']:.4f}, {r['oracle_high']:.4f}]")
+        lines.append("verdict: " + ("every bar met" if self.passed else "; ".join(self.failures)))
+        return "\n".join(lines)
+
+
+def audit_release(bench: str | Path, runs: list[Path] = (), resamples: int = 1000, seed: int = 0) -> LabelAudit:
+    """The label audit of a release (see the module docstring); with ``runs``, each run's attribute oracle beside it."""
+    bench = release_dir(bench)
+    found = ReleaseMatches.load(bench)
+    qrels = {t: read_qrels(bench / "labels" / f"{t}.qrels") for t in RANKED}
+    judged = {t: q.to_dict() for t, q in qrels.items()}
+    judged["t2"] = _t2_labels(bench)
+    out: dict[str, dict] = {}
+    for task in ("t1", "t2", "t4"):
+        out[task] = _graded_task(found, judged[task])
+    out["t1o"] = _open_task(found, judged["t1o"])
+    out["t3"] = _graded_task(found, judged["t3"]) | _t3_task(found, judged["t3"])
+    for task, report in out.items():
+        stats = [found.discrimination(qid) for qid in judged[task]]
+        report["discrimination"] = {k: _quantiles(s[k] for s in stats) for k in ("precision", "coverage", "separation")}
+        report["no_full_match"] = sum(1 for qid in judged[task] if not len(found.matches[qid]))
+    return LabelAudit(out, oracle_table(bench, found, qrels, list(runs), resamples, seed) if runs else {})

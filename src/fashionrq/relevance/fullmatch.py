@@ -1,0 +1,93 @@
+"""Full matches: the catalog items whose own fields satisfy every condition a query's φ(q) states.
+
+This is the label-validity rule of docs/benchmark.md ("Labels that credit every valid result"): an item is a
+*full match* for φ when, for every attribute φ expresses, the §8.0.4 comparator reaches :data:`THRESHOLD` on
+the item's own catalog value (``fashionrq.relevance.comparators``). On catalog values that comes down to:
+
+* product type: one of the item's three category levels is a named type (an exact level scores >= 0.85; the
+  comparator's substring floor is not used, since "shirts" is a substring of "tshirts");
+* gender, age group, brand, price tier, occasion (usage or the Occasion attribute), pattern, material: the item's
+  value is one the query names (unisex against a gender scores 0.7, one age step 0.65, another tier 0.3);
+* colour: the item's base colour is named, or both resolve and CIE76 ΔE <= 18 (1 - ΔE/120 >= 0.85);
+* style tags: each named tag is one of the item's Fit / Sleeve Length / Neck values.
+
+A missing value never satisfies a condition: the comparator's neutral 0.5 says "unknown", not "satisfied".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from fashionrq.querygen.evidence import CatalogValues
+from fashionrq.relevance.comparators import COLOUR_DELTA_E_ZERO, colour_lab
+from fashionrq.vocab import normalise_colour
+
+#: The comparator score every expressed attribute must reach on the item's own value.
+THRESHOLD = 0.85
+
+
+def _close_colours(vocab: list[str]) -> np.ndarray:
+    """(V, V) booleans: colour j satisfies a query naming colour i (same name, or CIE76 score >= THRESHOLD)."""
+    names = [normalise_colour(v) for v in vocab]
+    labs = [colour_lab(v) for v in vocab]
+    close = np.array([[a == b for b in names] for a in names], dtype=bool).reshape(len(vocab), len(vocab))
+    for i, a in enumerate(labs):
+        for j, b in enumerate(labs):
+            if a is not None and b is not None:
+                close[i, j] |= 1.0 - float(np.linalg.norm(a - b)) / COLOUR_DELTA_E_ZERO >= THRESHOLD
+    return close
+
+
+class FullMatch:
+    """Full-match masks over one catalog (``CatalogValues`` of its items), one boolean per item row.
+
+    ``mask(phi)`` is cached per (attribute, value set), so the queries of one release share their clause masks.
+    """
+
+    def __init__(self, catalog: CatalogValues) -> None:
+        self.catalog = catalog
+        self.n = catalog.n
+        self._lower: dict[str, dict[str, list[int]]] = {}  # φ key -> lower-cased value -> codes ("ADIDAS", "Adidas")
+        for key, vocab in catalog.vocab.items():
+            for code, value in enumerate(vocab):
+                self._lower.setdefault(key, {}).setdefault(value.lower(), []).append(code)
+        self._close = _close_colours(catalog.vocab["color"])
+        self._clauses: dict[tuple[str, frozenset[str]], np.ndarray] = {}
+
+    def _codes(self, key: str, values) -> np.ndarray:
+        index = self._lower.get(key, {})
+        return np.array(sorted({c for v in values for c in index.get(v.lower(), ())}), dtype=np.int64)
+
+    def clause(self, key: str, values) -> np.ndarray:
+        """Items holding one of ``values`` for φ key ``key`` (read-only)."""
+        cache_key = (key, frozenset(values))
+        if cache_key not in self._clauses:
+            wanted = np.zeros(len(self.catalog.vocab[key]) + 1, dtype=bool)  # slot 0: a missing value (-1)
+            codes = self._codes(key, values)
+            if key == "color" and len(codes):
+                wanted[1:] = self._close[codes].any(axis=0)
+            else:
+                wanted[codes + 1] = True
+            mask = wanted[self.catalog.codes[key] + 1].any(axis=1)
+            mask.flags.writeable = False
+            self._clauses[cache_key] = mask
+        return self._clauses[cache_key]
+
+    def mask(self, phi: Mapping[str, list[str] | None], rows: np.ndarray | None = None) -> np.ndarray:
+        """Which items (of ``rows``, default all) satisfy every condition of ``phi`` (none when φ asserts nothing)."""
+        size = self.n if rows is None else len(rows)
+        conditions = [(key, values) for key, values in phi.items() if values]
+        if not conditions:
+            return np.zeros(size, dtype=bool)
+        out = np.ones(size, dtype=bool)
+        for key, values in conditions:
+            for group in ([v] for v in values) if key == "style_tags" else [values]:
+                clause = self.clause(key, group)
+                out &= clause if rows is None else clause[rows]
+        return out
+
+    def rows(self, phi: Mapping[str, list[str] | None]) -> np.ndarray:
+        """Sorted rows of the full matches of ``phi``."""
+        return np.flatnonzero(self.mask(phi))

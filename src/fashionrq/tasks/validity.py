@@ -1,0 +1,87 @@
+"""Labels that mean what the shopper asked (docs/benchmark.md, "Labels that credit every valid result").
+
+The tasks draw their candidates, and keep their queries, with each query's *full matches* in view (the catalog
+items whose own fields satisfy every condition of its hidden φ(q); :mod:`fashionrq.relevance.fullmatch`):
+
+* a query must describe its own cluster: at least :data:`MIN_COVERAGE` of its anchor leaf's items are full
+  matches, else it is dropped before any task is built;
+* candidates that play a non-Exact part for a unit's queries are drawn, where the catalog allows, among the items
+  that fully match the fewest of those queries (:meth:`QueryMatches.prefer`);
+* a pooled query is kept only if at most :data:`MAX_SIBLING_SHARE` of its Sibling candidates and none of its
+  Related or Irrelevant candidates are full matches (:func:`discriminates`); a T3 query only if its target is a
+  full match and no other candidate is;
+* open-corpus T1 grades every full match at least 2 (:data:`FULL_MATCH_GRADE`), wherever it sits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from fashionrq.querygen.evidence import MAX_SIBLING_SHARE
+from fashionrq.relevance.fullmatch import FullMatch
+
+#: Share of its anchor leaf's items a query's full matches must cover.
+MIN_COVERAGE = 0.5
+#: MAX_SIBLING_SHARE (from querygen.evidence): the share of a pooled query's Sibling candidates that may be full
+#: matches (a tier of 10: 1; of 2: none), and of a sibling leaf's items for the leaf to count as told apart.
+#: The lowest grade of a full match in open-corpus T1.
+FULL_MATCH_GRADE = 2
+
+
+class QueryMatches:
+    """The full matches of every query (``phis[qi]``, a hidden φ) over the catalog rows, computed on demand from the
+    cached clause masks of :class:`~fashionrq.relevance.fullmatch.FullMatch` (a mask per query would not fit)."""
+
+    def __init__(self, full: FullMatch, phis: Sequence[Mapping]) -> None:
+        self.full = full
+        self.phis = phis
+
+    def mask(self, qi: int, rows: np.ndarray | None = None) -> np.ndarray:
+        """Which catalog rows (of ``rows``, default all) fully match query ``qi``."""
+        return self.full.mask(self.phis[qi], rows)
+
+    def count(self, queries: Sequence[int]) -> np.ndarray:
+        """Per catalog row, how many of ``queries`` it fully matches."""
+        out = np.zeros(self.full.n, dtype=np.int32)
+        for qi in queries:
+            out += self.mask(qi)
+        return out
+
+    def separated(self, queries: Sequence[int], rows: np.ndarray) -> int:
+        """How many of ``queries`` fully match at most :data:`MAX_SIBLING_SHARE` of ``rows`` (a sibling leaf)."""
+        return sum(float(self.mask(qi, rows).mean()) <= MAX_SIBLING_SHARE for qi in queries)
+
+    def prefer(self, rows: np.ndarray, penalty: np.ndarray | None, k: int) -> np.ndarray:
+        """The rows of ``rows`` whose penalty is at most the ``k``-th smallest among them (all rows if fewer)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if penalty is None or len(rows) <= k:
+            return rows
+        cut = np.partition(penalty[rows], k - 1)[k - 1]
+        return rows[penalty[rows] <= cut]
+
+
+def describes_leaf(matches: QueryMatches, qi: int, leaf_rows: np.ndarray) -> bool:
+    """At least :data:`MIN_COVERAGE` of the anchor leaf's items fully match query ``qi``."""
+    return bool(len(leaf_rows)) and float(matches.mask(qi, leaf_rows).mean()) >= MIN_COVERAGE
+
+
+def discriminates(hit: np.ndarray, grades: Sequence[int]) -> bool:
+    """A pooled query's candidates: at most :data:`MAX_SIBLING_SHARE` of the Sibling ones and no Related or
+    Irrelevant one are full matches (``hit``: whether each candidate is one; ``grades``: their grades)."""
+    grades = np.asarray(grades)
+    siblings = grades == 2
+    allowed = int(MAX_SIBLING_SHARE * siblings.sum() + 1e-9)
+    return int(hit[siblings].sum()) <= allowed and not hit[grades < 2].any()
+
+
+def singles_out_target(hit: np.ndarray, grades: Sequence[int]) -> bool:
+    """A T3 query: its target (grade 3) is a full match and no other candidate is (``hit``: per candidate)."""
+    target = np.asarray(grades) == 3
+    return bool(hit[target].all()) and not hit[~target].any()
+
+
+def credited(grades: np.ndarray, full: np.ndarray) -> np.ndarray:
+    """Prefix grades raised to :data:`FULL_MATCH_GRADE` where the item is a full match (``full``: booleans)."""
+    return np.where(full, np.maximum(grades, FULL_MATCH_GRADE), grades)

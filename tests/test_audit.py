@@ -1,0 +1,158 @@
+"""The label audit and the full-match rule on the Myntra fixture: labels credit every item that satisfies the query."""
+
+from __future__ import annotations
+
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import main_code
+from fashionrq.hierarchy.attributes import items_frame
+from fashionrq.protocol.audit import ReleaseMatches, audit_release
+from fashionrq.querygen.evidence import CatalogValues
+from fashionrq.relevance.fullmatch import FullMatch
+from fashionrq.systems import run_system
+from fashionrq.tasks import read_jsonl, read_qrels
+
+
+@pytest.fixture(scope="module")
+def full(fixture_items) -> FullMatch:
+    return FullMatch(CatalogValues(items_frame(fixture_items)))
+
+
+@pytest.fixture(scope="module")
+def frame(fixture_items):
+    return items_frame(fixture_items)
+
+
+def test_a_full_match_satisfies_every_stated_condition_on_the_items_own_fields(full, frame):
+    phi = {"product_type": ["Tshirts"], "gender": ["Men"], "color": ["Black"]}
+    rows = full.rows(phi)
+    assert len(rows) > 5
+    picked = frame.iloc[rows]
+    assert set(picked["article_type"]) == {"Tshirts"} and set(picked["gender"]) == {"Men"}
+    # every item holding all three is found, and nothing else
+    expected = np.flatnonzero((frame["article_type"] == "Tshirts") & (frame["gender"] == "Men") & (frame["base_colour"] == "Black"))
+    assert rows.tolist() == expected.tolist()
+    # product type matches at any category level; "Shirts" is not satisfied by a T-shirt (substring of "Tshirts")
+    assert (frame.iloc[full.rows({"product_type": ["Topwear"]})]["sub_category"] == "Topwear").all()
+    assert not (frame.iloc[full.rows({"product_type": ["Shirts"]})]["article_type"] == "Tshirts").any()
+
+
+def test_brand_is_matched_without_case_and_colour_by_cie76(full, frame):
+    brands = frame["brand"].dropna()
+    brand = brands.iloc[0]
+    assert (full.mask({"brand": [brand.upper()]}) == full.mask({"brand": [brand.lower()]})).all()
+    assert full.mask({"brand": [brand.upper()]}).sum() == (frame["brand"].str.lower() == brand.lower()).sum()
+    # "Off White" is within ΔE 18 of "White" (score >= 0.85), "Black" is not
+    white = full.mask({"color": ["White"]})
+    assert white[(frame["base_colour"] == "Off White").to_numpy()].all()
+    assert not white[(frame["base_colour"] == "Black").to_numpy()].any()
+
+
+def test_a_missing_value_or_an_empty_phi_satisfies_nothing(full, frame):
+    no_colour = frame["base_colour"].isna().to_numpy()
+    colours = sorted(frame["base_colour"].dropna().unique())
+    any_colour = np.zeros(len(frame), dtype=bool)
+    for colour in colours:
+        any_colour |= full.mask({"color": [colour]})
+    assert not any_colour[no_colour].any()
+    assert not full.mask({"gender": None, "color": []}).any()
+
+
+def test_style_tags_are_each_asserted(full, frame):
+    maps = [dict(a) if a is not None else {} for a in frame["attributes"]]
+    fits = sorted({m["Fit"] for m in maps if m.get("Fit")})
+    sleeves = sorted({m["Sleeve Length"] for m in maps if m.get("Sleeve Length")})
+    both = full.mask({"style_tags": [fits[0], sleeves[0]]})
+    assert (both == (full.mask({"style_tags": [fits[0]]}) & full.mask({"style_tags": [sleeves[0]]}))).all()
+
+
+def test_the_fixture_release_meets_every_label_bar(small_bench):
+    audit = audit_release(small_bench)
+    assert audit.passed, audit.failures
+    tasks = audit.tasks
+    assert tasks["t1o"]["full_matches"]["grade 0"] == 0 and tasks["t1o"]["queries"] > 50
+    assert tasks["t3"]["ambiguous_queries"] == 0 and tasks["t3"]["target_not_full_match"] == 0
+    for task in ("t1", "t2", "t4"):
+        grades = tasks[task]["by_grade"]
+        assert grades["related"]["full_matches"] == grades["irrelevant"]["full_matches"] == 0
+        assert grades["exact"]["share"] > 0.9
+    assert "every bar met" in str(audit)
+
+
+def _copy(bench: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "BENCH"
+    shutil.copytree(bench, out, ignore=shutil.ignore_patterns("images"))
+    return out
+
+
+def test_the_audit_fails_a_release_that_grades_full_matches_0(small_bench, tmp_path):
+    """The old open-corpus rule (only the anchor's level-1 prefix judged) fails the audit: it names the share."""
+    bench = _copy(small_bench, tmp_path)
+    found = ReleaseMatches.load(bench)
+    path = bench / "labels" / "t1o.qrels"
+    kept = [line for line in path.read_text().splitlines()
+            if found.meta[line.split()[0]]["leaf"].split("-")[0] == found.leaf_of[found.ids.index(line.split()[2])].split("-")[0]]
+    assert len(kept) < len(path.read_text().splitlines())
+    path.write_text("\n".join(kept) + "\n")
+    audit = audit_release(bench)
+    assert not audit.passed and audit.tasks["t1o"]["full_matches"]["grade 0"] > 0
+    assert any(f.startswith("open-corpus full matches graded 0") for f in audit.failures)
+    assert main_code(["audit", str(bench)]) == 1
+    assert main_code(["audit", str(small_bench)]) == 0
+
+
+def test_the_audit_counts_a_single_full_match_graded_0_and_an_ambiguous_t3_query(small_bench, tmp_path):
+    bench = _copy(small_bench, tmp_path)
+    found = ReleaseMatches.load(bench)
+    # one open-corpus full match dropped from the qrels: counted as graded 0
+    path = bench / "labels" / "t1o.qrels"
+    lines = path.read_text().splitlines()
+    qid, item = next((q, i) for q, _, i, g in (line.split() for line in lines)
+                     if found.ids.index(i) in set(found.matches[q].tolist()) and g == "2")
+    path.write_text("\n".join(line for line in lines if line.split()[::2] != [qid, item]) + "\n")
+    # one T3 target's grade swapped with a distractor: the query now has a non-target full match and a
+    # target that is not one
+    t3 = bench / "labels" / "t3.qrels"
+    rows = [line.split() for line in t3.read_text().splitlines()]
+    first = rows[0][0]
+    target = next(r for r in rows if r[0] == first and r[3] == "3")
+    other = next(r for r in rows if r[0] == first and r[3] != "3")
+    target[3], other[3] = other[3], "3"
+    t3.write_text("\n".join(" ".join(r) for r in rows) + "\n")
+    audit = audit_release(bench)
+    assert audit.tasks["t1o"]["full_matches"]["grade 0"] == 1
+    assert audit.tasks["t3"]["ambiguous_queries"] == 1 and audit.tasks["t3"]["target_not_full_match"] == 1
+
+
+def test_the_attribute_oracle_reaches_a_real_run(small_bench, tmp_path):
+    """Ranking the query's full matches first never loses to the run it reorders (the oracle's interval reaches it)."""
+    run = tmp_path / "bm25"
+    run_system(small_bench, "bm25", run)
+    audit = audit_release(small_bench, runs=[run], resamples=200)
+    assert set(audit.oracle) == {"t1", "t1o", "t3", "t4"}
+    for task, rows in audit.oracle.items():
+        (row,) = rows
+        assert row["oracle_reaches_run"] and row["oracle"] >= row["run_score"] - 1e-9, (task, row)
+    assert audit.oracle["t1"][0]["oracle"] > audit.oracle["t1"][0]["run_score"]
+
+
+def test_every_kept_pooled_query_tells_its_exact_tier_apart(small_bench):
+    """No pooled query has a Related or Irrelevant full match, and at most 1 of its 10 Sibling candidates is one."""
+    found = ReleaseMatches.load(small_bench)
+    index = {item: r for r, item in enumerate(found.ids)}
+    for task in ("t1", "t4"):
+        judged: dict[str, dict[str, int]] = defaultdict(dict)
+        for qid, item, grade in read_qrels(small_bench / "labels" / f"{task}.qrels"):
+            judged[qid][item] = grade
+        for qid, grades in judged.items():
+            matched = set(found.matches[qid].tolist())
+            hits = defaultdict(int)
+            for item, grade in grades.items():
+                hits[grade] += index[item] in matched
+            assert hits[0] == hits[1] == 0 and hits[2] <= 1, (task, qid, dict(hits))
+    assert {m["task"] for m in read_jsonl(small_bench / "labels" / "queries.jsonl")} == {"t1", "t1o", "t2", "t3", "t4"}
