@@ -50,6 +50,7 @@ class ReleaseMatches:
     meta: dict[str, dict]  # qid -> labels/queries.jsonl record
     matches: dict[str, np.ndarray]  # qid -> sorted item rows of its full matches
     rows: dict[str, np.ndarray] = field(repr=False)  # leaf prefix -> sorted item rows
+    children: dict[str, list[str]] = field(repr=False)  # level-2 prefix -> its leaves that hold items
 
     @classmethod
     def load(cls, bench: str | Path) -> ReleaseMatches:
@@ -66,11 +67,14 @@ class ReleaseMatches:
             rows[leaf].append(r)
         meta = {m["qid"]: m for m in read_jsonl(bench / "labels" / "queries.jsonl")}
         matches = {r["qid"]: full.rows(r["phi"]) for r in read_jsonl(bench / "labels" / "phi.jsonl")}
-        return cls(ids, leaf_of, meta, matches, {leaf: np.asarray(r, dtype=np.int64) for leaf, r in rows.items()})
+        children: dict[str, list[str]] = defaultdict(list)
+        for leaf in rows:
+            children[leaf.rsplit("-", 1)[0]].append(leaf)
+        return cls(ids, leaf_of, meta, matches, {leaf: np.asarray(r, dtype=np.int64) for leaf, r in rows.items()}, dict(children))
 
     def siblings(self, leaf: str) -> list[str]:
-        parent = leaf.rsplit("-", 1)[0] + "-"
-        return [other for other in self.rows if other.startswith(parent) and other != leaf]
+        """The other leaves under ``leaf``'s level-2 prefix that hold items."""
+        return [other for other in self.children[leaf.rsplit("-", 1)[0]] if other != leaf]
 
     def discrimination(self, qid: str) -> dict[str, float | None]:
         """Precision, anchor coverage and sibling separation of one query's full matches."""
