@@ -112,7 +112,8 @@ def test_every_label_is_the_shared_prefix_length_or_credits_a_full_match(bench, 
     for row in labels:
         pair = pairs[row["pair_id"]]
         assert row["label"] == _shared_prefix(sid[pair["item_id"]], meta[pair["qid"]]["leaf"])
-    assert checked > 1000 and len(labels) > 200  # T2 gets what the 100 T1 anchor leaves leave of the fixture
+    # T2 gets what T1's anchor leaves leave of the fixture, and only the pairs of leaves its queries tell apart
+    assert checked > 1000 and len(labels) > 100
 
 
 def test_open_corpus_qrels_judge_the_level1_prefix_and_every_full_match(bench, release, full_matches):
@@ -199,9 +200,10 @@ def test_bootstrap_units_share_no_candidate(bench, release):
             for item in cands:
                 assert owner.setdefault(item, meta[qid]["unit"]) == meta[qid]["unit"]
         units = {meta[qid]["unit"] for qid, _ in rows}
-        # T2 and T3 get a handful of units on the fixture (T1's anchors take most of its 2,181 items): 3 each where the
-        # fixture is embedded on an Intel Xeon, at least 4 for T2 on CI's machine (float kernels differ by CPU; docs/demo.md)
-        assert len(units) == release["manifest"]["protocol"]["bootstrap_unit"][task]["n_units"] >= (3 if task in ("t2", "t3") else 4)
+        # T2 and T3 get a handful of units on the fixture (T1's anchors take most of its 2,181 items, and only leaves
+        # their queries tell apart are paired): T2 2 and T3 6 where the fixture is embedded on an Intel Xeon (float
+        # kernels differ by CPU; docs/demo.md)
+        assert len(units) == release["manifest"]["protocol"]["bootstrap_unit"][task]["n_units"] >= (2 if task in ("t2", "t3") else 4)
 
 
 def test_t2_split_is_by_level2_prefix_and_balanced(bench, release):
