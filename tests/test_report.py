@@ -151,6 +151,7 @@ def test_demo_writes_report_html(tmp_path):
     # the label audit is its own section, with the attribute oracle of every run (and its verdict) in audit.json
     audit = json.loads((tmp_path / "demo" / "audit.json").read_text(encoding="utf-8"))
     assert "## 10. Label audit" in text and "label audit" in stages and audit["passed"]
+    assert '<section id="label-audit">' in page and "attribute oracle" in page
     assert [r["run"] for r in audit["oracle"]["t1"]] == ["random", "bm25", "minilm-int8"]
     probes = json.loads((tmp_path / "demo" / "probes" / "probe.json").read_text(encoding="utf-8"))
     assert all(f'data-probe="{c["system"]}" data-task="{c["task"]}"' in page for c in probes["cells"] if c["kind"] != "against")

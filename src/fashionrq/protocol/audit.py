@@ -236,6 +236,36 @@ class LabelAudit:
     def to_dict(self) -> dict:
         return {"tasks": self.tasks, "oracle": self.oracle, "failures": self.failures, "passed": self.passed}
 
+    def to_html(self) -> str:
+        """Two tables (share of candidates that are full matches, by grade; the attribute oracle) and the verdict."""
+        from html import escape
+
+        def pct(value) -> str:
+            return "–" if value is None else f"{value:.1%}"
+
+        rows = []
+        for task in ("t1", "t2", "t3", "t4"):
+            if task in self.tasks:
+                grades = self.tasks[task]["by_grade"]
+                rows.append(f"<tr><td>{task.upper()}</td><td>{self.tasks[task]['queries']:,}</td>"
+                            + "".join(f"<td>{pct(grades[g]['share'])}</td>" for g in ("exact", "sibling", "related", "irrelevant")) + "</tr>")
+        t1o, t3 = self.tasks.get("t1o"), self.tasks.get("t3")
+        notes = []
+        if t1o:
+            notes.append(f"open-corpus T1: {sum(t1o['full_matches'].values()):,} full matches over {t1o['queries']:,} queries, "
+                         f"{pct(t1o['graded_0_share'])} graded 0")
+        if t3:
+            notes.append(f"T3: {pct(t3['ambiguous_share'])} of the queries have a non-target full match")
+        oracle = "".join(f"<tr><td>{task.upper()} {escape(r['headline'])}</td><td>{escape(r['run'])}</td><td>{r['run_score']:.4f}</td>"
+                         f"<td>{r['oracle']:.4f} [{r['oracle_low']:.4f}, {r['oracle_high']:.4f}]</td></tr>"
+                         for task, rs in self.oracle.items() for r in rs)
+        verdict = "every bar met" if self.passed else "; ".join(self.failures)
+        return ("<table><tr><th>task</th><th>queries</th><th>exact</th><th>sibling</th><th>related</th><th>irrelevant</th></tr>"
+                + "".join(rows) + "</table><p class=note>Share of each grade's candidates that are full matches. "
+                + escape("; ".join(notes)) + ".</p>"
+                + (f"<table><tr><th>headline</th><th>run</th><th>run</th><th>attribute oracle [95%]</th></tr>{oracle}</table>" if oracle else "")
+                + f"<p>verdict: {escape(verdict)}</p>")
+
     def __str__(self) -> str:
         lines = ["label audit: full matches (items whose own fields satisfy every condition of the hidden φ(q))"]
         for task in ("t1o", "t1", "t2", "t3", "t4"):

@@ -137,15 +137,16 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
                 section("4. Leaderboard", leaderboard_of(bench, shown))
             comparison = _compare(scored, out, config, console, section)
             probes = _probes(bench, scored, out, config, console, section)
-            audit_text = _audit(bench, runs, config, console)
+            audit = _audit(bench, runs, config, console)
             mcmr, mcmr_text = _mcmr_join(mcmr_process, timer) if mcmr_process else (None, None)
         with stage("report.html"):
             atomic_write_text(out / "report.html", render(bench, shown, comparison, config.images, "fashionrq demo report",
-                                                          probes, mcmr))
+                                                          probes, mcmr, audit))
     section("8. Time and memory per stage", timer.to_markdown())
     if mcmr_text is not None:
         section("9. MCMR on the photographed items (text / image / fused regimes, controlled constraint count)", mcmr_text)
-    section("10. Label audit (full matches of the hidden φ(q) by grade; the attribute oracle of every run)", audit_text)
+    section("10. Label audit (full matches of the hidden φ(q) by grade; the attribute oracle of every run)",
+            "```\n" + str(audit) + "\n```")
     atomic_write_json(out / "stages.json", timer.to_dict())
     report = out / "report.md"
     atomic_write_text(report, "\n".join(sections))
@@ -384,15 +385,16 @@ def _probes(bench: Path, scored: list, out: Path, config: DemoConfig, console: C
     return report.to_dict()
 
 
-def _audit(bench: Path, runs: list[Path], config: DemoConfig, console: Console) -> str:
-    """The label audit with every run's attribute oracle (docs/benchmark.md, "Label audit"): report section 10."""
+def _audit(bench: Path, runs: list[Path], config: DemoConfig, console: Console):
+    """The label audit with every run's attribute oracle (docs/benchmark.md, "Label audit"; report section 10 and
+    ``audit.json``); returns the ``LabelAudit``."""
     from fashionrq.protocol.audit import audit_release
 
     console.print("label audit (full matches of every query against its labels) …")
     with stage("label audit"):
         audit = audit_release(bench, runs=runs, resamples=min(config.resamples, 1000), seed=config.seed)
     atomic_write_json(bench.parent / "audit.json", audit.to_dict())
-    return "```\n" + str(audit) + "\n```"
+    return audit
 
 
 def _config_dict(config: DemoConfig) -> dict:

@@ -58,9 +58,9 @@ def _run_file(s: Scored) -> Path | None:
 
 
 def render(bench: str | Path, scored: Sequence[Scored], comparison: dict | None = None, images: str | Path | None = None,
-           title: str = "fashionrq report", probes: dict | None = None, mcmr=None) -> str:
+           title: str = "fashionrq report", probes: dict | None = None, mcmr=None, audit=None) -> str:
     """The whole page as one HTML string (no external resource); ``probes``: a ``probe.json`` dict; ``mcmr``: an
-    ``MCMRAblation`` to add as a section."""
+    ``MCMRAblation`` and ``audit`` a ``LabelAudit`` (``fashionrq.protocol.audit``) to add as sections."""
     bench = Path(bench)
     heads = html.headline_metrics(scored, comparison)
     images = Path(images) if images else None
@@ -76,9 +76,12 @@ def render(bench: str | Path, scored: Sequence[Scored], comparison: dict | None 
         "worst-queries": ("Worst queries per system", worst_section(bench, scored, heads, images)),
     }
     keys = SECTIONS
+    if audit is not None:
+        bodies["label-audit"] = ("Label audit: full matches of the hidden φ(q) and the attribute oracle", audit.to_html())
+        keys += ("label-audit",)
     if mcmr is not None:
         bodies["mcmr"] = ("MCMR on the photographed items: modalities and constraint count", mcmr.to_html())
-        keys = SECTIONS + ("mcmr",)
+        keys += ("mcmr",)
     release = scored[0].report.get("release", "")
     toc = "".join(f'<li><a href="#{key}">{escape(bodies[key][0])}</a></li>' for key in keys)
     sections = "".join(f'<section id="{key}"><h2>{escape(bodies[key][0])}</h2>{bodies[key][1]}</section>' for key in keys)
