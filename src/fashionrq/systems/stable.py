@@ -5,11 +5,11 @@ two identical item vectors at rows r and r + 50 can get scores that differ in th
 AVX-512 EPYC), and ties then fall by the kernel, not by the documented rule (lower row, or item id). Here every
 vector is first put on its own power-of-two grid: ``row · 2**e`` rounded to integers of at most
 :func:`grid_bits` bits, ``e`` chosen from the row's largest entry. The product of two grids is taken in float64,
-where every partial sum of such integers is an integer below 2**53: every addition is exact, so any summation
+where every partial sum of such integers is an integer of at most 2**53: every addition is exact, so any summation
 order, blocking, batch or CPU gives the same number. It is scaled back by the two exact powers of two and
 rounded once to float32. Systems that encode item texts give items of one text one vector (:func:`item_vectors`),
-so "identical items" means identical texts, whatever encoder batch they fell into. The grid keeps 22 bits of the row's largest entry at 384 dimensions (a relative step
-of 2**-22), about float32's own precision.
+so "identical items" means identical texts, whatever encoder batch they fell into. The grid keeps 22 bits of the
+row's largest entry at 384 dimensions (a relative step of 2**-22), about float32's own precision.
 """
 
 from __future__ import annotations
