@@ -137,3 +137,19 @@ def test_image_descriptor_scores_identical_photos_alike():
         assert scores.any()
         _assert_twins_tie(scores)
         assert np.array_equal(system.score(query, np.array([937, 0, 50])), scores[[937, 0, 50]])
+
+
+def test_engine_search_chunks_score_identical_items_alike(twins):
+    """Open-corpus search through an engine's chunk tasks (the path Ray actors run: the cached index loaded by path,
+    queries in chunks of 3, 3 and 1): every copy of an item gets its score and is listed after it, lower row first."""
+    from fashionrq.engine.base import get_engine
+    from fashionrq.systems import get_system
+    from fashionrq.systems.open_search import corpus_search
+
+    hits = corpus_search(get_system("minilm").fit(twins), QUERIES, 60, engine=get_engine("local", chunk_rows=3))
+    assert len(hits.rows) == len(QUERIES)
+    for rows, scores in zip(hits.rows, hits.scores):
+        position = {int(r): i for i, r in enumerate(rows)}
+        for row in range(50):
+            at = [position[r] for r in (row, *(row + s for s in TWIN_SHIFTS)) if r in position]
+            assert at == sorted(at) and len({float(scores[i]) for i in at}) <= 1
