@@ -35,22 +35,31 @@ def test_faiss_exact_gives_the_numpy_exact_rows_and_scores(corpus, tmp_path):
     numpy_rows, numpy_scores = exact_search(vectors, queries, 100)
     for fr, fs, nr, ns, ref in zip(faiss_rows, faiss_scores, numpy_rows, numpy_scores, _brute_force(vectors, queries, 100)):
         assert np.array_equal(fr, nr) and np.array_equal(nr, ref)
-        np.testing.assert_allclose(fs, ns, atol=1e-5)
-        assert np.all(np.diff(fs) <= 0)
+        assert np.array_equal(fs, ns) and np.all(np.diff(fs) <= 0)  # faiss candidates are rescored exactly
+
+
+def _backends():
+    """(name, search) for numpy exact search and, with faiss, each faiss index kind."""
+    yield "numpy", lambda vectors, queries, k, cache: exact_search(vectors, queries, k)
+    if index_module.faiss_module() is not None:
+        for kind in ("exact", "hnsw", "ivf"):
+            config = IndexConfig(kind, nlist=8, nprobe=8)
+            yield f"faiss {kind}", lambda vectors, queries, k, cache, config=config: DenseIndex(vectors, config, cache).search(queries, k)
 
 
 def test_ties_are_broken_by_the_lower_row(corpus, tmp_path):
+    """Issue 21's shape: rows r, r + 50 and r + 100 hold one vector (numpy's float32 product once scored them
+    differently on an AVX-512 CPU); they come back with one score, lower row first, in query batches of any size."""
     _, vectors, queries = corpus
-    twins = np.concatenate([vectors[:50], vectors[:50]])  # row r and r + 50 score the same for every query
-    for backend in ("faiss", "numpy"):
-        if backend == "faiss":
-            pytest.importorskip("faiss")
-            rows, _ = DenseIndex(twins, IndexConfig("exact"), tmp_path).search(queries, 20)
-        else:
-            rows, _ = exact_search(twins, queries, 20)
-        for r in rows:
-            pairs = r.reshape(10, 2)
-            assert np.all(pairs[:, 1] == pairs[:, 0] + 50), backend
+    triples = np.concatenate([vectors[:50]] * 3)
+    for backend, search in _backends():
+        rows, scores = search(triples, queries, 30, tmp_path)
+        for r, s in zip(rows, scores):
+            assert np.all(r.reshape(10, 3) == r[::3, None] + [0, 50, 100]), backend
+            assert np.all(s.reshape(10, 3) == s[::3, None]), backend
+        for size in (1, 3):
+            again = search(triples, queries[:size], 30, tmp_path)
+            assert all(np.array_equal(a, b) for a, b in zip(again[1], scores[:size])), backend
 
 
 def test_index_is_built_once_and_cached_by_content(corpus, tmp_path):

@@ -7,6 +7,7 @@ exit code, hypothesis fuzzing of prediction files, scoring, the paired compariso
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -593,7 +594,7 @@ def test_three_runs_give_a_full_pairwise_matrix_and_record_the_seed(scored):
 
 
 def test_gate_is_conjunctive_and_names_the_binding_task():
-    iv = lambda lo, hi: Interval((lo + hi) / 2, lo, hi, 0.5, 0.95)  # noqa: E731
+    iv = lambda lo, hi: Interval((lo + hi) / 2, lo, hi, 0.5, 0.95, 0.01, 40, 39.0)  # noqa: E731
     heads = dict(parse_headline("t1=ndcg@10,t3=ndcg@3,t4=consistency@10"))
     intervals = {"t1": {"ndcg@10": iv(0.02, 0.05)}, "t2": {"macro_f1": iv(0.01, 0.03)},
                  "t3": {"ndcg@3": iv(-0.01, 0.02)}, "t4": {"consistency@10": iv(0.10, 0.20)}}
@@ -605,6 +606,10 @@ def test_gate_is_conjunctive_and_names_the_binding_task():
     assert result["promoted"] and result["binding"] == "t3" and "lower bound +0.0040" in result["verdict"]
     result = gate(intervals, heads, ["t1", "t2", "t3", "t4"], {"t2": "not submitted by b"}, 0.95)
     assert not result["promoted"] and result["failing"] == ["t2"]
+    intervals["t2"]["macro_f1"] = Interval(0.02, -math.inf, math.inf, 1.0, 0.95, 1.0, 1, 0.0)  # one bootstrap unit
+    result = gate(intervals, heads, ["t1", "t2", "t3", "t4"], {}, 0.95)
+    assert not result["promoted"] and result["failing"] == ["t2"] and result["tasks"]["t2"]["lower"] is None
+    assert result["verdict"] == "not promoted: T2 has 1 bootstrap unit, too few to test (build from a larger catalog)"
 
 
 def test_headline_and_level_are_configurable_and_checked(scored):

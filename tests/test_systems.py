@@ -185,7 +185,7 @@ def test_random_is_seeded(fixture_items):
 
 
 def test_reciprocal_rank_fusion():
-    np.testing.assert_array_equal(ranks(np.array([0.1, 0.9, 0.9, 0.5])), [4, 1, 2, 3])
+    np.testing.assert_array_equal(ranks(np.array([0.1, 0.9, 0.9, 0.5])), [4, 1, 1, 3])  # equal scores share a rank
     fused = rrf([np.array([3.0, 2.0, 1.0]), np.array([0.9, 0.1, 0.5])], k=60)
     assert fused.argmax() == 0 and fused[0] == pytest.approx(2 / 61)
     assert get_system("hybrid", components="bm25,tfidf", k=10).components == ("bm25", "tfidf")

@@ -82,6 +82,8 @@ def score_command(
 
 
 def _print_comparison(result: dict) -> None:
+    from fashionrq.protocol.compare import interval_text
+
     boot = result["bootstrap"]
     heads = result["headline"]
     table = Table(title=f"paired cluster bootstrap, {boot['resamples']:,} resamples, seed {boot['seed']}, {boot['level']:.0%} interval; Δ = B − A",
@@ -92,7 +94,7 @@ def _print_comparison(result: dict) -> None:
         cells = []
         for task in heads:
             entry = pair["gate"]["tasks"][task]
-            cells.append(entry.get("reason") or f"{entry['delta']:+.4f} [{entry['lower']:+.4f}, {entry['upper']:+.4f}]")
+            cells.append(entry.get("reason") or interval_text(entry))
         table.add_row(*(f"{n} {SHARED_MARK}" if result["runs"][n].get("shares_construction") else n for n in (pair["b"], pair["a"])), *cells)
     console.print(table)
     corr = result["correction"]
@@ -116,7 +118,7 @@ def compare_command(
     bench: Path = typer.Option(..., "--bench", help="Release folder (BENCH)."),
     resamples: int = typer.Option(10_000, "--resamples", help="Bootstrap resamples."),
     seed: int = typer.Option(0, "--seed", help="Seed of the resampling (recorded in the output)."),
-    level: float = typer.Option(0.95, "--level", help="Interval level of the percentile interval."),
+    level: float = typer.Option(0.95, "--level", help="Level of the few-cluster intervals (t(G-1) · bootstrap SE)."),
     headline: str = typer.Option(None, "--headline", help="Override headline metrics, e.g. 't1=ndcg@5,t3=recall@1(rel=3)'."),
     relevance: bool = typer.Option(False, "--relevance/--no-relevance", help="Also score weighted relevance (slower) for AttrScore sensitivity."),
     out: Path = typer.Option(None, "--out", help="Comparison JSON to write (default: print only)."),

@@ -1,7 +1,8 @@
 """Paired comparison of committed runs: cluster bootstrap per task and metric, and the conjunctive gate.
 
-Tasks are never averaged. B is promoted over A only if the interval's lower bound of Δ = B − A is
-above 0 on every task's headline metric.
+Tasks are never averaged. B is promoted over A only if the lower bound of the few-cluster interval of Δ = B − A
+(Δ̂ − t(G−1) · SE · √(G/(G−1)), fewer degrees of freedom for units of unequal size; :mod:`fashionrq.protocol.bootstrap`)
+is above 0 on every task's headline metric; a task with fewer than two bootstrap units cannot be tested and fails.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from fashionrq.protocol.scoring import TASKS, ScoredRun, score_run
 from fashionrq.tasks.records import HEADLINE
 
 DEFAULT_HEADLINE = dict(HEADLINE)
+FEW_CLUSTER_METHOD = ("paired cluster bootstrap, few-cluster interval: Δ ± t(df) · SE · sqrt(G/(G-1)), SE = sd of the resampled Δ, "
+                      "df = G_eff - 1, G_eff = (Σ m²)² / Σ m⁴ over the units m per cluster (G for equal clusters)")
 TASK_NAMES = {"t1o": "T1-open", "t1": "T1", "t2": "T2", "t3": "T3", "t4": "T4"}
 
 
@@ -71,6 +74,13 @@ def _fmt(value: float) -> str:
     return f"{value:+.4f}"
 
 
+def interval_text(entry: dict) -> str:
+    """``Δ [lower, upper]`` of a JSON interval entry; ``Δ [no interval: one cluster]`` when it has no bounds."""
+    if entry["lower"] is None or entry["upper"] is None:
+        return f"{_fmt(entry['delta'])} [no interval: one cluster]"
+    return f"{_fmt(entry['delta'])} [{_fmt(entry['lower'])}, {_fmt(entry['upper'])}]"
+
+
 def gate(intervals: dict[str, dict[str, Interval]], headline: dict[str, str], tasks: list[str], missing: dict[str, str],
          level: float) -> dict:
     """The conjunctive promotion gate for one ordered pair: verdict, failing tasks and the binding task."""
@@ -83,7 +93,10 @@ def gate(intervals: dict[str, dict[str, Interval]], headline: dict[str, str], ta
         interval = intervals[task][headline[task]]
         passes = interval.lower > 0
         per_task[task] = {"metric": headline[task], "passes": passes, **interval.to_dict()}
-        if not passes:
+        if interval.n_clusters < 2:
+            per_task[task]["reason"] = f"{interval.n_clusters} bootstrap unit, too few to test"
+            failing.append(f"{TASK_NAMES[task]} has {per_task[task]['reason']} (build from a larger catalog)")
+        elif not passes:
             where = "includes 0" if interval.upper >= 0 else "is below 0"
             failing.append(f"{TASK_NAMES[task]} {headline[task]} interval [{_fmt(interval.lower)}, {_fmt(interval.upper)}] {where}")
     scored = [t for t in tasks if t not in missing]
@@ -172,7 +185,8 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
             # Δ(row i − column j); the reverse direction negates the same resampled values
             sign = 1.0 if i < j else -1.0
             found = draws[(min(i, j), max(i, j), task)]
-            intervals[task] = {m: summarise(sign * point, sign * values, level) for m, (point, values) in found.items()}
+            sizes = np.bincount(a.units[task].cluster_index(clusters[task]), minlength=len(clusters[task]))
+            intervals[task] = {m: summarise(sign * point, sign * values, level, sizes) for m, (point, values) in found.items()}
         entry = {"b": names[i], "a": names[j], "delta": "b - a",
                  "tasks": {t: {"unit": a.units[t].unit if t in a.units else b.units[t].unit,
                                "leakage_unit": (a if t in a.units else b).report["tasks"][t].get("leakage_unit"),
@@ -182,7 +196,7 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
                            for t in tasks if t in intervals},
                  "gate": gate(intervals, heads, tasks, missing, level)}
         pairs.append(entry)
-    correction = holm_pairs(pairs, draws, {t: heads[t] for t in tasks}, {n: i for i, n in enumerate(names)}, level)
+    correction = holm_pairs(pairs, level)
     matrix = {names[i]: {names[j]: None for j in range(len(names))} for i in range(len(names))}
     for entry in pairs:
         matrix[entry["b"]][entry["a"]] = {key: entry["gate"][key] for key in ("promoted", "promoted_holm", "p_holm", "binding", "failing")}
@@ -192,12 +206,13 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
     return {
         "runs": runs_record(scored),
         "release": scored[0].report["release"],
-        "bootstrap": {"resamples": resamples, "seed": seed, "level": level, "method": "paired cluster bootstrap, percentile interval",
+        "bootstrap": {"resamples": resamples, "seed": seed, "level": level, "method": FEW_CLUSTER_METHOD,
                       "unit": "each task's manifest protocol.bootstrap_unit", "rng": "numpy.random.default_rng(seed).integers per resample"},
         "headline": {t: heads[t] for t in tasks},
         "headline_registered": {t: registered[t] for t in tasks if t in registered},
         "exploratory": sorted(t for t in tasks if heads[t] != registered.get(t)),
-        "gate_rule": "row promoted over column only if the lower bound of Δ = row − column is > 0 on every task's headline metric",
+        "gate_rule": "row promoted over column only if the lower bound of the few-cluster interval of Δ = row − column is > 0 "
+                     "on every task's headline metric (a task with fewer than two bootstrap units fails)",
         "correction": correction,
         "pairs": pairs,
         "matrix": matrix,
@@ -239,7 +254,9 @@ def verdict_markdown(result: dict) -> str:
     heads = result["headline"]
     boot = result["bootstrap"]
     corr = result["correction"]
-    lines = [f"Δ = B − A, {boot['level']:.0%} percentile interval, paired cluster bootstrap over each task's bootstrap unit, "
+    lines = [f"Δ = B − A, {boot['level']:.0%} few-cluster interval Δ ± t(G−1)·SE·√(G/(G−1)), SE from the paired cluster "
+             "bootstrap over each task's G bootstrap units (t with G_eff − 1 degrees of freedom, G_eff = G for units of "
+             "equal size), "
              f"{boot['resamples']:,} resamples, seed {boot['seed']}. Multiple comparisons: {corr['method']} over the "
              f"{corr['family']} (α = {corr['alpha']:.2f}); p_Holm is the adjusted p-value.", "",
              "| B | A | " + " | ".join(f"{TASK_NAMES[t]} {m}" + (" (exploratory)" if t in result.get("exploratory", ()) else "")
@@ -251,7 +268,7 @@ def verdict_markdown(result: dict) -> str:
         cells = []
         for task in heads:
             entry = pair["gate"]["tasks"][task]
-            cells.append(entry.get("reason") or f"{entry['delta']:+.4f} [{entry['lower']:+.4f}, {entry['upper']:+.4f}]")
+            cells.append(entry.get("reason") or interval_text(entry))
         holm = "promoted" if pair["gate"]["promoted_holm"] else "not promoted"
         lines.append(f"| {mark.get(pair['b'], pair['b'])} | {mark.get(pair['a'], pair['a'])} | " + " | ".join(cells)
                      + f" | {pair['gate']['verdict']} | {pair['gate']['p_holm']:.4f} | {holm} |")
@@ -267,6 +284,6 @@ def attribute_markdown(by_attribute: dict | None) -> str:
              f"{by_attribute['method']} over {by_attribute['family']} (α = {by_attribute['alpha']:.2f}).", "",
              "| B | A | attribute | n | Δ [interval] | p | p_Holm | verdict |", "|---|---|---|---|---|---|---|---|"]
     for c in by_attribute["cells"]:
-        lines.append(f"| {c['b']} | {c['a']} | {c['attribute']} | {c['n']:,} | {c['delta']:+.4f} [{c['lower']:+.4f}, {c['upper']:+.4f}] "
+        lines.append(f"| {c['b']} | {c['a']} | {c['attribute']} | {c['n']:,} | {interval_text(c)} "
                      f"| {c['p_value']:.4f} | {c['p_holm']:.4f} | {c['verdict']} |")
     return "\n".join(lines) + "\n"

@@ -28,7 +28,7 @@ def cluster_macro_bootstrap(diffs: np.ndarray, cluster_index: np.ndarray, n_clus
     """Bootstrap Δ of the mean of per-cluster means: resampled value = counts @ cluster_means / n_clusters."""
     sums = np.bincount(cluster_index, weights=diffs, minlength=n_clusters)
     means = sums / np.bincount(cluster_index, minlength=n_clusters)
-    return summarise(means.mean(), weighted(counts, means) / n_clusters, level)
+    return summarise(means.mean(), weighted(counts, means) / n_clusters, level, np.ones(n_clusters))  # clusters weigh alike
 
 
 def _flips(values: dict[str, tuple[float, float]]) -> list[tuple[str, str]]:
@@ -116,7 +116,8 @@ def headline_analysis(scored: list[ScoredRun], comparison: dict, draws: tuple[di
         alternatives = []
         for task, entry in pair["tasks"].items():
             for metric, interval in entry["metrics"].items():
-                if metric != headline[task] and (interval["lower"] > 0) != g["tasks"][task]["passes"]:
+                passes = interval["lower"] is not None and interval["lower"] > 0
+                if metric != headline[task] and passes != g["tasks"][task]["passes"]:
                     # the pass/fail of this task flips; the verdict flips only if every other task passes
                     alternatives.append({"task": task, "metric": metric, "lower": interval["lower"],
                                          "verdict_changes": all(e["passes"] for t, e in g["tasks"].items() if t != task)})

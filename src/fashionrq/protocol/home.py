@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from fashionrq.protocol.bootstrap import Interval, summarise
+import numpy as np
+
+from fashionrq.protocol.bootstrap import Interval, degrees_of_freedom, summarise
 from fashionrq.protocol.compare import TASK_NAMES, pair_draws, registered_headline, resample_draws
 from fashionrq.protocol.errors import ComparisonError
 from fashionrq.protocol.scoring import TASKS, ScoredRun
@@ -83,19 +85,24 @@ def home_advantage(runs: Mapping[tuple[str, str], ScoredRun], encoders: tuple[st
     """
     _check_runs(runs, encoders)
     a, b = encoders
-    draws = {}
+    draws, units = {}, {}
     for offset, release in enumerate(encoders):
         pair = [runs[(b, release)], runs[(a, release)]]
         clusters, counts = resample_draws(pair, resamples, seed + offset)
         draws[release] = {task: pair_draws(*pair, task, counts[task], clusters[task])
                           for task in TASKS if all(task in s.units for s in pair)}
+        units[release] = {task: np.bincount(pair[0].units[task].cluster_index(clusters[task]), minlength=len(clusters[task]))
+                          for task in draws[release]}
     heads = registered_headline(list(runs.values()))
     out = []
     for task in (t for t in TASKS if t in draws[a] and t in draws[b]):
         metric = heads[task]
         (home_a, resampled_a), (home_b, resampled_b) = draws[a][task][metric], draws[b][task][metric]
         scores = {key: s.report["tasks"][task]["aggregate"][metric] for key, s in runs.items()}
+        sizes_a, sizes_b = units[a][task], units[b][task]
+        # H spans both releases' independent draws; its t takes the release with fewer degrees of freedom (conservative)
+        fewer = min((sizes_a, sizes_b), key=lambda sizes: degrees_of_freedom(sizes)[1])
         out.append(HomeAdvantage(task, metric, encoders, scores,
-                                 {a: summarise(home_a, resampled_a, level), b: summarise(home_b, resampled_b, level)},
-                                 summarise(home_a - home_b, resampled_a - resampled_b, level)))
+                                 {a: summarise(home_a, resampled_a, level, sizes_a), b: summarise(home_b, resampled_b, level, sizes_b)},
+                                 summarise(home_a - home_b, resampled_a - resampled_b, level, fewer)))
     return out

@@ -1,7 +1,8 @@
 """Multiple-comparison control: Holm-corrected verdicts across all system pairs and across per-attribute breakdowns.
 
-Every test is a two-sided paired cluster-bootstrap test with p = min(1, 2 · min(p₊, p₋)), where
-p₊ = (1 + #{Δ* ≤ 0}) / (1 + R) is the one-sided p-value of "B is better". A pair's gate is conjunctive
+Every test is the two-sided few-cluster t test of the paired cluster bootstrap, p = 2 · P(T_df > |Δ̂| / SE'), with
+SE' = SE · √(G/(G−1)) and df = G − 1 for equal clusters (:func:`~fashionrq.protocol.bootstrap.few_cluster_p`):
+p ≤ 1 − level exactly when the gate's interval excludes 0. A pair's gate is conjunctive
 over the headline metrics, so its p-value is the largest of its tasks' (an intersection–union test needs
 no correction inside the pair). Holm's step-down procedure (Holm 1979) then controls the family-wise error
 rate at α = 1 − level over the family: the unordered system pairs, or the (pair, attribute) cells.
@@ -11,43 +12,42 @@ from __future__ import annotations
 
 import numpy as np
 
-from fashionrq.protocol.bootstrap import bootstrap_p_value, cluster_sums, holm_adjust, weighted
+from fashionrq.protocol.bootstrap import (
+    cluster_sums,
+    degrees_of_freedom,
+    few_cluster_bounds,
+    few_cluster_p,
+    holm_adjust,
+    json_bound,
+    weighted,
+)
 
 CORRECTION = "Holm-Bonferroni step-down"
 
 
-def two_sided_p(resampled: np.ndarray) -> float:
-    """Two-sided bootstrap p-value of Δ = 0 from resampled Δ values (NaN resamples dropped)."""
-    values = np.asarray(resampled, dtype=np.float64)
-    values = values[np.isfinite(values)]
-    if values.size == 0:
-        return 1.0
-    return min(1.0, 2.0 * min(bootstrap_p_value(values), bootstrap_p_value(-values)))
+def _pair_p(gate: dict) -> float:
+    """A pair's p-value: the largest over its headline tasks (1 when a task is missing)."""
+    return max((entry.get("p_value", 1.0) for entry in gate["tasks"].values()), default=1.0)
 
 
-def holm_pairs(pairs: list[dict], pair_draws: dict, heads: dict[str, str], index_of: dict[str, int], level: float) -> dict:
+def holm_pairs(pairs: list[dict], level: float) -> dict:
     """Add ``p_value``, ``p_holm`` and ``promoted_holm`` to every ordered pair's gate; return the correction record.
 
-    ``pair_draws[(i, j, task)]`` holds ``{metric: (point, resampled Δ of run i − run j)}`` for i < j.
+    A pair's two directions share one two-sided p-value, the largest of its gate's headline tasks.
     """
     alpha = 1.0 - level
-    family: dict[tuple[int, int], float] = {}
-    for i, j in {tuple(sorted((index_of[p["b"]], index_of[p["a"]]))) for p in pairs}:
-        tasks = [t for t in heads if (i, j, t) in pair_draws]
-        if len(tasks) < len(heads):
-            family[(i, j)] = 1.0
-            continue
-        family[(i, j)] = max(two_sided_p(pair_draws[(i, j, t)][heads[t]][1]) for t in tasks)
+    family = {tuple(sorted((p["b"], p["a"]))): _pair_p(p["gate"]) for p in pairs}
     keys = sorted(family)
     adjusted = dict(zip(keys, holm_adjust([family[k] for k in keys])))
     for pair in pairs:
-        key = tuple(sorted((index_of[pair["b"]], index_of[pair["a"]])))
+        key = tuple(sorted((pair["b"], pair["a"])))
         gate = pair["gate"]
         gate["p_value"] = family[key]
         gate["p_holm"] = adjusted[key]
         gate["promoted_holm"] = bool(gate["promoted"] and adjusted[key] <= alpha)
     return {"method": CORRECTION, "family": f"{len(keys)} unordered system pairs", "alpha": alpha,
-            "test": "two-sided paired cluster bootstrap; a pair's p-value is the largest over its headline metrics",
+            "test": "two-sided few-cluster t test of the paired cluster bootstrap (t(G-1), SE·sqrt(G/(G-1))); "
+                    "a pair's p-value is the largest over its headline metrics",
             "rule": "row promoted over column (Holm) only if promoted and its Holm-adjusted p-value <= alpha"}
 
 
@@ -58,10 +58,17 @@ def _subset_draws(diff: np.ndarray, index: np.ndarray, n_clusters: int, counts: 
         return both[:, 0] / both[:, 1]
 
 
+def _cell_test(delta: float, resampled: np.ndarray, sizes: np.ndarray, level: float) -> dict:
+    """Δ, its few-cluster interval (``None`` bounds below two clusters) and two-sided p over the attribute's clusters
+    (``sizes``: the attribute's queries per cluster)."""
+    lower, upper = few_cluster_bounds(delta, resampled, sizes, level)
+    return {"delta": delta + 0.0, "lower": json_bound(lower), "upper": json_bound(upper),
+            "n_clusters": degrees_of_freedom(sizes)[0], "p_value": float(few_cluster_p(delta, resampled, sizes))}
+
+
 def attribute_comparisons(scored: list, names: list[str], clusters: list[str], counts: np.ndarray, metric: str,
                           level: float) -> dict:
     """T1 ``metric`` per φ attribute for every unordered pair: Δ, interval, p and Holm-adjusted p over all cells."""
-    tail = 100.0 * (1.0 - level) / 2.0
     cells = []
     for i in range(len(scored)):
         for j in range(i + 1, len(scored)):
@@ -74,11 +81,8 @@ def attribute_comparisons(scored: list, names: list[str], clusters: list[str], c
                 present = np.array([attr in expressed.get(q, []) for q in ui.ids])
                 diff = (ui.values[metric] - uj.values[metric])[present]
                 resampled = _subset_draws(diff, index[present], len(clusters), counts)
-                finite = resampled[np.isfinite(resampled)]
-                lower, upper = np.percentile(finite, [tail, 100.0 - tail]) if finite.size else (np.nan, np.nan)
                 cells.append({"b": names[i], "a": names[j], "attribute": attr, "n": int(present.sum()),
-                              "delta": float(diff.mean()) + 0.0, "lower": float(lower) + 0.0, "upper": float(upper) + 0.0,
-                              "p_value": two_sided_p(resampled)})
+                              **_cell_test(float(diff.mean()), resampled, np.bincount(index[present], minlength=len(clusters)), level)})
     for cell, adjusted in zip(cells, holm_adjust([c["p_value"] for c in cells])):
         cell["p_holm"] = adjusted
         better = cell["b"] if cell["delta"] > 0 else cell["a"]

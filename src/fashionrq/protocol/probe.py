@@ -4,8 +4,8 @@ Each system is run over ``BENCH/public/`` only, committed and scored like any ot
 judged against its **chance band**: the scores a label-blind run of the same form reaches by chance, i.e.
 random's score plus or minus t(G−1) times the paired cluster-bootstrap standard error of Δ = probe − random over
 the scorer's G leakage units (the few-cluster correction), at the family-wise level over every judged cell.
-A probe above its band has predicted grades from the public files: a leak. Random's own percentile interval is
-shown too, but it is no chance band for a probe: a query-free probe gives every query of a pool the same ranking
+A probe above its band has predicted grades from the public files: a leak. Random's own interval (few-cluster, like
+every interval of the protocol) is shown too, but it is no chance band for a probe: a query-free probe gives every query of a pool the same ranking
 and varies more than random, which shuffles each query afresh (one more random seed, scored as a probe, can land
 outside it). The query-blind baseline and any real runs (``against``) are shown beside them, not judged.
 
@@ -25,7 +25,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import t as student_t
 
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_write_json
@@ -33,6 +32,8 @@ from fashionrq.protocol.bootstrap import (
     balanced_accuracy_from_confusions,
     cluster_sums,
     confusion_draws,
+    few_cluster_bounds,
+    json_bound,
     macro_f1_from_confusions,
     paired_mean_bootstrap,
     resampled_means,
@@ -65,7 +66,7 @@ QUERY_BLIND = "query-blind"
 
 @dataclass(frozen=True)
 class Band:
-    """Random's score on one task metric, its bootstrap percentile interval and the task's bootstrap units."""
+    """Random's score on one task metric, its few-cluster bootstrap interval and the task's bootstrap units."""
 
     task: str
     metric: str
@@ -149,7 +150,7 @@ class ProbeReport:
 
     def to_dict(self) -> dict:
         return {"release": self.release, "bootstrap": self.bootstrap, "passed": self.passed, "verdict": probe_verdict(self),
-                "bands": [asdict(b) for b in self.bands], "cells": [_cell_record(c) for c in self.cells],
+                "bands": [{**asdict(b), "lower": json_bound(b.lower), "upper": json_bound(b.upper)} for b in self.bands], "cells": [_cell_record(c) for c in self.cells],
                 "leaks": [_cell_record(c) for c in self.leaks], "untestable": [_cell_record(c) for c in self.untestable]}
 
     def to_dataframe(self):
@@ -230,13 +231,14 @@ def probe_markdown(report: ProbeReport) -> str:
     heads = [(b.task, b.metric) for b in report.bands]
     lines = [f"Each probe and query-blind cell: score, mark and chance band, i.e. random's score ± t(G−1) times the paired "
              f"cluster-bootstrap standard error of Δ = system − random over each task's G leakage units "
-             f"({boot['resamples']:,} resamples, seed {boot['seed']}; few-cluster corrected) at the family-wise level "
+             f"({boot['resamples']:,} resamples, seed {boot['seed']}; few-cluster corrected, fewer degrees of freedom for units "
+             f"of unequal size) at the family-wise level "
              f"{boot['family_level']:.4f} (Bonferroni over the judged probe cells, so that with no leak "
              f"every judged cell lies inside its band with probability {boot['level']:.0%}). ▲ above its band: a leak; · inside; "
              f"▼ below (worse than chance); ? untestable (the band reaches 1, so even a perfect score would lie inside it: "
              f"the task has too few bootstrap units); △ above, not judged (query-blind reads item content); ∅ silent (the attack scored "
              f"every candidate of every pool alike, so its order is a seeded shuffle; not judged). Random's row gives its own "
-             f"{boot['level']:.0%} percentile interval, which is narrower than a chance band: a query-free probe ranks every "
+             f"{boot['level']:.0%} few-cluster interval, which is narrower than a chance band: a query-free probe ranks every "
              f"query of a pool alike and varies more than random, which shuffles each query afresh.", "",
              "| system | " + " | ".join(f"{TASK_NAMES[t]} {m}" + ("" if b.gated else " †") for (t, m), b in zip(heads, report.bands)) + " |",
              "|---|" + "---|" * len(heads)]
@@ -284,7 +286,7 @@ def metric_value(scored: ScoredRun, task: str, metric: str) -> float | None:
 
 
 def random_bands(scored: ScoredRun, metrics: list[tuple[str, str]], resamples: int, seed: int, level: float) -> tuple[Band, ...]:
-    """Random's score and percentile interval on each metric, from the protocol's cluster bootstrap draws."""
+    """Random's score and few-cluster interval on each metric, from the protocol's cluster bootstrap draws."""
     clusters, counts = resample_draws([scored], resamples, seed)
     bands = []
     for task, metric in metrics:
@@ -292,7 +294,8 @@ def random_bands(scored: ScoredRun, metrics: list[tuple[str, str]], resamples: i
         index, n = units.cluster_index(clusters[task]), len(clusters[task])
         if metric in CONFUSION_METRICS:
             point, resampled = confusion_draws(units.truth, units.pred, index, n, counts[task])
-            interval = summarise(CONFUSION_METRICS[metric](point, 4), CONFUSION_METRICS[metric](resampled, 4), level)
+            interval = summarise(CONFUSION_METRICS[metric](point, 4), CONFUSION_METRICS[metric](resampled, 4), level,
+                                 np.bincount(index, minlength=n))
         else:
             interval = paired_mean_bootstrap(units.values[metric], index, n, counts[task], level)[0]
         bands.append(Band(task, metric, metric_value(scored, task, metric), interval.lower, interval.upper,
@@ -313,8 +316,8 @@ def _resampled(scored: ScoredRun, task: str, metric: str, index, n: int, counts)
 def paired_delta(random: ScoredRun, system: ScoredRun, task: str, metric: str, draws, level: float) -> tuple[float, float]:
     """The interval ``(lower, upper)`` of Δ = system − random on one task metric at ``level``.
 
-    Δ̂ ± t(G−1) · SE · √(G/(G−1)), where SE is the spread of Δ over the paired cluster resamples and G the number of
-    bootstrap units: the few-cluster correction of cluster-robust inference (Cameron, Gelbach & Miller 2008). With
+    Δ̂ ± t(G−1) · SE · √(G/(G−1)) (:func:`~fashionrq.protocol.bootstrap.few_cluster_bounds`, the protocol's one
+    interval), where SE is the spread of Δ over the paired cluster resamples and G the number of bootstrap units. With
     few units a percentile interval is too narrow (on the 6-unit T3 of the test fixture as CI built it, one more
     random seed, judged as a probe, fell above it); with many, the two agree. Fewer than two units give no interval.
     """
@@ -322,11 +325,9 @@ def paired_delta(random: ScoredRun, system: ScoredRun, task: str, metric: str, d
     index, n = random.units[task].cluster_index(clusters[task]), len(clusters[task])
     if system.units[task].ids != random.units[task].ids:
         raise ComparisonError(f"the {task} units of {system.report['run']} differ from random's; run both on the same release.")
-    if n < 2:
-        return -math.inf, math.inf
     (a, ra), (b, rb) = (_resampled(s, task, metric, index, n, counts[task]) for s in (random, system))
-    half = float(student_t.ppf(0.5 + level / 2, n - 1)) * float(np.std(rb - ra, ddof=1)) * math.sqrt(n / (n - 1))
-    return b - a - half + 0.0, b - a + half + 0.0
+    lower, upper = few_cluster_bounds(b - a, rb - ra, np.bincount(index, minlength=n), level)
+    return float(lower), float(upper)
 
 
 #: Random runs (seeds 0, 1, ...) averaged into the reference: one random draw is itself noisy, and on a task with
@@ -435,7 +436,7 @@ def _probe_all(bench: Path, folder: Path, against: Sequence[Path | ScoredRun], s
     bands, cells, family_level = judge(baseline, scored, resamples, seed, level)
     units = {task: entry.get("leakage_unit") for task, entry in baseline.report["tasks"].items()}
     boot = {"resamples": resamples, "seed": seed, "level": level, "units": units, "family_level": family_level,
-            "method": "random: cluster bootstrap of its mean, percentile interval; each probe and query-blind cell: "
+            "method": "random: cluster bootstrap of its mean, few-cluster interval (mean ± t(G−1) · SE · √(G/(G−1))); each probe and query-blind cell: "
                       "Δ over random ± t(G−1) · paired cluster-bootstrap SE · √(G/(G−1)), G the task's bootstrap units, "
                       "at the Bonferroni family-wise level over every judged probe cell (its chance band); a judged "
                       "probe cell above its band is a leak"}

@@ -125,12 +125,16 @@ def _cluster_macro(units: TaskUnits) -> dict[str, float]:
 
 #: How each run's own score intervals are drawn (recorded in the score JSON as ``bootstrap``).
 RUN_BOOTSTRAP = {"resamples": 10_000, "seed": 0, "level": 0.95,
-                 "method": "cluster bootstrap over anchor leaf clusters, percentile interval of the mean (macro-F1: of pooled confusions)"}
+                 "method": "cluster bootstrap over anchor leaf clusters, few-cluster interval of the mean: mean ± t(df) · SE · "
+                           "sqrt(G/(G-1)), SE = sd of the resampled means (macro-F1: of pooled confusions), df = G_eff - 1 "
+                           "(G for equal clusters); none below two clusters"}
 
 
 def _intervals(units: TaskUnits) -> dict[str, list[float]]:
-    """``{metric: [lower, upper]}``: the run's own 95% cluster-bootstrap interval of every aggregate metric."""
+    """``{metric: [lower, upper]}``: the run's own 95% few-cluster interval of every aggregate metric (none with one cluster)."""
     order = sorted(set(units.clusters))
+    if len(order) < 2:
+        return {}
     index = units.cluster_index(order)
     counts = resample_counts(len(order), RUN_BOOTSTRAP["resamples"], RUN_BOOTSTRAP["seed"])
     names = sorted(units.values)

@@ -145,11 +145,16 @@ def verdict_section(comparison: dict | None) -> str:
     return _table(["B \\ A", *names], rows, "verdicts") + note + _attribute_verdicts(comparison.get("by_attribute"))
 
 
+def _bounds(lower: float | None, upper: float | None, spec: str) -> str:
+    """``[lower, upper]``, or ``[one cluster]`` for an interval without bounds."""
+    return "[one cluster]" if lower is None or upper is None else f"[{lower:{spec}}, {upper:{spec}}]"
+
+
 def _attribute_verdicts(by_attribute: dict | None) -> str:
     if not by_attribute or not by_attribute.get("cells"):
         return ""
     rows = [f"<tr><td>{escape(c['b'])}</td><td>{escape(c['a'])}</td><td>{escape(c['attribute'])}</td><td class=num>{c['n']:,}</td>"
-            f"<td class=num>{c['delta']:+.4f} <span class=ci>[{c['lower']:+.4f}, {c['upper']:+.4f}]</span></td>"
+            f"<td class=num>{c['delta']:+.4f} <span class=ci>{_bounds(c['lower'], c['upper'], '+.4f')}</span></td>"
             f"<td class=num>{c['p_holm']:.4f}</td><td>{escape(c['verdict'])}</td></tr>" for c in by_attribute["cells"]]
     return (f"<details><summary>Per-attribute T1 {escape(by_attribute['metric'])} verdicts ({escape(by_attribute['method'])} "
             f"over {escape(by_attribute['family'])})</summary>"
@@ -264,7 +269,7 @@ def probe_report_table(probes: dict) -> str:
     and the verdict."""
     bands = probes["bands"]
     heads = [(b["task"], b["metric"]) for b in bands]
-    rows = ["<tr><td>random</td>" + "".join(f'<td class=num>{b["score"]:.3f} <span class=ci>[{b["lower"]:.3f}, {b["upper"]:.3f}]</span></td>'
+    rows = ["<tr><td>random</td>" + "".join(f'<td class=num>{b["score"]:.3f} <span class=ci>{_bounds(b["lower"], b["upper"], ".3f")}</span></td>'
                                             for b in bands) + "</tr>"]
     cells = {(c["system"], c["task"], c["metric"]): c for c in probes["cells"]}
     for system in dict.fromkeys(c["system"] for c in probes["cells"] if c["kind"] != "against"):
@@ -279,5 +284,5 @@ def probe_report_table(probes: dict) -> str:
               f'units ({boot.get("resamples", 0):,} resamples), at the family-wise level {boot.get("family_level", 0.95):.4f}. '
               "▲ above it (a leak), · inside, ▼ below, ? untestable (the band reaches 1: too few units), △ above and not "
               "judged, ∅ silent (the attack scored every candidate alike; not judged), † shown, not judged. Random's row gives "
-              "its own percentile interval. A probe reads only public files; the query-blind baseline never reads the query "
+              "its own few-cluster interval. A probe reads only public files; the query-blind baseline never reads the query "
               "and is shown, not judged (docs/protocol.md).</p>")

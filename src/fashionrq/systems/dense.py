@@ -9,19 +9,23 @@ import numpy as np
 import pyarrow as pa
 import scipy.sparse as sp
 
-from fashionrq.encoders import Encoder, embed_items, embed_texts, get_encoder, l2_normalise
+from fashionrq.encoders import Encoder, embed_texts, get_encoder, l2_normalise
 from fashionrq.timing import stage
 from fashionrq.systems.base import BaseRetriever
 from fashionrq.systems.regimes import regime_of
+from fashionrq.systems.stable import Grid, grid_scores, item_vectors, stable_scores
 
 
 class EncoderRetriever(BaseRetriever):
     """Scores items by the inner product of query and item embeddings from ``fashionrq.encoders``.
 
-    Item embeddings come from :func:`fashionrq.encoders.embed_items` and query embeddings from
-    :func:`fashionrq.encoders.embed_texts` (both cached on disk); each distinct query text is encoded once
+    Item embeddings come from :func:`fashionrq.encoders.embed_items` (one vector per distinct item text) and query
+    embeddings from :func:`fashionrq.encoders.embed_texts` (both cached on disk); each distinct query text is encoded once
     per instance and kept in memory. Dense encoders are L2-normalised, so the score is
     the cosine similarity; ``splade-tiny`` gives sparse vectors and the score is their dot product.
+
+    Scores are tie-stable, a function of the query and item vectors alone: dense products go through
+    :mod:`fashionrq.systems.stable`; sparse ones (canonical CSR) sum the shared non-zero terms in column order.
     """
 
     def __init__(self, encoder: str | Encoder = "minilm", cache_dir: str | Path | None = None) -> None:
@@ -36,10 +40,14 @@ class EncoderRetriever(BaseRetriever):
         self.encoder = self._encoder or get_encoder(self.encoder_name)
         self.sparse = self.encoder.kind == "sparse"
         with stage(f"encode items ({self.encoder_name})"):
-            docs = embed_items(items, self.encoder, cache_dir=self.cache_dir)
+            docs = item_vectors(items, self.encoder, cache_dir=self.cache_dir)
         self.documents = sp.csr_matrix(docs, dtype=np.float32) if self.sparse else np.asarray(docs, dtype=np.float32)
         if regime_of(items) != "text" and hasattr(self.encoder, "encode_images"):
             self.documents = self._with_photos(items, self.documents)
+        if self.sparse:
+            self.documents.sum_duplicates()
+        else:
+            self.grid = Grid.of(self.documents)
         self._queries, self._query_vectors = {}, []
         return self
 
@@ -61,7 +69,11 @@ class EncoderRetriever(BaseRetriever):
         if not new:
             return
         vectors = embed_texts(new, self.encoder, kind="query", cache_dir=self.cache_dir)
-        vectors = sp.csr_matrix(vectors, dtype=np.float32) if self.sparse else np.asarray(vectors, dtype=np.float32)
+        if self.sparse:
+            vectors = sp.csr_matrix(vectors, dtype=np.float32)
+            vectors.sum_duplicates()
+        else:
+            vectors = np.asarray(vectors, dtype=np.float32)
         for i, q in enumerate(new):
             self._queries[q] = len(self._query_vectors)
             self._query_vectors.append(vectors[i])
@@ -70,7 +82,7 @@ class EncoderRetriever(BaseRetriever):
         vector = self._query_vectors[self._queries[query]]
         if self.sparse:
             return np.asarray((self.documents[rows] @ vector.T).toarray(), dtype=np.float32).ravel()
-        return self.documents[rows] @ vector
+        return stable_scores(vector, self.grid.take(rows))
 
     def score(self, query: str, candidate_rows: np.ndarray) -> np.ndarray:
         self._check_fitted()
@@ -90,7 +102,7 @@ class EncoderRetriever(BaseRetriever):
                 scores = np.asarray((block @ self.documents.T).toarray(), dtype=np.float32)
             else:
                 block = np.stack([self._query_vectors[self._queries[queries[i]]] for i in full])
-                scores = block @ self.documents.T
+                scores = grid_scores(Grid.of(block), self.grid)
             for j, i in enumerate(full):
                 out[i] = scores[j]
         for i, r in enumerate(rows):

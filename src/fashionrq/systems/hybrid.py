@@ -13,11 +13,10 @@ DEFAULT_COMPONENTS = ("bm25", "minilm", "splade-tiny")
 
 
 def ranks(scores: np.ndarray) -> np.ndarray:
-    """1-based rank of each entry by descending score; ties go to the earlier position."""
-    order = np.lexsort((np.arange(len(scores)), -np.asarray(scores, dtype=np.float64)))
-    out = np.empty(len(scores), dtype=np.float64)
-    out[order] = np.arange(1, len(scores) + 1)
-    return out
+    """1-based rank of each entry by descending score: 1 + the number of higher scores, so equal scores share a rank
+    (identical items get one fused score, and the run's ranking rule, not their position, orders them)."""
+    keyed = -np.asarray(scores, dtype=np.float64)
+    return np.searchsorted(np.sort(keyed), keyed, side="left") + 1.0
 
 
 def rrf(score_lists: Sequence[np.ndarray], k: float = 60.0) -> np.ndarray:

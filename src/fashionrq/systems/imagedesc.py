@@ -3,7 +3,8 @@
 The query's colour words (:data:`fashionrq.vocab.COLOURS`) and pattern words become a query descriptor in the
 same space as :func:`fashionrq.images.descriptor.image_descriptor`: colour mass on the CIELAB cells of the
 named colours, and as texture the mean texture block of the corpus photos whose derived pattern is the one
-asked for (label-free: derived from pixels). The score is the cosine of the two descriptors; a query naming
+asked for (label-free: derived from pixels). The score is the cosine of the two descriptors (tie-stable,
+:mod:`fashionrq.systems.stable`); a query naming
 no colour and no pattern scores every item 0. Items without a photo score 0.
 """
 
@@ -17,6 +18,7 @@ from fashionrq.images.descriptor import A_BINS, B_BINS, L_BINS, WEIGHTS, lab_bin
 from fashionrq.relevance.colour import srgb_to_lab
 from fashionrq.systems.base import BaseRetriever
 from fashionrq.systems.regimes import regime_of
+from fashionrq.systems.stable import Grid, stable_scores
 from fashionrq.vocab import COLOURS, PATTERN_TERMS, colour_rgb, find_terms
 
 COLOUR_CELLS = L_BINS * A_BINS * B_BINS
@@ -51,6 +53,7 @@ class ImageDescriptorRetriever(BaseRetriever):
             raise InputError("system 'image-descriptor' reads photos, which text-only candidates do not show; run it with --regime image or fused.")
         attributes = extract_items(items, cache_dir=self.cache_dir, workers=self.workers)
         self.documents = attributes.descriptors(items.column("item_id").to_pylist())
+        self.grid = Grid.of(self.documents)
         patterns = np.array([getattr(attributes.get(i), "pattern", "") for i in items.column("item_id").to_pylist()])
         texture = self.documents[:, COLOUR_CELLS:]
         self.prototypes = {p: texture[patterns == p].mean(axis=0) for p in sorted(set(patterns) - {""})}
@@ -69,7 +72,7 @@ class ImageDescriptorRetriever(BaseRetriever):
 
     def score(self, query: str, candidate_rows: np.ndarray) -> np.ndarray:
         self._check_fitted()
-        return self.documents[np.asarray(candidate_rows, dtype=np.int64)] @ self.query_descriptor(query)
+        return stable_scores(self.query_descriptor(query), self.grid.take(np.asarray(candidate_rows, dtype=np.int64)))
 
     def config(self) -> dict:
         from fashionrq.images.store import EXTRACTOR_VERSION

@@ -4,6 +4,9 @@ Dense systems search a faiss index when ``faiss-cpu`` is installed (``pip instal
 numpy search otherwise: ``exact`` (``IndexFlatIP``, the default: the rows of exact numpy top-k) or ``hnsw`` /
 ``ivf`` (approximate; their recall@k against exact is measured by :func:`recall_at_k`). Lexical systems keep a
 bm25s index. Every result is ordered by descending score, ties by the lower row, as :func:`~fashionrq.systems.base.top_k`.
+
+Scores are tie-stable (:mod:`fashionrq.systems.stable`): a faiss index holds each distinct vector once, and its
+candidates are rescored exactly, so identical item vectors get one score and come back lower row first.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ import numpy as np
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_write_bytes
 from fashionrq.systems.base import top_rows
+from fashionrq.systems.stable import Grid, grid_scores, stable_scores
 
 INDEX_KINDS = ("exact", "hnsw", "ivf")
-#: Extra candidates an index returns beyond k, so ties at the k-th score are broken by row, not by the index.
+#: Extra distinct vectors a faiss index returns beyond k, so near-ties at the k-th score are ordered by the exact rescore.
 TIE_MARGIN = 32
 #: Queries scored per matrix product by the numpy exact search.
 QUERY_BLOCK = 256
@@ -54,24 +58,34 @@ def faiss_module():
 
 
 def order_hits(rows: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``k`` best of candidate ``rows`` by descending score, ties by the lower row (invalid rows < 0 dropped)."""
-    keep = rows >= 0
-    rows, scores = rows[keep], scores[keep]
+    """The ``k`` best of candidate ``rows`` by descending score, ties by the lower row."""
     order = np.lexsort((rows, -scores))[:k]
     return rows[order], scores[order]
 
 
-def exact_search(vectors: np.ndarray, queries: np.ndarray, k: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Exact inner-product top-``k`` per query with numpy (float32 products, ties by the lower row)."""
-    k = min(k, len(vectors))
+def exact_search(vectors: np.ndarray | Grid, queries: np.ndarray, k: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Exact inner-product top-``k`` per query (tie-stable grid products, :mod:`fashionrq.systems.stable`; ties by the
+    lower row); ``vectors`` may be given as their :class:`~fashionrq.systems.stable.Grid`."""
+    items = vectors if isinstance(vectors, Grid) else Grid.of(vectors)
+    k = min(k, len(items))
     rows_out, scores_out = [], []
     for start in range(0, len(queries), QUERY_BLOCK):
-        block = queries[start:start + QUERY_BLOCK] @ vectors.T
-        for scores in block:
+        for scores in grid_scores(Grid.of(queries[start:start + QUERY_BLOCK]), items):
             rows = top_rows(scores, k)
             rows_out.append(rows)
             scores_out.append(scores[rows])
     return rows_out, scores_out
+
+
+def distinct_groups(vectors: np.ndarray) -> list[np.ndarray]:
+    """The rows holding each distinct vector (equal bytes), ascending; groups in the order of their first row."""
+    flat = np.ascontiguousarray(vectors)
+    keys = flat.view(np.dtype((np.void, flat.dtype.itemsize * flat.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    group = rank[inverse.ravel()]
+    return np.split(np.argsort(group, kind="stable"), np.cumsum(np.bincount(group))[:-1])
 
 
 def _build_faiss(faiss, vectors: np.ndarray, config: IndexConfig):
@@ -99,65 +113,81 @@ def configure_search(index, config: IndexConfig) -> None:
 
 
 def index_key(vectors: np.ndarray, config: IndexConfig, backend: str) -> str:
-    """Content key of an index: the vectors' bytes and shape, the build settings and the backend version."""
+    """Content key of an index: the vectors' bytes and shape, the build settings, the backend version and the layout."""
     digest = hashlib.sha256(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
-    digest.update(json.dumps({"shape": vectors.shape, "config": asdict(config), "backend": backend}, sort_keys=True).encode())
+    recipe = {"shape": vectors.shape, "config": asdict(config), "backend": backend, "layout": "distinct vectors"}
+    digest.update(json.dumps(recipe, sort_keys=True).encode())
     return digest.hexdigest()[:32]
 
 
+def _save_vectors(path: Path, vectors: np.ndarray) -> None:
+    buffer = io.BytesIO()
+    np.save(buffer, vectors, allow_pickle=False)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
 class DenseIndex:
-    """Inner-product search over L2-normalised item vectors, cached under ``cache_dir/indexes/``: a faiss index, or
-    without faiss the vectors themselves (``.npy``, searched exactly with numpy), so engine chunks load it by path."""
+    """Inner-product search over L2-normalised item vectors, cached under ``cache_dir/indexes/``: the vectors
+    themselves (``.npy``, searched exactly with numpy) and, with faiss, an index of each distinct vector once
+    (``.faiss`` beside them), so engine chunks load it by path."""
 
     def __init__(self, vectors: np.ndarray, config: IndexConfig = IndexConfig(), cache_dir: str | Path | None = None) -> None:
         from fashionrq.encoders.cache import default_cache_dir
 
-        self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         self.config = config
         faiss = faiss_module()
         self.backend = f"faiss-{faiss.__version__}" if faiss else "numpy"
         if faiss is None and config.kind != "exact":
             raise InputError(f"--index {config.kind} needs faiss, which is not installed: run pip install fashionrq[scale], or use --index exact.")
         suffix = "faiss" if faiss else "npy"
-        self.path = Path(cache_dir or default_cache_dir()) / "indexes" / f"{config.kind}-{index_key(self.vectors, config, self.backend)}.{suffix}"
-        self.cached = self.path.is_file()
+        self.path = Path(cache_dir or default_cache_dir()) / "indexes" / f"{config.kind}-{index_key(vectors, config, self.backend)}.{suffix}"
+        self.cached = self.path.is_file() and self.path.with_suffix(".npy").is_file()
+        if not self.path.with_suffix(".npy").is_file():
+            _save_vectors(self.path.with_suffix(".npy"), vectors)
+        self._attach(vectors)
         if faiss is None:
             self.index = None
-            if not self.cached:
-                buffer = io.BytesIO()
-                np.save(buffer, self.vectors, allow_pickle=False)
-                atomic_write_bytes(self.path, buffer.getvalue())
             return
         if self.cached:
             self.index = faiss.read_index(str(self.path))
         else:
-            self.index = _build_faiss(faiss, self.vectors, config)
+            self.index = _build_faiss(faiss, vectors[[rows[0] for rows in self.groups]], config)
             atomic_write_bytes(self.path, faiss.serialize_index(self.index).tobytes())
         configure_search(self.index, config)
+
+    def _attach(self, vectors: np.ndarray) -> None:
+        """Keep the vectors, their grid (exact scores) and the rows of each distinct vector (a faiss index's entries)."""
+        self.vectors, self.grid = vectors, Grid.of(vectors)
+        self.groups = distinct_groups(vectors) if self.path.suffix == ".faiss" else None
 
     @classmethod
     def load(cls, path: str | Path, config: IndexConfig) -> DenseIndex:
         """An index a :class:`DenseIndex` cached at ``path`` (how an engine's chunk tasks open it)."""
         loaded = cls.__new__(cls)
         loaded.config, loaded.path, loaded.cached = config, Path(path), True
+        loaded._attach(np.load(loaded.path.with_suffix(".npy")))
         if loaded.path.suffix == ".npy":
-            loaded.vectors, loaded.index, loaded.backend = np.load(loaded.path, mmap_mode="r"), None, "numpy"
+            loaded.index, loaded.backend = None, "numpy"
             return loaded
         faiss = faiss_module()
         loaded.index, loaded.backend = faiss.read_index(str(path)), f"faiss-{faiss.__version__}"
-        loaded.vectors = None
         configure_search(loaded.index, config)
         return loaded
 
     def search(self, queries: np.ndarray, k: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """Top-``k`` rows and scores per query, best first, ties by the lower row."""
+        """Top-``k`` rows and scores per query, best first, ties by the lower row (exact tie-stable scores)."""
         queries = np.ascontiguousarray(queries, dtype=np.float32)
         if self.index is None:
-            return exact_search(self.vectors, queries, k)
-        depth = min(self.index.ntotal, k + TIE_MARGIN)
-        scores, rows = self.index.search(queries, depth)
-        hits = [order_hits(r, s, k) for r, s in zip(rows, scores)]
-        return [h[0] for h in hits], [h[1] for h in hits]
+            return exact_search(self.grid, queries, k)
+        _, hits = self.index.search(queries, min(self.index.ntotal, k + TIE_MARGIN))
+        rows_out, scores_out = [], []
+        for query, distinct in zip(queries, hits):
+            rows = np.concatenate([self.groups[d] for d in distinct if d >= 0] or [np.zeros(0, np.int64)])
+            rows, scores = order_hits(rows, stable_scores(query, self.grid.take(rows)), k)
+            rows_out.append(rows)
+            scores_out.append(scores)
+        return rows_out, scores_out
 
     def describe(self) -> dict:
         """What run.json records about the index."""

@@ -79,7 +79,7 @@ def _dense(system, queries: list[str], k: int, config: IndexConfig, engine) -> C
         scores = [np.asarray(s, np.float32) for s in out.column("scores").to_pylist()]
     info = index.describe()
     if config.kind != "exact":
-        info[f"recall@{k}_vs_exact"] = round(recall_at_k(rows, exact_search(index.vectors, vectors, k)[0], k), 6)
+        info[f"recall@{k}_vs_exact"] = round(recall_at_k(rows, exact_search(index.grid, vectors, k)[0], k), 6)
     return CorpusHits(rows, scores, info)
 
 

@@ -8,10 +8,12 @@ import numpy as np
 
 from fashionrq.systems.probes.attacks import Probe
 from fashionrq.systems.probes.view import Pool, PublicView
+from fashionrq.systems.stable import Grid, item_vectors, stable_scores
 
 
 class QueryBlindCentroid(Probe):
-    """Cosine of each candidate's item vector to the mean vector of its pool (minilm item vectors by default).
+    """Cosine of each candidate's item vector to the mean vector of its pool (minilm item vectors by default),
+    tie-stable (:mod:`fashionrq.systems.stable`): identical candidates of a pool get one score.
 
     It measures how much of a score the shape of a pool gives away: when relevant items cluster and
     negatives come from anywhere, the centroid sits among the relevant items.
@@ -27,13 +29,13 @@ class QueryBlindCentroid(Probe):
         self.cache_dir = cache_dir
 
     def fit(self, view: PublicView) -> QueryBlindCentroid:
-        from fashionrq.encoders import embed_items, get_encoder
+        from fashionrq.encoders import get_encoder
 
         super().fit(view)
         encoder = get_encoder(self.encoder)
         if encoder.kind == "sparse":
             raise ValueError(f"query-blind needs a dense encoder, not {self.encoder}")
-        self.vectors_ = np.asarray(embed_items(view.items, encoder, cache_dir=self.cache_dir), dtype=np.float32)
+        self.vectors_ = np.asarray(item_vectors(view.items, encoder, cache_dir=self.cache_dir), dtype=np.float32)
         self.row_ = {str(item): i for i, item in enumerate(view.items.column("item_id").to_pylist())}
         return self
 
@@ -41,7 +43,7 @@ class QueryBlindCentroid(Probe):
         vectors = self.vectors_[[self.row_[c] for c in pool.candidates]]
         centroid = vectors.mean(axis=0)
         norm = float(np.linalg.norm(centroid))
-        return vectors @ (centroid / norm) if norm > 0 else np.zeros(len(vectors))
+        return stable_scores(centroid / norm, Grid.of(vectors)) if norm > 0 else np.zeros(len(vectors))
 
     def config(self) -> dict:
         return {**super().config(), "encoder": self.encoder}
