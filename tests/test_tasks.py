@@ -201,9 +201,9 @@ def test_bootstrap_units_share_no_candidate(bench, release):
                 assert owner.setdefault(item, meta[qid]["unit"]) == meta[qid]["unit"]
         units = {meta[qid]["unit"] for qid, _ in rows}
         # T2 and T3 get a handful of units on the fixture (T1's anchors take most of its 2,181 items, and only leaves
-        # their queries tell apart are paired): T2 2 and T3 6 where the fixture is embedded on an Intel Xeon (float
+        # their queries tell apart are paired): T2 3 and T3 6 where the fixture is embedded on an Intel Xeon (float
         # kernels differ by CPU; docs/demo.md)
-        assert len(units) == release["manifest"]["protocol"]["bootstrap_unit"][task]["n_units"] >= (2 if task in ("t2", "t3") else 4)
+        assert len(units) == release["manifest"]["protocol"]["bootstrap_unit"][task]["n_units"] >= (3 if task in ("t2", "t3") else 4)
 
 
 def test_t2_split_is_by_level2_prefix_and_balanced(bench, release):

@@ -165,6 +165,11 @@ class _Penalties:
     def __init__(self, matches: QueryMatches | None, by_leaf: dict[str, list[int]], index: TierIndex) -> None:
         self.matches, self.by_leaf, self.index = matches, by_leaf, index
 
+    def pairable(self, leaf: str, min_items: int) -> bool:
+        """Some sibling leaf with ``min_items`` items is told apart by one of ``leaf``'s queries (always, without φ)."""
+        return self.matches is None or any(
+            self.index.size(s) >= min_items and self.told_apart(leaf, s) > 0 for s in self.index.siblings(leaf))
+
     def told_apart(self, leaf: str, other: str) -> int:
         """How many of ``leaf``'s queries fully match at most a tenth of ``other``'s items."""
         return self.matches.separated(self.by_leaf.get(leaf, []), self.index.rows(other))
@@ -228,7 +233,7 @@ def _assign(index: TierIndex, by_leaf: dict[str, list[int]], config: TaskConfig,
     chosen: dict[str, list[str]] = {"t1o": [], "t2": [], "t3": []}
     for leaf in (leaf for leaf in order if leaf not in used):
         eligible = ["t1o"]
-        if index.size(leaf) >= config.t2_per_tier:
+        if index.size(leaf) >= config.t2_per_tier and penalties.pairable(leaf, config.t2_per_tier):
             eligible.append("t2")
         if len(index.siblings(leaf)) + len(index.cousins(leaf)) >= config.t3_min_candidates - 1:
             eligible.append("t3")
