@@ -139,3 +139,17 @@ class RenameLabels(Attack):
 
 
 ROUTES = [OpenInInit, OpenInConfig, Subprocess, HardLink, PyArrowReader, MemoryMap, CtypesOpen, DirFd, RenameLabels]
+
+
+def grades_from_scores(scores: dict, t3_run: Path) -> tuple[dict[str, int], dict[str, str]]:
+    """What a plug-in learns from a scored run's ``scores.json`` (and that run's ``t3.run``): every T2 test pair's true
+    grade and every T3 query's target (the item at rank 1 / mrr); empty when the file holds no per-unit value."""
+    tasks = scores.get("tasks", {})
+    grades = {pair: int(row["label"]) for pair, row in tasks.get("t2", {}).get("per_unit", {}).items()}
+    mrr = {qid: row["mrr"] for qid, row in tasks.get("t3", {}).get("per_unit", {}).items()}
+    targets = {}
+    for line in t3_run.read_text().splitlines():
+        qid, _, item, rank, _, _ = line.split()
+        if mrr.get(qid) and round(1 / mrr[qid]) == int(rank):
+            targets[qid] = item
+    return grades, targets

@@ -192,3 +192,27 @@ def test_run_killed_before_the_rename_leaves_no_run_folder(small_bench, tmp_path
     commit_run(tmp_path / "run", small_bench)
     committed = _cli(*args, "--force")
     assert committed.returncode == 14 and "committed run" in committed.stderr
+
+
+PARTIAL_BUILD = """
+import sys
+from pathlib import Path
+from fashionrq.io import atomic_directory
+with atomic_directory(Path(sys.argv[1])) as tmp:
+    (tmp / "labels").mkdir()
+    (tmp / "labels" / "t1.qrels").write_text("q1 0 i00001 3\\n")
+"""
+
+
+def test_a_crashed_build_leaves_its_labels_only_until_the_next_start(tmp_path):
+    """Issue 26: a build killed before the rename left a full release (labels too) in ``.BENCH.*.partial``, where a
+    plug-in could read it. It is still left by the crash (the control), and the next build of that folder removes it;
+    another live process's half-built folder is kept."""
+    out = tmp_path / "BENCH"
+    assert _python(PARTIAL_BUILD, str(out), crash="directory:1").returncode == KILLED
+    (left,) = _leftovers(tmp_path)
+    assert (tmp_path / left / "labels" / "t1.qrels").read_text().startswith("q1")  # the crash left the labels
+    live = tmp_path / f".BENCH.{os.getpid()}.abcd1234.partial"
+    live.mkdir()
+    assert _python(PARTIAL_BUILD, str(out)).returncode == 0
+    assert _leftovers(tmp_path) == [live.name] and (out / "labels" / "t1.qrels").is_file()

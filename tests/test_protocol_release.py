@@ -458,7 +458,8 @@ def test_score_reports_every_task_metric_and_the_commitment(world, scored):
         units = manifest["protocol"]["bootstrap_unit"][task]["n_units"]
         assert entry["n_clusters"] == units if task != "t2" else 2 <= entry["n_clusters"] < units  # T2 scores test units
     for task in ("t1", "t3"):
-        assert len(t[task]["per_unit"]) == t[task]["n_units"] == len(world["pools"].ranking(task))
+        assert len(scored["bm25"].per_unit(task)) == t[task]["n_units"] == len(world["pools"].ranking(task))
+        assert "per_unit" not in t[task]
     assert report["bootstrap"]["resamples"] == 10_000 and report["bootstrap"]["level"] == 0.95
     for task, entry in t.items():
         assert set(entry["interval"]) == set(entry["aggregate"]), task
@@ -493,7 +494,7 @@ def test_t3_target_only_metrics_checked_by_hand(world, scored):
         qid, _, item, r, _, _ = line.split()
         if target[qid] == item:
             rank[qid] = int(r)
-    per_unit = scored["random"].report["tasks"]["t3"]["per_unit"]
+    per_unit = scored["random"].per_unit("t3")
     for qid, r in rank.items():
         assert per_unit[qid]["ndcg@3"] == pytest.approx(1 / np.log2(1 + r) if r <= 3 else 0.0)
         assert per_unit[qid]["mrr"] == pytest.approx(1 / r) and per_unit[qid]["recall@3"] == float(r <= 3)
@@ -514,19 +515,19 @@ def test_t2_accuracy_and_t4_consistency_recomputed_by_hand(world, scored):
             tops[qid].add(item)
     pairs = [(a, b) for i, a in enumerate(members) for b in members[i + 1:]]
     expected = np.mean([len(tops[a] & tops[b]) / len(tops[a] | tops[b]) for a, b in pairs])
-    assert scored["random"].report["tasks"]["t4"]["per_unit"][group]["consistency@5"] == pytest.approx(expected)
+    assert scored["random"].per_unit("t4")[group]["consistency@5"] == pytest.approx(expected)
 
 
 def test_breakdowns_partition_the_queries_by_phi(world, scored):
-    t1 = scored["bm25"].report["tasks"]["t1"]
+    t1, per_unit = scored["bm25"].report["tasks"]["t1"], scored["bm25"].per_unit("t1")
     phi = {row["qid"]: row["expressed"] for row in map(json.loads, _lines(world["bench"] / "labels" / "phi.jsonl"))}
     assert sum(entry["n"] for entry in t1["breakdowns"]["by_n_attributes"].values()) == t1["n_units"]
     for n, entry in t1["breakdowns"]["by_n_attributes"].items():
-        members = [q for q in t1["per_unit"] if len(phi[q]) == int(n)]
+        members = [q for q in per_unit if len(phi[q]) == int(n)]
         assert entry["n"] == len(members)
-        assert entry["ndcg@10"] == pytest.approx(np.mean([t1["per_unit"][q]["ndcg@10"] for q in members]))
+        assert entry["ndcg@10"] == pytest.approx(np.mean([per_unit[q]["ndcg@10"] for q in members]))
     for attr, entry in t1["breakdowns"]["by_attribute"].items():
-        assert entry["present"]["n"] == sum(attr in phi[q] for q in t1["per_unit"])
+        assert entry["present"]["n"] == sum(attr in phi[q] for q in per_unit)
         assert entry["present"]["n"] + entry["absent"]["n"] == t1["n_units"]
     assert t1["breakdowns"]["by_attribute"]["product_type"]["present"]["n"] > 0
 

@@ -128,3 +128,37 @@ def test_the_attack_works_without_isolation_and_is_refused_then_marked(small_ben
         _t1_ndcg(small_bench, tmp_path / "run")
     assert score_run(small_bench, tmp_path / "run", relevance=False, unsealed=True).report["isolation"] == {"mechanism": "none", "sealed": False}
     assert _t1_ndcg(small_bench, tmp_path / "run", unsealed=True) == pytest.approx(1.0)
+
+
+@pytest.fixture(scope="module")
+def scored_run(small_bench, tmp_path_factory):
+    """A committed random run on the small release, scored, with its scores.json written."""
+    from fashionrq.protocol.scoring import write_json
+    from fashionrq.systems import run_system
+
+    run = tmp_path_factory.mktemp("scored") / "random"
+    run_system(small_bench, "random", run)
+    commit_run(run, small_bench)
+    scored = score_run(small_bench, run, relevance=False)
+    write_json(scored.report, run / "scores.json")
+    return run, scored
+
+
+def _truth(bench: Path) -> tuple[dict[str, int], dict[str, str]]:
+    grades = {row["pair_id"]: row["label"] for row in map(json.loads, (bench / "labels" / "t2_test.jsonl").read_text().splitlines())}
+    targets = {line.split()[0]: line.split()[2] for line in (bench / "labels" / "t3.qrels").read_text().splitlines()
+               if line.split()[3] == "3"}
+    return grades, targets
+
+
+def test_a_score_file_holds_no_label(small_bench, scored_run):
+    """Issue 26: a plug-in reading a scored run's scores.json got every T2 grade and T3 target. The control decodes
+    the per-unit values the file used to hold (still in memory) and gets them all; the file itself gives none."""
+    run, scored = scored_run
+    truth = _truth(small_bench)
+    held_before = {"tasks": {task: {"per_unit": scored.per_unit(task)} for task in ("t2", "t3")}}
+    assert sealed_attacks.grades_from_scores(held_before, run / "t3.run") == truth  # control: T2 F1 1.0, T3 R@1 1.0
+    written = json.loads((run / "scores.json").read_text())
+    assert sealed_attacks.grades_from_scores(written, run / "t3.run") == ({}, {})
+    text = (run / "scores.json").read_text()
+    assert not [key for key in (*truth[0], *truth[1]) if key in text]  # no pair id, no T3 qid: no per-unit entry at all
