@@ -136,11 +136,12 @@ def remove_stale_partials(path: Path) -> None:
             pid = middle[4:]
         else:
             continue
-        if entry.is_dir() and not entry.is_symlink() and not (pid.isdigit() and _alive(int(pid))):
+        if entry.is_dir() and not entry.is_symlink() and not (pid.isdigit() and process_alive(int(pid))):
             shutil.rmtree(entry, ignore_errors=True)
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (this user's or another's)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
