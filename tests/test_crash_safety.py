@@ -216,3 +216,34 @@ def test_a_crashed_build_leaves_its_labels_only_until_the_next_start(tmp_path):
     live.mkdir()
     assert _python(PARTIAL_BUILD, str(out)).returncode == 0
     assert _leftovers(tmp_path) == [live.name] and (out / "labels" / "t1.qrels").is_file()
+
+
+CONCURRENT_COMMIT = """
+import sys, time
+from pathlib import Path
+from fashionrq.protocol import commitment
+read = commitment.read_ledger
+def slow_read(*args, **kwargs):  # every committer reads the ledger before any has written: the race, made certain
+    records = read(*args, **kwargs)
+    time.sleep(1.0)
+    return records
+commitment.read_ledger = slow_read
+if sys.argv[2] == "unlocked":
+    import contextlib
+    commitment._locked = lambda folder: contextlib.nullcontext()
+commitment.commit_run(Path(sys.argv[1]))
+"""
+
+
+@pytest.mark.parametrize("lock", ["locked", "unlocked"])
+def test_concurrent_commits_of_one_run_all_land(tmp_path, lock):
+    """Issue 26: two concurrent commits both exited 0 and left one record. Under the lock, four commits that all read
+    the ledger before any writes leave four chained records; the control without it loses all but one."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "t1.run").write_text("q1 Q0 i00001 1 1.0 hand\n")
+    (run / "run.json").write_text(json.dumps({"system": "hand", "release": "0" * 64}))
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    procs = [subprocess.Popen([sys.executable, "-c", CONCURRENT_COMMIT, str(run), lock], env=env) for _ in range(4)]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0, 0]
+    assert len(read_ledger(run)) == (4 if lock == "locked" else 1)
