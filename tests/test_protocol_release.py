@@ -7,6 +7,7 @@ exit code, hypothesis fuzzing of prediction files, scoring, the paired compariso
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 
 from fashionrq.cli import main
 from fashionrq.errors import FashionRQError
+from fashionrq.io import sha256_file
 from fashionrq.protocol import errors as E
 from fashionrq.protocol.commitment import check_commitment, commit_run, read_ledger
 from fashionrq.protocol.compare import compare_runs, compare_scored, gate, parse_headline, verdict_markdown
@@ -93,6 +95,27 @@ def test_verify_detects_an_edited_label_file_a_missing_and_an_extra_file(world, 
     with pytest.raises(E.ReleaseTamperedError, match="labels/t1.qrels"):
         verify_release(bench, strict=True)
     assert _exit_code(["verify", str(bench)]) == 10
+
+
+def test_verify_refuses_links_special_files_folders_and_an_edited_manifest(world, tmp_path):
+    """Issue 26: each of these passed verify, since every listed file still hashed right (the control, asserted first)
+    and the walk looked at regular files only."""
+    bench = shutil.copytree(world["bench"], tmp_path / "BENCH")
+    outside = tmp_path / "t1.qrels"
+    shutil.move(bench / "labels" / "t1.qrels", outside)
+    (bench / "labels" / "t1.qrels").symlink_to(outside)  # a label file replaced by a link to the same bytes
+    (bench / "public" / "extra").symlink_to(tmp_path, target_is_directory=True)
+    os.mkfifo(bench / "public" / "pipe")
+    (bench / "public" / "empty").mkdir()
+    manifest = json.loads((bench / "manifest.json").read_text())
+    assert sha256_file(bench / "labels" / "t1.qrels") == manifest["files"]["labels/t1.qrels"]  # the control
+    manifest["protocol"]["open_depth"] = 10
+    (bench / "manifest.json").write_text(json.dumps(manifest))
+    report = verify_release(bench)
+    assert report.odd == ["labels/t1.qrels", "public/empty", "public/extra", "public/pipe"] and not report.changed
+    assert "protocol" in report.unhashed and "files" not in report.unhashed
+    assert "covered by no hash" in report.sentence() and _exit_code(["verify", str(bench)]) == 10
+    assert not verify_release(world["bench"]).unhashed  # the build records the digest of its manifest
 
 
 def test_score_refuses_a_release_whose_labels_were_edited_after_build(world, tmp_path):
@@ -662,3 +685,15 @@ def test_score_with_an_esci_gain_map_equals_evaluate_with_those_gains(world, sco
     with pytest.raises(FashionRQError, match="not 'level=gain'"):
         score_run(world["bench"], world["runs"]["bm25"], relevance=False, gains="3=1,2")
 
+
+
+def test_a_huge_id_is_refused_fast_and_cut_in_the_message(tmp_path):
+    """Issue 26: a 1 GiB qid was refused after 332 s with the whole id printed. A 16 MiB one (the control: it is in
+    the file) is refused at once with a sentence of a few hundred characters."""
+    huge = "q" * (16 << 20)
+    path = tmp_path / "t1.run"
+    path.write_text(f"{huge} Q0 i00001 1 1.0 hand\n")
+    assert huge in path.read_text()
+    with pytest.raises(E.ExtraIdsError) as refused:
+        validate_ranking(path, {"q1": frozenset({"i00001"})})
+    assert len(str(refused.value)) < 500 and f"({len(huge):,} characters)" in str(refused.value)
