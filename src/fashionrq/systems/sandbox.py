@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 import resource
 from dataclasses import dataclass, field
@@ -69,8 +70,14 @@ class _RulesetAttr(ctypes.Structure):
     _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
 
 
+@functools.lru_cache(maxsize=1)
 def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(None, use_errno=True)
+    """libc, opened once and its functions looked up here, in the parent: a forked child (``Seal.apply``) then calls
+    them without ``dlopen``/``dlsym``, whose locks another thread of the parent may have held at the fork."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for name in ("syscall", "prctl", "unshare", "mount"):
+        getattr(libc, name)
+    return libc
 
 
 def _failed(what: str) -> str:
