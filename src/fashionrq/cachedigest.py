@@ -18,7 +18,7 @@ SEALED_ENV = "FASHIONRQ_SEALED_CHILD"
 
 
 def _sidecar(root: Path, path: Path) -> Path:
-    relative = path.resolve().relative_to(root.resolve())
+    relative = path.relative_to(root)  # by name: a sealed run's cache reaches the shared folders through links
     return root / DIGESTS / relative.with_name(relative.name + ".sha256")
 
 

@@ -37,9 +37,14 @@ JOB = "job.pickle"
 RESULT = "result.json"
 ERROR = "error.json"
 WORK_PREFIX = "fashionrq-sealed-"
-#: Cache folders a sealed system may read and write (query vectors, indexes, image attributes, rebuilt models,
-#: strings the verifier compares): none holds a label.
-CHILD_CACHE_FOLDERS = ("embeddings", "indexes", "images", "models", "relevance")
+#: Cache folders the parent shares with sealed runs (vectors, the rebuilt int8 model): none holds a label, and the
+#: parent checks an entry's digest (``fashionrq.cachedigest``, in ``digests/``, read-only to sealed runs) before use.
+SHARED_CACHE_FOLDERS = ("embeddings", "models")
+#: The sealed runs' own cache, ``$FASHIONRQ_CACHE/sealed`` (their ``FASHIONRQ_CACHE``): their indexes, image
+#: attributes and verifier strings, which the parent never reads; the shared folders and ``digests/`` appear in it
+#: as links.
+SEALED_CACHE = "sealed"
+SEALED_ONLY_FOLDERS = ("indexes", "images", "relevance")
 #: Cache folders that hold labels or label-derived data: the SIDs and cached stage outputs (releases, runs).
 DENIED_CACHE_FOLDERS = ("sids", "stages")
 #: System folders the child may read (libraries, programs, ``/etc``, ``/proc`` and ``/sys`` for CPU and memory
@@ -48,6 +53,8 @@ SYSTEM_FOLDERS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "
 #: The most bytes the parent reads back of one file the child wrote.
 MAX_CHILD_FILE = 1 << 30
 MAX_CHILD_RECORD = 16 << 20
+
+
 @dataclass(frozen=True)
 class Job:
     """What the child runs: ``system``/``reranker`` are names (built in the child) or ready instances."""
@@ -127,7 +134,8 @@ def _model_folders() -> list[Path]:
 def _access(work: Path, cache: Path) -> tuple[list[Path], list[Path]]:
     """``(readable, writable)`` folders of the sealed child; refuses a readable folder that holds the release or a
     denied cache folder."""
-    shared = [cache / name for name in CHILD_CACHE_FOLDERS] + _model_folders()
+    own = [cache / SEALED_CACHE / name for name in SEALED_ONLY_FOLDERS]
+    shared = [cache / name for name in SHARED_CACHE_FOLDERS] + own + _model_folders()
     readable = [work / "public", work / "job", cache / DIGESTS, *_python_folders(), *map(Path, SYSTEM_FOLDERS)]
     return readable, [work / "out", work / "tmp", Path("/dev"), *shared]
 
@@ -141,16 +149,22 @@ def _refuse_reachable(readable: list[Path], writable: list[Path], hidden: list[P
 
 
 def _child_env(work: Path, cache: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(_import_path()), "FASHIONRQ_CACHE": str(cache),
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(_import_path()), "FASHIONRQ_CACHE": str(cache / SEALED_CACHE),
             "TMPDIR": str(work / "tmp"), SEALED_ENV: "1"}
 
 
 def _cache_folder() -> Path:
+    """``$FASHIONRQ_CACHE`` with every folder the seal names (Landlock admits rules on existing folders only) and the
+    sealed runs' own cache, whose shared folders are links to the parent's."""
     from fashionrq.encoders import default_cache_dir
 
     cache = default_cache_dir().resolve()
-    for name in (*CHILD_CACHE_FOLDERS, *DENIED_CACHE_FOLDERS, DIGESTS):  # Landlock admits rules on existing folders only
+    for name in (*SHARED_CACHE_FOLDERS, *DENIED_CACHE_FOLDERS, DIGESTS, *(f"{SEALED_CACHE}/{n}" for n in SEALED_ONLY_FOLDERS)):
         (cache / name).mkdir(parents=True, exist_ok=True)
+    for name in (*SHARED_CACHE_FOLDERS, DIGESTS):
+        link = cache / SEALED_CACHE / name
+        if not os.path.lexists(link):
+            link.symlink_to(Path("..") / name, target_is_directory=True)
     return cache
 
 
