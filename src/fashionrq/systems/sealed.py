@@ -196,7 +196,7 @@ def run_sealed(job: Job | Batch, bench: Path, work: Path, label: str, limits: Li
                            "set FASHIONRQ_SANDBOX=none to run it unsealed.") from None
     finally:
         seal.close()
-    isolation = {**seal.record, "process": "sealed child", "limits": {"time_s": limits.time_s, "memory_gib": limits.memory_gib}}
+    isolation = {**seal.record, "process": "sealed child", "limits": {"time_s": float(limits.time_s), "memory_gib": float(limits.memory_gib)}}
     return _child_records(work / "out", code, label, limits), isolation
 
 
