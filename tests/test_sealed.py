@@ -359,3 +359,14 @@ def test_a_cache_path_that_is_a_file_is_one_sentence(small_bench, tmp_path, monk
     assert main_code(["run", "--bench", str(small_bench), "--system", "random", "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
     assert "is a file, not a folder" in err and "Traceback" not in err
+
+
+def test_a_release_on_the_import_path_is_refused_before_the_run(small_bench, tmp_path):
+    """The folders Python imports from are readable to a sealed run, so `python -m fashionrq` started beside the
+    release (its working folder is on the import path) is refused, naming both, rather than run with the release
+    readable."""
+    shutil.copytree(small_bench, tmp_path / "BENCH")
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "run", "--bench", "BENCH", "--system", "random", "--out", "run"],
+                          capture_output=True, text=True, env=_env(), cwd=tmp_path, timeout=300)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "lies inside" in done.stderr and not (tmp_path / "run").exists()

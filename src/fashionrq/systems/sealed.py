@@ -144,8 +144,9 @@ def _refuse_reachable(readable: list[Path], writable: list[Path], hidden: list[P
     for folder in (*readable, *writable):
         inside = [h for h in hidden if h == folder or folder in h.parents]
         if inside:
-            raise InputError(f"{str(inside[0])[:200]} lies inside {str(folder)[:200]}, which a sealed run may read (the Python "
-                             "path, a system or model folder); move it out of there, or take that folder off PYTHONPATH.")
+            raise InputError(f"{str(inside[0])[:200]} lies inside {str(folder)[:200]}, which a sealed run may read (a folder "
+                             "Python imports from: the script's or working folder of `python -m`, PYTHONPATH; or a system "
+                             "or model folder); keep releases and caches out of it, e.g. run from another folder.")
 
 
 def _child_env(work: Path, cache: Path) -> dict[str, str]:
