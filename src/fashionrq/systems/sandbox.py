@@ -34,8 +34,6 @@ from pathlib import Path
 from fashionrq.errors import FashionRQError
 
 MECHANISMS = ("landlock", "mount-namespace", "none")
-#: Mechanisms under which a run counts as sealed.
-SEALED = ("landlock", "mount-namespace")
 ENV = "FASHIONRQ_SANDBOX"
 
 _SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446
