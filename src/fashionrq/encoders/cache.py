@@ -14,11 +14,11 @@ import numpy as np
 import pyarrow as pa
 import scipy.sparse as sp
 
+from fashionrq import cachedigest
 from fashionrq.encoders.base import Encoder, as_texts
 from fashionrq.encoders.registry import get_encoder
 from fashionrq.encoders.text import TEXT_COLUMNS, item_text
 from fashionrq.errors import FashionRQError, InputError
-from fashionrq import cachedigest
 from fashionrq.io import atomic_write_text, atomic_writer, crash_point
 from fashionrq.progress import console
 
@@ -140,8 +140,8 @@ def _verified(root: Path, path: Path) -> bool:
     """Whether the cache entry ``path`` matches its recorded digest; one that does not is reported and deleted."""
     if not path.exists() or cachedigest.trusted(root, path):
         return path.exists()
-    console.print(f"embedding cache file {path} does not match the digest recorded when it was written (changed since, "
-                  "or written by a sealed run); computing it again.", soft_wrap=True)
+    console.print(f"embedding cache file {path} does not match a digest recorded when it was written (changed since, "
+                  "written by a sealed run, or by an older fashionrq); computing it again.", soft_wrap=True)
     path.unlink(missing_ok=True)
     return False
 

@@ -13,12 +13,12 @@ import numpy as np
 from fashionrq.encoders.text import item_text
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_jsonl, atomic_writer
+from fashionrq.limits import Limits
 from fashionrq.progress import track
 from fashionrq.systems.adapter import as_retriever
 from fashionrq.systems.base import Retriever, ranking_order
 from fashionrq.systems.bench import PublicBench
 from fashionrq.systems.regimes import candidate_view, check_regime
-from fashionrq.limits import Limits
 from fashionrq.systems.t2 import (FIRST_STAGE_FEATURES, RERANKER_FEATURES, GradeCalibrator, corpus_percentile, set_closeness,
                                   within_sets)
 from fashionrq.systems.twostage import DEFAULT_DEPTH, check_depth, check_reranker, rerank
@@ -407,7 +407,7 @@ def _run_record(records: dict[str, dict], key: str, release: str, isolation: dic
     return {**records[key], "release": release, "isolation": isolation}
 
 
-def _write_run_folder(out: Path, key: str, target: Path, record: dict, bench) -> None:
+def _write_run_folder(out: Path, key: str, target: Path, record: dict, bench: str | Path) -> None:
     """The run folder ``target``: the child's run files from ``out/key`` (plain files only, read without following a
     link, each validated against the public pools) and ``record`` as run.json."""
     from fashionrq.protocol.validate import load_pools, validate_run
