@@ -121,7 +121,7 @@ def _scan(root: Path, scan: Path, listed: set[str], report: VerifyReport) -> Non
     """Walk ``scan`` without following links: an unlisted file is extra; a link, a special file or a folder that holds
     no listed file is odd (the release has none of them)."""
     folders = {parent.as_posix() for name in listed for parent in Path(name).parents}
-    for folder, dirs, files in os.walk(scan):
+    for folder, dirs, files in os.walk(scan):  # a linked folder is listed, never entered
         for entry in sorted(dirs + files):
             path = Path(folder) / entry
             name = path.relative_to(root).as_posix()
@@ -131,7 +131,6 @@ def _scan(root: Path, scan: Path, listed: set[str], report: VerifyReport) -> Non
                 report.odd.append(name)
             elif path.is_file():
                 report.extra.append(name)
-        dirs[:] = [d for d in dirs if not (Path(folder) / d).is_symlink()]
 
 
 def manifest_digest(manifest: dict) -> str:
