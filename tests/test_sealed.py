@@ -80,6 +80,10 @@ ROUTES_SCRIPT = textwrap.dedent("""
 """)
 
 
+#: `auto` seals with Landlock or refuses: the plug-in runs below need it.
+needs_landlock = pytest.mark.skipif(landlock_abi() < 1, reason="this kernel has no Landlock, so `auto` refuses to seal")
+
+
 def _env(**extra) -> dict:
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), str(TESTS)]), **extra}
 
@@ -161,6 +165,7 @@ def _t1_ndcg(bench: Path, run: Path, **kwargs) -> float:
     return score_run(bench, run, relevance=False, **kwargs).report["tasks"]["t1"]["aggregate"]["ndcg@10"]
 
 
+@needs_landlock
 @pytest.mark.slow
 @pytest.mark.parametrize("route", [cls.__name__ for cls in sealed_attacks.ROUTES])
 def test_no_attack_plugin_reads_the_labels(small_bench, tmp_path, route):
@@ -215,6 +220,7 @@ def _truth(bench: Path) -> tuple[dict[str, int], dict[str, str]]:
     return grades, targets
 
 
+@needs_landlock
 def test_a_score_file_holds_no_label(small_bench, scored_run):
     """Issue 26: a plug-in reading a scored run's scores.json got every T2 grade and T3 target. The control decodes
     the per-unit values the file used to hold (still in memory) and gets them all; the file itself gives none."""
@@ -232,6 +238,7 @@ def _done(run: Path) -> dict:
     return json.loads((run / "run.json").read_text())["config"]["system_config"]
 
 
+@needs_landlock
 @pytest.mark.slow
 @pytest.mark.parametrize("copy", ["BENCH.backup", ".BENCH.4242.abcd1234.partial"])
 def test_a_copy_of_the_release_elsewhere_is_unreadable(small_bench, tmp_path, copy):
@@ -271,6 +278,7 @@ def test_the_parent_copies_no_link_and_no_special_file(tmp_path):
     assert sealed.read_child_file(out, ("t2.jsonl",)) is None
 
 
+@needs_landlock
 @pytest.mark.slow
 @pytest.mark.parametrize("sandbox_env", ["auto", "none"])
 def test_a_plugin_linking_its_outputs_to_the_labels_gets_no_run(small_bench, tmp_path, sandbox_env):
@@ -291,6 +299,7 @@ def test_a_forged_result_claims_nothing(small_bench, tmp_path):
         _t1_ndcg(small_bench, tmp_path / "run")
 
 
+@needs_landlock
 @pytest.mark.slow
 def test_a_plugin_cannot_delete_another_run(small_bench, scored_run, tmp_path):
     victim = tmp_path / "victim"
@@ -303,6 +312,7 @@ def test_a_plugin_cannot_delete_another_run(small_bench, scored_run, tmp_path):
     assert not (victim / "scores.json").exists()
 
 
+@needs_landlock
 @pytest.mark.slow
 @pytest.mark.parametrize("sandbox_env", ["auto", "none"])
 def test_a_sealed_plugin_reaches_no_listener(small_bench, tmp_path, sandbox_env):
@@ -313,9 +323,12 @@ def test_a_sealed_plugin_reaches_no_listener(small_bench, tmp_path, sandbox_env)
     assert got == ([] if sandbox_env == "auto" else [b"labels over the network"])  # the control receives it
 
 
+@needs_landlock
 @pytest.mark.slow
 @pytest.mark.parametrize("sandbox_env", ["auto", "none"])
 def test_a_sealed_plugin_cannot_kill_its_parent(small_bench, tmp_path, sandbox_env):
+    if sandbox_env == "auto" and landlock_abi() < 6:
+        pytest.skip("Landlock scopes signals from ABI 6 on")
     done = _run(small_bench, "KillParent", tmp_path / "run", FASHIONRQ_SANDBOX=sandbox_env)
     if sandbox_env == "auto":
         assert done.returncode == 0 and _done(tmp_path / "run")["done"] == "", done.stderr
@@ -328,9 +341,12 @@ def test_a_sealed_plugin_cannot_kill_its_parent(small_bench, tmp_path, sandbox_e
     assert not any(p.exists() for p in left)  # ... and removed by the next run
 
 
+@needs_landlock
 @pytest.mark.slow
 @pytest.mark.parametrize("sandbox_env", ["auto", "none"])
 def test_no_process_of_a_sealed_run_outlives_it(small_bench, tmp_path, sandbox_env):
+    if sandbox_env == "auto" and not sandbox._network_flags(False)[0]:
+        pytest.skip("no network namespace here: a daemon that leaves the process group is not found")
     done = _run(small_bench, "Daemon", tmp_path / "run", FASHIONRQ_SANDBOX=sandbox_env)
     assert done.returncode == 0, done.stderr
     pid = int(_done(tmp_path / "run")["done"])
@@ -340,6 +356,7 @@ def test_no_process_of_a_sealed_run_outlives_it(small_bench, tmp_path, sandbox_e
     assert alive == (sandbox_env == "none")  # the control's daemon, in a session of its own, outlived the run
 
 
+@needs_landlock
 @pytest.mark.slow
 def test_time_and_memory_limits_stop_a_run(small_bench, tmp_path):
     slept = _run(small_bench, "Sleeper", tmp_path / "slept", "--param", "seconds=600", "--time-limit", "20")
