@@ -387,3 +387,16 @@ def test_a_release_on_the_import_path_is_refused_before_the_run(small_bench, tmp
                           capture_output=True, text=True, env=_env(), cwd=tmp_path, timeout=300)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "lies inside" in done.stderr and not (tmp_path / "run").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="a private mount namespace needs root")
+def test_the_weaker_mount_namespace_seal_is_asked_for_recorded_and_shown(small_bench, tmp_path):
+    done = _run(small_bench, "OpenInInit", tmp_path / "run", FASHIONRQ_SANDBOX="mount-namespace")
+    assert done.returncode == 0, done.stderr
+    isolation = json.loads((tmp_path / "run" / "run.json").read_text())["isolation"]
+    assert isolation["mechanism"] == "mount-namespace" and isolation["allow_list"] is False
+    commit_run(tmp_path / "run", small_bench)
+    scored = subprocess.run([sys.executable, "-m", "fashionrq", "score", str(tmp_path / "run"), "--bench", str(small_bench), "--no-relevance"],
+                            capture_output=True, text=True, env=_env(), timeout=300)
+    assert scored.returncode == 0 and "weaker seal" in scored.stdout + scored.stderr, scored.stderr
