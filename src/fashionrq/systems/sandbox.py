@@ -231,10 +231,10 @@ def plan(readable: list[str | Path], writable: list[str | Path], denied: list[st
             raise SandboxError(f"this kernel has no Landlock, so a run cannot be sealed; set {ENV}=mount-namespace (root: a "
                                f"weaker deny-list, recorded) or {ENV}=none (unsealed: scored only with --unsealed).")
         net = net or ("landlock-tcp (UDP open)" if abi >= 4 else "")
+        record = _with_network({"mechanism": "landlock", "landlock_abi": abi, "allow_list": True, "signals_scoped": abi >= 6}, net)
         ruleset = _landlock_ruleset(abi, [Path(os.path.realpath(p)) for p in readable], [Path(os.path.realpath(p)) for p in writable],
                                     network)
-        record = {"mechanism": "landlock", "landlock_abi": abi, "allow_list": True, "signals_scoped": abi >= 6}
-        return Seal(_with_network(record, net), memory_bytes, ruleset=ruleset, network_flags=flags)
+        return Seal(record, memory_bytes, ruleset=ruleset, network_flags=flags)
     if os.geteuid() != 0:
         raise SandboxError(f"{ENV}=mount-namespace needs root; set {ENV}=landlock or none.")
     return Seal(_with_network({"mechanism": "mount-namespace", "allow_list": False}, net), memory_bytes,
