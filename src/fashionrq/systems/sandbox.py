@@ -42,11 +42,13 @@ _RULE_PATH_BENEATH = 1
 _PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP = 38, 24
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 1, 2, 4, 0x4000, 1 << 18
-_CAP_SYS_ADMIN = 21
+#: Capabilities a sealed child gives up (a root child would otherwise read the disk or memory past any file rule):
+#: CAP_SYS_MODULE, CAP_SYS_RAWIO (/proc/kcore, /dev/mem), CAP_SYS_PTRACE, CAP_SYS_ADMIN (mounts), CAP_MKNOD.
+_DROPPED_CAPS = (16, 17, 19, 21, 27)
 
 # Landlock rights (include/uapi/linux/landlock.h).
 _EXECUTE, _WRITE_FILE, _READ_FILE, _READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
-_TRUNCATE, _IOCTL_DEV = 1 << 14, 1 << 15
+_MAKE_CHAR, _MAKE_BLOCK, _TRUNCATE, _IOCTL_DEV = 1 << 6, 1 << 11, 1 << 14, 1 << 15
 _READ = _EXECUTE | _READ_FILE | _READ_DIR
 _FILE_RIGHTS = _EXECUTE | _WRITE_FILE | _READ_FILE | _TRUNCATE | _IOCTL_DEV
 _NET_BIND_TCP, _NET_CONNECT_TCP = 1 << 0, 1 << 1
@@ -122,6 +124,8 @@ class Seal:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if self.record["mechanism"] == "mount-namespace":
             _hide(libc, self.denied)
+        if self.record["mechanism"] != "none":
+            _drop_caps(libc)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise SandboxError(_failed("no_new_privs"))
         if self.ruleset is not None and libc.syscall(_SYS_RESTRICT_SELF, self.ruleset, 0) != 0:
@@ -163,7 +167,7 @@ def _landlock_ruleset(abi: int, readable: list[Path], writable: list[Path], netw
         for path in readable:
             _add_rule(libc, ruleset, path, _READ)
         for path in writable:
-            _add_rule(libc, ruleset, path, handled)
+            _add_rule(libc, ruleset, path, handled & ~(_MAKE_CHAR | _MAKE_BLOCK))  # no device node, so no raw disk
     except BaseException:
         os.close(ruleset)
         raise
@@ -171,15 +175,16 @@ def _landlock_ruleset(abi: int, readable: list[Path], writable: list[Path], netw
     return ruleset
 
 
-def _drop_sys_admin(libc) -> None:
-    """Remove CAP_SYS_ADMIN from this process (effective, permitted, inheritable, bounding set)."""
+def _drop_caps(libc) -> None:
+    """Remove :data:`_DROPPED_CAPS` from this process (effective, permitted, inheritable, bounding set)."""
     header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
     data = (ctypes.c_uint32 * 6)()
     if libc.syscall(125 if os.uname().machine == "x86_64" else 90, header, data) != 0:  # capget
         raise SandboxError(_failed("capget failed"))
-    for i in range(3):
-        data[i] &= ~(1 << _CAP_SYS_ADMIN)
-    libc.prctl(_PR_CAPBSET_DROP, _CAP_SYS_ADMIN, 0, 0, 0)
+    for cap in _DROPPED_CAPS:
+        for i in range(3):
+            data[i] &= ~(1 << cap)
+        libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
     if libc.syscall(126 if os.uname().machine == "x86_64" else 91, header, data) != 0:  # capset
         raise SandboxError(_failed("capset failed"))
 
@@ -193,7 +198,6 @@ def _hide(libc, denied: list[Path]) -> None:
     for folder in denied:
         if folder.exists() and libc.mount(b"fashionrq-sealed", os.fsencode(folder), b"tmpfs", flags, b"size=4k,mode=0555") != 0:
             raise SandboxError(_failed(f"cannot hide {folder}"))
-    _drop_sys_admin(libc)
 
 
 def _network_flags(network: bool) -> tuple[int, str]:

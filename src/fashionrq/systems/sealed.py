@@ -48,8 +48,10 @@ SEALED_ONLY_FOLDERS = ("indexes", "images", "relevance")
 #: Cache folders that hold labels or label-derived data: the SIDs and cached stage outputs (releases, runs).
 DENIED_CACHE_FOLDERS = ("sids", "stages")
 #: System folders the child may read (libraries, programs, ``/etc``, ``/proc`` and ``/sys`` for CPU and memory
-#: facts); ``/dev`` it may also write (``/dev/null``, ``/dev/shm``).
+#: facts).
 SYSTEM_FOLDERS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/proc", "/sys")
+#: The devices it may read and write: no disk, no terminal, no other device.
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/shm")
 #: The most bytes the parent reads back of one file the child wrote.
 MAX_CHILD_FILE = 1 << 30
 MAX_CHILD_RECORD = 16 << 20
@@ -137,7 +139,7 @@ def _access(work: Path, cache: Path) -> tuple[list[Path], list[Path]]:
     own = [cache / SEALED_CACHE / name for name in SEALED_ONLY_FOLDERS]
     shared = [cache / name for name in SHARED_CACHE_FOLDERS] + own + _model_folders()
     readable = [work / "public", work / "job", cache / DIGESTS, *_python_folders(), *map(Path, SYSTEM_FOLDERS)]
-    return readable, [work / "out", work / "tmp", Path("/dev"), *shared]
+    return readable, [work / "out", work / "tmp", *map(Path, DEVICES), *shared]
 
 
 def _refuse_reachable(readable: list[Path], writable: list[Path], hidden: list[Path]) -> None:
