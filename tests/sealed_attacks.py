@@ -138,4 +138,119 @@ class RenameLabels(Attack):
         return (moved / "t1.qrels").read_text()
 
 
-ROUTES = [OpenInInit, OpenInConfig, Subprocess, HardLink, PyArrowReader, MemoryMap, CtypesOpen, DirFd, RenameLabels]
+class ProcParentRoot(Attack):
+    """Through the parent's root as /proc shows it (the mount-namespace fallback did not hide that one)."""
+
+    def steal(self) -> str:
+        return Path(f"/proc/{os.getppid()}/root{self.qrels.resolve()}").read_text()
+
+
+ROUTES = [OpenInInit, OpenInConfig, Subprocess, HardLink, PyArrowReader, MemoryMap, CtypesOpen, DirFd, RenameLabels, ProcParentRoot]
+
+
+class SideEffect(Attack):
+    """An attack whose harm is not reading: ``act`` runs in ``fit`` and reports what it did in ``config()["done"]``."""
+
+    def __init__(self, bench: str = "", target: str = "", port: int = 0, seconds: float = 0, gib: float = 0) -> None:
+        self.target, self.port, self.seconds, self.gib, self.done = Path(target), port, seconds, gib, ""
+        super().__init__(bench)
+
+    def steal(self) -> str:
+        self.done = self.act()
+        return ""
+
+    def act(self) -> str:
+        raise NotImplementedError
+
+    def config(self) -> dict:
+        return {**super().config(), "done": self.done}
+
+
+class DeleteOtherRun(SideEffect):
+    """Deletes another committed run's scores.json and empties its ledger."""
+
+    def act(self) -> str:
+        (self.target / "scores.json").unlink()
+        (self.target / "commitments.jsonl").write_text("")
+        return "deleted"
+
+
+class Network(SideEffect):
+    """Sends data to a loopback listener of the test (never an outside address)."""
+
+    def act(self) -> str:
+        import socket
+
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as conn:
+            conn.sendall(b"labels over the network")
+        return "sent"
+
+
+class KillParent(SideEffect):
+    def act(self) -> str:
+        import signal
+
+        os.kill(os.getppid(), signal.SIGKILL)
+        return "killed"
+
+
+class Daemon(SideEffect):
+    """Starts a process in a session of its own, out of the child's process group, meant to outlive the run."""
+
+    def act(self) -> str:
+        return str(subprocess.Popen(["sleep", "600"], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).pid)
+
+
+class Sleeper(SideEffect):
+    def act(self) -> str:
+        import time
+
+        time.sleep(self.seconds)
+        return "slept"
+
+
+class Hog(SideEffect):
+    """Reserves ``gib`` GiB of address space (untouched, so the control costs no memory)."""
+
+    def act(self) -> str:
+        self.block = np.empty(int(self.gib * (1 << 30)), dtype=np.uint8)
+        return f"allocated {self.gib} GiB"
+
+
+class SymlinkOutputs(SideEffect):
+    """The confused deputy: after writing its runs, replaces t1.run with a link to the qrels for the parent to copy."""
+
+    def config(self) -> dict:
+        out = Path("out/t1.run")
+        out.unlink()
+        out.symlink_to(self.qrels)
+        return super().config()
+
+    def act(self) -> str:
+        return "linked"
+
+
+class ForgedResult(SideEffect):
+    """Writes its own result.json claiming Landlock and exits before the child writes the real one."""
+
+    def config(self) -> dict:
+        record = {"system": "forged", "config": {}, "release": "", "isolation": {"mechanism": "landlock", "landlock_abi": 7}}
+        Path("out/result.json").write_text(json.dumps({"runs": {"": record}, "isolation": record["isolation"]}))
+        os._exit(0)
+
+    def act(self) -> str:
+        return "forged"
+
+
+def grades_from_scores(scores: dict, t3_run: Path) -> tuple[dict[str, int], dict[str, str]]:
+    """What a plug-in learns from a scored run's ``scores.json`` (and that run's ``t3.run``): every T2 test pair's true
+    grade and every T3 query's target (the item at rank 1 / mrr); empty when the file holds no per-unit value."""
+    tasks = scores.get("tasks", {})
+    grades = {pair: int(row["label"]) for pair, row in tasks.get("t2", {}).get("per_unit", {}).items()}
+    mrr = {qid: row["mrr"] for qid, row in tasks.get("t3", {}).get("per_unit", {}).items()}
+    targets = {}
+    for line in t3_run.read_text().splitlines():
+        qid, _, item, rank, _, _ = line.split()
+        if mrr.get(qid) and round(1 / mrr[qid]) == int(rank):
+            targets[qid] = item
+    return grades, targets

@@ -19,13 +19,13 @@ def _files(folder) -> dict[str, bytes]:
 
 
 def _count_children(monkeypatch) -> list:
-    started, start = [], subprocess.run
+    started, start = [], subprocess.Popen
 
-    def run(*args, **kwargs):
+    def popen(*args, **kwargs):
         started.append(args[0])
         return start(*args, **kwargs)
 
-    monkeypatch.setattr(sealed.subprocess, "run", run)
+    monkeypatch.setattr(sealed.subprocess, "Popen", popen)
     return started
 
 

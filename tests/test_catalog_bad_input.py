@@ -284,3 +284,20 @@ def test_an_ingested_folder_reingests_with_every_attribute(tmp_path):
         again = ingest(route).table
         assert again.equals(first.table), route
     assert sum(bool(a) for a in first.table.column("attributes").to_pylist()) > 1500
+
+
+def test_a_mapped_image_path_must_stay_inside_the_catalogs_folder(tmp_path, capsys):
+    """Issue 26: a mapped catalog with image_path=/etc/passwd built, and public/images/<id> became a hard link to
+    /etc/passwd. A path that leaves the catalog's folder (absolute, ``..`` or a link) is refused; one inside is
+    resolved (the control: the same rows with a photo in the folder ingest)."""
+    mapping = MAPPING.replace('description = "body_html"', 'description = "body_html"\nimage_path = "photo"')
+    (tmp_path / "photos").mkdir()
+    (tmp_path / "photos" / "a.jpg").write_bytes(b"jpeg")
+    (tmp_path / "photos" / "link.jpg").symlink_to("/etc/passwd")
+    for photo in ("/etc/passwd", "../outside.jpg", "photos/link.jpg"):
+        catalog, spec = write_catalog(tmp_path, [ROWS[0] + f",{photo}"], HEADER + ",photo", mapping)
+        message = ingest_error(capsys, tmp_path, catalog, spec)
+        assert "image_path" in message and "outside the catalog's folder" in message and "SKU-1530" in message, message
+    catalog, spec = write_catalog(tmp_path, [ROWS[0] + ",photos/a.jpg"], HEADER + ",photo", mapping)
+    table = ingest(catalog, spec).table
+    assert table.column("image_path").to_pylist() == [str((tmp_path / "photos" / "a.jpg").resolve())]

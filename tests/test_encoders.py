@@ -197,6 +197,26 @@ def test_embed_items_cache_hit_computes_nothing_and_change_misses(items, texts, 
     assert not np.array_equal(third[0], first[0]) and np.array_equal(third[1:], first[1:])
 
 
+def test_a_poisoned_embedding_cache_entry_is_reported_and_computed_again(items, texts, tmp_path, capsys):
+    """Issue 26: a sealed plug-in overwrote the cached item embeddings and the next build used them. The entry no
+    longer matches the digest recorded when it was written (kept under digests/, which sealed runs cannot write), so
+    it is named and encoded again; the control reads the poisoned file as a reader without the check would."""
+    encoder = get_encoder("minilm-int8")
+    first = embed_items(items, "minilm-int8", cache_dir=tmp_path)
+    path = cache_path(encoder, texts, "document", tmp_path)
+    assert (tmp_path / "digests" / path.relative_to(tmp_path)).with_name(path.name + ".sha256").is_file()
+    np.save(path, np.zeros_like(first))
+    assert not np.load(path).any()  # the control: the poison is what the file holds
+    clear_memory_cache()
+    before = encoder.texts_encoded
+    again = embed_items(items, "minilm-int8", cache_dir=tmp_path)
+    assert np.array_equal(again, first) and encoder.texts_encoded == before + items.num_rows
+    assert str(path) in capsys.readouterr().err.replace("\n", "")
+    clear_memory_cache()
+    assert np.array_equal(embed_items(items, "minilm-int8", cache_dir=tmp_path), first)
+    assert encoder.texts_encoded == before + items.num_rows  # the rebuilt entry is trusted again
+
+
 def test_sparse_cache_round_trip_and_query_kind(texts, tmp_path):
     encoder = get_encoder("splade-tiny")
     docs = embed_texts(texts[:20], "splade-tiny", kind="document", cache_dir=tmp_path)

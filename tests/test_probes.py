@@ -12,6 +12,7 @@ from fashionrq.cli import main
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_write_json, atomic_write_jsonl, read_jsonl, sha256_file
 from fashionrq.protocol.compare import TASK_NAMES
+from fashionrq.protocol.manifest import with_digest
 from fashionrq.protocol.probe import QUERY_BLIND, probe_release
 from fashionrq.systems import LabelAccessError, run_system
 from fashionrq.systems.probes import PROBES
@@ -110,7 +111,7 @@ def _plant_position_leak(source, target):
     atomic_write_jsonl(target / "public" / "t1_candidates.jsonl", rows)
     manifest = json.loads((target / "manifest.json").read_text())
     manifest["files"]["public/t1_candidates.jsonl"] = sha256_file(target / "public" / "t1_candidates.jsonl")
-    atomic_write_json(target / "manifest.json", manifest)
+    atomic_write_json(target / "manifest.json", with_digest(manifest))
 
 
 def _cli(argv: list[str], capsys) -> tuple[int, str]:

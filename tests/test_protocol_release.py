@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 from fashionrq.cli import main
 from fashionrq.errors import FashionRQError
+from fashionrq.io import sha256_file
 from fashionrq.protocol import errors as E
 from fashionrq.protocol.commitment import check_commitment, commit_run, read_ledger
 from fashionrq.protocol.compare import compare_runs, compare_scored, gate, parse_headline, verdict_markdown
@@ -94,6 +96,27 @@ def test_verify_detects_an_edited_label_file_a_missing_and_an_extra_file(world, 
     with pytest.raises(E.ReleaseTamperedError, match="labels/t1.qrels"):
         verify_release(bench, strict=True)
     assert _exit_code(["verify", str(bench)]) == 10
+
+
+def test_verify_refuses_links_special_files_folders_and_an_edited_manifest(world, tmp_path):
+    """Issue 26: each of these passed verify, since every listed file still hashed right (the control, asserted first)
+    and the walk looked at regular files only."""
+    bench = shutil.copytree(world["bench"], tmp_path / "BENCH")
+    outside = tmp_path / "t1.qrels"
+    shutil.move(bench / "labels" / "t1.qrels", outside)
+    (bench / "labels" / "t1.qrels").symlink_to(outside)  # a label file replaced by a link to the same bytes
+    (bench / "public" / "extra").symlink_to(tmp_path, target_is_directory=True)
+    os.mkfifo(bench / "public" / "pipe")
+    (bench / "public" / "empty").mkdir()
+    manifest = json.loads((bench / "manifest.json").read_text())
+    assert sha256_file(bench / "labels" / "t1.qrels") == manifest["files"]["labels/t1.qrels"]  # the control
+    manifest["protocol"]["open_depth"] = 10
+    (bench / "manifest.json").write_text(json.dumps(manifest))
+    report = verify_release(bench)
+    assert report.odd == ["labels/t1.qrels", "public/empty", "public/extra", "public/pipe"] and not report.changed
+    assert "protocol" in report.unhashed and "files" not in report.unhashed
+    assert "covered by no hash" in report.sentence() and _exit_code(["verify", str(bench)]) == 10
+    assert not verify_release(world["bench"]).unhashed  # the build records the digest of its manifest
 
 
 def test_score_refuses_a_release_whose_labels_were_edited_after_build(world, tmp_path):
@@ -459,7 +482,8 @@ def test_score_reports_every_task_metric_and_the_commitment(world, scored):
         units = manifest["protocol"]["bootstrap_unit"][task]["n_units"]
         assert entry["n_clusters"] == units if task != "t2" else 2 <= entry["n_clusters"] < units  # T2 scores test units
     for task in ("t1", "t3"):
-        assert len(t[task]["per_unit"]) == t[task]["n_units"] == len(world["pools"].ranking(task))
+        assert len(scored["bm25"].per_unit(task)) == t[task]["n_units"] == len(world["pools"].ranking(task))
+        assert "per_unit" not in t[task]
     assert report["bootstrap"]["resamples"] == 10_000 and report["bootstrap"]["level"] == 0.95
     for task, entry in t.items():
         assert set(entry["interval"]) == set(entry["aggregate"]), task
@@ -494,7 +518,7 @@ def test_t3_target_only_metrics_checked_by_hand(world, scored):
         qid, _, item, r, _, _ = line.split()
         if target[qid] == item:
             rank[qid] = int(r)
-    per_unit = scored["random"].report["tasks"]["t3"]["per_unit"]
+    per_unit = scored["random"].per_unit("t3")
     for qid, r in rank.items():
         assert per_unit[qid]["ndcg@3"] == pytest.approx(1 / np.log2(1 + r) if r <= 3 else 0.0)
         assert per_unit[qid]["mrr"] == pytest.approx(1 / r) and per_unit[qid]["recall@3"] == float(r <= 3)
@@ -515,19 +539,19 @@ def test_t2_accuracy_and_t4_consistency_recomputed_by_hand(world, scored):
             tops[qid].add(item)
     pairs = [(a, b) for i, a in enumerate(members) for b in members[i + 1:]]
     expected = np.mean([len(tops[a] & tops[b]) / len(tops[a] | tops[b]) for a, b in pairs])
-    assert scored["random"].report["tasks"]["t4"]["per_unit"][group]["consistency@5"] == pytest.approx(expected)
+    assert scored["random"].per_unit("t4")[group]["consistency@5"] == pytest.approx(expected)
 
 
 def test_breakdowns_partition_the_queries_by_phi(world, scored):
-    t1 = scored["bm25"].report["tasks"]["t1"]
+    t1, per_unit = scored["bm25"].report["tasks"]["t1"], scored["bm25"].per_unit("t1")
     phi = {row["qid"]: row["expressed"] for row in map(json.loads, _lines(world["bench"] / "labels" / "phi.jsonl"))}
     assert sum(entry["n"] for entry in t1["breakdowns"]["by_n_attributes"].values()) == t1["n_units"]
     for n, entry in t1["breakdowns"]["by_n_attributes"].items():
-        members = [q for q in t1["per_unit"] if len(phi[q]) == int(n)]
+        members = [q for q in per_unit if len(phi[q]) == int(n)]
         assert entry["n"] == len(members)
-        assert entry["ndcg@10"] == pytest.approx(np.mean([t1["per_unit"][q]["ndcg@10"] for q in members]))
+        assert entry["ndcg@10"] == pytest.approx(np.mean([per_unit[q]["ndcg@10"] for q in members]))
     for attr, entry in t1["breakdowns"]["by_attribute"].items():
-        assert entry["present"]["n"] == sum(attr in phi[q] for q in t1["per_unit"])
+        assert entry["present"]["n"] == sum(attr in phi[q] for q in per_unit)
         assert entry["present"]["n"] + entry["absent"]["n"] == t1["n_units"]
     assert t1["breakdowns"]["by_attribute"]["product_type"]["present"]["n"] > 0
 
@@ -666,3 +690,15 @@ def test_score_with_an_esci_gain_map_equals_evaluate_with_those_gains(world, sco
     with pytest.raises(FashionRQError, match="not 'level=gain'"):
         score_run(world["bench"], world["runs"]["bm25"], relevance=False, gains="3=1,2")
 
+
+
+def test_a_huge_id_is_refused_fast_and_cut_in_the_message(tmp_path):
+    """Issue 26: a 1 GiB qid was refused after 332 s with the whole id printed. A 16 MiB one (the control: it is in
+    the file) is refused at once with a sentence of a few hundred characters."""
+    huge = "q" * (16 << 20)
+    path = tmp_path / "t1.run"
+    path.write_text(f"{huge} Q0 i00001 1 1.0 hand\n")
+    assert huge in path.read_text()
+    with pytest.raises(E.ExtraIdsError) as refused:
+        validate_ranking(path, {"q1": frozenset({"i00001"})})
+    assert len(str(refused.value)) < 500 and f"({len(huge):,} characters)" in str(refused.value)

@@ -8,6 +8,7 @@ of each. An output that already exists is refused unless the caller passes ``for
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import json
 import os
@@ -104,7 +105,8 @@ def atomic_directory(path: str | Path, force: bool = False, what: str = "output 
     path = Path(path)
     refuse_existing(path, force, what)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent))
+    remove_stale_partials(path)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".partial", dir=path.parent))
     os.chmod(tmp, 0o777 & ~_umask())
     try:
         yield tmp
@@ -120,6 +122,33 @@ def atomic_directory(path: str | Path, force: bool = False, what: str = "output 
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     _fsync_dir(path.parent)
+
+
+def remove_stale_partials(path: Path) -> None:
+    """Delete what crashed writers of the folder ``path`` left beside it: ``.NAME.PID.*.partial`` (a half-built
+    folder: a release's holds its labels) and ``.NAME.old-PID`` (the folder it replaced) of a process no longer
+    alive, and ``.NAME.*.partial`` of older versions, which name no process."""
+    for entry in sorted(path.parent.glob(f".{glob.escape(path.name)}.*")):
+        middle = entry.name[len(path.name) + 2:]
+        if middle.endswith(".partial"):
+            pid = middle.split(".")[0]
+        elif middle.startswith("old-"):
+            pid = middle[4:]
+        else:
+            continue
+        if entry.is_dir() and not entry.is_symlink() and not (pid.isdigit() and process_alive(int(pid))):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (this user's or another's)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        pass
+    return True
 
 
 def _umask() -> int:

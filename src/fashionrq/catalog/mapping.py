@@ -289,5 +289,18 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
     _check_columns(path, mapping, columns)
     # An items table written by `fashionrq ingest` was accepted once: its rows are only rejected for an empty id.
     required = ("item_id",) if mapping.source == IDENTITY and set(FIELDS) <= set(columns) else REQUIRED_FIELDS
-    items = (_mapped_item(where, record, mapping, report, required) for where, record in records)
-    return [item for item in items if item is not None]
+    items = ((where, _mapped_item(where, record, mapping, report, required)) for where, record in records)
+    return [_photo_inside(path.parent, where, item) for where, item in items if item is not None]
+
+
+def _photo_inside(folder: Path, where: str, item: dict) -> dict:
+    """``item`` with its ``image_path`` resolved against the catalog's ``folder`` (links followed); a path that
+    leaves the folder is refused, so that a release never publishes (or hard-links) a file from elsewhere."""
+    if item["image_path"] is None:
+        return item
+    root = folder.resolve()
+    photo = (root / item["image_path"]).resolve()
+    if root not in photo.parents:
+        raise InputError(f"{where} (id {item['item_id'][:80]}): image_path {item['image_path'][:80]!r} lies outside the "
+                         f"catalog's folder {str(root)[:200]}; keep the photos in or below that folder.")
+    return {**item, "image_path": str(photo)}

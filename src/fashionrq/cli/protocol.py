@@ -78,6 +78,9 @@ def score_command(
     _print_scores(scored.report)
     if not scored.report["isolation"]["sealed"]:
         console.print(f"[bold yellow]unsealed run[/]: made without isolation (mechanism {scored.report['isolation']['mechanism']}); its scores are marked unsealed.")
+    elif scored.report["isolation"]["mechanism"] == "mount-namespace":
+        console.print("[bold yellow]weaker seal[/]: made under mount-namespace, a deny-list that hid the release but left other "
+                      "folders, copies of the release among them, readable (docs/protocol.md, \"Threat model\").")
     console.print(f"wrote {path}")
 
 

@@ -9,6 +9,7 @@ import typer
 
 from fashionrq.errors import InputError
 from fashionrq.progress import console
+from fashionrq.limits import DEFAULT_MEMORY_LIMIT_GIB, DEFAULT_TIME_LIMIT_S
 
 
 def parse_params(values: list[str]) -> dict:
@@ -39,13 +40,16 @@ def run_command(
     chunk_rows: int = typer.Option(4096, "--chunk-rows", min=1, help="Queries per engine chunk; the same value gives the same bytes on every engine."),
     index: str = typer.Option("exact", "--index", help="Open-corpus dense index: exact (faiss IndexFlatIP, or numpy without faiss), hnsw or ivf (approximate; their recall against exact goes into run.json; need pip install fashionrq[scale])."),
     force: bool = typer.Option(False, "--force", help="Replace an existing, uncommitted run folder."),
+    time_limit: float = typer.Option(DEFAULT_TIME_LIMIT_S, "--time-limit", help="Wall-clock seconds the sealed child may run before it and every process it started are killed."),
+    memory_limit: float = typer.Option(DEFAULT_MEMORY_LIMIT_GIB, "--memory-limit", help="Address space (GiB, RLIMIT_AS) of the sealed child and of each process it starts."),
 ) -> None:
     """Run a retrieval system, sealed in a child process that sees only the release's public files, and write a run folder."""
     from fashionrq.systems import run_system
+    from fashionrq.limits import Limits
 
     run = run_system(bench, system, out, reranker=rerank or None, regime=regime, depth=depth, first_stage_out=first_stage_out,
                      params=parse_params(param), engine=engine, address=address, chunk_rows=chunk_rows, index=index,
-                     force=force)
+                     force=force, limits=Limits(time_limit, memory_limit))
     console.print(f"wrote {out}: {', '.join(['run.json', 't1o.run', 't1.run', 't3.run', 't4.run', 't2.jsonl'])} for system {run['system']} "
                   f"(release {run['release'][:12]}, isolation: {run['isolation']['mechanism']})")
     if first_stage_out is not None:

@@ -14,11 +14,13 @@ import numpy as np
 import pyarrow as pa
 import scipy.sparse as sp
 
+from fashionrq import cachedigest
 from fashionrq.encoders.base import Encoder, as_texts
 from fashionrq.encoders.registry import get_encoder
 from fashionrq.encoders.text import TEXT_COLUMNS, item_text
-from fashionrq.errors import FashionRQError
+from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_write_text, atomic_writer, crash_point
+from fashionrq.progress import console
 
 KINDS = ("query", "document")
 
@@ -59,8 +61,11 @@ def _keep_by_text(enc, kind: str, texts: list[str], vectors) -> None:
 
 
 def default_cache_dir() -> Path:
-    """``$FASHIONRQ_CACHE`` if set, else ``~/.cache/fashionrq``."""
-    return Path(os.environ.get("FASHIONRQ_CACHE") or Path.home() / ".cache" / "fashionrq")
+    """``$FASHIONRQ_CACHE`` if set, else ``~/.cache/fashionrq``; refuses a path that is a file."""
+    path = Path(os.environ.get("FASHIONRQ_CACHE") or Path.home() / ".cache" / "fashionrq")
+    if path.exists() and not path.is_dir():
+        raise InputError(f"FASHIONRQ_CACHE={str(path)[:200]} is a file, not a folder; point it at a folder (or unset it).")
+    return path
 
 
 def texts_hash(texts: Sequence[str]) -> str:
@@ -108,20 +113,37 @@ def _record_set(enc, kind: str, texts: list[str], path: Path, cache_dir: Path | 
         return
     with atomic_writer(path.with_suffix(".order.npy"), "wb") as handle:
         np.save(handle, _text_order(texts))
+    cachedigest.record(_root(cache_dir), path.with_suffix(".order.npy"))
     atomic_write_text(pointer, path.name)
 
 
 def _reordered(enc, kind: str, texts: list[str], cache_dir: Path | None) -> np.ndarray | None:
-    """The vectors of ``texts`` gathered from a cached call on the same texts in another order, if there is one."""
+    """The vectors of ``texts`` gathered from a cached call on the same texts in another order, if there is one (and
+    its vectors and order match their digests)."""
     if not _reorderable(enc) or not (pointer := set_pointer(enc, texts, kind, cache_dir)).exists():
         return None
     source = pointer.with_name(pointer.read_text(encoding="utf-8").strip())
-    if not source.exists():
+    root = _root(cache_dir)
+    if not (source.exists() and _verified(root, source) and _verified(root, source.with_suffix(".order.npy"))):
         return None
     stored, stored_order = _read_or_fail(source, enc.kind), np.load(source.with_suffix(".order.npy"))
     vectors = np.empty_like(stored)
     vectors[_text_order(texts)] = stored[stored_order]  # the k-th smallest text has the same vector in both calls
     return vectors
+
+
+def _root(cache_dir: Path | None) -> Path:
+    return Path(cache_dir or default_cache_dir())
+
+
+def _verified(root: Path, path: Path) -> bool:
+    """Whether the cache entry ``path`` matches its recorded digest; one that does not is reported and deleted."""
+    if not path.exists() or cachedigest.trusted(root, path):
+        return path.exists()
+    console.print(f"embedding cache file {path} does not match a digest recorded when it was written (changed since, "
+                  "written by a sealed run, or by an older fashionrq); computing it again.", soft_wrap=True)
+    path.unlink(missing_ok=True)
+    return False
 
 
 def _read_or_fail(path: Path, kind: str):
@@ -239,10 +261,11 @@ def embed_texts(
     key = str(path)
     if key in _MEMORY:
         return _MEMORY[key].copy()
-    if path.exists():
+    if _verified(_root(cache_dir), path):
         vectors = _read_or_fail(path, enc.kind)
         _keep_by_text(enc, kind, texts, vectors)
-    elif (vectors := _known_rows(enc, kind, texts)) is not None:  # a subset of a kept call: gathered, not encoded
+        return _remembered(key, texts, vectors)
+    if (vectors := _known_rows(enc, kind, texts)) is not None:  # a subset of a kept call: gathered, not encoded
         _write(path, vectors)
     elif (vectors := _reordered(enc, kind, texts, cache_dir)) is not None:  # a kept call in another order
         _write(path, vectors)
@@ -251,6 +274,12 @@ def embed_texts(
         vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine), enc.kind, engine is None)
         _keep_by_text(enc, kind, texts, vectors)
         _record_set(enc, kind, texts, path, cache_dir)
+    cachedigest.record(_root(cache_dir), path)
+    return _remembered(key, texts, vectors)
+
+
+def _remembered(key: str, texts: list[str], vectors):
+    """``vectors``, also kept in memory when ``texts`` is short (:data:`MEMORY_MAX_TEXTS`)."""
     if len(texts) <= MEMORY_MAX_TEXTS:
         _MEMORY[key] = vectors.copy()
     return vectors

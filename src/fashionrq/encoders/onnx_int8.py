@@ -109,9 +109,17 @@ class OnnxMiniLMEncoder(Encoder):
 
         from fashionrq.encoders.cache import default_cache_dir
 
-        folder = self.model_dir or default_cache_dir() / "models"
+        from fashionrq import cachedigest
+
+        root = default_cache_dir()
+        folder = self.model_dir or root / "models"
         path = folder / f"minilm-int8-{hashlib.sha256(self._versions.encode()).hexdigest()[:16]}.onnx"
-        return path if path.is_file() else quantize_for_integer_matmul(self.source, path)
+        if path.is_file() and (self.model_dir is not None or cachedigest.trusted(root, path)):
+            return path
+        built = quantize_for_integer_matmul(self.source, path)
+        if self.model_dir is None:
+            cachedigest.record(root, built)
+        return built
 
     @cached_property
     def session(self):

@@ -7,8 +7,11 @@ re-hashes the files against the latest record and refuses any change.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -185,15 +188,30 @@ def commit_run(run: str | Path, bench: str | Path | None = None, *, now: datetim
     root = Path(run)
     if bench is not None:
         check_release(root, bench)
-    ledger = read_ledger(root, allow_torn=True)
-    stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
-    record = {"version": LEDGER_VERSION, **_snapshot(root), "timestamp": stamp,
-              "prev": ledger[-1]["hash"] if ledger else None}
-    record["hash"] = record_hash(record)
-    # the whole ledger is rewritten under a temporary name and renamed: an interrupted commit leaves the old
-    # ledger or the new one, and a torn line left by an older writer is dropped here
-    atomic_write_text(root / LEDGER, "".join(_canonical(r) for r in ledger) + _canonical(record))
+    with _locked(root):  # concurrent commits of one run each append their record, one after the other
+        ledger = read_ledger(root, allow_torn=True)
+        stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
+        record = {"version": LEDGER_VERSION, **_snapshot(root), "timestamp": stamp,
+                  "prev": ledger[-1]["hash"] if ledger else None}
+        record["hash"] = record_hash(record)
+        # the whole ledger is rewritten under a temporary name and renamed: an interrupted commit leaves the old
+        # ledger or the new one, and a torn line left by an older writer is dropped here
+        atomic_write_text(root / LEDGER, "".join(_canonical(r) for r in ledger) + _canonical(record))
     return record
+
+
+@contextlib.contextmanager
+def _locked(folder: Path):
+    """An exclusive lock on the run folder itself (``flock`` on its descriptor: no lock file is left in the run)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as err:
+        raise RunConfigError(f"{str(folder)[:200]} is not a readable folder ({err.strerror}); commit a run folder.") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def check_commitment(run: str | Path) -> dict:

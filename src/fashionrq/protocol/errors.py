@@ -119,8 +119,9 @@ class ComparisonError(ProtocolError):
     exit_code = 30
 
 
-def examples(ids, limit: int = 5) -> str:
-    """Format up to ``limit`` ids (sorted) as ``a, b, c`` for an error sentence."""
+def examples(ids, limit: int = 5, width: int = 60) -> str:
+    """Format up to ``limit`` ids (sorted) as ``a, b, c`` for an error sentence, each cut to ``width`` characters."""
     shown = sorted(ids)[:limit]
     more = len(ids) - len(shown)
-    return ", ".join(map(str, shown)) + (f" (+{more} more)" if more > 0 else "")
+    cut = (text if len(text) <= width else f"{text[:width]}… ({len(text):,} characters)" for text in map(str, shown))
+    return ", ".join(cut) + (f" (+{more} more)" if more > 0 else "")

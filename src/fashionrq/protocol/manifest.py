@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,6 +12,8 @@ from fashionrq.io import sha256_file
 from fashionrq.protocol.errors import ReleaseTamperedError, examples
 
 MANIFEST = "manifest.json"
+#: The manifest's field holding the digest of all its other fields.
+DIGEST = "manifest_sha256"
 
 
 def release_hash(bench: str | Path) -> str:
@@ -54,10 +58,14 @@ class VerifyReport:
     changed: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
+    #: links, special files (FIFOs, sockets, devices) and folders no listed file lies in
+    odd: list[str] = field(default_factory=list)
+    #: manifest.json's own fields, when they no longer match its digest (or it has none)
+    unhashed: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not (self.changed or self.missing or self.extra)
+        return not (self.changed or self.missing or self.extra or self.odd or self.unhashed)
 
     def sentence(self) -> str:
         """One sentence naming what failed, or that the release is intact."""
@@ -70,11 +78,16 @@ class VerifyReport:
             parts.append(f"{len(self.missing)} listed file(s) missing ({examples(self.missing)})")
         if self.extra:
             parts.append(f"{len(self.extra)} unlisted file(s) present ({examples(self.extra)})")
+        if self.odd:
+            parts.append(f"{len(self.odd)} link(s), special file(s) or unlisted folder(s) present ({examples(self.odd)})")
+        if self.unhashed:
+            parts.append(f"{MANIFEST} was edited after the build or carries no digest of its own fields, so these are "
+                         f"covered by no hash: {examples(self.unhashed)}")
         return f"{self.bench} fails verification: " + "; ".join(parts) + "; restore the release as built or rebuild it."
 
     def to_dict(self) -> dict:
         return {"bench": self.bench, "release": self.release, "checked": self.checked, "ok": self.ok,
-                "changed": self.changed, "missing": self.missing, "extra": self.extra}
+                "changed": self.changed, "missing": self.missing, "extra": self.extra, "odd": self.odd, "unhashed": self.unhashed}
 
 
 def verify_release(bench: str | Path, *, under: str | None = None, strict: bool = False) -> VerifyReport:
@@ -89,20 +102,55 @@ def verify_release(bench: str | Path, *, under: str | None = None, strict: bool 
     listed = {name for name in table if name.startswith(prefix)}
     for name in sorted(listed):
         path = root / name
-        if not path.is_file():
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            report.odd.append(name)
+        elif not path.is_file():
             report.missing.append(name)
         elif sha256_file(path) != table[name]:
             report.changed.append(name)
         report.checked += 1
-    scan = root / under if under else root
-    if scan.is_dir():
-        for path in sorted(scan.rglob("*")):
-            name = path.relative_to(root).as_posix()
-            if path.is_file() and name != MANIFEST and name not in listed:
-                report.extra.append(name)
+    _scan(root, root / under if under else root, listed, report)
+    if under is None:
+        report.unhashed = unhashed_fields(root)
     if strict and not report.ok:
         raise ReleaseTamperedError(report.sentence())
     return report
+
+
+def _scan(root: Path, scan: Path, listed: set[str], report: VerifyReport) -> None:
+    """Walk ``scan`` without following links: an unlisted file is extra; a link, a special file or a folder that holds
+    no listed file is odd (the release has none of them)."""
+    folders = {parent.as_posix() for name in listed for parent in Path(name).parents}
+    for folder, dirs, files in os.walk(scan):  # a linked folder is listed, never entered
+        for entry in sorted(dirs + files):
+            path = Path(folder) / entry
+            name = path.relative_to(root).as_posix()
+            if name == MANIFEST or name in listed:  # listed files are checked by name
+                continue
+            if path.is_symlink() or not (path.is_file() or path.is_dir()) or (path.is_dir() and name not in folders):
+                report.odd.append(name)
+            elif path.is_file():
+                report.extra.append(name)
+
+
+def manifest_digest(manifest: dict) -> str:
+    """SHA-256 of the canonical JSON of every field of ``manifest`` but :data:`DIGEST` (what the build records)."""
+    body = {key: value for key, value in manifest.items() if key != DIGEST}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def with_digest(manifest: dict) -> dict:
+    """``manifest`` with its own digest (:func:`manifest_digest`), so that verify notices an edited field."""
+    return {**manifest, DIGEST: manifest_digest(manifest)}
+
+
+def unhashed_fields(bench: str | Path) -> list[str]:
+    """The top-level fields of BENCH/manifest.json that no hash covers: none when its digest matches, every field but
+    ``files`` (whose files are hashed) when the digest is missing or does not match."""
+    manifest = json.loads((Path(bench) / MANIFEST).read_text(encoding="utf-8"))
+    if manifest.get(DIGEST) == manifest_digest(manifest):
+        return []
+    return sorted(key for key in manifest if key not in ("files", DIGEST))
 
 
 def enclosing_release(path: str | Path) -> Path | None:

@@ -84,13 +84,25 @@ class TaskUnits:
 
 @dataclass
 class ScoredRun:
-    """Everything ``score_run`` computed; ``report`` is what is written to JSON."""
+    """Everything ``score_run`` computed; ``report`` is what is written to JSON (aggregates only: no per-unit value)."""
 
     report: dict
     units: dict[str, TaskUnits]
     attr: dict | None = None
     #: qid -> the attributes φ(q) expresses (for per-attribute comparisons)
     expressed: dict[str, list[str]] = field(default_factory=dict)
+
+    def per_unit(self, task: str) -> dict[str, dict[str, float]]:
+        """``{unit id: {metric: value}}`` of ``task`` (T2 adds each pair's true ``label`` and ``predicted`` grade);
+        empty when the task was not scored. Held in memory only and never written: read beside the run's own
+        ranking, one query's values give its grades away (docs/protocol.md, "Scoring")."""
+        units = self.units.get(task)
+        if units is None:
+            return {}
+        columns = dict(units.values)
+        if units.truth is not None:
+            columns.update(label=units.truth, predicted=units.pred)
+        return {uid: {name: column[i].item() for name, column in columns.items()} for i, uid in enumerate(units.ids)}
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -299,7 +311,6 @@ def _score_committed(bench: Path, run: Path, relevance: bool, cache_dir, gain_ma
             entry["per_class"] = {str(k): v for k, v in metrics["per_class"].items()}
             entry["confusion_matrix"] = metrics["confusion_matrix"]
             entry["cluster_macro"] = _cluster_macro(units[task])
-            entry["per_unit"] = {p: {"label": int(t), "predicted": int(y)} for p, t, y in zip(units[task].ids, units[task].truth, units[task].pred)}
         else:
             if task == "t4":
                 units[task], queries = _t4_units(predictions[task], labels / "t4.qrels", unit_of, pools.t4_group, gain_map)
@@ -316,8 +327,6 @@ def _score_committed(bench: Path, run: Path, relevance: bool, cache_dir, gain_ma
                 units[task].values["R@10"] = np.array([attr["per_query"][q] for q in ids])
             entry["aggregate"] = _means(units[task])
             entry["cluster_macro"] = _cluster_macro(units[task])
-            entry["per_unit"] = {uid: {name: float(col[i]) for name, col in units[task].values.items()}
-                                 for i, uid in enumerate(units[task].ids)}
         entry["interval"] = _intervals(units[task])
         unit = units[task]
         entry.update({"unit": unit.unit, "n_units": len(unit.ids), "n_clusters": len(set(unit.clusters)),

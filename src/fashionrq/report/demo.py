@@ -132,7 +132,7 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
         with _mcmr_beside(out, config) as mcmr_process:
             scored = _run_all(bench, out / "runs", config, console)
             runs = [out / "runs" / label for label, _, _ in config.systems]
-            shown = labelled([(json.loads(json.dumps(s.report, sort_keys=True)), run / "scores.json") for s, run in zip(scored, runs)], bench)
+            shown = labelled([(s, run / "scores.json") for s, run in zip(scored, runs)], bench)
             with stage("leaderboard"):
                 section("4. Leaderboard", leaderboard_of(bench, shown))
             comparison = _compare(scored, out, config, console, section)
@@ -271,8 +271,10 @@ def _compare(scored: list, out: Path, config: DemoConfig, console: Console, sect
     from fashionrq.stagecache import cached_json
 
     console.print(f"paired cluster bootstrap over {len(scored)} runs ({config.resamples:,} resamples) …")
-    # the key is every score but the commitment (a timestamped event) and the run's path: the bootstrap reads only the scores
+    # the key is every score but the commitment (a timestamped event) and the run's path, with the per-unit values
+    # the bootstrap resamples (no score file holds them)
     inputs = {"scores": [{k: v for k, v in s.report.items() if k not in ("commitment", "run")} for s in scored],
+              "per_unit": [{task: s.per_unit(task) for task in sorted(s.units)} for s in scored],
               "resamples": config.resamples, "seed": config.seed}
     with stage("bootstrap"):
         comparison = cached_json("bootstrap", inputs, lambda: json.loads(json.dumps(

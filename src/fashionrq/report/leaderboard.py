@@ -22,6 +22,7 @@ from pathlib import Path
 
 from fashionrq.errors import InputError
 from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
+from fashionrq.protocol.scoring import ScoredRun
 
 #: (task, metric key in the score JSON, column header) of the task table.
 TASK_COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -38,13 +39,17 @@ SCORES_JSON = "scores.json"
 
 @dataclass
 class Scored:
-    """One score JSON and the run it came from."""
+    """One score JSON and the run it came from; ``scored`` is its fresh scoring, whose per-unit values no file holds."""
 
     label: str
     report: dict
     path: Path
+    scored: ScoredRun
     #: what the run shares with the release's construction (``protocol.components``); its label then ends in †
     shares: tuple[str, ...] = ()
+
+    def per_unit(self, task: str) -> dict[str, dict[str, float]]:
+        return self.scored.per_unit(task)
 
     def aggregate(self, task: str, metric: str) -> float | None:
         return self.report.get("tasks", {}).get(task, {}).get("aggregate", {}).get(metric)
@@ -84,21 +89,26 @@ def _first_difference(found, fresh, where: str = "") -> str | None:
     return None if found == fresh else f"{where.rstrip('.')}: file {str(found)[:40]}, recomputed {str(fresh)[:40]}"
 
 
-def verify_scores(bench: Path, path: Path, report: dict, given_folder: bool, unsealed: bool = False) -> dict:
+def verify_scores(bench: Path, path: Path, report: dict, given_folder: bool, unsealed: bool = False) -> ScoredRun:
     """Re-score the committed run against the ledger and the labels; refuse a score file that differs in any number.
 
-    Returns the freshly computed report (what the leaderboard shows).
+    Returns the fresh scoring (what the leaderboard shows).
     """
     from fashionrq.protocol.scoring import score_run
 
     run = _run_folder(path, report, given_folder)
-    fresh = score_run(bench, run, relevance="relevance" in report, unsealed=unsealed).report
-    fresh = json.loads(json.dumps(fresh, sort_keys=True))  # the form the file holds (tuples become lists)
+    scored = score_run(bench, run, relevance="relevance" in report, unsealed=unsealed)
+    fresh = _as_written(scored.report)
     diff = _first_difference({k: v for k, v in report.items() if k != "run"}, {k: v for k, v in fresh.items() if k != "run"})
     if diff:
         raise InputError(f"{path} does not match a fresh scoring of {run} ({diff}): it was edited, or is stale; "
                          f"rescore with `fashionrq score {run} --bench {bench} --force`.")
-    return fresh
+    return scored
+
+
+def _as_written(report: dict) -> dict:
+    """``report`` in the form a score file holds (tuples become lists)."""
+    return json.loads(json.dumps(report, sort_keys=True))
 
 
 def load_scores(bench: str | Path, paths: Sequence[str | Path], unsealed: bool = False) -> list[Scored]:
@@ -111,7 +121,7 @@ def load_scores(bench: str | Path, paths: Sequence[str | Path], unsealed: bool =
 
     bench = Path(bench)
     release = release_hash(bench)
-    out: list[tuple[dict, Path]] = []
+    out: list[tuple[ScoredRun, Path]] = []
     for raw in paths:
         path = Path(raw)
         folder = path.is_dir()
@@ -131,17 +141,18 @@ def load_scores(bench: str | Path, paths: Sequence[str | Path], unsealed: bool =
     return labelled(out, bench)
 
 
-def labelled(reports: Sequence[tuple[dict, Path]], bench: str | Path | None = None) -> list[Scored]:
-    """``(score report as written to JSON, score file path)`` pairs as :class:`Scored` runs with distinct labels;
-    with ``bench``, a run that shares a model with its construction is marked † (``protocol.components``)."""
+def labelled(reports: Sequence[tuple[ScoredRun, Path]], bench: str | Path | None = None) -> list[Scored]:
+    """``(scored run, score file path)`` pairs as :class:`Scored` runs with distinct labels; with ``bench``, a run that
+    shares a model with its construction is marked † (``protocol.components``)."""
     out: list[Scored] = []
     taken: set[str] = set()
-    for report, path in reports:
+    for scored, path in reports:
+        report = _as_written(scored.report)
         shares = tuple(run_shares(bench, report["run"])) if bench is not None else ()
         base = str(report.get("system") or path.parent.name) + ("" if report["isolation"]["sealed"] else " (unsealed)")
         label = base if base not in taken else f"{base} ({path.parent.name})"
         taken.add(label)
-        out.append(Scored(label + (f" {SHARED_MARK}" if shares else ""), report, path, shares))
+        out.append(Scored(label + (f" {SHARED_MARK}" if shares else ""), report, path, scored, shares))
     if not out:
         raise InputError("no score files given; pass at least one score JSON or RUN folder.")
     return out
@@ -289,7 +300,7 @@ def conditional_table(bench: str | Path, scored: Sequence[Scored], depth: int | 
     header += [f"{m}" for m in CONDITIONAL_METRICS] + [f"{m} given hit" for m in CONDITIONAL_METRICS]
     rows = []
     for s in scored:
-        per_unit = s.report.get("tasks", {}).get("t1", {}).get("per_unit")
+        per_unit = s.per_unit("t1")
         run_dir = Path(s.report.get("run", ""))
         if not per_unit or not (run_dir / "t1.run").is_file():
             continue

@@ -40,7 +40,7 @@ def worst_section(bench: Path, scored: Sequence[Scored], heads: dict[str, str], 
     view = WorstQueries(bench, images)
     parts = []
     for s in scored:
-        per_unit = s.report["tasks"].get("t1", {}).get("per_unit") or {}
+        per_unit = s.per_unit("t1")
         run_file = _run_file(s)
         if not per_unit or run_file is None:
             parts.append(f'<h3>{escape(s.label)}</h3><p class="notrun">not available: no T1 per-query scores or t1.run.</p>')

@@ -86,7 +86,7 @@ def _paired_intervals(bench: Path, pair: TwoStagePair) -> list[tuple[float, floa
     from fashionrq.protocol.bootstrap import mean_interval_bounds, resample_counts
     from fashionrq.protocol.scoring import RUN_BOOTSTRAP
 
-    first, second = (s.report["tasks"]["t1o"]["per_unit"] for s in (pair.first, pair.second))
+    first, second = (s.per_unit("t1o") for s in (pair.first, pair.second))
     qids = sorted(first)
     unit_of = {row["qid"]: row["unit"] for row in read_jsonl(bench / "labels" / "queries.jsonl")}
     clusters = sorted({unit_of[q] for q in qids})

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ import numpy as np
 from fashionrq.encoders.text import item_text
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_jsonl, atomic_writer
+from fashionrq.limits import Limits
 from fashionrq.progress import track
 from fashionrq.systems.adapter import as_retriever
 from fashionrq.systems.base import Retriever, ranking_order
@@ -229,7 +229,7 @@ def execute_batch(jobs, public: Path, out: Path) -> dict[str, dict]:
 def execute(job, public: Path, out: Path, shared: dict | None = None) -> dict[str, dict]:
     """Inside the sealed child: build the job's systems, fit them on the staged public files, write ``out/*``.
 
-    Returns ``{subfolder: run record}`` (system, config, release; the parent writes each as run.json): ``""`` for
+    Returns ``{subfolder: run record}`` (system, config; the parent adds release and isolation): ``""`` for
     ``out``, and for a two-stage job with ``job.first_stage`` also :data:`FIRST_STAGE`, the first stage alone.
     ``shared``: what the jobs of one batch share (the public view a pool system reads).
     """
@@ -261,7 +261,7 @@ def execute(job, public: Path, out: Path, shared: dict | None = None) -> dict[st
         config = {"system_config": system.config() if hasattr(system, "config") else {}, "regime": job.regime,
                   "rerank": {**output.reranker.config(), "depth": job.depth} if output.reranker is not None else None,
                   "t2": {**calibrator.config(), "features": _t2_feature_names(output)}, "open_corpus_index": index}
-        records[key] = {"system": output.name, "config": config, "release": job.release}
+        records[key] = {"system": output.name, "config": config}
     return records
 
 
@@ -336,6 +336,7 @@ def run_system(
     chunk_rows: int = 4096,
     index: str = "exact",
     force: bool = False,
+    limits: Limits = Limits(),
 ) -> dict:
     """Run ``system`` sealed (see :mod:`fashionrq.systems.sealed`) over BENCH/public/ and write the run folder ``out``.
 
@@ -353,7 +354,7 @@ def run_system(
     Open-corpus T1 searches the system's cached index (``index``: ``exact`` faiss ``IndexFlatIP`` or numpy, or the
     approximate ``hnsw``/``ivf``, whose recall against exact search run.json records); ``engine`` (``local`` or
     ``ray``, with ``address``/``chunk_rows``) runs dense query encoding and search in engine chunks, byte-identical
-    on both; ``None`` searches in the sealed process itself.
+    on both; ``None`` searches in the sealed process itself. ``limits``: the child's wall-clock and memory limits.
     """
     from fashionrq.systems.sealed import Job, run_sealed, staged_public
 
@@ -365,15 +366,15 @@ def run_system(
     job = Job(system, dict(params or {}), reranker, dict(reranker_params or {}), regime, calibrator, public.release,
               depth, first_stage_out is not None, engine, address, chunk_rows, index)
     with staged_public(public.public, photos=regime != "text") as work:  # the text regime shows no photo
-        result = run_sealed(job, Path(bench), work, _label(system, reranker))
-        runs = {key: {**record, "isolation": result["isolation"]} for key, record in result["runs"].items()}
+        records, isolation = run_sealed(job, Path(bench), work, _label(system, reranker), limits)
+        runs = {key: _run_record(records, key, public.release, isolation) for key in targets}
         for key, target in targets.items():
-            _write_run_folder(work / "out" / key, target, runs[key])
+            _write_run_folder(work / "out", key, target, runs[key], bench)
     return runs[""]
 
 
 def run_systems(bench: str | Path, runs: Mapping[str | Path, tuple[str | Retriever, dict]], *, regime: str = "text",
-                force: bool = False) -> dict[Path, dict]:
+                force: bool = False, limits: Limits = Limits()) -> dict[Path, dict]:
     """Run several systems sealed in ONE child process over one private copy of BENCH/public/: one start-up, and one
     read of the public view for every pool system (the probes). ``runs``: run folder -> ``(system, params)``.
 
@@ -391,18 +392,34 @@ def run_systems(bench: str | Path, runs: Mapping[str | Path, tuple[str | Retriev
     public = PublicBench(bench)
     jobs = tuple(Job(system, dict(params), regime=regime, release=public.release, depth=DEFAULT_DEPTH) for system, params in runs.values())
     with staged_public(public.public, photos=regime != "text") as work:  # the text regime shows no photo
-        result = run_sealed(Batch(jobs), Path(bench), work, ", ".join(_label(system, None) for system, _ in runs.values()))
-        records = {target: {**result["runs"][str(i)], "isolation": result["isolation"]} for i, target in enumerate(targets)}
+        label = ", ".join(_label(system, None) for system, _ in runs.values())
+        records, isolation = run_sealed(Batch(jobs), Path(bench), work, label, limits)
+        written = {target: _run_record(records, str(i), public.release, isolation) for i, target in enumerate(targets)}
         for i, target in enumerate(targets):
-            _write_run_folder(work / "out" / str(i), target, records[target])
-    return records
+            _write_run_folder(work / "out", str(i), target, written[target], bench)
+    return written
 
 
-def _write_run_folder(source: Path, target: Path, record: dict) -> None:
-    """The run folder ``target``: the child's run files from ``source`` and ``record`` as run.json."""
+def _run_record(records: dict[str, dict], key: str, release: str, isolation: dict) -> dict:
+    """run.json of the child's subfolder ``key``: its system and config, with the release and isolation this process knows."""
+    if key not in records:
+        raise FashionRQError(f"the sealed child reported no run for {key or 'its output'}; the system broke the run.")
+    return {**records[key], "release": release, "isolation": isolation}
+
+
+def _write_run_folder(out: Path, key: str, target: Path, record: dict, bench: str | Path) -> None:
+    """The run folder ``target``: the child's run files from ``out/key`` (plain files only, read without following a
+    link, each validated against the public pools) and ``record`` as run.json."""
+    from fashionrq.protocol.validate import load_pools, validate_run
+    from fashionrq.systems.sealed import read_child_file
+
     with atomic_directory(target, force=True, what="run folder") as tmp:
         for name in RUN_FILES:
-            shutil.copyfile(source / name, tmp / name)
+            data = read_child_file(out, (*Path(key).parts, name))
+            if data is None:
+                raise FashionRQError(f"the sealed child wrote no {name} for {record['system'][:80]}; the system broke the run.")
+            (tmp / name).write_bytes(data)
+        validate_run(tmp, load_pools(bench))
         atomic_write_json(tmp / "run.json", record)
 
 

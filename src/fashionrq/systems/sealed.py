@@ -1,19 +1,24 @@
 """Sealed runs: every system is built and run in a child process that sees a private copy of BENCH/public/ only.
 
-The parent (:func:`run_sealed`) copies the verified ``BENCH/public/`` files into a fresh temporary folder,
-pickles the job (system and reranker names or instances, their parameters, the calibrator) and starts
-``python -m fashionrq.systems.sealed JOB``. The child seals itself (:func:`fashionrq.systems.sandbox.seal`:
-the release folder, the SID cache and the stage cache become unreadable), and only then unpickles the job — so a plug-in's
-module import, ``__init__``, ``fit``, ``score`` and ``config`` all run sealed — and writes the run files into
-the temporary folder. It is never told where the release is.
+The parent (:func:`run_sealed`) copies the verified ``BENCH/public/`` files into a fresh temporary folder WORK,
+pickles the job (system and reranker names or instances, their parameters, the calibrator) into ``WORK/job/`` and
+starts ``python -m fashionrq.systems.sealed WORK`` under the seal it planned itself (``fashionrq.systems.sandbox``):
+the child may read ``WORK/public``, ``WORK/job``, the Python installation and the system folders, and write
+``WORK/out`` and ``WORK/tmp``. The child unpickles the job — so a plug-in's module import, ``__init__``, ``fit``,
+``score`` and ``config`` all run sealed — and writes the run files into ``WORK/out``. It is never told where the
+release is. The parent trusts nothing the child wrote (:func:`read_child_file`): it reads back only regular files
+of the expected names, without following links and up to a size limit, and records the isolation it set up.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import pickle
 import shutil
+import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -22,19 +27,34 @@ from pathlib import Path
 
 import cloudpickle
 
-from fashionrq.errors import FashionRQError
-from fashionrq.io import atomic_write_bytes, atomic_write_json
+from fashionrq.cachedigest import DIGESTS, SEALED_ENV
+from fashionrq.errors import FashionRQError, InputError
+from fashionrq.io import atomic_write_bytes, atomic_write_json, process_alive
 from fashionrq.systems.bench import PHOTOS
+from fashionrq.limits import Limits
 
 JOB = "job.pickle"
-POLICY = "policy.json"
 RESULT = "result.json"
 ERROR = "error.json"
-#: Cache folders a sealed system may write (query vectors, indexes, image attributes, rebuilt models, strings the
-#: verifier compares).
-CHILD_CACHE_FOLDERS = ("embeddings", "indexes", "images", "models", "relevance")
+WORK_PREFIX = "fashionrq-sealed-"
+#: Cache folders the parent shares with sealed runs (vectors, the rebuilt int8 model): none holds a label, and the
+#: parent checks an entry's digest (``fashionrq.cachedigest``, in ``digests/``, read-only to sealed runs) before use.
+SHARED_CACHE_FOLDERS = ("embeddings", "models")
+#: The sealed runs' own cache, ``$FASHIONRQ_CACHE/sealed`` (their ``FASHIONRQ_CACHE``): their indexes, image
+#: attributes and verifier strings, which the parent never reads; the shared folders and ``digests/`` appear in it
+#: as links.
+SEALED_CACHE = "sealed"
+SEALED_ONLY_FOLDERS = ("indexes", "images", "relevance")
 #: Cache folders that hold labels or label-derived data: the SIDs and cached stage outputs (releases, runs).
 DENIED_CACHE_FOLDERS = ("sids", "stages")
+#: System folders the child may read (libraries, programs, ``/etc``, ``/proc`` and ``/sys`` for CPU and memory
+#: facts).
+SYSTEM_FOLDERS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/proc", "/sys")
+#: The devices it may read and write: no disk, no terminal, no other device.
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/shm")
+#: The most bytes the parent reads back of one file the child wrote.
+MAX_CHILD_FILE = 1 << 30
+MAX_CHILD_RECORD = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -65,13 +85,14 @@ class Batch:
 
 @contextlib.contextmanager
 def staged_public(public: Path, photos: bool = False):
-    """A temporary folder holding a private copy of every file in ``public`` (``WORK/public``) and ``WORK/out``;
-    with ``photos`` also of ``public/images/`` (copies, not links: the child may write below WORK, and must not
-    reach the release's files)."""
-    work = Path(tempfile.mkdtemp(prefix="fashionrq-sealed-"))
+    """A temporary folder WORK holding a private copy of every file in ``public`` (``WORK/public``), ``WORK/job``,
+    ``WORK/out`` and ``WORK/tmp``; with ``photos`` also of ``public/images/`` (copies, not links: the child must not
+    reach the release's files). Folders a killed parent left behind are removed first."""
+    _remove_stale_work()
+    work = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-"))
     try:
-        (work / "public").mkdir()
-        (work / "out").mkdir()
+        for name in ("public", "job", "out", "tmp"):
+            (work / name).mkdir()
         _copy_files(public, work / "public")
         if photos and (public / PHOTOS).is_dir():
             (work / "public" / PHOTOS).mkdir()
@@ -81,6 +102,13 @@ def staged_public(public: Path, photos: bool = False):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _remove_stale_work() -> None:
+    for entry in Path(tempfile.gettempdir()).glob(f"{WORK_PREFIX}*-*"):
+        pid = entry.name[len(WORK_PREFIX):].split("-")[0]
+        if pid.isdigit() and entry.is_dir() and not entry.is_symlink() and not process_alive(int(pid)):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
 def _copy_files(source: Path, target: Path) -> None:
     """Copy the regular files directly in ``source`` (no links, no subfolders) into ``target``."""
     for path in sorted(source.iterdir()):
@@ -88,83 +116,215 @@ def _copy_files(source: Path, target: Path) -> None:
             shutil.copyfile(path, target / path.name)
 
 
-def _child_env() -> dict[str, str]:
+def _import_path() -> list[str]:
+    """This process's import path (``''`` is the working folder): the child's PYTHONPATH."""
+    return list(dict.fromkeys(os.path.abspath(p or os.getcwd()) for p in sys.path))
+
+
+def _python_folders() -> list[Path]:
+    """The Python installation and every folder on the import path (the child imports from them)."""
+    folders = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *_import_path()]
+    return [Path(os.path.realpath(p)) for p in dict.fromkeys(folders)]
+
+
+def _model_folders() -> list[Path]:
+    """Where downloaded model weights live (Hugging Face, torch); the child reads and writes them."""
+    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return [Path(p) for p in (os.environ.get("HF_HOME") or home / "huggingface", os.environ.get("TORCH_HOME") or home / "torch")]
+
+
+def _access(work: Path, cache: Path) -> tuple[list[Path], list[Path]]:
+    """``(readable, writable)`` folders of the sealed child; refuses a readable folder that holds the release or a
+    denied cache folder."""
+    own = [cache / SEALED_CACHE / name for name in SEALED_ONLY_FOLDERS]
+    shared = [cache / name for name in SHARED_CACHE_FOLDERS] + own + _model_folders()
+    readable = [work / "public", work / "job", cache / DIGESTS, *_python_folders(), *map(Path, SYSTEM_FOLDERS)]
+    return readable, [work / "out", work / "tmp", *map(Path, DEVICES), *shared]
+
+
+def _refuse_reachable(readable: list[Path], writable: list[Path], hidden: list[Path]) -> None:
+    for folder in (*readable, *writable):
+        inside = [h for h in hidden if h == folder or folder in h.parents]
+        if inside:
+            raise InputError(f"{str(inside[0])[:200]} lies inside {str(folder)[:200]}, which a sealed run may read (a folder "
+                             "Python imports from: the script's or working folder of `python -m`, PYTHONPATH; or a system "
+                             "or model folder); keep releases and caches out of it, e.g. run from another folder.")
+
+
+def _child_env(work: Path, cache: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(_import_path()), "FASHIONRQ_CACHE": str(cache / SEALED_CACHE),
+            "TMPDIR": str(work / "tmp"), SEALED_ENV: "1"}
+
+
+def _cache_folder() -> Path:
+    """``$FASHIONRQ_CACHE`` with every folder the seal names (Landlock admits rules on existing folders only) and the
+    sealed runs' own cache, whose shared folders are links to the parent's."""
     from fashionrq.encoders import default_cache_dir
 
-    paths = [os.path.abspath(p or os.getcwd()) for p in sys.path]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(dict.fromkeys(paths)),
-            "FASHIONRQ_CACHE": str(default_cache_dir().resolve())}
-
-
-def _writable(work: Path) -> list[str]:
-    from fashionrq.encoders import default_cache_dir
-
-    home_cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return [str(p) for p in (work, default_cache_dir(), home_cache, Path(tempfile.gettempdir()), Path("/dev"))]
-
-
-def run_sealed(job: Job | Batch, bench: Path, work: Path, label: str) -> dict:
-    """Run ``job`` (or every job of a batch, in turn) in a sealed child over ``work`` (see :func:`staged_public`);
-    return the child's result.
-
-    The result is ``{"runs": {subfolder of WORK/out: run record}, "isolation": {...}}`` (see
-    ``fashionrq.systems.run.execute`` and ``execute_batch``).
-    """
-    from fashionrq.encoders import default_cache_dir
-    from fashionrq.io import read_json
-
-    cache = default_cache_dir()
-    for name in (*CHILD_CACHE_FOLDERS, *DENIED_CACHE_FOLDERS):  # the seal admits writes below existing folders only
+    cache = default_cache_dir().resolve()
+    for name in (*SHARED_CACHE_FOLDERS, *DENIED_CACHE_FOLDERS, DIGESTS, *(f"{SEALED_CACHE}/{n}" for n in SEALED_ONLY_FOLDERS)):
         (cache / name).mkdir(parents=True, exist_ok=True)
-    policy = {"denied": [str(bench.resolve()), *(str((cache / name).resolve()) for name in DENIED_CACHE_FOLDERS)],
-              "writable": _writable(work)}
-    atomic_write_json(work / POLICY, policy)
+    for name in (*SHARED_CACHE_FOLDERS, DIGESTS):
+        link = cache / SEALED_CACHE / name
+        if not os.path.lexists(link):
+            link.symlink_to(Path("..") / name, target_is_directory=True)
+    return cache
+
+
+def run_sealed(job: Job | Batch, bench: Path, work: Path, label: str, limits: Limits = Limits()) -> tuple[dict, dict]:
+    """Run ``job`` (or every job of a batch, in turn) in a sealed child over ``work`` (see :func:`staged_public`);
+    return ``({subfolder of WORK/out: the child's record}, isolation)``.
+
+    Each record is ``{"system", "config"}`` as the child reports it (checked to be a name and a JSON object);
+    ``isolation`` is what this process set up (``fashionrq.systems.sandbox``), with the limits.
+    """
+    from fashionrq.systems.sandbox import SandboxError, plan
+
+    cache = _cache_folder()
+    readable, writable = _access(work, cache)
+    hidden = [Path(os.path.realpath(bench)), *(cache / name for name in DENIED_CACHE_FOLDERS)]
+    _refuse_reachable(readable, writable, hidden)
     try:
         # cloudpickle sends importable classes by reference and the rest (a plug-in defined in a notebook,
         # a script's __main__ or exec'd code) by value, so the child needs no import of the caller's module
-        atomic_write_bytes(work / JOB, cloudpickle.dumps(job))
+        atomic_write_bytes(work / "job" / JOB, cloudpickle.dumps(job))
     except (pickle.PicklingError, TypeError, AttributeError) as err:
         raise FashionRQError(f"system {label} cannot be sent to the sealed child process ({err}); pass it by name (module:Class) instead.") from None
-    code = subprocess.run([sys.executable, "-m", "fashionrq.systems.sealed", str(work)], cwd=work, env=_child_env(),
-                          close_fds=True).returncode
-    if (work / ERROR).is_file():
-        error = read_json(work / ERROR)
-        from fashionrq.systems.bench import LabelAccessError
+    jobs = job.jobs if isinstance(job, Batch) else (job,)
+    seal = plan(readable, writable, hidden, int(limits.memory_gib * (1 << 30)), network=any(j.engine == "ray" for j in jobs))
+    try:
+        code = _supervise(work, cache, seal, limits, label)
+    except subprocess.SubprocessError:
+        raise SandboxError(f"the sealed child of system {label} could not be started under {seal.record['mechanism']}; "
+                           "set FASHIONRQ_SANDBOX=none to run it unsealed.") from None
+    finally:
+        seal.close()
+    isolation = {**seal.record, "process": "sealed child", "limits": {"time_s": float(limits.time_s), "memory_gib": float(limits.memory_gib)}}
+    return _child_records(work / "out", code, label, limits), isolation
 
-        kind = LabelAccessError if error.get("denied") else FashionRQError
-        raise kind(error["message"], int(error.get("exit_code", 2)))
-    if code != 0 or not (work / RESULT).is_file():
-        raise FashionRQError(f"system {label} failed inside the sealed child process (exit {code}); its traceback is printed above.")
-    return read_json(work / RESULT)
+
+def _supervise(work: Path, cache: Path, seal, limits: Limits, label: str) -> int:
+    """Start the child under ``seal``, wait up to the time limit, then kill its process group (and every process
+    left in its network namespace); returns its exit code."""
+    child = subprocess.Popen([sys.executable, "-m", "fashionrq.systems.sealed", str(work)], cwd=work, env=_child_env(work, cache),
+                             close_fds=True, start_new_session=True, preexec_fn=seal.apply)
+    namespace = _namespace(child.pid) if seal.network_flags else None
+    try:
+        return child.wait(timeout=limits.time_s)
+    except subprocess.TimeoutExpired:
+        raise FashionRQError(f"system {label} ran past its wall-clock limit of {limits.time_s:g} s and was killed; "
+                             "raise it with --time-limit SECONDS.") from None
+    finally:
+        _kill_all(child.pid, namespace)
+        child.wait()
 
 
-def _fail(work: Path, message: str, exit_code: int, denied: bool = False) -> None:
-    atomic_write_json(work / ERROR, {"message": message, "exit_code": exit_code, "denied": denied})
+def _namespace(pid: int) -> str | None:
+    with contextlib.suppress(OSError):
+        return os.readlink(f"/proc/{pid}/ns/net")
+    return None
+
+
+def _kill_all(group: int, namespace: str | None) -> None:
+    """SIGKILL the child's process group and, when it had a network namespace of its own, every process in it (a
+    daemon that left the group)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGKILL)
+    if namespace is None or namespace == _namespace(os.getpid()):
+        return
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and _namespace(int(entry.name)) == namespace:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(entry.name), signal.SIGKILL)
+
+
+def read_child_file(folder: Path, parts: tuple[str, ...], limit: int = MAX_CHILD_FILE) -> bytes | None:
+    """The bytes of ``folder/parts...`` written by the child, read without following any link (each part is opened
+    ``O_NOFOLLOW`` below the one before); ``None`` when absent. Refuses a link, a special file (a FIFO, a device) or
+    a file over ``limit`` bytes."""
+    where = "/".join(parts)
+    fds = [os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)]
+    try:
+        for i, part in enumerate(parts):
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_DIRECTORY if i < len(parts) - 1 else 0)
+            try:
+                fds.append(os.open(part, flags, dir_fd=fds[-1]))
+            except FileNotFoundError:
+                return None
+            except OSError:
+                raise FashionRQError(f"the sealed child left {where[:200]} as a link or not a folder; a run writes plain files only.") from None
+        info = os.fstat(fds[-1])
+        if not stat.S_ISREG(info.st_mode):
+            raise FashionRQError(f"the sealed child left {where[:200]} as a special file (a FIFO, socket or device); a run writes plain files only.")
+        if info.st_size > limit:
+            raise FashionRQError(f"the sealed child wrote {where[:200]} of {info.st_size:,} bytes, over the limit of {limit:,}; write smaller files.")
+        with os.fdopen(os.dup(fds[-1]), "rb") as handle:
+            return handle.read(limit + 1)[:limit]
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _child_json(out: Path, name: str) -> dict | None:
+    data = read_child_file(out, (name,), MAX_CHILD_RECORD)
+    if data is None:
+        return None
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        record = None
+    if not isinstance(record, dict):
+        raise FashionRQError(f"the sealed child wrote a {name} that is not a JSON object; the system broke the run.")
+    return record
+
+
+def _child_records(out: Path, code: int, label: str, limits: Limits) -> dict:
+    """The run records the child wrote (``WORK/out/result.json``), each checked; its error (``error.json``) raised."""
+    from fashionrq.systems.bench import LabelAccessError
+
+    error = _child_json(out, ERROR)
+    if error is not None:
+        exit_code = error.get("exit_code")
+        kind = LabelAccessError if error.get("denied") is True else FashionRQError
+        raise kind(str(error.get("message"))[:500], exit_code if isinstance(exit_code, int) and 2 <= exit_code <= 30 else 2)
+    result = _child_json(out, RESULT) if code == 0 else None
+    if result is None:
+        raise FashionRQError(f"system {label} failed inside the sealed child process (exit {code}); its traceback is printed "
+                             f"above (memory limit {limits.memory_gib:g} GiB: raise it with --memory-limit GIB).")
+    runs = result.get("runs")
+    if not isinstance(runs, dict) or not all(_is_record(r) for r in runs.values()):
+        raise FashionRQError(f"system {label}: the sealed child's result.json names no run records; the system broke the run.")
+    return {key: {"system": record["system"][:200], "config": record["config"]} for key, record in runs.items()}
+
+
+def _is_record(record) -> bool:
+    return isinstance(record, dict) and isinstance(record.get("system"), str) and isinstance(record.get("config"), dict)
+
+
+def _fail(out: Path, message: str, exit_code: int, denied: bool = False) -> None:
+    atomic_write_json(out / ERROR, {"message": message, "exit_code": exit_code, "denied": denied})
     sys.exit(exit_code)
 
 
 def child_main(work: Path) -> None:
-    """The sealed child: seal, then build the systems (of one job or a batch) and write WORK/out/* and WORK/result.json."""
-    from fashionrq.io import read_json
-    from fashionrq.systems.sandbox import is_denial, seal
+    """The sealed child (sealed before it started): build the systems (of one job or a batch) and write WORK/out/*."""
+    from fashionrq.systems.sandbox import is_denial
 
-    policy = read_json(work / POLICY)
-    (work / POLICY).unlink()  # the system must not even learn where the release is
+    out = work / "out"
     try:
-        isolation = seal(policy["denied"], policy["writable"])
-        with open(work / JOB, "rb") as handle:
+        with open(work / "job" / JOB, "rb") as handle:
             job: Job | Batch = pickle.load(handle)
         from fashionrq.systems.run import execute_job
 
-        result = execute_job(job, work / "public", work / "out")
+        result = execute_job(job, work / "public", out)
     except FashionRQError as err:
-        _fail(work, str(err), err.exit_code)
+        _fail(out, str(err), err.exit_code)
     except OSError as err:
         if not is_denial(err):
             raise
-        _fail(work, f"the system was refused access to {err.filename or 'a file'} ({err.strerror}): a sealed run may read only "
-                    "its private copy of BENCH/public/, so remove that access.", 3, denied=True)
-    atomic_write_json(work / RESULT, {"runs": result, "isolation": {**isolation, "process": "sealed child"}})
+        _fail(out, f"the system was refused access to {err.filename or 'a file'} ({err.strerror}): a sealed run may read only "
+                   "its private copy of BENCH/public/, so remove that access.", 3, denied=True)
+    atomic_write_json(out / RESULT, {"runs": result})
 
 
 if __name__ == "__main__":

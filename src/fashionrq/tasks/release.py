@@ -350,8 +350,10 @@ def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, 
                 "files": files, "protocol": protocol_record(tasks, tasks.report["open_depth"])}
     manifest.setdefault("construction", {})["secret"] = secret.record()
     manifest.setdefault("report", {})["tasks"] = tasks.report
+    from fashionrq.protocol.manifest import with_digest
+
     path = out / MANIFEST
-    path.write_text(json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(with_digest(manifest), indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
 

@@ -1,0 +1,24 @@
+"""What a sealed child may use (``fashionrq run --time-limit/--memory-limit``); a module of its own, so the CLI reads
+the defaults without importing the systems."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fashionrq.errors import InputError
+
+#: Default limits of ``fashionrq run --time-limit/--memory-limit``.
+DEFAULT_TIME_LIMIT_S = 4 * 3600
+DEFAULT_MEMORY_LIMIT_GIB = 16
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a sealed child may use: wall-clock seconds and address space (``RLIMIT_AS``) in GiB."""
+
+    time_s: float = DEFAULT_TIME_LIMIT_S
+    memory_gib: float = DEFAULT_MEMORY_LIMIT_GIB
+
+    def __post_init__(self) -> None:
+        if not (self.time_s > 0 and self.memory_gib > 0):
+            raise InputError(f"--time-limit {self.time_s} and --memory-limit {self.memory_gib} must both be positive.")
