@@ -97,7 +97,7 @@ def test_score_killed_or_out_of_disk_leaves_no_scores_json(small_bench, tmp_path
     args = ("score", str(run), "--bench", str(small_bench), "--no-relevance", "--unsealed")
     killed = _cli(*args, crash="write:1")
     assert killed.returncode == KILLED and not (run / "scores.json").exists()
-    full = _cli(*args, limit=20_000)  # `ulimit -f`: the file cannot be written whole
+    full = _cli(*args, limit=4_000)  # `ulimit -f`: the file cannot be written whole
     assert full.returncode == 2 and "Traceback" not in full.stderr and "free disk space" in full.stderr.replace("\n", " ")
     assert not (run / "scores.json").exists()
     assert _cli(*args).returncode == 0

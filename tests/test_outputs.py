@@ -80,7 +80,7 @@ def test_leaderboard_refuses_an_edited_or_stale_score_file(small_bench, scored, 
     report["tasks"]["t1"]["aggregate"]["ndcg@10"] = 0.999
     path.write_text(json.dumps(report))
     code, err = _code(["leaderboard", small_bench, scored, "--unsealed"], capsys)
-    assert code == 2 and "tasks.t1.aggregate.ndcg@10: file 0.999, recomputed" in err and f"{true:.4f}"[:5] in err
+    assert code == 2 and f"tasks.t1.aggregate.ndcg@10: file 0.999, recomputed {str(true)[:5]}" in err
     assert "0.999" not in capsys.readouterr().out
     # stale: the run is committed again (a rerun) after it was scored
     path.write_text(good)
