@@ -26,6 +26,9 @@ from fashionrq.vocab import normalise_colour
 
 #: The comparator score every expressed attribute must reach on the item's own value.
 THRESHOLD = 0.85
+#: Most bytes of clause masks kept (one byte per item each); past it the cache starts afresh, so a catalog of
+#: 10^6 items holds at most 256 masks at a time.
+CACHE_BYTES = 256 * 2**20
 
 
 def _close_colours(vocab: list[str]) -> np.ndarray:
@@ -72,6 +75,8 @@ class FullMatch:
                 wanted[codes + 1] = True
             mask = wanted[self.catalog.codes[key] + 1].any(axis=1)
             mask.flags.writeable = False
+            if (len(self._clauses) + 1) * self.n > CACHE_BYTES:
+                self._clauses.clear()
             self._clauses[cache_key] = mask
         return self._clauses[cache_key]
 
