@@ -156,3 +156,11 @@ def test_every_kept_pooled_query_tells_its_exact_tier_apart(small_bench):
                 hits[grade] += index[item] in matched
             assert hits[0] == hits[1] == 0 and hits[2] <= 1, (task, qid, dict(hits))
     assert {m["task"] for m in read_jsonl(small_bench / "labels" / "queries.jsonl")} == {"t1", "t1o", "t2", "t3", "t4"}
+
+
+def test_the_audit_of_a_release_without_labels_is_one_sentence(small_bench, tmp_path, capsys):
+    bench = _copy(small_bench, tmp_path)
+    (bench / "labels" / "phi.jsonl").unlink()
+    assert main_code(["audit", str(bench)]) == 2
+    err = capsys.readouterr().err
+    assert "phi.jsonl is missing" in err.replace("\n", "") and "Traceback" not in err

@@ -38,6 +38,9 @@ QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 #: the pooled tasks (T3: of the target; T4: per paraphrase), graded nDCG@10 for the open corpus.
 ORACLE_METRICS = {"t1o": ("ndcg@10", "ndcg@10"), "t1": ("recall@10", "recall@10(rel=3)"),
                   "t3": ("recall@1", "recall@1(rel=3)"), "t4": ("recall@10", "recall@10(rel=3)")}
+#: What the audit reads besides public/items.parquet.
+LABEL_FILES = ("labels/sids.parquet", "labels/queries.jsonl", "labels/phi.jsonl", "labels/t1.qrels", "labels/t1o.qrels",
+               "labels/t3.qrels", "labels/t4.qrels", "labels/t2_test.jsonl")
 RUN_FILES = {"t1o": "t1o.run", "t1": "t1.run", "t3": "t3.run", "t4": "t4.run"}
 
 
@@ -55,6 +58,10 @@ class ReleaseMatches:
     @classmethod
     def load(cls, bench: str | Path) -> ReleaseMatches:
         bench = release_dir(bench)
+        for name in LABEL_FILES:
+            if not (bench / name).is_file():
+                raise InputError(f"{bench / name} is missing: the audit judges the labels, so run it on the full release "
+                                 "(public/ and labels/), where the host keeps them.")
         table = pq.read_table(bench / "public" / "items.parquet")
         ids = table.column("item_id").to_pylist()
         full = FullMatch(CatalogValues(items_frame(table)))
