@@ -222,5 +222,7 @@ def test_embeddings_without_an_encoder_record_change_only_the_encoder_identity(s
     assert given["config"] == {**computed["config"], "encoder": "given"}
     components = computed["construction"]["components"]
     assert given["construction"]["components"] == {**components, "sid_encoder": "given", "hard_negative_encoder": "given"}
-    same = ("encoder", "config", "construction")
+    # manifest_sha256 digests the manifest itself, encoder identity included, so it differs with it
+    same = ("encoder", "config", "construction", "manifest_sha256")
     assert {k: v for k, v in given.items() if k not in same} == {k: v for k, v in computed.items() if k not in same}
+    assert given["manifest_sha256"] != computed["manifest_sha256"]

@@ -142,6 +142,13 @@ def _access(work: Path, cache: Path) -> tuple[list[Path], list[Path]]:
     return readable, [work / "out", work / "tmp", *map(Path, DEVICES), *shared]
 
 
+def _ray_folder() -> Path:
+    """Ray's temporary root (``$RAY_TMPDIR``, default ``/tmp/ray``), where its drivers keep session logs."""
+    folder = Path(os.environ.get("RAY_TMPDIR") or "/tmp/ray")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def _refuse_reachable(readable: list[Path], writable: list[Path], hidden: list[Path]) -> None:
     for folder in (*readable, *writable):
         inside = [h for h in hidden if h == folder or folder in h.parents]
@@ -191,7 +198,10 @@ def run_sealed(job: Job | Batch, bench: Path, work: Path, label: str, limits: Li
     except (pickle.PicklingError, TypeError, AttributeError) as err:
         raise FashionRQError(f"system {label} cannot be sent to the sealed child process ({err}); pass it by name (module:Class) instead.") from None
     jobs = job.jobs if isinstance(job, Batch) else (job,)
-    seal = plan(readable, writable, hidden, int(limits.memory_gib * (1 << 30)), network=any(j.engine == "ray" for j in jobs))
+    ray = any(j.engine == "ray" for j in jobs)
+    if ray:  # a Ray driver writes its logs into the cluster's session folder: the seal leaves that folder open too
+        writable = [*writable, _ray_folder()]
+    seal = plan(readable, writable, hidden, int(limits.memory_gib * (1 << 30)), network=ray)
     try:
         code = _supervise(work, cache, seal, limits, label)
     except subprocess.SubprocessError:
