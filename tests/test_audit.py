@@ -53,6 +53,14 @@ def test_brand_is_matched_without_case_and_colour_by_cie76(full, frame):
     assert not white[(frame["base_colour"] == "Black").to_numpy()].any()
 
 
+def test_values_match_however_an_llm_spells_them(full):
+    from fashionrq.relevance.fullmatch import value_key
+
+    assert value_key("T-shirts") == value_key("tshirt") == value_key("Tshirts") == "tshirt"
+    assert value_key("Dresses") == value_key("dress") and value_key("Accessories") == value_key("accessory")
+    assert (full.mask({"product_type": ["t-shirt"]}) == full.mask({"product_type": ["Tshirts"]})).all()
+
+
 def test_a_missing_value_or_an_empty_phi_satisfies_nothing(full, frame):
     no_colour = frame["base_colour"].isna().to_numpy()
     colours = sorted(frame["base_colour"].dropna().unique())

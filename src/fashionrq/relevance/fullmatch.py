@@ -12,10 +12,12 @@ the item's own catalog value (``fashionrq.relevance.comparators``). On catalog v
 * style tags: each named tag is one of the item's Fit / Sleeve Length / Neck values.
 
 A missing value never satisfies a condition: the comparator's neutral 0.5 says "unknown", not "satisfied".
+Values are compared as :func:`value_key` spells them (case, punctuation and plural aside).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import numpy as np
@@ -29,6 +31,19 @@ THRESHOLD = 0.85
 #: Most bytes of clause masks kept (one byte per item each); past it the cache starts afresh, so a catalog of
 #: 10^6 items holds at most 256 masks at a time.
 CACHE_BYTES = 256 * 2**20
+
+
+def value_key(value: str) -> str:
+    """A value as the comparators read it: lower case, letters and digits only, singular ("T-shirts" -> "tshirt",
+    "Dresses" -> "dress"), so an LLM's φ names the catalog's values however it spells them."""
+    key = re.sub(r"[^a-z0-9]", "", value.lower())
+    if key.endswith("ies") and len(key) > 4:
+        return key[:-3] + "y"
+    if key.endswith(("sses", "shes", "ches", "xes")):
+        return key[:-2]
+    if key.endswith("s") and not key.endswith("ss") and len(key) > 3:
+        return key[:-1]
+    return key
 
 
 def _close_colours(vocab: list[str]) -> np.ndarray:
@@ -52,16 +67,16 @@ class FullMatch:
     def __init__(self, catalog: CatalogValues) -> None:
         self.catalog = catalog
         self.n = catalog.n
-        self._lower: dict[str, dict[str, list[int]]] = {}  # φ key -> lower-cased value -> codes ("ADIDAS", "Adidas")
+        self._keys: dict[str, dict[str, list[int]]] = {}  # φ key -> value_key -> codes ("ADIDAS", "Adidas")
         for key, vocab in catalog.vocab.items():
             for code, value in enumerate(vocab):
-                self._lower.setdefault(key, {}).setdefault(value.lower(), []).append(code)
+                self._keys.setdefault(key, {}).setdefault(value_key(value), []).append(code)
         self._close = _close_colours(catalog.vocab["color"])
         self._clauses: dict[tuple[str, frozenset[str]], np.ndarray] = {}
 
     def _codes(self, key: str, values) -> np.ndarray:
-        index = self._lower.get(key, {})
-        return np.array(sorted({c for v in values for c in index.get(v.lower(), ())}), dtype=np.int64)
+        index = self._keys.get(key, {})
+        return np.array(sorted({c for v in values for c in index.get(value_key(v), ())}), dtype=np.int64)
 
     def clause(self, key: str, values) -> np.ndarray:
         """Items holding one of ``values`` for φ key ``key`` (read-only)."""
