@@ -62,17 +62,22 @@ class _NoParse:
 def hidden_phis(queries: list[AnchorQuery], used: list[int], backend: str, seed: int,
                 llm_options: dict | None = None) -> tuple[dict[int, dict], dict]:
     """Hidden φ of the ``used`` queries: the verbalizer's record (:func:`hidden_phi`), or with ``backend="llm"``
-    a second LLM call per query (``querygen.LLMEnricher``); a failed call asserts nothing and is counted."""
+    a second LLM call per LLM-written query (``querygen.LLMEnricher``; a failed call asserts nothing and is counted).
+    A query the verbalizer wrote because the LLM's answer failed keeps the verbalizer's record."""
     if backend != "llm":
         return {qi: hidden_phi(queries[qi]) for qi in used}, {"phi_source": "verbalizer record (GeneratedQuery.expressed)"}
     from fashionrq import querygen
+    from fashionrq.querygen.verbalizer import SOURCE as VERBALIZER
 
+    asked = [qi for qi in used if queries[qi].source != VERBALIZER]
+    phis = {qi: hidden_phi(queries[qi]) for qi in used if queries[qi].source == VERBALIZER}
     llm = querygen.LLMBackend(seed=seed, **(llm_options or {}))
     enricher = querygen.LLMEnricher(llm, _NoParse())
-    phis = querygen.enrich([queries[qi].text for qi in used], enricher)
-    return dict(zip(used, phis)), {"phi_source": "LLM enrichment (querygen.LLMEnricher, no parser fallback)",
-                                   "enrichment_malformed": enricher.malformed, "enrichment_failed": enricher.failed,
-                                   "enrichment_answers_truncated": print_llm_calls(llm, "enrichment")}
+    phis.update(zip(asked, querygen.enrich([queries[qi].text for qi in asked], enricher)))
+    return phis, {"phi_source": "LLM enrichment (querygen.LLMEnricher, no parser fallback) of the LLM's queries; the "
+                                "verbalizer's record of its fallback queries",
+                  "phi_from_verbalizer_record": len(used) - len(asked), "enrichment_malformed": enricher.malformed,
+                  "enrichment_failed": enricher.failed, "enrichment_answers_truncated": print_llm_calls(llm, "enrichment")}
 
 
 def print_llm_calls(llm, stage: str) -> int:
