@@ -54,6 +54,7 @@ class ReleaseMatches:
     matches: dict[str, np.ndarray]  # qid -> sorted item rows of its full matches
     rows: dict[str, np.ndarray] = field(repr=False)  # leaf prefix -> sorted item rows
     children: dict[str, list[str]] = field(repr=False)  # level-2 prefix -> its leaves that hold items
+    row_of: dict[str, int] = field(repr=False)  # public item id -> row
 
     @classmethod
     def load(cls, bench: str | Path) -> ReleaseMatches:
@@ -77,7 +78,8 @@ class ReleaseMatches:
         children: dict[str, list[str]] = defaultdict(list)
         for leaf in rows:
             children[leaf.rsplit("-", 1)[0]].append(leaf)
-        return cls(ids, leaf_of, meta, matches, {leaf: np.asarray(r, dtype=np.int64) for leaf, r in rows.items()}, dict(children))
+        return cls(ids, leaf_of, meta, matches, {leaf: np.asarray(r, dtype=np.int64) for leaf, r in rows.items()}, dict(children),
+                   {item: r for r, item in enumerate(ids)})
 
     def siblings(self, leaf: str) -> list[str]:
         """The other leaves under ``leaf``'s level-2 prefix that hold items."""
@@ -100,7 +102,7 @@ def _by_grade(counts: dict[int, int], total: dict[int, int]) -> dict[str, dict]:
 
 def _graded_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict:
     """Full matches among each query's judged candidates, by grade."""
-    index = {item: r for r, item in enumerate(found.ids)}
+    index = found.row_of
     counts: dict[int, int] = defaultdict(int)
     total: dict[int, int] = defaultdict(int)
     for qid, grades in judged.items():
@@ -127,7 +129,7 @@ def _open_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict
 
 
 def _t3_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict:
-    index = {item: r for r, item in enumerate(found.ids)}
+    index = found.row_of
     ambiguous = target_missed = 0
     for qid, grades in judged.items():
         matched = set(found.matches[qid].tolist())
@@ -191,14 +193,13 @@ def oracle_table(bench: Path, found: ReleaseMatches, judged: dict[str, Qrels], r
             base = _headline_values(judged[task], run, metric)
             oracle = _headline_values(judged[task], oracle_run(found, run, depth if task == "t1o" else None), metric)
             qids = sorted(oracle)
-            units = sorted({found.meta[q]["unit"] for q in qids})
-            position = {u: i for i, u in enumerate(units)}
-            cluster = np.array([position[found.meta[q]["unit"]] for q in qids])
+            units, cluster = np.unique([found.meta[q]["unit"] for q in qids], return_inverse=True)
             values = np.array([oracle[q] for q in qids])
             low, high = mean_interval_bounds(values, cluster, len(units), resample_counts(len(units), resamples, seed), 0.95)[0]
-            rows.append({"run": Path(folder).name, "headline": headline, "run_score": round(float(np.mean([base.get(q, 0.0) for q in qids])), 4),
+            score = float(np.mean([base.get(q, 0.0) for q in qids]))
+            rows.append({"run": Path(folder).name, "headline": headline, "run_score": round(score, 4),
                          "oracle": round(float(values.mean()), 4), "oracle_low": round(low, 4), "oracle_high": round(high, 4),
-                         "oracle_reaches_run": bool(high >= np.mean([base.get(q, 0.0) for q in qids]))})
+                         "oracle_reaches_run": bool(high >= score)})
         out[task] = rows
     return out
 

@@ -34,7 +34,7 @@ from fashionrq.tasks.records import (
     TaskConfig,
     Tasks,
 )
-from fashionrq.tasks.validity import QueryMatches, describes_leaf, discriminates, singles_out_target
+from fashionrq.tasks.validity import QueryMatches, describes_leaf, discriminates, least_penalised, singles_out_target
 
 
 def prefix_key(prefix: str) -> tuple[int, ...]:
@@ -185,16 +185,18 @@ class _Penalties:
         own = self.by_leaf.get(leaf, [])
         return None if self.matches is None else len(own) - self.matches.count(own)
 
-    def prefer(self, rows: np.ndarray, penalty: np.ndarray | None, k: int) -> np.ndarray:
-        return rows if self.matches is None else self.matches.prefer(rows, penalty, k)
+
+def _free_least(claims: ItemClaims, rows: np.ndarray, penalty: np.ndarray | None, k: int) -> np.ndarray:
+    """The free rows of ``rows`` of least ``penalty`` (:func:`~fashionrq.tasks.validity.least_penalised`) for ``k``
+    draws: each draw prefers the items that fully match the fewest queries it would be a non-Exact candidate for."""
+    return least_penalised(claims.free(rows), penalty, k)
 
 
 def _draw_tier(claims: ItemClaims, rnd: random.Random, embeddings, unit_rows: list[int], rows: np.ndarray, k: int,
-               task: str, window: int, penalties: _Penalties, penalty: np.ndarray | None) -> list[int] | None:
+               task: str, window: int, penalty: np.ndarray | None) -> list[int] | None:
     """``k`` free items of ``rows`` among the ``window`` nearest the unit (random ones without embeddings), from the
     free rows of least ``penalty``."""
-    free = penalties.prefer(claims.free(rows), penalty, k)
-    return claims.draw(rnd, nearest(embeddings, unit_rows, free, max(window, k)), k, task)
+    return claims.draw(rnd, nearest(embeddings, unit_rows, _free_least(claims, rows, penalty, k), max(window, k)), k, task)
 
 
 def _components(lists: list[list[int]]) -> list[int]:
@@ -257,7 +259,7 @@ def _claim_own(units, k: int, claims: ItemClaims, rnd: random.Random, index: Tie
     for anchors, members in units:
         drawn = []
         for leaf in members:
-            rows = penalties.prefer(claims.free(index.rows(leaf)), penalties.against(a for a in anchors if a != leaf), k)
+            rows = _free_least(claims, index.rows(leaf), penalties.against(a for a in anchors if a != leaf), k)
             drawn.append(claims.draw(rnd, rows, k, task))
         own.append(None if any(d is None for d in drawn) else [r for d in drawn for r in d])
     return own
@@ -267,8 +269,7 @@ def _claim_targets(groups, claims: ItemClaims, rnd: random.Random, index: TierIn
     """One item of every anchor leaf of every T3 group, among those that fully match most of the leaf's queries."""
     out = []
     for anchors, _ in groups:
-        drawn = [claims.draw(rnd, penalties.prefer(claims.free(index.rows(leaf)), penalties.unmatched(leaf), 1), 1, "t3")
-                 for leaf in anchors]
+        drawn = [claims.draw(rnd, _free_least(claims, index.rows(leaf), penalties.unmatched(leaf), 1), 1, "t3") for leaf in anchors]
         out.append(None if any(d is None for d in drawn) else [r for d in drawn for r in d])
     return out
 
@@ -280,7 +281,7 @@ def _draw_related(units, own, k: int, claims: ItemClaims, rnd: random.Random, in
     Only one level-1 prefix can fill a unit's Related tier, so these are drawn before anything that may come
     from anywhere else (T3's single items, Irrelevant tiers)."""
     return [None if mine is None else _draw_tier(claims, rnd, embeddings, mine, index.related(anchors[0]), k, task, window,
-                                                 penalties, penalties.against(anchors))
+                                                 penalties.against(anchors))
             for (anchors, _), mine in zip(units, own)]
 
 
@@ -291,7 +292,7 @@ def _add_irrelevant(units, own, related, k: int, claims: ItemClaims, rnd: random
     pools = []
     for (anchors, _), mine, near in zip(units, own, related):
         far = None if near is None else _draw_tier(claims, rnd, embeddings, mine, index.outside(anchors[0]), k, task, window,
-                                                   penalties, penalties.against(anchors))
+                                                   penalties.against(anchors))
         rows = None if far is None else mine + near + far
         if rows is None:
             claims.release((mine or []) + (near or []))
@@ -299,6 +300,15 @@ def _add_irrelevant(units, own, related, k: int, claims: ItemClaims, rnd: random
             rnd.shuffle(rows)
         pools.append(rows)
     return pools
+
+
+def _discriminating(queries: list[int], rows, grades, matches: QueryMatches | None) -> list[int]:
+    """The ``queries`` whose full matches among the candidates ``rows`` (of ``grades``) tell the Exact ones apart
+    (:func:`~fashionrq.tasks.validity.discriminates`); all of them without full matches."""
+    if matches is None:
+        return list(queries)
+    rows = np.asarray(rows, dtype=np.int64)
+    return [qi for qi in queries if discriminates(matches.mask(qi, rows), grades)]
 
 
 def _t1_t4(units, pools, by_leaf, index: TierIndex, matches: QueryMatches | None) -> tuple[list[RankingInstance], list[RankingInstance], int]:
@@ -312,7 +322,7 @@ def _t1_t4(units, pools, by_leaf, index: TierIndex, matches: QueryMatches | None
         unit = f"t1-{label:05d}"
         for leaf in anchors:
             grades = tuple(index.grade(leaf, rows).tolist())
-            queries = [qi for qi in by_leaf[leaf] if matches is None or discriminates(matches.mask(qi, np.asarray(rows)), grades)]
+            queries = _discriminating(by_leaf[leaf], rows, grades, matches)
             dropped += len(by_leaf[leaf]) - len(queries)
             t1 += [RankingInstance((qi,), leaf, tuple(rows), grades, unit) for qi in queries]
             if len(queries) >= 2:
@@ -336,7 +346,7 @@ def _t2(units, pools, by_leaf, index: TierIndex, config: TaskConfig, rnd: random
         split = "dev" if anchors[0].rsplit("-", 1)[0] in dev else "test"
         for leaf in anchors:
             grades = index.grade(leaf, rows).tolist()
-            queries = [qi for qi in by_leaf[leaf] if matches is None or discriminates(matches.mask(qi, np.asarray(rows)), grades)]
+            queries = _discriminating(by_leaf[leaf], rows, grades, matches)
             dropped += len(by_leaf[leaf]) - len(queries)
             pairs += [PairInstance(qi, r, g, split, f"t2-{label:05d}") for qi in queries for r, g in zip(rows, grades)]
     return pairs, len(dev), dropped
@@ -353,7 +363,7 @@ def _t3(groups, targets, spare: set[str], claims: ItemClaims, by_leaf, index: Ti
     out, dropped, ambiguous = [], [], 0
 
     def draw_one(leaf: str, avoid) -> list[int] | None:
-        return claims.draw(rnd, penalties.prefer(claims.free(index.rows(leaf)), avoid, 1), 1, "t3")
+        return claims.draw(rnd, _free_least(claims, index.rows(leaf), avoid, 1), 1, "t3")
 
     for n, ((anchors, members), own) in enumerate(zip(groups, targets)):
         rows = list(own or [])

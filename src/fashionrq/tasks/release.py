@@ -20,14 +20,14 @@ from fashionrq.errors import InputError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.io import atomic_writer, link_or_copy, sha256_file
+from fashionrq.querygen.evidence import CatalogValues
+from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.systems.bench import PHOTOS
 from fashionrq.tasks.construct import TierIndex, build_tasks
 from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, TaskConfig, Tasks
 from fashionrq.tasks.secret import ConstructionSecret
 from fashionrq.tasks.tree import fit_tree
 from fashionrq.tasks.validity import QueryMatches, credited
-from fashionrq.querygen.evidence import CatalogValues
-from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.timing import stage
 
 MANIFEST = "manifest.json"
@@ -247,11 +247,10 @@ def _write_open_qrels(path: Path, queries: list[tuple[str, str, int]], index: Ti
     with open(path, "wb") as fh:
         for qid, leaf, qi in queries:
             rows = index.rows(leaf.split("-")[0])
-            graded = index.grade(leaf, rows)
-            if matches is not None:
-                full = matches.mask(qi)
+            full = None if matches is None else matches.mask(qi)
+            if full is not None:
                 rows = np.union1d(rows, np.flatnonzero(full))
-                graded = credited(index.grade(leaf, rows), full[rows])
+            graded = index.grade(leaf, rows) if full is None else credited(index.grade(leaf, rows), full[rows])
             order = np.argsort(rank[rows], kind="stable")
             text = pc.binary_join_element_wise(pa.scalar(f"{qid} 0 "), ids.take(rows[order]),
                                                grades.take(pa.array(graded[order])), "")

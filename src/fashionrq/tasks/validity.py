@@ -24,8 +24,8 @@ from fashionrq.relevance.fullmatch import FullMatch
 
 #: Share of its anchor leaf's items a query's full matches must cover.
 MIN_COVERAGE = 0.5
-#: MAX_SIBLING_SHARE (from querygen.evidence): the share of a pooled query's Sibling candidates that may be full
-#: matches (a tier of 10: 1; of 2: none), and of a sibling leaf's items for the leaf to count as told apart.
+# MAX_SIBLING_SHARE (from querygen.evidence): the share of a pooled query's Sibling candidates that may be full
+# matches (a tier of 10: 1; of 2: none), and of a sibling leaf's items for the leaf to count as told apart.
 #: The lowest grade of a full match in open-corpus T1.
 FULL_MATCH_GRADE = 2
 
@@ -53,13 +53,15 @@ class QueryMatches:
         """How many of ``queries`` fully match at most :data:`MAX_SIBLING_SHARE` of ``rows`` (a sibling leaf)."""
         return sum(float(self.mask(qi, rows).mean()) <= MAX_SIBLING_SHARE for qi in queries)
 
-    def prefer(self, rows: np.ndarray, penalty: np.ndarray | None, k: int) -> np.ndarray:
-        """The rows of ``rows`` whose penalty is at most the ``k``-th smallest among them (all rows if fewer)."""
-        rows = np.asarray(rows, dtype=np.int64)
-        if penalty is None or len(rows) <= k:
-            return rows
-        cut = np.partition(penalty[rows], k - 1)[k - 1]
-        return rows[penalty[rows] <= cut]
+
+def least_penalised(rows: np.ndarray, penalty: np.ndarray | None, k: int) -> np.ndarray:
+    """The rows of ``rows`` whose penalty is at most the ``k``-th smallest among them (all rows if fewer, or without
+    a penalty)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if penalty is None or len(rows) <= k:
+        return rows
+    cut = np.partition(penalty[rows], k - 1)[k - 1]
+    return rows[penalty[rows] <= cut]
 
 
 def describes_leaf(matches: QueryMatches, qi: int, leaf_rows: np.ndarray) -> bool:
