@@ -101,14 +101,21 @@ def colour_lab(name: str) -> np.ndarray | None:
     return None if rgb is None else srgb_to_lab(rgb)
 
 
-def colour_pair_score(query: str, product: str, sim: TextSimilarity) -> float:
-    """One query colour against one product colour: identical 1.0, CIE76 when both resolve, else sim."""
+def colour_pair_named(query: str, product: str) -> float | None:
+    """One query colour against one product colour by name alone: identical 1.0, CIE76 when both resolve, else
+    ``None`` (only a text similarity could compare them)."""
     if normalise_colour(query) == normalise_colour(product):
         return 1.0
     a, b = colour_lab(query), colour_lab(product)
     if a is not None and b is not None:
         return max(0.0, 1.0 - float(np.linalg.norm(a - b)) / COLOUR_DELTA_E_ZERO)
-    return _clip(sim.sim(query, product))
+    return None
+
+
+def colour_pair_score(query: str, product: str, sim: TextSimilarity) -> float:
+    """One query colour against one product colour: :func:`colour_pair_named`, else sim."""
+    named = colour_pair_named(query, product)
+    return _clip(sim.sim(query, product)) if named is None else named
 
 
 def colour_score(

@@ -23,8 +23,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from fashionrq.querygen.evidence import CatalogValues
-from fashionrq.relevance.comparators import COLOUR_DELTA_E_ZERO, colour_lab
-from fashionrq.vocab import normalise_colour
+from fashionrq.relevance.comparators import colour_pair_named
 
 #: The comparator score every expressed attribute must reach on the item's own value.
 THRESHOLD = 0.85
@@ -47,14 +46,12 @@ def value_key(value: str) -> str:
 
 
 def _close_colours(vocab: list[str]) -> np.ndarray:
-    """(V, V) booleans: colour j satisfies a query naming colour i (same name, or CIE76 score >= THRESHOLD)."""
-    names = [normalise_colour(v) for v in vocab]
-    labs = [colour_lab(v) for v in vocab]
-    close = np.array([[a == b for b in names] for a in names], dtype=bool).reshape(len(vocab), len(vocab))
-    for i, a in enumerate(labs):
-        for j, b in enumerate(labs):
-            if a is not None and b is not None:
-                close[i, j] |= 1.0 - float(np.linalg.norm(a - b)) / COLOUR_DELTA_E_ZERO >= THRESHOLD
+    """(V, V) booleans: colour j satisfies a query naming colour i (the comparator's name score reaches THRESHOLD)."""
+    close = np.zeros((len(vocab), len(vocab)), dtype=bool)
+    for i, a in enumerate(vocab):
+        for j, b in enumerate(vocab):
+            score = colour_pair_named(a, b)
+            close[i, j] = score is not None and score >= THRESHOLD
     return close
 
 
