@@ -137,7 +137,7 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
                 section("4. Leaderboard", leaderboard_of(bench, shown))
             comparison = _compare(scored, out, config, console, section)
             probes = _probes(bench, scored, out, config, console, section)
-            audit = _audit(bench, runs, config, console)
+            audit = _audit(bench, runs, out, config, console)
             mcmr, mcmr_text = _mcmr_join(mcmr_process, timer) if mcmr_process else (None, None)
         with stage("report.html"):
             atomic_write_text(out / "report.html", render(bench, shown, comparison, config.images, "fashionrq demo report",
@@ -387,7 +387,7 @@ def _probes(bench: Path, scored: list, out: Path, config: DemoConfig, console: C
     return report.to_dict()
 
 
-def _audit(bench: Path, runs: list[Path], config: DemoConfig, console: Console):
+def _audit(bench: Path, runs: list[Path], out: Path, config: DemoConfig, console: Console):
     """The label audit with every run's attribute oracle (docs/benchmark.md, "Label audit"; report section 10 and
     ``audit.json``); returns the ``LabelAudit``."""
     from fashionrq.protocol.audit import audit_release
@@ -395,7 +395,7 @@ def _audit(bench: Path, runs: list[Path], config: DemoConfig, console: Console):
     console.print("label audit (full matches of every query against its labels) …")
     with stage("label audit"):
         audit = audit_release(bench, runs=runs, resamples=min(config.resamples, 1000), seed=config.seed)
-    atomic_write_json(bench.parent / "audit.json", audit.to_dict())
+    atomic_write_json(out / "audit.json", audit.to_dict())
     return audit
 
 
