@@ -172,3 +172,9 @@ def test_the_audit_of_a_release_without_labels_is_one_sentence(small_bench, tmp_
     assert main_code(["audit", str(bench)]) == 2
     err = capsys.readouterr().err
     assert "phi.jsonl is missing" in err.replace("\n", "") and "Traceback" not in err
+
+
+def test_an_oracle_against_a_folder_without_runs_is_one_sentence(small_bench, tmp_path, capsys):
+    assert main_code(["audit", str(small_bench), "--against", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "has no t1o.run" in err.replace("\n", "") and "Traceback" not in err
