@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fashionrq.catalog.ingest import bundled_items
 from fashionrq.hierarchy import attribute_frame, build_hierarchy
 from fashionrq.querygen import (
     CATCH_ALL,
@@ -18,6 +19,7 @@ from fashionrq.querygen import (
     parser_agreement,
     unique_queries,
 )
+from fashionrq.querygen import heldout
 from fashionrq.querygen.evidence import OCCASION_CANON
 from fashionrq.sid.kmeans import ResidualKMeans
 from fashionrq.vocab import price_tier
@@ -173,12 +175,38 @@ def test_lexicon_parser_reads_shopper_spellings(items):
     assert parser.parse("watches")["brand"] is None
 
 
-def test_parser_recovers_the_verbalizer_attributes(items, all_sets):
+def test_parser_recovers_the_lexicon_worded_attributes_and_not_the_held_out_ones(items, all_sets):
     queries = [q for qs in all_sets[1] for q in qs.queries]
-    scores = parser_agreement(queries, LexiconParser(items))
-    assert {"product_type", "gender", "color", "occasion", "price_hint"} <= set(scores)
-    for key, s in scores.items():
+    parser = LexiconParser(items)
+    worded = parser_agreement([q for q in queries if not q.held_out], parser)
+    assert {"product_type", "gender", "color", "occasion", "price_hint"} <= set(worded)
+    for key, s in worded.items():
         assert s["precision"] >= 0.95 and s["recall"] >= 0.95, (key, s)
+    held = [q for q in queries if q.held_out]
+    assert 0.2 < len(held) / len(queries) < 0.8
+    for key in ("gender", "occasion"):
+        asked = [q for q in held if key in q.held_out]
+        assert len(asked) >= 10, key
+        assert parser_agreement(asked, parser)[key]["recall"] <= 0.05, key
+
+
+def test_no_held_out_wording_is_in_the_bundled_lexicon():
+    parser = LexiconParser(bundled_items())
+    for key, table in heldout.TABLES.items():
+        for value, (adjs, tails) in table.items():
+            for form in adjs + tails:
+                phi = parser.parse(f"shirts {form}")
+                assert phi["product_type"] == ["Shirts"], (key, value, form)
+                assert not any(phi[k] for k in PHI_KEYS if k != "product_type"), (key, value, form, phi)
+    for value, noun in heldout.TYPE.items():
+        assert not any(parser.parse(noun).values()), (value, noun)
+
+
+def test_a_held_out_wording_states_the_value_the_record_holds(all_sets):
+    queries = [q for qs in all_sets[1] for q in qs.queries if "gender" in q.held_out]
+    for q in queries:
+        (gender,) = q.expressed["gender"]
+        assert any(tail in q.text for tail in heldout.GENDER[gender][1]), (q.text, gender)
 
 
 def test_enrich_deduplicates_and_keeps_alignment(items):

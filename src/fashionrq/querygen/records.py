@@ -57,6 +57,7 @@ class GeneratedQuery:
     ``style_tags``, whose values are each asserted. ``covers`` is the sub-type this query was written to
     cover, :data:`CATCH_ALL` for the catch-all, ``None`` for a general query. ``constraints``: the
     constraints an MCMR query composes and their modalities (``fashionrq.querygen.mcmr``), else ``None``.
+    ``held_out``: the φ keys its text states in a wording the public lexicon does not read.
     """
 
     text: str
@@ -65,6 +66,7 @@ class GeneratedQuery:
     covers: str | None
     source: str
     constraints: ConstraintSet | None = field(default=None, hash=False)  # MCMR queries: the modality record
+    held_out: tuple[str, ...] = ()  # φ keys written in a held-out wording (fashionrq.querygen.heldout)
 
 
 @dataclass

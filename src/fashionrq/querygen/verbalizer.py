@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from fashionrq.hierarchy import Cluster
-from fashionrq.querygen import surface
+from fashionrq.querygen import heldout, surface
 from fashionrq.querygen.evidence import (
     ATTRIBUTE_TO_PHI,
     MIN_SUPPORT,
@@ -218,9 +218,24 @@ def _pick(rng: np.random.Generator, options) -> str:
     return options[int(rng.integers(len(options)))]
 
 
-def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.random.Generator, want_tail: bool) -> tuple[str, dict[str, list[str]]]:
-    """Render the noun phrase; return it and the φ attributes it expresses."""
+def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.random.Generator,
+                 want_tail: bool) -> tuple[str, dict[str, list[str]], tuple[str, ...]]:
+    """Render the noun phrase; return it, the φ attributes it expresses and the keys written in a held-out
+    wording (:mod:`fashionrq.querygen.heldout`)."""
+    held_out: list[str] = []
+
+    def wording(key: str, values: tuple[str, ...], adjs, tails):
+        """A clause's spellings: its held-out wording, drawn at :data:`heldout.HELD_OUT_RATE`, else the lexicon's."""
+        forms = heldout.forms(key, values)
+        if forms is not None and rng.random() < heldout.HELD_OUT_RATE:
+            held_out.append(key)
+            return forms
+        return adjs, tails
+
     noun = surface.type_display(product) if product else _FALLBACK_NOUN
+    if product and len(product) == 1 and product[0] in heldout.TYPE and rng.random() < heldout.HELD_OUT_RATE:
+        noun = heldout.TYPE[product[0]]
+        held_out.append("product_type")
     by_key: dict[str, list[Clause]] = {}
     for clause in mods:
         by_key.setdefault(clause.key, []).append(clause)
@@ -248,12 +263,12 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
 
     o_adj = o_tail = None
     for clause in by_key.get("occasion", []):
-        adjs, tails = surface.adj_tail_forms(surface.OCCASION_FORMS, clause.values[0])
+        adjs, tails = wording("occasion", clause.values, *surface.adj_tail_forms(surface.OCCASION_FORMS, clause.values[0]))
         o_adj, o_tail = adj_or_tail(clause, adjs, tails, prefer_tail=want_tail)
         use(clause)
     price_adj = price_tail = None
     for clause in by_key.get("price_hint", []):
-        adjs, tails = surface.PRICE_FORMS[clause.values]
+        adjs, tails = wording("price_hint", clause.values, *surface.PRICE_FORMS[clause.values])
         price_adj, price_tail = adj_or_tail(clause, adjs, tails)
         use(clause)
     if price_adj:
@@ -264,7 +279,8 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
     gender_tail = None
     genders = by_key.get("gender", [])
     for clause in genders:
-        before, after = surface.GENDER_FORMS.get(clause.values[0], ((clause.values[0].lower(),), ()))
+        before, after = wording("gender", clause.values,
+                                *surface.GENDER_FORMS.get(clause.values[0], ((clause.values[0].lower(),), ())))
         g_adj, gender_tail = adj_or_tail(clause, before, after)
         if g_adj:
             pre.append(g_adj)
@@ -273,7 +289,7 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
     for clause in by_key.get("age_group", []):
         if kid_gender:
             continue  # "boys'" already says it; do not stack "kids' ... for boys"
-        before, after = surface.AGE_FORMS[clause.values[0]]
+        before, after = wording("age_group", clause.values, *surface.AGE_FORMS[clause.values[0]])
         a_adj, a_tail = adj_or_tail(clause, before, after if gender_tail is None else ())
         if a_adj:
             pre.append(a_adj)
@@ -288,7 +304,7 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
             pre.append(forms(clause.values[0])[0])
             use(clause)
     for clause in by_key.get("style_tags", []):
-        adjs, tails = surface.adj_tail_forms(surface.STYLE_FORMS, clause.values[0])
+        adjs, tails = wording("style_tags", clause.values, *surface.adj_tail_forms(surface.STYLE_FORMS, clause.values[0]))
         s_adj, s_tail = adj_or_tail(clause, adjs, tails)
         if s_adj:
             pre.append(s_adj)
@@ -303,16 +319,17 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
         post.append(gender_tail)
     if price_tail:
         post.append(price_tail)
-    return " ".join(pre + [noun] + post), expressed
+    return " ".join(pre + [noun] + post), expressed, tuple(dict.fromkeys(held_out))
 
 
-def _render(spec: _Spec, mods: list[Clause], frame: tuple[str, str], rng: np.random.Generator) -> tuple[str, dict[str, list[str]]]:
+def _render(spec: _Spec, mods: list[Clause], frame: tuple[str, str],
+            rng: np.random.Generator) -> tuple[str, dict[str, list[str]], tuple[str, ...]]:
     name, template = frame
-    phrase, expressed = _noun_phrase(spec.product, mods, rng, want_tail=name == "need")
+    phrase, expressed, held_out = _noun_phrase(spec.product, mods, rng, want_tail=name == "need")
     text = template.format(np=phrase)
     if name not in ("bare", "best", "some"):
         text = text[0].upper() + text[1:]
-    return " ".join(text.split()), expressed
+    return " ".join(text.split()), expressed, held_out
 
 
 def _usable_mods(spec: _Spec, clauses: list[Clause]) -> list[Clause]:
@@ -411,10 +428,10 @@ def verbalize(cluster: Cluster, items: pd.DataFrame, seed: int = 0, catalog: Cat
                                             sibling_items)
             if need_one and not mods:
                 continue
-            text, expressed = _render(spec, mods, frame, rng)
+            text, expressed, held_out = _render(spec, mods, frame, rng)
             if _norm(text) not in seen:
                 seen.add(_norm(text))
-                queries.append(GeneratedQuery(text, cluster.cluster_id, expressed, spec.covers, SOURCE))
+                queries.append(GeneratedQuery(text, cluster.cluster_id, expressed, spec.covers, SOURCE, held_out=held_out))
                 break
     # a sub-type is a gap only if no query ended up covering it (a general query may run out of new wordings)
     covered = {q.covers for q in queries}

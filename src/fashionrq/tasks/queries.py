@@ -170,7 +170,7 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
         raise InputError(f"unknown queries backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
     generated, generation = _generated(hierarchy, items, backend, seed, llm_options, photos, max_leaves)
     anchored = [AnchorQuery(text=g.text, leaf=g.cluster_id, expressed={k: list(v) for k, v in g.expressed.items()}, covers=g.covers,
-                            source=g.source, constraints=g.constraints) for g in generated]
+                            source=g.source, constraints=g.constraints, held_out=g.held_out) for g in generated]
     queries, report = deduplicate(anchored)
     report.update(generation, backend=backend, leaves_with_queries=len({q.leaf for q in queries}),
                   sources=dict(sorted(Counter(q.source for q in queries).items())))

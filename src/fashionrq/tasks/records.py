@@ -56,6 +56,7 @@ class AnchorQuery:
     covers: str | None
     source: str
     constraints: ConstraintSet | None = field(default=None, hash=False)  # MCMR: constraints and their modalities
+    held_out: tuple[str, ...] = ()  # φ keys stated in a held-out wording (fashionrq.querygen.heldout)
 
 
 @dataclass(frozen=True)

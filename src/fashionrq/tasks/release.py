@@ -143,7 +143,7 @@ class _Writer:
     def remember(self, qid: str, task: str, qi: int, unit: str) -> None:
         q = self.tasks.queries[qi]
         self.meta.append({"qid": qid, "task": task, "cluster": q.leaf, "leaf": q.leaf, "level": q.leaf.count("-") + 1,
-                          "unit": unit, "covers": q.covers, "source": q.source})
+                          "unit": unit, "covers": q.covers, "source": q.source, "held_out": list(q.held_out)})
         self.phi_rows.append({"qid": qid, "phi": self.phi[qi], "expressed": sorted(k for k, v in self.phi[qi].items() if v)})
         if q.constraints is not None:
             self.mcmr_rows.append({"qid": qid, "task": task, **q.constraints.to_dict()})
