@@ -53,13 +53,15 @@ def _catalog_sids(bench: Path, items) -> np.ndarray:
     return sids[[public_row[c] for c in items.column("item_id").to_pylist()]]
 
 
-def _shared_prefix(sid: tuple, leaf: str) -> int:
+def _shared_prefix(sid: tuple, anchor: str) -> int:
+    """The prefix grade: the shared-prefix length for a leaf; 3 inside a level-2 anchor, 2 in its level-1 prefix."""
     n = 0
-    for a, b in zip(sid, (int(c) for c in leaf.split("-"))):
+    codes = [int(c) for c in anchor.split("-")]
+    for a, b in zip(sid, codes):
         if a != b:
             break
         n += 1
-    return n
+    return n + 3 - len(codes) if n else 0
 
 
 def _qrels(bench: Path, task: str) -> dict[str, dict[str, int]]:
@@ -123,13 +125,21 @@ def test_open_corpus_qrels_judge_the_level1_prefix_and_every_full_match(bench, r
     for qid, judged in qrels.items():
         leaf = meta[qid]["leaf"]
         expected = {item for item, s in sid.items() if s[0] == int(leaf.split("-")[0])}
-        assert set(judged) == expected | full_matches[qid] and min(judged.values()) == 1 and max(judged.values()) == 3
+        lowest = 1 if meta[qid]["level"] == 3 else 2  # a level-2 anchor grades its level-1 prefix 2
+        assert set(judged) == expected | full_matches[qid] and min(judged.values()) == lowest and max(judged.values()) == 3
 
 
-def test_anchors_are_qualified_leaves(bench, release):
+def test_anchors_are_qualified_leaves_or_broad_level2_clusters(bench, release):
+    """Every task anchors at qualified leaves; open-corpus T1 also at qualified level-2 clusters (broad queries),
+    never at one that holds a T2 unit (T2's dev labels are public)."""
     clusters = pq.read_table(bench / "labels" / "clusters.parquet").to_pandas().set_index("cluster_id")
-    leaves = {m["leaf"] for m in release["meta"].values()}
-    assert all(clusters.loc[leaf, "level"] == 3 and clusters.loc[leaf, "qualified"] for leaf in leaves)
+    meta = release["meta"].values()
+    assert all(clusters.loc[m["leaf"], "level"] == 3 for m in meta if m["task"] != "t1o")
+    assert all(clusters.loc[m["leaf"], "level"] in (2, 3) and clusters.loc[m["leaf"], "qualified"] for m in meta)
+    broad = {m["leaf"] for m in meta if m["level"] == 2}
+    assert broad and all(m["task"] == "t1o" for m in meta if m["level"] == 2)
+    assert not broad & {m["leaf"].rsplit("-", 1)[0] for m in meta if m["task"] == "t2"}
+    assert release["manifest"]["report"]["tasks"]["broad_anchors"]["t1o"] == len(broad)
     counts = release["manifest"]["counts"]["clusters"]
     assert {lv: int((clusters["level"] == int(lv)).sum()) for lv in counts} == {lv: c["prefixes"] for lv, c in counts.items()}
 

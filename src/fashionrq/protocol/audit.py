@@ -52,8 +52,8 @@ class ReleaseMatches:
     leaf_of: np.ndarray  # (N,) leaf prefix of each item row
     meta: dict[str, dict]  # qid -> labels/queries.jsonl record
     matches: dict[str, np.ndarray]  # qid -> sorted item rows of its full matches
-    rows: dict[str, np.ndarray] = field(repr=False)  # leaf prefix -> sorted item rows
-    children: dict[str, list[str]] = field(repr=False)  # level-2 prefix -> its leaves that hold items
+    rows: dict[str, np.ndarray] = field(repr=False)  # prefix of any level -> sorted item rows
+    children: dict[str, list[str]] = field(repr=False)  # prefix -> its child prefixes that hold items
     row_of: dict[str, int] = field(repr=False)  # public item id -> row
 
     @classmethod
@@ -72,27 +72,36 @@ class ReleaseMatches:
         leaf_of = np.array(["-".join(str(int(c)) for c in row) for row in sids], dtype=object)
         rows: dict[str, list[int]] = defaultdict(list)
         for r, leaf in enumerate(leaf_of):
-            rows[leaf].append(r)
+            for prefix in _prefixes(leaf):
+                rows[prefix].append(r)
         meta = {m["qid"]: m for m in read_jsonl(bench / "labels" / "queries.jsonl")}
         matches = {r["qid"]: full.rows(r["phi"]) for r in read_jsonl(bench / "labels" / "phi.jsonl")}
         children: dict[str, list[str]] = defaultdict(list)
-        for leaf in rows:
-            children[leaf.rsplit("-", 1)[0]].append(leaf)
+        for prefix in rows:
+            if "-" in prefix:
+                children[prefix.rsplit("-", 1)[0]].append(prefix)
         return cls(ids, leaf_of, meta, matches, {leaf: np.asarray(r, dtype=np.int64) for leaf, r in rows.items()}, dict(children),
                    {item: r for r, item in enumerate(ids)})
 
-    def siblings(self, leaf: str) -> list[str]:
-        """The other leaves under ``leaf``'s level-2 prefix that hold items."""
-        return [other for other in self.children[leaf.rsplit("-", 1)[0]] if other != leaf]
+    def siblings(self, anchor: str) -> list[str]:
+        """The other prefixes under ``anchor``'s parent that hold items (for a leaf: the leaves of its level-2 prefix)."""
+        return [other for other in self.children[anchor.rsplit("-", 1)[0]] if other != anchor]
 
     def discrimination(self, qid: str) -> dict[str, float | None]:
-        """Precision, anchor coverage and sibling separation of one query's full matches."""
+        """Precision, anchor coverage and sibling separation of one query's full matches (its anchor: a leaf, or
+        a level-2 cluster for a broad open-corpus query)."""
         leaf = self.meta[qid]["leaf"]
         matches = self.matches[qid]
         inside = int(np.isin(matches, self.rows[leaf]).sum())
         separation = max((float(np.isin(self.rows[s], matches).mean()) for s in self.siblings(leaf)), default=0.0)
         return {"precision": inside / len(matches) if len(matches) else None,
                 "coverage": inside / len(self.rows[leaf]), "separation": separation}
+
+
+def _prefixes(leaf: str) -> list[str]:
+    """``"3-0-12"`` -> ``["3", "3-0", "3-0-12"]``."""
+    codes = leaf.split("-")
+    return ["-".join(codes[:n]) for n in range(1, len(codes) + 1)]
 
 
 def _by_grade(counts: dict[int, int], total: dict[int, int]) -> dict[str, dict]:

@@ -72,11 +72,14 @@ class TierIndex:
     def size(self, leaf: str) -> int:
         return self.h.clusters[leaf].size
 
-    def grade(self, leaf: str, rows) -> np.ndarray:
-        """Shared-prefix length between each item's SID and ``leaf``."""
-        anchor = np.array(prefix_key(leaf))
-        equal = self.h.sids[np.asarray(rows, dtype=np.int64)] == anchor
-        return np.cumprod(equal, axis=1).sum(axis=1)
+    def grade(self, anchor: str, rows) -> np.ndarray:
+        """Each item's grade for ``anchor``: 3 inside it, one less per level up to the prefix it shares with it, 0
+        outside its level-1 prefix. For a leaf that is the shared-prefix length; for a level-2 anchor (a broad
+        open-corpus query), 3 inside it, 2 in its level-1 prefix, else 0."""
+        key = np.array(prefix_key(anchor))
+        equal = self.h.sids[np.asarray(rows, dtype=np.int64)][:, :len(key)] == key
+        shared = np.cumprod(equal, axis=1).sum(axis=1)
+        return np.where(shared > 0, shared + 3 - len(key), 0)
 
     def siblings(self, leaf: str) -> list[str]:
         """Other leaves under the same level-2 prefix."""
@@ -439,6 +442,7 @@ def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
     rnd = random.Random(seed)
     index = TierIndex(hierarchy)
     by_leaf, undescribed = _anchored(queries, index, matches)
+    broad = {a: by_leaf.pop(a) for a in sorted(by_leaf, key=prefix_key) if a.count("-") < 2}
     penalties = _Penalties(matches, by_leaf, index)
     plan = _assign(index, by_leaf, config, rnd, penalties)
     pools1, pools2, t3, t3_dropped, t3_ambiguous = _draw_items(plan, by_leaf, index, config, rnd, embeddings,
@@ -446,9 +450,15 @@ def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
     t1, t4, t1_dropped = _t1_t4(plan["t1"], pools1, by_leaf, index, matches)
     t2, dev_mids, t2_dropped = _t2(plan["t2"], pools2, by_leaf, index, config, rnd, matches)
     open_leaves = sorted(plan["t1o"] + [leaf for anchors in t3_dropped for leaf in anchors], key=prefix_key)
-    t1o = [OpenQuery(qi, leaf, f"t1o-{leaf}") for leaf in open_leaves for qi in by_leaf[leaf]]
+    t2_mids = {index.h.clusters[queries[p.query].leaf].parent for p in t2}
+    open_broad = [a for a in broad if a not in t2_mids]  # a T2 unit's dev labels are public
+    t1o = [OpenQuery(qi, leaf, f"t1o-{leaf}") for leaf in open_leaves for qi in by_leaf[leaf]] + \
+          [OpenQuery(qi, anchor, f"t1o-{anchor}") for anchor in open_broad for qi in broad[anchor]]
     tasks = Tasks(tuple(queries), tuple(t1), tuple(t1o), tuple(t2), tuple(t3), tuple(t4), {}, matches)
     tasks.report.update(_report(tasks, plan, by_leaf, index, config, pools1, pools2, t3_dropped, dev_mids, open_leaves))
+    tasks.report["broad_anchors"] = {"level": 2, "with_queries": len(broad), "t1o": len(open_broad),
+                                     "left_out_holding_t2": len(broad) - len(open_broad),
+                                     "t1o_queries": sum(len(broad[a]) for a in open_broad)}
     if matches is not None:
         tasks.report["validity"] = {"rule": "docs/benchmark.md, 'Labels that credit every valid result'",
                                     "queries_not_describing_their_leaf": undescribed,

@@ -135,14 +135,17 @@ def _generated(hierarchy: Hierarchy, items: pd.DataFrame, backend: str, seed: in
         from fashionrq.querygen.mcmr import mcmr_queries
 
         queries, report = mcmr_queries(leaves, items, photos)
-        return queries, {"leaves": len(leaves), "leaf_sample": sample, "mcmr": report}
+        return queries, [], {"leaves": len(leaves), "leaf_sample": sample, "mcmr": report}
     lexicon = querygen.LexiconParser(items)
     llm = querygen.LLMBackend(seed=seed, **(llm_options or {})) if backend == "llm" else None
     query_sets = querygen.generate_all(leaves, items, backend=llm or "verbalizer", seed=seed, parser=lexicon,
                                        siblings=sibling_rows(hierarchy, leaves))
+    broad = broad_anchors(hierarchy, leaves) if backend == "verbalizer" else []
+    broad_sets = querygen.generate_all(broad, items, seed=seed, siblings=sibling_rows(hierarchy, broad))
     report = {
         "leaves": len(leaves),
         "leaf_sample": sample,
+        "broad_anchors": len(broad),
         "generation_malformed": sum(qs.malformed for qs in query_sets),
         "generation_failed": sum(qs.failed for qs in query_sets),
         "coverage_gaps": sum(len(qs.coverage_gaps) for qs in query_sets),
@@ -150,7 +153,30 @@ def _generated(hierarchy: Hierarchy, items: pd.DataFrame, backend: str, seed: in
     }
     if llm is not None:
         report["generation_answers_truncated"] = print_llm_calls(llm, "generation")
-    return [g for qs in query_sets for g in qs.queries], report
+    return [g for qs in query_sets for g in qs.queries], [g for qs in broad_sets for g in general_queries(qs)], report
+
+
+#: How many general queries (``covers`` is ``None``) each broad anchor keeps.
+BROAD_QUERIES = 2
+
+
+def broad_anchors(hierarchy: Hierarchy, leaves) -> list:
+    """The level-2 clusters that anchor broad queries (§3: relevance sets at several hierarchy levels): the
+    qualified parents of at least two of ``leaves``, in prefix order."""
+    children = Counter(leaf.parent for leaf in leaves)
+    clusters = hierarchy.clusters
+    return [clusters[p] for p in sorted(children, key=lambda p: tuple(int(c) for c in p.split("-")))
+            if children[p] >= 2 and clusters[p].qualified]
+
+
+def general_queries(query_set) -> list:
+    """The first :data:`BROAD_QUERIES` queries of a broad anchor written for the whole cluster, not one sub-type."""
+    return [q for q in query_set.queries if q.covers is None][:BROAD_QUERIES]
+
+
+def _anchor_query(g) -> AnchorQuery:
+    return AnchorQuery(text=g.text, leaf=g.cluster_id, expressed={k: list(v) for k, v in g.expressed.items()}, covers=g.covers,
+                       source=g.source, constraints=g.constraints, held_out=g.held_out)
 
 
 def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "verbalizer",
@@ -168,10 +194,14 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
     """
     if backend not in BACKENDS:
         raise InputError(f"unknown queries backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
-    generated, generation = _generated(hierarchy, items, backend, seed, llm_options, photos, max_leaves)
-    anchored = [AnchorQuery(text=g.text, leaf=g.cluster_id, expressed={k: list(v) for k, v in g.expressed.items()}, covers=g.covers,
-                            source=g.source, constraints=g.constraints, held_out=g.held_out) for g in generated]
-    queries, report = deduplicate(anchored)
+    from fashionrq.querygen import normalise_query
+
+    generated, broad, generation = _generated(hierarchy, items, backend, seed, llm_options, photos, max_leaves)
+    queries, report = deduplicate([_anchor_query(g) for g in generated])
+    taken = {normalise_query(q.text) for q in queries}
+    kept, broad_report = deduplicate([_anchor_query(g) for g in broad if normalise_query(g.text) not in taken])
+    queries += kept
+    report["broad"] = {**broad_report, "dropped_as_a_leaf_query": len(broad) - broad_report["generated"]}
     report.update(generation, backend=backend, leaves_with_queries=len({q.leaf for q in queries}),
                   sources=dict(sorted(Counter(q.source for q in queries).items())))
     return queries, report
