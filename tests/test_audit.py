@@ -147,6 +147,13 @@ def test_the_attribute_oracle_reaches_a_real_run(small_bench, tmp_path):
         (row,) = rows
         assert row["oracle_reaches_run"] and row["oracle"] >= row["run_score"] - 1e-9, (task, row)
     assert audit.oracle["t1"][0]["oracle"] > audit.oracle["t1"][0]["run_score"]
+    # the run's score splits into the queries worded in the lexicon's spellings and those with a held-out wording
+    meta = {m["qid"]: m for m in read_jsonl(small_bench / "labels" / "queries.jsonl")}
+    t1 = [m for m in meta.values() if m["task"] == "t1"]
+    share = sum(bool(m["held_out"]) for m in t1) / len(t1)
+    row = audit.oracle["t1"][0]
+    mixed = share * row["run_held_out_worded"] + (1 - share) * row["run_lexicon_worded"]
+    assert 0 < share < 1 and abs(mixed - row["run_score"]) < 1e-3, (share, row)
 
 
 def test_every_kept_pooled_query_tells_its_exact_tier_apart(small_bench):

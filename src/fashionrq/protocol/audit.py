@@ -98,6 +98,10 @@ class ReleaseMatches:
                 "coverage": inside / len(self.rows[leaf]), "separation": separation}
 
 
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
 def _prefixes(leaf: str) -> list[str]:
     """``"3-0-12"`` -> ``["3", "3-0", "3-0-12"]``."""
     codes = leaf.split("-")
@@ -205,8 +209,12 @@ def oracle_table(bench: Path, found: ReleaseMatches, judged: dict[str, Qrels], r
             units, cluster = np.unique([found.meta[q]["unit"] for q in qids], return_inverse=True)
             values = np.array([oracle[q] for q in qids])
             low, high = mean_interval_bounds(values, cluster, len(units), resample_counts(len(units), resamples, seed), 0.95)[0]
-            score = float(np.mean([base.get(q, 0.0) for q in qids]))
+            scores = np.array([base.get(q, 0.0) for q in qids])
+            held = np.array([bool(found.meta[q].get("held_out")) for q in qids])
+            score = float(scores.mean())
             rows.append({"run": Path(folder).name, "headline": headline, "run_score": round(score, 4),
+                         "run_lexicon_worded": round(float(scores[~held].mean()), 4) if (~held).any() else None,
+                         "run_held_out_worded": round(float(scores[held].mean()), 4) if held.any() else None,
                          "oracle": round(float(values.mean()), 4), "oracle_low": round(low, 4), "oracle_high": round(high, 4),
                          "oracle_reaches_run": bool(high >= score)})
         out[task] = rows
@@ -274,13 +282,15 @@ class LabelAudit:
         if t3:
             notes.append(f"T3: {pct(t3['ambiguous_share'])} of the queries have a non-target full match")
         oracle = "".join(f"<tr><td>{task.upper()} {escape(r['headline'])}</td><td>{escape(r['run'])}</td><td>{r['run_score']:.4f}</td>"
+                         f"<td>{_score(r['run_lexicon_worded'])}</td><td>{_score(r['run_held_out_worded'])}</td>"
                          f"<td>{r['oracle']:.4f} [{r['oracle_low']:.4f}, {r['oracle_high']:.4f}]</td></tr>"
                          for task, rs in self.oracle.items() for r in rs)
         verdict = "every bar met" if self.passed else "; ".join(self.failures)
         return ("<table><tr><th>task</th><th>queries</th><th>exact</th><th>sibling</th><th>related</th><th>irrelevant</th></tr>"
                 + "".join(rows) + "</table><p class=note>Share of each grade's candidates that are full matches. "
                 + escape("; ".join(notes)) + ".</p>"
-                + (f"<table><tr><th>headline</th><th>run</th><th>run</th><th>attribute oracle [95%]</th></tr>{oracle}</table>" if oracle else "")
+                + (f"<table><tr><th>headline</th><th>run</th><th>run</th><th>lexicon-worded</th><th>held-out-worded</th>"
+                   f"<th>attribute oracle [95%]</th></tr>{oracle}</table>" if oracle else "")
                 + f"<p>verdict: {escape(verdict)}</p>")
 
     def __str__(self) -> str:
@@ -306,7 +316,8 @@ class LabelAudit:
         for task, rows in self.oracle.items():
             for r in rows:
                 lines.append(f"  oracle {task} {r['headline']}: {r['run']} {r['run_score']:.4f} -> attribute oracle {r['oracle']:.4f} "
-                             f"[{r['oracle_low']:.4f}, {r['oracle_high']:.4f}]")
+                             f"[{r['oracle_low']:.4f}, {r['oracle_high']:.4f}]; run on lexicon-worded / held-out-worded "
+                             f"queries {_score(r['run_lexicon_worded'])} / {_score(r['run_held_out_worded'])}")
         lines.append("verdict: " + ("every bar met" if self.passed else "; ".join(self.failures)))
         return "\n".join(lines)
 

@@ -1,6 +1,6 @@
 """Held-out wordings: how shoppers also say a catalog value, in words the public lexicon does not hold.
 
-The verbalizer writes a seeded share of its conditions (:data:`HELD_OUT_RATE`) in one of these wordings
+The verbalizer writes a seeded share of its conditions (:data:`HELD_OUT_RATE`, 70 %) in one of these wordings
 instead of a :mod:`fashionrq.querygen.surface` spelling. Each says the same value ("for my husband" is
 ``gender = Men``, "for a job interview" is ``occasion = Formal``), so the hidden φ(q) and the labels do not
 change; only the text does. The public :class:`~fashionrq.querygen.LexiconParser` reads none of them
@@ -19,7 +19,7 @@ the plain other words (the vocabulary's "plaid", "no sleeves", "training", "vaca
 from __future__ import annotations
 
 #: Chance that a condition with a held-out wording is written in it.
-HELD_OUT_RATE = 0.5
+HELD_OUT_RATE = 0.7
 
 Forms = tuple[tuple[str, ...], tuple[str, ...]]
 

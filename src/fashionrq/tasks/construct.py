@@ -450,14 +450,16 @@ def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
     t1, t4, t1_dropped = _t1_t4(plan["t1"], pools1, by_leaf, index, matches)
     t2, dev_mids, t2_dropped = _t2(plan["t2"], pools2, by_leaf, index, config, rnd, matches)
     open_leaves = sorted(plan["t1o"] + [leaf for anchors in t3_dropped for leaf in anchors], key=prefix_key)
+    # broad anchors over the open-corpus leaves, never over a T2 unit (its dev labels are public)
+    open_mids = {index.h.clusters[leaf].parent for leaf in open_leaves}
     t2_mids = {index.h.clusters[queries[p.query].leaf].parent for p in t2}
-    open_broad = [a for a in broad if a not in t2_mids]  # a T2 unit's dev labels are public
+    open_broad = [a for a in broad if a in open_mids and a not in t2_mids]
     t1o = [OpenQuery(qi, leaf, f"t1o-{leaf}") for leaf in open_leaves for qi in by_leaf[leaf]] + \
           [OpenQuery(qi, anchor, f"t1o-{anchor}") for anchor in open_broad for qi in broad[anchor]]
     tasks = Tasks(tuple(queries), tuple(t1), tuple(t1o), tuple(t2), tuple(t3), tuple(t4), {}, matches)
     tasks.report.update(_report(tasks, plan, by_leaf, index, config, pools1, pools2, t3_dropped, dev_mids, open_leaves))
     tasks.report["broad_anchors"] = {"level": 2, "with_queries": len(broad), "t1o": len(open_broad),
-                                     "left_out_holding_t2": len(broad) - len(open_broad),
+                                     "left_out_holding_t2": len(set(broad) & open_mids & t2_mids),
                                      "t1o_queries": sum(len(broad[a]) for a in open_broad)}
     if matches is not None:
         tasks.report["validity"] = {"rule": "docs/benchmark.md, 'Labels that credit every valid result'",
