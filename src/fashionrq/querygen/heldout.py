@@ -68,6 +68,13 @@ TYPE: dict[str, str] = {
     "Watches": "timepieces",
     "Sunglasses": "sunnies",
     "Perfume and Body Mist": "scents",
+    "Track Pants": "sweatpants",
+    "Wallets": "billfolds",
+    "Trousers": "slacks",
+    "Dresses": "frocks",
+    "Innerwear Vests": "undershirts",
+    "Nail Polish": "nail lacquers",
+    "Bra": "brassieres",
 }
 
 TABLES: dict[str, dict] = {"gender": GENDER, "age_group": AGE, "occasion": OCCASION, "style_tags": STYLE,
