@@ -14,7 +14,9 @@ from conftest import FIXTURES, main_code
 from fashionrq.images.store import catalog_vocabulary, extract_items
 from fashionrq.images.verbalize import FACETS, photo_facets
 from fashionrq.io import read_jsonl
-from fashionrq.querygen.mcmr import MIN_SHARE, TEXT_ATTRIBUTES, catalog_table
+from fashionrq.encoders.text import item_text
+from fashionrq.querygen.mcmr import MIN_JOINT, MIN_SHARE, TEXT_ATTRIBUTES, catalog_table, text_answerable
+from fashionrq.querygen.records import Constraint
 from fashionrq.sid.io import read_sids
 from fashionrq.systems.bench import PublicBench
 from fashionrq.tasks import TaskConfig, build_release
@@ -79,28 +81,80 @@ def test_constraints_hold_for_the_intent_leaf_and_nest_as_k_grows(mcmr_bench, re
             values = [facets[r].get(c["attribute"]) for r in rows] if c["modality"] == "image" else table[c["attribute"]].iloc[rows].tolist()
             share = sum(str(v) == c["value"] for v in values if v is not None) / len(rows)
             assert share >= MIN_SHARE and share == pytest.approx(c["share"], abs=1e-4), (row["qid"], c)
+        assert sum(_satisfies(row, r, table, facets) for r in rows) >= MIN_JOINT, row["qid"]  # jointly held
         if row["variant"] == "fused":
             by_intent[row["intent"]][row["k_text"]] = {(c["attribute"], c["value"]) for c in row["constraints"]}
     for ks in by_intent.values():
         assert all(ks[k] < ks[k + 1] for k in ks if k + 1 in ks)
 
 
-def test_grades_come_from_the_shared_prefix_with_the_intent_never_from_the_query(mcmr_bench, records):
-    ids, sids = read_sids(mcmr_bench / "labels" / "sids.parquet")
+def _views(bench: Path):
+    """The release's public items (photos resolved as a sealed run sees them), text fields, facets and leaves."""
+    items = PublicBench(bench).items()
+    ids, sids = read_sids(bench / "labels" / "sids.parquet")
+    assert ids == items.column("item_id").to_pylist()
+    photos = extract_items(items, vocabulary=catalog_vocabulary(items))
+    return items, catalog_table(items.to_pandas()), [photo_facets(photos.get(i)) for i in ids], ids, sids
+
+
+def _satisfies(row, r, table, facets) -> bool:
+    """Item row ``r`` meets every condition of an MCMR record, read straight from its fields and photo."""
+    for c in row["constraints"]:
+        value = facets[r].get(c["attribute"]) if c["modality"] == "image" else table[c["attribute"]].iloc[r]
+        if value is None or value != value or str(value) != c["value"]:
+            return False
+    return True
+
+
+def test_open_corpus_relevance_is_every_condition_satisfied_and_pools_keep_the_prefix(mcmr_bench, records):
+    """MCMR relevance (seed 003): an open-corpus item is relevant (3) only if it satisfies the head type and every
+    constraint, so the relevant set nests as k grows; pooled T1 keeps the shared-prefix grades of its one pool."""
+    items, table, facets, ids, sids = _views(mcmr_bench)
+    phi = {r["qid"]: r["phi"] for r in read_jsonl(mcmr_bench / "labels" / "phi.jsonl")}
+    judged = defaultdict(dict)
+    for line in (mcmr_bench / "labels" / "t1o.qrels").read_text().splitlines():
+        qid, _, item, grade = line.split()
+        judged[qid][item] = int(grade)
+    relevant_by_k = defaultdict(dict)
+    for qid, grades in judged.items():
+        row = records[qid]
+        heads = set(phi[qid]["product_type"])
+        expected = {ids[r] for r in range(len(ids)) if table["article_type"].iloc[r] in heads and _satisfies(row, r, table, facets)}
+        assert {i for i, g in grades.items() if g > 0} == expected and set(grades.values()) <= {0, 3}, qid
+        assert expected, qid  # every query has items that satisfy all its conditions (MIN_JOINT)
+        if row["variant"] == "fused":
+            relevant_by_k[row["intent"]][row["k_text"]] = expected
+    assert any(len(ks) > 1 for ks in relevant_by_k.values())
+    for ks in relevant_by_k.values():
+        assert all(ks[k + 1] <= ks[k] for k in ks if k + 1 in ks)
     code = dict(zip(ids, (tuple(r) for r in sids)))
-    graded = defaultdict(dict)
-    for name in ("t1", "t1o"):
-        for line in (mcmr_bench / "labels" / f"{name}.qrels").read_text().splitlines():
-            qid, _, item, grade = line.split()
-            anchor = tuple(int(c) for c in records[qid]["intent"].split("-"))
-            shared = int(np.cumprod(np.array(code[item]) == np.array(anchor)).sum())
-            assert int(grade) == shared
-            graded[(name, records[qid]["intent"])][qid] = graded[(name, records[qid]["intent"])].get(qid, set()) | {(item, int(grade))}
     pools = {row["qid"]: row["candidates"] for row in read_jsonl(mcmr_bench / "public" / "t1_candidates.jsonl")}
-    for (name, _), by_qid in graded.items():
-        assert len({frozenset(v) for v in by_qid.values()}) == 1  # every variant of an intent: same judged items, same grades
-        if name == "t1":
-            assert len({tuple(pools[q]) for q in by_qid}) == 1
+    by_intent = defaultdict(set)
+    for line in (mcmr_bench / "labels" / "t1.qrels").read_text().splitlines():
+        qid, _, item, grade = line.split()
+        anchor = tuple(int(c) for c in records[qid]["intent"].split("-"))
+        assert int(grade) == int(np.cumprod(np.array(code[item]) == np.array(anchor)).sum())
+        by_intent[records[qid]["intent"]].add(tuple(pools[qid]))
+    assert all(len(p) == 1 for p in by_intent.values())
+
+
+def test_no_image_condition_is_answerable_from_the_text_view_and_no_hidden_field_is_asked(mcmr_bench, records):
+    """MCMR's validator: an image-only condition is not named by the text view of most of its leaf's items; price
+    and year, which no candidate view shows, are never asked."""
+    items, table, facets, ids, sids = _views(mcmr_bench)
+    texts = [item_text(r) for r in items.to_pylist()]
+    leaf_of = ["-".join(map(str, row)) for row in sids]
+    checked = 0
+    for row in records.values():
+        assert not {c["attribute"] for c in row["constraints"]} & {"price_tier", "year"}
+        leaf_texts = [texts[r] for r, leaf in enumerate(leaf_of) if leaf == row["intent"]]
+        for c in row["constraints"]:
+            if c["modality"] == "image":
+                assert not text_answerable(Constraint(c["attribute"], c["value"], "image", c["share"]), leaf_texts), (row["qid"], c)
+                checked += 1
+    assert checked > 50
+    manifest = json.loads((mcmr_bench / "manifest.json").read_text())
+    assert manifest["report"]["querygen"]["mcmr"]["image_constraints_skipped_as_answerable_from_text"] > 0
 
 
 def test_public_files_carry_no_modality_record_and_no_grade(mcmr_bench, records):

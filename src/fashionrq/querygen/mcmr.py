@@ -1,12 +1,17 @@
 """MCMR queries with controlled constraint counts (seed 003 §3, §5.2): k text- and k image-derived constraints.
 
-Every qualified leaf is one *intent*. Its text constraints are catalog fields (gender, occasion, season, price
-tier, year, brand, fabric, fit, sleeves, neck), its image constraints are facets of the photos
+Every qualified leaf is one *intent*. Its text constraints are catalog fields the candidates' text view shows
+(gender, occasion, season, brand, fabric, fit, sleeves, neck; price and year are in no candidate view, so they
+are not asked), its image constraints are facets of the photos
 (:func:`fashionrq.images.verbalize.photo_facets`: colour, accent, pattern, tone, saturation, silhouette,
 outline). A constraint holds for the leaf when at least :data:`MIN_SHARE` of its items have the value (missing
 values and items without a photo count against it); each modality's constraints are ordered most distinctive
-first (the leaf's share of the value minus the catalog's), so the first k are the ones that set the leaf apart.
-A leaf with fewer than ``k_max`` of either kind is not an intent (counted in the report).
+first (the leaf's share of the value minus the catalog's), so the first k are the ones that set the leaf apart,
+and taken in that order only while at least :data:`MIN_JOINT` of the leaf's items hold all of them together
+(text first, then image), so every variant has items that satisfy every condition. An image constraint whose
+value the text view of most of the leaf's items states (a photo colour named by the base colour) is skipped: an
+image-only condition must not be answerable from the text (MCMR's validator). A leaf with fewer than ``k_max``
+of either kind is not an intent (counted in the report).
 
 From one intent the verbalizer writes, over the leaf's product type:
 
@@ -16,16 +21,20 @@ From one intent the verbalizer writes, over the leaf's product type:
   constraints only): with the ``fused`` ``k_max`` query, the query-side ablation of MCMR Table 7.
 
 Each query carries its :class:`ConstraintSet` (which constraint came from which modality), which the release
-keeps in ``labels/mcmr.jsonl`` only. Relevance never comes from here: the release grades candidates by
-their shared SID prefix with the intent's leaf, the same for every variant of an intent.
+keeps in ``labels/mcmr.jsonl`` only. Relevance is MCMR's: an item is relevant to a query only if it satisfies
+every one of its conditions (the head product type and each constraint, on the item's own fields and photo;
+:class:`ConstraintMatches`), so the relevant set shrinks as k grows.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+
 import numpy as np
 import pandas as pd
 
+from fashionrq.encoders.text import item_text
 from fashionrq.hierarchy import Cluster, attribute_frame
 from fashionrq.images.verbalize import FACETS, facet_phrase, look_phrase, photo_facets
 from fashionrq.querygen.evidence import ATTRIBUTE_TO_PHI
@@ -35,16 +44,18 @@ from fashionrq.querygen.surface import type_forms
 SOURCE = "mcmr"
 #: A constraint holds for a leaf when at least this share of its items have the value.
 MIN_SHARE = 0.5
-#: Text-derived constraint attributes (columns of ``attribute_frame`` plus ``year``), in tie-break order.
-TEXT_ATTRIBUTES = ("gender", "usage", "season", "price_tier", "year", "brand", "Fabric", "Fit", "Sleeve Length", "Neck")
+#: Text-derived constraint attributes (columns of ``attribute_frame`` the text view shows), in tie-break order.
+TEXT_ATTRIBUTES = ("gender", "usage", "season", "brand", "Fabric", "Fit", "Sleeve Length", "Neck")
 #: The order text clauses are written in after the head noun.
-WRITE_ORDER = ("brand", "Fabric", "Fit", "Sleeve Length", "Neck", "usage", "season", "price_tier", "year")
+WRITE_ORDER = ("brand", "Fabric", "Fit", "Sleeve Length", "Neck", "usage", "season")
+#: Constraints are added only while at least this many of the leaf's items hold all of them (MCMR writes a query
+#: from one target item, so at least that item is relevant).
+MIN_JOINT = 1
 VARIANTS = ("fused", "text", "image")
 #: Attribute -> value -> share of the catalog's items holding it.
 Background = dict[str, dict[str, float]]
 _GENDER_WORDS = {"Men": "men's", "Women": "women's", "Boys": "boys'", "Girls": "girls'", "Unisex": "unisex"}
-_TEXT_PHRASES = {"usage": "for {} wear", "season": "for {}", "price_tier": "at a {} price", "year": "released around {}",
-                 "brand": "by {}", "Fabric": "made of {}", "Fit": "with a {}", "Sleeve Length": "with {}", "Neck": "with a {}"}
+_TEXT_PHRASES = {"usage": "for {} wear", "season": "for {}", "brand": "by {}", "Fabric": "made of {}", "Fit": "with a {}", "Sleeve Length": "with {}", "Neck": "with a {}"}
 #: Image facets that have a φ key (the rest have none; their record stays in ``labels/mcmr.jsonl``).
 _IMAGE_TO_PHI = {"photo_colour": "color", "photo_accent": "color", "photo_pattern": "pattern"}
 _PATTERN_PHI = {"plain": "Solid", "striped": "Striped", "checked": "Checked", "printed": "Printed"}
@@ -54,7 +65,7 @@ def phrase(constraint: Constraint) -> str:
     """How the verbalizer writes one constraint: ``by Roadster``, ``for casual wear``, ``dark-toned``."""
     if constraint.modality == "image":
         return facet_phrase(constraint.attribute, constraint.value)
-    value = constraint.value if constraint.attribute in ("brand", "year") else constraint.value.lower()
+    value = constraint.value if constraint.attribute == "brand" else constraint.value.lower()
     return _TEXT_PHRASES[constraint.attribute].format(value)
 
 
@@ -74,14 +85,41 @@ def _ordered(candidates: list[Constraint | None], order: tuple[str, ...], backgr
     return tuple(sorted(kept, key=lambda c: (-(c.share - background[c.attribute].get(c.value, 0.0)), order.index(c.attribute))))
 
 
+def _holds(constraint: Constraint, table: pd.DataFrame, facets: list[dict[str, str]], rows) -> np.ndarray:
+    """Which of ``rows`` hold ``constraint`` on their own field (text) or photo facet (image)."""
+    if constraint.modality == "text":
+        return np.array([v is not None and v == v and str(v) == constraint.value for v in table[constraint.attribute].iloc[rows]], dtype=bool)
+    return np.array([facets[r].get(constraint.attribute) == constraint.value for r in rows], dtype=bool)
+
+
+def _jointly(ordered: tuple[Constraint, ...], held: np.ndarray, table, facets, rows) -> tuple[tuple[Constraint, ...], np.ndarray]:
+    """``ordered`` taken in order while at least :data:`MIN_JOINT` rows (``held`` so far) hold every one taken."""
+    chosen = []
+    for constraint in ordered:
+        joint = held & _holds(constraint, table, facets, rows)
+        if joint.sum() >= MIN_JOINT:
+            chosen.append(constraint)
+            held = joint
+    return tuple(chosen), held
+
+
+def text_answerable(constraint: Constraint, texts: list[str]) -> bool:
+    """An image constraint whose value most of ``texts`` (the items' text view) name as a word."""
+    word = re.compile(rf"\b{re.escape(constraint.value.lower())}\b")
+    return sum(bool(word.search(t.lower())) for t in texts) * 2 > len(texts)
+
+
 def text_constraints(rows: list[int], table: pd.DataFrame, background: Background) -> tuple[Constraint, ...]:
     """The leaf's text-derived constraints (``table``: :func:`catalog_table`), most distinctive first."""
     return _ordered([_ranked(table[a].iloc[rows].tolist(), "text", a) for a in TEXT_ATTRIBUTES], TEXT_ATTRIBUTES, background)
 
 
-def image_constraints(rows: list[int], facets: list[dict[str, str]], background: Background) -> tuple[Constraint, ...]:
-    """The leaf's image-derived constraints (``facets``: per item row), most distinctive first."""
-    return _ordered([_ranked([facets[r].get(f) for r in rows], "image", f) for f in FACETS], FACETS, background)
+def image_constraints(rows: list[int], facets: list[dict[str, str]], background: Background,
+                      texts: list[str] | None = None) -> tuple[Constraint, ...]:
+    """The leaf's image-derived constraints (``facets``: per item row), most distinctive first, without those the
+    text view of the leaf's items (``texts``) answers."""
+    found = _ordered([_ranked([facets[r].get(f) for r in rows], "image", f) for f in FACETS], FACETS, background)
+    return tuple(c for c in found if texts is None or not text_answerable(c, texts))
 
 
 def background_shares(table: pd.DataFrame, facets: list[dict[str, str]]) -> Background:
@@ -130,20 +168,59 @@ def variants(text: tuple[Constraint, ...], image: tuple[Constraint, ...], k_max:
     return fused + [("text", text[:k_max]), ("image", image[:k_max])]
 
 
-def intent_queries(cluster: Cluster, table: pd.DataFrame, facets: list[dict[str, str]], background: Background,
-                   k_max: int) -> list[GeneratedQuery]:
-    """Every variant of one leaf's intent, or ``[]`` when it has fewer than ``k_max`` constraints of a modality."""
+def intent_constraints(cluster: Cluster, table: pd.DataFrame, facets: list[dict[str, str]], background: Background,
+                       texts: list[str]) -> tuple[tuple[Constraint, ...], tuple[Constraint, ...], int]:
+    """The leaf's text and image constraints, each taken while :data:`MIN_JOINT` items hold all so far (text first),
+    and how many image constraints were skipped as answerable from the text view."""
     rows = list(cluster.item_rows)
-    text, image = text_constraints(rows, table, background), image_constraints(rows, facets, background)
+    leaf_texts = [texts[r] for r in rows]
+    found = image_constraints(rows, facets, background)
+    unanswered = image_constraints(rows, facets, background, leaf_texts)
+    text, held = _jointly(text_constraints(rows, table, background), np.ones(len(rows), dtype=bool), table, facets, rows)
+    image, _ = _jointly(unanswered, held, table, facets, rows)
+    return text, image, len(found) - len(unanswered)
+
+
+def intent_queries(cluster: Cluster, table: pd.DataFrame, facets: list[dict[str, str]], background: Background,
+                   k_max: int, texts: list[str]) -> tuple[list[GeneratedQuery], int]:
+    """Every variant of one leaf's intent, or ``[]`` when it has fewer than ``k_max`` constraints of a modality; and
+    how many image constraints the text view answered."""
+    rows = list(cluster.item_rows)
+    text, image, answerable = intent_constraints(cluster, table, facets, background, texts)
     if len(text) < k_max or len(image) < k_max:
-        return []
+        return [], answerable
     head_value = cluster.primary_value if cluster.primary_axis == "article_type" else table["article_type"].iloc[rows].mode().iloc[0]
     head = type_forms(head_value)[0]
     out = []
     for variant, chosen in variants(text, image, k_max):
         record = ConstraintSet(cluster.cluster_id, variant, head, chosen)
         out.append(GeneratedQuery(render(head, chosen), cluster.cluster_id, expressed(head_value, chosen), None, SOURCE, record))
-    return out
+    return out, answerable
+
+
+class ConstraintMatches:
+    """MCMR relevance (seed 003): an item is relevant to a query only if it satisfies every condition, its head
+    product type (the item's article type) and each constraint on its own field or photo facet. The interface of
+    :class:`fashionrq.tasks.validity.QueryMatches` that open-corpus grading reads (``mask``, ``grades``)."""
+
+    def __init__(self, items: pd.DataFrame, photos, queries) -> None:
+        self.table = catalog_table(items)
+        self.facets = [photo_facets(photos.get(i)) for i in items["item_id"].tolist()]
+        self.queries = queries
+        self.n = len(self.table)
+
+    def mask(self, qi: int, rows: np.ndarray | None = None) -> np.ndarray:
+        rows = np.arange(self.n) if rows is None else np.asarray(rows, dtype=np.int64)
+        query = self.queries[qi]
+        held = np.isin(self.table["article_type"].iloc[rows].to_numpy(dtype=object), query.expressed["product_type"])
+        for constraint in query.constraints.constraints:
+            held &= _holds(constraint, self.table, self.facets, rows)
+        return held
+
+    @staticmethod
+    def grades(prefix_grades: np.ndarray, full: np.ndarray) -> np.ndarray:
+        """Binary, as MCMR grades: Exact (3) for an item that satisfies every condition, else 0."""
+        return np.where(full, 3, 0)
 
 
 def mcmr_queries(leaves: list[Cluster], items: pd.DataFrame, photos, k_max: int = 5) -> tuple[list[GeneratedQuery], dict]:
@@ -153,16 +230,20 @@ def mcmr_queries(leaves: list[Cluster], items: pd.DataFrame, photos, k_max: int 
     """
     table = catalog_table(items)
     facets = [photo_facets(photos.get(i)) for i in items["item_id"].tolist()]
+    texts = [item_text(row) for row in items.astype(object).where(items.notna(), None).to_dict("records")]
     background = background_shares(table, facets)
     queries, short = [], Counter()
     for cluster in leaves:
-        made = intent_queries(cluster, table, facets, background, k_max)
+        made, answerable = intent_queries(cluster, table, facets, background, k_max, texts)
         queries += made
+        short["image_constraints_answerable_from_text"] += answerable
         if not made:
-            rows = list(cluster.item_rows)
-            short["text"] += len(text_constraints(rows, table, background)) < k_max
-            short["image"] += len(image_constraints(rows, facets, background)) < k_max
-    report = {"k_max": k_max, "min_share": MIN_SHARE, "leaves": len(leaves), "intents": len({q.cluster_id for q in queries}),
+            text, image, _ = intent_constraints(cluster, table, facets, background, texts)
+            short["text"] += len(text) < k_max
+            short["image"] += len(image) < k_max
+    report = {"k_max": k_max, "min_share": MIN_SHARE, "min_joint": MIN_JOINT, "leaves": len(leaves),
+              "intents": len({q.cluster_id for q in queries}),
               "leaves_short_of_text_constraints": short["text"], "leaves_short_of_image_constraints": short["image"],
-              "photographed_items": int(np.sum([bool(f) for f in facets]))}
+              "image_constraints_skipped_as_answerable_from_text": short["image_constraints_answerable_from_text"],
+              "not_asked": ["price_tier", "year"], "photographed_items": int(np.sum([bool(f) for f in facets]))}
     return queries, report

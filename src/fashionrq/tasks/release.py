@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from importlib import metadata
 from pathlib import Path
 from typing import NamedTuple
@@ -21,13 +21,14 @@ from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.io import atomic_writer, link_or_copy, sha256_file
 from fashionrq.querygen.evidence import CatalogValues
+from fashionrq.querygen.mcmr import ConstraintMatches
 from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.systems.bench import PHOTOS
 from fashionrq.tasks.construct import TierIndex, build_tasks
 from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, TaskConfig, Tasks
 from fashionrq.tasks.secret import ConstructionSecret
 from fashionrq.tasks.tree import fit_tree
-from fashionrq.tasks.validity import QueryMatches, credited
+from fashionrq.tasks.validity import QueryMatches
 from fashionrq.timing import stage
 
 MANIFEST = "manifest.json"
@@ -250,7 +251,7 @@ def _write_open_qrels(path: Path, queries: list[tuple[str, str, int]], index: Ti
             full = None if matches is None else matches.mask(qi)
             if full is not None:
                 rows = np.union1d(rows, np.flatnonzero(full))
-            graded = index.grade(leaf, rows) if full is None else credited(index.grade(leaf, rows), full[rows])
+            graded = index.grade(leaf, rows) if full is None else matches.grades(index.grade(leaf, rows), full[rows])
             order = np.argsort(rank[rows], kind="stable")
             text = pc.binary_join_element_wise(pa.scalar(f"{qid} 0 "), ids.take(rows[order]),
                                                grades.take(pa.array(graded[order])), "")
@@ -417,6 +418,8 @@ def construct_release(
         vectors = None if embeddings is None else np.asarray(embeddings, dtype=np.float32)
         tasks = build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors,
                             matches=_query_matches(frame, phi, len(queries), queries_backend))
+        if queries_backend == "mcmr":  # MCMR relevance: every condition satisfied (open-corpus grades only)
+            tasks = replace(tasks, matches=ConstraintMatches(frame, photos, queries))
         tasks.report["open_depth"] = task_config.open_depth
         used = tasks.used_queries()
         query_report.update(phi_report, kept_in_tasks=len(used))
@@ -433,8 +436,9 @@ def construct_release(
 
 
 def _query_matches(frame, phi: dict[int, dict], n_queries: int, backend: str) -> QueryMatches | None:
-    """The full matches the labels credit, from every query's hidden φ; none for MCMR releases, whose conditions
-    are partly read off the photos (their relevance is the shared prefix, docs/images.md)."""
+    """The full matches the tasks are built with, from every query's hidden φ; none for MCMR releases, whose
+    conditions are partly read off the photos: their pooled tasks keep the shared-prefix grades, and their
+    open-corpus grades are MCMR's (``querygen.mcmr.ConstraintMatches``, docs/images.md)."""
     if backend == "mcmr":
         return None
     return QueryMatches(FullMatch(CatalogValues(frame)), [phi[qi] for qi in range(n_queries)])

@@ -49,6 +49,11 @@ class QueryMatches:
             out += self.mask(qi)
         return out
 
+    @staticmethod
+    def grades(prefix_grades: np.ndarray, full: np.ndarray) -> np.ndarray:
+        """Open-corpus grades: the prefix grades, every full match raised to at least :data:`FULL_MATCH_GRADE`."""
+        return credited(prefix_grades, full)
+
     def separated(self, queries: Sequence[int], rows: np.ndarray) -> int:
         """How many of ``queries`` fully match at most :data:`MAX_SIBLING_SHARE` of ``rows`` (a sibling leaf)."""
         return sum(float(self.mask(qi, rows).mean()) <= MAX_SIBLING_SHARE for qi in queries)
