@@ -37,6 +37,8 @@ class ChatServer(ThreadingHTTPServer):
         self.delay = 0.0
         self.single_slot: threading.Lock | None = None  # set: one request served at a time, like llama.cpp
         self.max_tokens: list[int] = []
+        self.formats: list[dict | None] = []  # each request's response_format
+        self.refuse_schema = False  # answer 422 to a request with a response_format, as a server without JSON mode
 
     @property
     def url(self) -> str:
@@ -92,6 +94,9 @@ class ChatHandler(BaseHTTPRequestHandler):
             else:
                 time.sleep(server.delay)
             server.max_tokens.append(body["max_tokens"])
+            server.formats.append(body.get("response_format"))
+            if server.refuse_schema and "response_format" in body:
+                return self._reply(422, "response_format is not supported")
             assert self.path == "/v1/chat/completions" and body["temperature"] == 0.2 and body["top_p"] == 0.8
             if "DATA CONTEXT:" in prompt:
                 self._generation(server, json.loads(prompt.split("DATA CONTEXT:\n", 1)[1]), attempt)
@@ -267,6 +272,31 @@ def test_generate_queries_reads_the_endpoint_from_the_environment(server, tmp_pa
     monkeypatch.delenv("FASHIONRQ_LLM_MODEL")
     with pytest.raises(InputError, match="FASHIONRQ_LLM_MODEL"):
         LLMBackend()
+
+
+@pytest.mark.parametrize("style", ["json_object", "json_schema"])
+def test_every_call_asks_for_json_of_its_schema(server, tmp_path, clusters, items, style):
+    from fashionrq.querygen.prompt import ENRICH_SCHEMA, GENERATION_SCHEMA
+
+    backend = _backend(server, tmp_path, response_format=style)
+    sets = generate_all(clusters[:2], items, backend=backend, parser=LexiconParser(items))
+    assert all(qs.queries for qs in sets)
+    LLMEnricher(backend, LexiconParser(items)).parse_many(["black tees"])
+    expected = [{"type": "json_object", "schema": schema} if style == "json_object" else
+                {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": True}}
+                for schema in (GENERATION_SCHEMA, ENRICH_SCHEMA)]
+    assert server.formats == [expected[0]] * 2 + [expected[1]] and backend.schema_refused == 0
+
+
+def test_a_server_that_refuses_the_schema_gets_the_call_again_without_it(server, tmp_path, clusters, items):
+    server.refuse_schema = True
+    backend = _backend(server, tmp_path)
+    sets = generate_all(clusters[:2], items, backend=backend, parser=LexiconParser(items))
+    assert all(qs.queries and not qs.failed for qs in sets)
+    assert backend.schema_refused == 2 and sorted(f is None for f in server.formats) == [False, False, True, True]
+    assert _backend(server, tmp_path / "none", response_format="none").cache_key([]) != backend.cache_key([], schema={"type": "object"})
+    with pytest.raises(InputError, match="response format"):
+        _backend(server, tmp_path, response_format="xml")
 
 
 def test_lenient_parsing_of_model_answers():

@@ -33,6 +33,7 @@ def build_command(
     llm_timeout: float = typer.Option(60.0, "--llm-timeout", help="LLM backend: seconds to wait for one answer (a retry after a timeout waits up to 4x)."),
     llm_max_tokens: int = typer.Option(1024, "--llm-max-tokens", help="LLM backend: most tokens per answer, so a looping model stops."),
     llm_max_failure_rate: float = typer.Option(0.5, "--llm-max-failure-rate", help="LLM backend: stop once more than this share of calls failed."),
+    llm_response_format: str = typer.Option("json_object", "--llm-response-format", help="LLM backend: how each call asks for JSON of the answer's schema: json_object (llama-cpp-python's server), json_schema (OpenAI structured outputs: llama-server, vLLM, Gemini) or none; a server that refuses it gets the call again without one."),
     force: bool = typer.Option(False, "--force", help="Replace an existing release in --out (only once the new one is complete)."),
 ) -> None:
     """Build the frozen benchmark release: ingest, embed, SIDs, hierarchy, queries, tasks, manifest."""
@@ -43,7 +44,7 @@ def build_command(
     sizes = {"pool_size": pool_size} if pool_size is not None else {}
     sizes["max_anchor_leaves"] = max_anchor_leaves or None
     llm_options = {"max_concurrency": llm_concurrency, "timeout": llm_timeout, "max_tokens": llm_max_tokens,
-                   "max_failure_rate": llm_max_failure_rate}
+                   "max_failure_rate": llm_max_failure_rate, "response_format": llm_response_format}
     path = build_release(catalog, out, mapping=mapping, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
                          seed=seed, queries_backend="mcmr" if mcmr else queries_backend,
                          codebook_size=codebook_size, split_leaves=split_leaves, min_purity=min_purity, min_size=min_size,

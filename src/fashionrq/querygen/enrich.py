@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from fashionrq.querygen.llm import LLMBackend, parse_json_answer
-from fashionrq.querygen.prompt import enrichment_messages
+from fashionrq.querygen.prompt import ENRICH_SCHEMA, enrichment_messages
 from fashionrq.querygen.records import PHI_KEYS, GeneratedQuery
 from fashionrq.vocab import normalise_price_hint
 
@@ -94,7 +94,7 @@ class LLMEnricher:
         return sorted(out) or None
 
     def parse_many(self, texts: list[str]) -> list[dict[str, list[str] | None]]:
-        results = self.backend.chat_many([enrichment_messages(t) for t in texts], max_tokens=ENRICH_MAX_TOKENS)
+        results = self.backend.chat_many([enrichment_messages(t) for t in texts], max_tokens=ENRICH_MAX_TOKENS, schema=ENRICH_SCHEMA)
         out = []
         for text, result in zip(texts, results):
             if not result.ok:

@@ -15,7 +15,7 @@ from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.querygen.evidence import MIN_SUPPORT, CatalogValues, required_subtypes
 from fashionrq.querygen.llm import ChatResult, LLMBackend, parse_generation_answer
 from fashionrq.querygen.parser import LexiconParser
-from fashionrq.querygen.prompt import generation_messages
+from fashionrq.querygen.prompt import GENERATION_SCHEMA, generation_messages
 from fashionrq.querygen.records import GeneratedQuery, QuerySet
 from fashionrq.querygen.verbalizer import MAX_QUERIES, verbalize
 
@@ -113,7 +113,7 @@ def generate_all(clusters: Sequence[Cluster], items: pd.DataFrame | pa.Table, ba
         return [verbalize(c, frame, seed=seed, catalog=catalog, siblings=siblings.get(c.cluster_id, ()))
                 for c in track(clusters, "Writing queries", total=len(clusters))]
     parser = parser or LexiconParser(frame)
-    results = backend.chat_many([generation_messages(c, frame, seed, catalog) for c in clusters])
+    results = backend.chat_many([generation_messages(c, frame, seed, catalog) for c in clusters], schema=GENERATION_SCHEMA)
     return [_from_answer(c, frame, catalog, r, backend, parser, seed, siblings.get(c.cluster_id, ()))
             for c, r in zip(clusters, results)]
 

@@ -32,6 +32,19 @@ ENV_API_KEY = "FASHIONRQ_LLM_API_KEY"
 
 log = logging.getLogger(__name__)
 
+#: How a request asks for JSON of a schema: ``json_object`` with the schema beside it (llama-cpp-python's server,
+#: Anyscale), ``json_schema`` (OpenAI's structured outputs: llama.cpp's llama-server, vLLM, Gemini), or ``none``.
+RESPONSE_FORMATS = ("json_object", "json_schema", "none")
+#: A server that answers 400/422 to a request with a ``response_format`` gets it once more without one.
+SCHEMA_REFUSED = "the server refused the response_format"
+
+
+def response_format(style: str, schema: dict) -> dict:
+    """The ``response_format`` field of a chat request asking for JSON matching ``schema``."""
+    if style == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": True}}
+    return {"type": "json_object", "schema": schema}
+
 
 def default_cache_dir() -> Path:
     """``$FASHIONRQ_CACHE/llm`` (default ``~/.cache/fashionrq/llm``)."""
@@ -90,6 +103,7 @@ class LLMBackend:
         min_calls: int = 8,
         cache_dir: str | Path | None = None,
         seed: int = 0,
+        response_format: str = "json_object",
     ) -> None:
         self.base_url = (base_url or os.environ.get(ENV_BASE_URL) or "").rstrip("/")
         self.model = model or os.environ.get(ENV_MODEL) or ""
@@ -109,6 +123,10 @@ class LLMBackend:
         self.min_calls = max(1, int(min_calls))
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.seed = seed
+        if response_format not in RESPONSE_FORMATS:
+            raise InputError(f"LLM response format {response_format!r} is unknown; choose one of {', '.join(RESPONSE_FORMATS)}.")
+        self.response_format = response_format
+        self.schema_refused = 0  # requests resent without a schema because the server refused it
         self._lock = threading.Lock()
         self.requests = 0  # HTTP requests sent (retries included)
         self.cache_hits = 0
@@ -125,11 +143,14 @@ class LLMBackend:
     def params(self) -> dict:
         return {"temperature": self.temperature, "top_p": self.top_p}
 
-    def _body_params(self, max_tokens: int | None) -> dict:
-        return {**self.params, "max_tokens": min(max_tokens or self.max_tokens, self.max_tokens)}
+    def _body_params(self, max_tokens: int | None, schema: dict | None = None) -> dict:
+        params = {**self.params, "max_tokens": min(max_tokens or self.max_tokens, self.max_tokens)}
+        if schema is not None and self.response_format != "none":
+            params["response_format"] = response_format(self.response_format, schema)
+        return params
 
-    def cache_key(self, messages: list[dict], max_tokens: int | None = None) -> str:
-        params = self._body_params(max_tokens)
+    def cache_key(self, messages: list[dict], max_tokens: int | None = None, schema: dict | None = None) -> str:
+        params = self._body_params(max_tokens, schema)
         blob = json.dumps({"model": self.model, "messages": messages, "params": params}, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -174,6 +195,8 @@ class LLMBackend:
             return None, type(err).__name__, True, False
         if response.status_code == 429 or response.status_code >= 500:
             return None, f"HTTP {response.status_code}", True, False
+        if response.status_code in (400, 422) and "response_format" in body:
+            return None, SCHEMA_REFUSED, True, False  # resent without the schema
         if response.status_code >= 400:
             return None, f"HTTP {response.status_code}", False, False
         try:
@@ -188,15 +211,16 @@ class LLMBackend:
         self._cache_put(key, content, params, truncated)
         return ChatResult(content, truncated=truncated), "", False, False
 
-    def _call(self, client: httpx.Client, messages: list[dict], max_tokens: int | None = None) -> ChatResult:
-        key = self.cache_key(messages, max_tokens)
+    def _call(self, client: httpx.Client, messages: list[dict], max_tokens: int | None = None,
+              schema: dict | None = None) -> ChatResult:
+        key = self.cache_key(messages, max_tokens, schema)
         cached = self._cache_get(key)
         if cached is not None:
             with self._lock:
                 self.cache_hits += 1
                 self.truncated += cached.truncated  # a property of the answer, so a rerun reports the same
             return cached
-        body = {"model": self.model, "messages": messages, **self._body_params(max_tokens)}
+        body = {"model": self.model, "messages": messages, **self._body_params(max_tokens, schema)}
         error, timeouts, attempt = "no attempt made", 0, 0
         for attempt in range(1, self.max_attempts + 1):
             if attempt > 1:
@@ -209,6 +233,10 @@ class LLMBackend:
             finally:
                 self._limit.release(timed_out)
             timeouts += timed_out
+            if error == SCHEMA_REFUSED:
+                body.pop("response_format")
+                with self._lock:
+                    self.schema_refused += 1
             if result is not None:
                 with self._lock:
                     self.timeouts += timeouts
@@ -223,19 +251,21 @@ class LLMBackend:
         log.warning("LLM call %s failed after %d attempt(s): %s", key[:12], attempt, error)
         return ChatResult(None, error=error, attempts=attempt)
 
-    def chat(self, messages: list[dict], max_tokens: int | None = None) -> ChatResult:
+    def chat(self, messages: list[dict], max_tokens: int | None = None, schema: dict | None = None) -> ChatResult:
         """One chat completion (from the cache when the same model, messages and params were asked before)."""
-        return self.chat_many([messages], max_tokens)[0]
+        return self.chat_many([messages], max_tokens, schema)[0]
 
-    def chat_many(self, conversations: list[list[dict]], max_tokens: int | None = None) -> list[ChatResult]:
+    def chat_many(self, conversations: list[list[dict]], max_tokens: int | None = None,
+                  schema: dict | None = None) -> list[ChatResult]:
         """Chat completions of many conversations, concurrently, in input order; ``max_tokens`` (capped at the
-        backend's) bounds each answer. Raises ``LLMUnusableError`` once too many calls failed."""
+        backend's) bounds each answer; ``schema`` (a JSON schema) asks the server for JSON of that shape in the
+        backend's :data:`RESPONSE_FORMATS` style. Raises ``LLMUnusableError`` once too many calls failed."""
         results: list[ChatResult] = [ChatResult(None, error="not run")] * len(conversations)
         progress = CallProgress(len(conversations), f"Asking {self.model}")
         client = httpx.Client(timeout=self.timeout)
         pool = ThreadPoolExecutor(self.max_concurrency)
         try:
-            futures = {pool.submit(self._call, client, m, max_tokens): i for i, m in enumerate(conversations)}
+            futures = {pool.submit(self._call, client, m, max_tokens, schema): i for i, m in enumerate(conversations)}
             for future in as_completed(futures):
                 result = results[futures[future]] = future.result()
                 progress.advance(result.cached, result.error, self._limit.limit)

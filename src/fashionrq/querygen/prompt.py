@@ -31,6 +31,27 @@ brand only when a brand is explicitly named; price_hint values are "budget", "mi
 Query: {query}"""
 
 
+#: The JSON schema of a generation answer (sent as the request's ``response_format``, so a server that supports it
+#: constrains a small model's output to parseable JSON).
+GENERATION_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "queries": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 12},
+        "insights": {"type": "string"},
+        "validation_checks": {"type": "array", "items": {"type": "string"}, "maxItems": 12},
+        "coverage_map": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "integer"}}},
+    },
+    "required": ["queries"],
+}
+#: The JSON schema of an enrichment answer: every φ key, null or a list of strings.
+ENRICH_SCHEMA = {
+    "type": "object",
+    "properties": {key: {"anyOf": [{"type": "null"}, {"type": "array", "items": {"type": "string"}, "maxItems": 6}]}
+                   for key in PHI_KEYS},
+    "required": list(PHI_KEYS),
+}
+
+
 def _top(pairs, k: int = TOP_VALUES) -> list[list]:
     return [[v, round(float(s), 3)] for v, s in list(pairs)[:k]]
 

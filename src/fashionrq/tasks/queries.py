@@ -87,7 +87,8 @@ def print_llm_calls(llm, stage: str) -> int:
 
     console.print(f"LLM calls ({stage}): {llm.requests:,} requests, {llm.cache_hits:,} answers from the cache, {llm.failures:,} "
                   f"failed, {llm.timeouts:,} timeouts, {llm.truncated:,} answers cut at max_tokens, concurrency "
-                  f"{llm.lowest_concurrency}-{llm.max_concurrency}", soft_wrap=True, highlight=False)
+                  f"{llm.lowest_concurrency}-{llm.max_concurrency}, response format {llm.response_format} "
+                  f"({llm.schema_refused:,} refused by the server)", soft_wrap=True, highlight=False)
     return llm.truncated
 
 
