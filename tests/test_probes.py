@@ -13,9 +13,11 @@ from fashionrq.errors import InputError
 from fashionrq.io import atomic_write_json, atomic_write_jsonl, read_jsonl, sha256_file
 from fashionrq.protocol.compare import TASK_NAMES
 from fashionrq.protocol.manifest import with_digest
-from fashionrq.protocol.probe import QUERY_BLIND, probe_release
+from fashionrq.protocol.probe import QUERY_BLIND, probe_markdown, probe_release, query_blind_best
 from fashionrq.systems import LabelAccessError, run_system
-from fashionrq.systems.probes import PROBES
+from fashionrq.systems.bench import PublicBench
+from fashionrq.systems.probes import PROBES, QUERY_BLIND_SYSTEMS, QueryBlindStructure
+from fashionrq.systems.probes.view import PublicView
 
 #: Whole-module sealed runs and release builds over the fixture: tens of seconds; CI runs them with -m slow.
 pytestmark = pytest.mark.slow
@@ -61,18 +63,19 @@ def test_every_probe_and_the_query_blind_baseline_are_scored_on_every_task(probe
     judged = {(b.task, b.metric) for b in probe_report.bands}
     assert {t for t, _ in judged} >= {"t1", "t2", "t3", "t4"}
     assert not any(m.startswith("consistency@") for _, m in judged)
-    for system in [*PROBES, QUERY_BLIND]:
+    assert QUERY_BLIND in QUERY_BLIND_SYSTEMS and "query-blind-structure" in QUERY_BLIND_SYSTEMS
+    for system in [*PROBES, *QUERY_BLIND_SYSTEMS]:
         cells = {(c.task, c.metric): c.score for c in probe_report.cells if c.system == system}
         assert set(cells) == judged, system
         assert all(0.0 <= v <= 1.0 for v in cells.values())
     for band in probe_report.bands:
         assert band.lower <= band.score <= band.upper
     frame = probe_report.to_dataframe()
-    assert len(frame) == len(judged) * (len(PROBES) + 2)
+    assert len(frame) == len(judged) * (len(PROBES) + len(QUERY_BLIND_SYSTEMS) + 1)
     data = json.loads(json.dumps(probe_report.to_dict()))
     assert data["passed"] == probe_report.passed and len(data["cells"]) == len(probe_report.cells)
     text = str(probe_report)
-    assert all(name in text for name in [*PROBES, QUERY_BLIND, "random"])
+    assert all(name in text for name in [*PROBES, *QUERY_BLIND_SYSTEMS, "random"])
 
 
 def test_random_runs_judged_as_probes_stay_inside_their_chance_bands(small_bench, probe_report, probe_folder, tmp_path):
@@ -184,3 +187,31 @@ def test_an_against_run_already_scored_with_relevance_gives_the_same_row(small_b
     assert len(against) == 2 * len(report.bands)
     as_path, as_scored = against[0::2], against[1::2]
     assert [(c.task, c.metric, c.score) for c in as_path] == [(c.task, c.metric, c.score) for c in as_scored]
+
+
+def test_the_structure_baseline_reads_nested_prefixes_of_a_retrained_tokenizer(small_bench):
+
+    view = PublicView.read(PublicBench(small_bench))
+    first, second = QueryBlindStructure().fit(view), QueryBlindStructure().fit(view)
+    assert np.array_equal(first.prefixes_, second.prefixes_)  # seeded: the same codes on every fit
+    # a shared level-3 prefix implies a shared level-2 and level-1 prefix
+    for pool in view.pools["t2"]:
+        shares = first._structure(pool)
+        assert np.all((0.0 <= shares) & (shares <= 1.0)) and np.all(np.diff(shares, axis=1) <= 0), pool.qid
+        features = first.t2_features(pool)
+        assert features.shape == (len(pool.candidates), 5) and np.all(np.isfinite(features))
+    assert len(np.unique(first.prefixes_[:, 0])) > 1  # the re-derived tokenizer splits the catalog
+
+
+def test_the_probe_table_sets_every_real_run_against_the_best_query_blind_baseline(small_bench, probe_report, probe_folder):
+    report = probe_release(small_bench, systems=list(QUERY_BLIND_SYSTEMS),
+                           against=[probe_folder / "probe-position", probe_folder / "random"], resamples=RESAMPLES)
+    blind = query_blind_best(report)
+    for (task, metric), score in blind.items():
+        scores = [c.score for c in report.cells if c.kind == "query-blind" and (c.task, c.metric) == (task, metric)]
+        assert len(scores) == len(QUERY_BLIND_SYSTEMS) and score == max(scores)
+    text = probe_markdown(report)
+    worst_row = next(line for line in text.splitlines() if line.startswith("| worst − best query-blind |"))
+    worst = [min(c.score for c in report.cells if c.kind == "against" and (c.task, c.metric) == (b.task, b.metric))
+             - blind[b.task, b.metric] for b in report.bands]
+    assert worst_row == "| worst − best query-blind | " + " | ".join(f"{w:+.3f}" for w in worst) + " |"

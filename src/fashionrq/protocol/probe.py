@@ -224,6 +224,16 @@ def probe_verdict(report: ProbeReport) -> str:
     return line + _untestable_note(report)
 
 
+def query_blind_best(report: ProbeReport) -> dict[tuple[str, str], float]:
+    """Per ``(task, metric)``: the best score of any query-blind baseline. A task measures reading the query only
+    where every real system scores above it."""
+    best: dict[tuple[str, str], float] = {}
+    for c in report.cells:
+        if c.kind == QUERY_BLIND:
+            best[c.task, c.metric] = max(best.get((c.task, c.metric), c.score), c.score)
+    return best
+
+
 def probe_markdown(report: ProbeReport) -> str:
     """The probe table: one column per task metric, random's own interval first, then every other system with its
     mark and chance band."""
@@ -251,9 +261,11 @@ def probe_markdown(report: ProbeReport) -> str:
     if against:
         best = {h: max((c for c in against if (c.task, c.metric) == h), key=lambda c: c.score) for h in heads}
         lines.append("| best of --against | " + " | ".join(f"{best[h].score:.3f} {best[h].system}" for h in heads) + " |")
-        blind = {(c.task, c.metric): c.score for c in report.cells if c.kind == QUERY_BLIND}
+        blind = query_blind_best(report)
         if blind:
-            lines.append("| best − query-blind | " + " | ".join(f"{best[h].score - blind[h]:+.3f}" for h in heads) + " |")
+            worst = {h: min(c.score for c in against if (c.task, c.metric) == h) for h in heads}
+            lines.append("| best − best query-blind | " + " | ".join(f"{best[h].score - blind[h]:+.3f}" for h in heads) + " |")
+            lines.append("| worst − best query-blind | " + " | ".join(f"{worst[h] - blind[h]:+.3f}" for h in heads) + " |")
     notes = [f"† {m}: shown, not judged: {why}." for m, why in UNGATED.items() if any(b.metric == m for b in report.bands)]
     return "\n".join(lines + ["", *notes, probe_verdict(report)]) + "\n"
 
@@ -355,9 +367,14 @@ def _random_reference(runs: list[ScoredRun]) -> ScoredRun:
     return reference
 
 
+def _kind(name: str) -> str:
+    """``query-blind`` for the query-blind baselines (shown, not judged), else ``probe``."""
+    return QUERY_BLIND if name.startswith(QUERY_BLIND) else "probe"
+
+
 def _system_params(name: str, cache_dir, encoder: str) -> dict:
-    """A probed system's parameters: the query-blind baseline's item ``encoder`` (and embedding cache), else none."""
-    if name == QUERY_BLIND:
+    """A probed system's parameters: a query-blind baseline's item ``encoder`` (and embedding cache), else none."""
+    if _kind(name) == QUERY_BLIND:
         return {"encoder": encoder, **({"cache_dir": str(cache_dir)} if cache_dir is not None else {})}
     return {}
 
@@ -429,7 +446,7 @@ def _probe_all(bench: Path, folder: Path, against: Sequence[Path | ScoredRun], s
     _run_all(bench, folder, runs)
     results = {label: _commit_and_score(bench, folder / label) for label in runs}
     baseline = _random_reference([results[label][0] for label in randoms])
-    scored = [(name, QUERY_BLIND if name == QUERY_BLIND else "probe", *results[name]) for name in systems]
+    scored = [(name, _kind(name), *results[name]) for name in systems]
     for run in against:
         result = run if isinstance(run, ScoredRun) else score_run(bench, run, relevance=False)
         scored.append((str(result.report.get("system") or Path(result.report["run"]).name), "against", result, set(TASKS)))
@@ -444,10 +461,10 @@ def _probe_all(bench: Path, folder: Path, against: Sequence[Path | ScoredRun], s
 
 
 def default_systems() -> list[str]:
-    """Every built-in probe, then the query-blind baseline."""
-    from fashionrq.systems.probes import PROBES
+    """Every built-in probe, then the query-blind baselines."""
+    from fashionrq.systems.probes import PROBES, QUERY_BLIND_SYSTEMS
 
-    return [*PROBES, QUERY_BLIND]
+    return [*PROBES, *QUERY_BLIND_SYSTEMS]
 
 
 def probe_release(bench: str | Path, *, out: str | Path | None = None, against: Sequence[str | Path | ScoredRun] = (),

@@ -8,9 +8,13 @@ child) and writes its run in the usual format, so ``commit`` and ``score`` treat
 from fashionrq.systems.probes.attacks import PROBES, Probe
 from fashionrq.systems.probes.centroid import QueryBlindCentroid
 from fashionrq.systems.probes.run import execute_pool
+from fashionrq.systems.probes.structure import QueryBlindStructure
 from fashionrq.systems.probes.view import Pool, PublicView
 
-#: Every pool system by name: the probes and the query-blind baseline.
-POOL_SYSTEMS = {**PROBES, QueryBlindCentroid.name: QueryBlindCentroid}
+#: The query-blind baselines: they read item content, never the query.
+QUERY_BLIND_SYSTEMS = {QueryBlindCentroid.name: QueryBlindCentroid, QueryBlindStructure.name: QueryBlindStructure}
+#: Every pool system by name: the probes and the query-blind baselines.
+POOL_SYSTEMS = {**PROBES, **QUERY_BLIND_SYSTEMS}
 
-__all__ = ["POOL_SYSTEMS", "PROBES", "Pool", "Probe", "PublicView", "QueryBlindCentroid", "execute_pool"]
+__all__ = ["POOL_SYSTEMS", "PROBES", "Pool", "Probe", "PublicView", "QUERY_BLIND_SYSTEMS", "QueryBlindCentroid",
+           "QueryBlindStructure", "execute_pool"]
