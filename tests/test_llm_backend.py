@@ -14,7 +14,7 @@ import pytest
 
 from fashionrq.errors import InputError
 from fashionrq.hierarchy import build_hierarchy
-from fashionrq.querygen import LexiconParser, LLMBackend, LLMEnricher, enrich, generate_all, generate_queries
+from fashionrq.querygen import PHI_KEYS, LexiconParser, LLMBackend, LLMEnricher, enrich, generate_all, generate_queries
 from fashionrq.querygen.llm import free_text_queries, parse_generation_answer, parse_json_answer
 
 KEY = "sk-test-5f3a9c1e-never-written"
@@ -127,9 +127,14 @@ class ChatHandler(BaseHTTPRequestHandler):
             text = "Sure! Queries:\n" + "\n".join(f"{i + 1}. {q}" for i, q in enumerate(queries))
         elif mode == "garbage":
             text = "I cannot help with that request."
+        elif mode == "vacuous":  # well-formed JSON that says nothing, as SmolLM2-135M answers under a schema
+            cid = context["prefix"]["cluster_id"]
+            text = json.dumps({"queries": [f"search_query {cid}", f"keywords {cid}"]})
         self._reply(200, text)
 
     def _enrichment(self, query: str) -> None:
+        if query.startswith(("search_query", "keywords")):  # the vacuous queries: a φ that asserts nothing
+            return self._reply(200, json.dumps(dict.fromkeys(PHI_KEYS)))
         if "kurtas" in query.lower():  # a model that rambles instead of answering JSON
             return self._reply(200, "The query is about ethnic wear.")
         phi = {"product_type": [query.split()[-1]], "gender": None, "age_group": None, "color": None, "pattern": None,
@@ -344,3 +349,27 @@ def test_unknown_backend_and_foreign_items_are_user_errors(clusters, items):
         generate_queries(clusters[0], items, backend="gpt")
     with pytest.raises(InputError, match="items table has 10 rows"):
         generate_queries(clusters[0], items.head(10))
+
+
+def test_leaves_whose_llm_queries_describe_nothing_get_verbalizer_queries(server, tmp_path, fixture_items, items):
+    """A weak model's well-formed but empty answers: every query's φ asserts nothing, so no item fully matches it and
+    the tasks drop it; its leaves are verbalized instead, counted, and the release keeps task queries."""
+    from fashionrq.tasks.release import construct_release
+
+    sids = np.column_stack([pd.factorize(items[c].fillna("?"), sort=True)[0] for c in ("master_category", "sub_category", "article_type")])
+    options = dict(base_url=server.url, model="stub-model", api_key=KEY, timeout=5.0, backoff=0.01, cache_dir=tmp_path / "cache")
+    server.modes = {cid: "vacuous" for cid in _cluster_ids(fixture_items, sids)}
+    manifest = construct_release(tmp_path / "B", fixture_items, sids, seed=0, queries_backend="llm", llm_options=options)
+    report = json.loads(manifest.read_text())["report"]
+    querygen, validity = report["querygen"], report["tasks"]["validity"]
+    vacuous = querygen["sources"]["llm:stub-model"]
+    assert vacuous > 0 and validity["queries_not_describing_their_leaf"] == vacuous
+    fallback = querygen["verbalized_undescribed_leaves"]
+    assert fallback["leaves"] == querygen["leaves_with_queries"] and fallback["queries"] > 0
+    assert querygen["kept_in_tasks"] > 0
+    sources = [json.loads(line)["source"] for line in (tmp_path / "B" / "labels" / "queries.jsonl").read_text().splitlines()]
+    assert sources and set(sources) == {"verbalizer"}  # every task query is one of the fallback's
+
+
+def _cluster_ids(table, sids) -> list[str]:
+    return list(build_hierarchy(table, sids).clusters)

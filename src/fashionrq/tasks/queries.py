@@ -216,3 +216,34 @@ def parser_agreement(queries: list[AnchorQuery], phis: list[dict], items: pd.Dat
     scores = querygen.parser_agreement(gold, querygen.LexiconParser(items))
     return {k: {"precision": round(v["precision"], 4), "recall": round(v["recall"], 4), "support": v["support"]}
             for k, v in scores.items()}
+
+
+def verbalize_undescribed_leaves(hierarchy: Hierarchy, items: pd.DataFrame, queries: list[AnchorQuery],
+                                 phis: dict[int, dict], full, seed: int) -> tuple[list[AnchorQuery], dict[int, dict], dict]:
+    """Verbalizer queries for the leaves none of whose LLM-written queries describes them.
+
+    An LLM query whose hidden φ (its enrichment) holds for under ``validity.MIN_COVERAGE`` of its leaf's items is
+    dropped by the tasks (:func:`~fashionrq.tasks.validity.describes_leaf`); a weak model can leave a leaf with
+    none. Such a leaf gets the verbalizer's queries, as a leaf whose LLM answer failed does (a text another query
+    already has is left out). ``full``: the :class:`~fashionrq.relevance.fullmatch.FullMatch` of ``items``.
+    Returns the queries and hidden φ with the new ones appended, and a report.
+    """
+    from fashionrq import querygen
+    from fashionrq.querygen.verbalizer import SOURCE as VERBALIZER
+    from fashionrq.tasks.validity import MIN_COVERAGE
+
+    clusters = hierarchy.clusters
+    described: dict[str, bool] = {}
+    for qi, q in enumerate(queries):
+        rows = np.asarray(clusters[q.leaf].item_rows, dtype=np.int64)
+        described[q.leaf] = described.get(q.leaf, False) or bool(full.mask(phis[qi], rows).mean() >= MIN_COVERAGE)
+    leaves = [clusters[leaf] for leaf, ok in described.items()
+              if not ok and all(q.source != VERBALIZER for q in queries if q.leaf == leaf)]
+    report = {"leaves": len(leaves), "queries": 0}
+    if not leaves:
+        return queries, phis, report
+    taken = {querygen.normalise_query(q.text) for q in queries}
+    sets = querygen.generate_all(leaves, items, seed=seed, siblings=sibling_rows(hierarchy, leaves))
+    added = [_anchor_query(g) for qs in sets for g in qs.queries if querygen.normalise_query(g.text) not in taken]
+    phis = {**phis, **{len(queries) + i: hidden_phi(q) for i, q in enumerate(added)}}
+    return queries + added, phis, {**report, "queries": len(added)}

@@ -400,7 +400,7 @@ def construct_release(
     ``llm_options``: keyword arguments of ``querygen.LLMBackend`` for ``queries_backend="llm"``.
     ``queries_backend="mcmr"`` reads the photos' derived attributes (cached under ``cache_dir``).
     """
-    from fashionrq.tasks.queries import anchor_queries, hidden_phis, parser_agreement
+    from fashionrq.tasks.queries import anchor_queries, hidden_phis, parser_agreement, verbalize_undescribed_leaves
 
     check_out(out, force)
     secret = secret if isinstance(secret, ConstructionSecret) else ConstructionSecret.resolve(seed, secret)
@@ -415,9 +415,13 @@ def construct_release(
                                                max_leaves=task_config.query_leaves, photos=photos)
     with stage("tasks"):
         phi, phi_report = hidden_phis(queries, list(range(len(queries))), queries_backend, seed, llm_options)
+        full = None if queries_backend == "mcmr" else FullMatch(CatalogValues(frame))
+        if queries_backend == "llm":
+            queries, phi, query_report["verbalized_undescribed_leaves"] = verbalize_undescribed_leaves(
+                hierarchy, frame, queries, phi, full, seed)
         vectors = None if embeddings is None else np.asarray(embeddings, dtype=np.float32)
         tasks = build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors,
-                            matches=_query_matches(frame, phi, len(queries), queries_backend))
+                            matches=None if full is None else QueryMatches(full, [phi[qi] for qi in range(len(queries))]))
         if queries_backend == "mcmr":  # MCMR relevance: every condition satisfied (open-corpus grades only)
             tasks = replace(tasks, matches=ConstraintMatches(frame, photos, queries))
         tasks.report["open_depth"] = task_config.open_depth
@@ -433,15 +437,6 @@ def construct_release(
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
     with stage("write release"):
         return write_release(out, items, sids, hierarchy, tasks, phi, secret, info, force)
-
-
-def _query_matches(frame, phi: dict[int, dict], n_queries: int, backend: str) -> QueryMatches | None:
-    """The full matches the tasks are built with, from every query's hidden φ; none for MCMR releases, whose
-    conditions are partly read off the photos: their pooled tasks keep the shared-prefix grades, and their
-    open-corpus grades are MCMR's (``querygen.mcmr.ConstraintMatches``, docs/images.md)."""
-    if backend == "mcmr":
-        return None
-    return QueryMatches(FullMatch(CatalogValues(frame)), [phi[qi] for qi in range(n_queries)])
 
 
 def _photos(items: pa.Table, cache_dir: str | Path | None):
