@@ -234,6 +234,12 @@ def query_blind_best(report: ProbeReport) -> dict[tuple[str, str], float]:
     return best
 
 
+def _worst_real(against: list[ProbeCell], heads: list[tuple[str, str]]) -> dict[tuple[str, str], float]:
+    """Per head: the lowest score of an ``--against`` run that is not a random run (none: only random runs)."""
+    real = [c for c in against if not c.system.startswith(BASELINE)]
+    return {h: min(c.score for c in real if (c.task, c.metric) == h) for h in heads} if real else {}
+
+
 def probe_markdown(report: ProbeReport) -> str:
     """The probe table: one column per task metric, random's own interval first, then every other system with its
     mark and chance band."""
@@ -258,15 +264,22 @@ def probe_markdown(report: ProbeReport) -> str:
         cells = {(c.task, c.metric): c for c in report.cells if c.system == system}
         lines.append(f"| {system} | " + " | ".join(_cell_text(cells[h]) for h in heads) + " |")
     against = [c for c in report.cells if c.kind == "against"]
+    blind, worst = {}, {}
     if against:
         best = {h: max((c for c in against if (c.task, c.metric) == h), key=lambda c: c.score) for h in heads}
         lines.append("| best of --against | " + " | ".join(f"{best[h].score:.3f} {best[h].system}" for h in heads) + " |")
         blind = query_blind_best(report)
         if blind:
-            worst = {h: min(c.score for c in against if (c.task, c.metric) == h) for h in heads}
+            worst = _worst_real(against, heads)
             lines.append("| best − best query-blind | " + " | ".join(f"{best[h].score - blind[h]:+.3f}" for h in heads) + " |")
-            lines.append("| worst − best query-blind | " + " | ".join(f"{worst[h] - blind[h]:+.3f}" for h in heads) + " |")
+            if worst:
+                lines.append("| worst − best query-blind | " + " | ".join(f"{worst[h] - blind[h]:+.3f}" for h in heads) + " |")
     notes = [f"† {m}: shown, not judged: {why}." for m, why in UNGATED.items() if any(b.metric == m for b in report.bands)]
+    if against and blind and worst:
+        behind = [f"{TASK_NAMES[t]} {m}" for (t, m) in heads if worst[t, m] <= blind[t, m]]
+        notes.append("query-blind check: " + (f"some real run is not above the best query-blind baseline on {', '.join(behind)}; "
+                                              "there the task does not measure reading the query for it" if behind else
+                                              "every real --against run scores above every query-blind baseline on every column"))
     return "\n".join(lines + ["", *notes, probe_verdict(report)]) + "\n"
 
 

@@ -47,7 +47,10 @@ class QueryBlindStructure(QueryBlindCentroid):
     def _structure(self, pool: Pool) -> np.ndarray:
         """``(n, 3)``: the share of the other candidates with the candidate's level-1, -2, -3 prefix."""
         prefixes = self.prefixes_[[self.row_[c] for c in pool.candidates]]
-        same = (prefixes[:, None, :] == prefixes[None, :, :]).sum(axis=1) - 1
+        same = np.empty(prefixes.shape, dtype=np.float64)
+        for level in range(prefixes.shape[1]):  # by counting, not pairwise: an open-corpus pool is the whole catalog
+            _, inverse, counts = np.unique(prefixes[:, level], return_inverse=True, return_counts=True)
+            same[:, level] = counts[inverse.ravel()] - 1
         return same / max(len(prefixes) - 1, 1)
 
     def primary(self, pool: Pool) -> np.ndarray:
