@@ -24,8 +24,9 @@ import pyarrow.parquet as pq
 from fashionrq.errors import InputError
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.io import read_json, read_jsonl
-from fashionrq.metrics import Qrels, Run, evaluate, read_qrels, read_run
+from fashionrq.metrics import Qrels, Run, evaluate, read_qrels
 from fashionrq.protocol.bootstrap import mean_interval_bounds, resample_counts
+from fashionrq.protocol.validate import load_pools, submitted_order, validate_run
 from fashionrq.querygen.evidence import CatalogValues
 from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.sid import read_sids
@@ -186,6 +187,14 @@ def oracle_run(found: ReleaseMatches, run: Run, depth: int | None = None) -> Run
     return Run(scores, name=f"oracle({run.name})")
 
 
+def _group_means(values: dict[str, float], groups: dict[str, str]) -> dict[str, float]:
+    """Per paraphrase group (``groups``: qid -> group id): the mean of its queries' ``values``."""
+    by_group: dict[str, list[float]] = defaultdict(list)
+    for qid in sorted(values):
+        by_group[groups[qid]].append(values[qid])
+    return {group: float(np.mean(v)) for group, v in by_group.items()}
+
+
 def _headline_values(qrels: Qrels, run: Run, metric: str) -> dict[str, float]:
     return {qid: v[metric] for qid, v in evaluate(qrels, run, [metric], per_query=True, complete=True).items()}
 
@@ -195,6 +204,9 @@ def oracle_table(bench: Path, found: ReleaseMatches, judged: dict[str, Qrels], r
     """Per ranking task, each run's headline beside its attribute oracle's, with the oracle's 95% cluster-bootstrap
     interval over the task's bootstrap units (``labels/queries.jsonl`` ``unit``)."""
     depth = read_json(bench / "manifest.json").get("protocol", {}).get("open_depth", 100)
+    pools = load_pools(bench)
+    groups = {row["qid"]: row["group_id"] for row in read_jsonl(bench / "public" / "t4_queries.jsonl")}
+    lead = {group: qid for qid, group in sorted(groups.items(), reverse=True)}  # each group's first query
     out: dict[str, list[dict]] = {}
     for task, (headline, metric) in ORACLE_METRICS.items():
         rows = []
@@ -202,16 +214,19 @@ def oracle_table(bench: Path, found: ReleaseMatches, judged: dict[str, Qrels], r
             path = Path(folder) / RUN_FILES[task]
             if not path.is_file():
                 raise InputError(f"{folder} has no {RUN_FILES[task]}: pass run folders written by `fashionrq run`.")
-            run = read_run(path)
+            # in the submitted rank order, as the scorer reads it (trec_eval's order breaks score ties by docno)
+            run = submitted_order(validate_run(folder, pools, tasks=[task])[task], Path(folder).name)
             base = _headline_values(judged[task], run, metric)
             oracle = _headline_values(judged[task], oracle_run(found, run, depth if task == "t1o" else None), metric)
             qids = sorted(oracle)
-            units, cluster = np.unique([found.meta[q]["unit"] for q in qids], return_inverse=True)
+            words = np.array([base.get(q, 0.0) for q in qids]), np.array([bool(found.meta[q].get("held_out")) for q in qids])
+            if task == "t4":  # T4's headline is a mean over paraphrase groups, as the scorer's
+                base, oracle, qids = _group_means(base, groups), _group_means(oracle, groups), sorted(_group_means(oracle, groups))
+            units, cluster = np.unique([found.meta[lead[q] if task == "t4" else q]["unit"] for q in qids], return_inverse=True)
             values = np.array([oracle[q] for q in qids])
             low, high = mean_interval_bounds(values, cluster, len(units), resample_counts(len(units), resamples, seed), 0.95)[0]
-            scores = np.array([base.get(q, 0.0) for q in qids])
-            held = np.array([bool(found.meta[q].get("held_out")) for q in qids])
-            score = float(scores.mean())
+            score = float(np.mean([base.get(q, 0.0) for q in qids]))
+            scores, held = words
             rows.append({"run": Path(folder).name, "headline": headline, "run_score": round(score, 4),
                          "run_lexicon_worded": round(float(scores[~held].mean()), 4) if (~held).any() else None,
                          "run_held_out_worded": round(float(scores[held].mean()), 4) if held.any() else None,

@@ -27,7 +27,7 @@ from fashionrq.protocol.commitment import check_commitment, check_release, check
 from fashionrq.protocol.constraints import constraint_breakdown
 from fashionrq.protocol.errors import CommitmentMismatchError, ReleaseTamperedError
 from fashionrq.protocol.manifest import verify_release
-from fashionrq.protocol.validate import LABELS, load_pools, validate_run
+from fashionrq.protocol.validate import LABELS, load_pools, submitted_order, validate_run
 from fashionrq.tasks import read_qrels as tasks_read_qrels
 from fashionrq.timing import stage
 
@@ -112,16 +112,6 @@ def _jsonl(path: Path) -> list[dict]:
         raise ReleaseTamperedError(f"{path} is unreadable; the release is damaged, rebuild it.") from None
 
 
-def _rank_run(ranked: dict[str, list[tuple[str, float]]], name: str) -> Run:
-    """A metrics Run whose scores reproduce the submitted rank order exactly (n, n-1, ..., 1)."""
-    qids, docnos, scores = [], [], []
-    for qid, items in ranked.items():  # columns, not a nested dict: the rows are validated, no per-value type check
-        qids.extend([qid] * len(items))
-        docnos.extend(item for item, _ in items)
-        scores.extend(range(len(items), 0, -1))
-    return Run.from_arrays(qids, docnos, np.asarray(scores, dtype=np.float64), name=name)
-
-
 def _means(units: TaskUnits, rows: np.ndarray | None = None) -> dict[str, float]:
     pick = slice(None) if rows is None else rows
     return {name: float(column[pick].mean()) for name, column in units.values.items()}
@@ -170,7 +160,7 @@ def _breakdowns(units: TaskUnits, expressed: dict[str, list[str]], attributes: l
 
 
 def _evaluate(qrels, ranked, task: str, names: dict[str, str], gains: dict[int, float] | None = None) -> dict[str, dict[str, float]]:
-    per_query = evaluate(qrels, _rank_run(ranked, task), list(names.values()), per_query=True, complete=True, gains=gains)
+    per_query = evaluate(qrels, submitted_order(ranked, task), list(names.values()), per_query=True, complete=True, gains=gains)
     return {qid: {short: values[full] for short, full in names.items()} for qid, values in per_query.items()}
 
 
@@ -206,7 +196,7 @@ def _t4_units(ranked, qrels_path: Path, unit_of: dict[str, str], group_of: dict[
         groups[group_of[qid]].append(qid)
     ids = sorted(groups)
     units = TaskUnits("paraphrase group", ids, [unit_of[groups[g][0]] for g in ids])
-    run = _rank_run(ranked, "t4")
+    run = submitted_order(ranked, "t4")
     for k in CONSISTENCY_K:
         per_group = consistency(run, groups, k)
         units.values[f"consistency@{k}"] = np.array([per_group[g] for g in ids])

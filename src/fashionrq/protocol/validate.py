@@ -13,8 +13,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from fashionrq.metrics import Run
 
 from fashionrq.protocol.commitment import TASK_FILES
 from fashionrq.protocol.errors import (
@@ -307,3 +310,14 @@ def validate_run(run: str | Path, pools: Pools, tasks=None) -> dict:
         else:
             out[task] = validate_ranking(path, pools.ranking(task))
     return out
+
+
+def submitted_order(ranked: dict[str, list[tuple[str, float]]], name: str) -> Run:
+    """A metrics Run whose scores reproduce a validated ranking's submitted rank order exactly (n, n-1, ..., 1):
+    the order every protocol number is computed on, whatever ties its scores hold."""
+    qids, docnos, scores = [], [], []
+    for qid, items in ranked.items():  # columns, not a nested dict: the rows are validated, no per-value type check
+        qids.extend([qid] * len(items))
+        docnos.extend(item for item, _ in items)
+        scores.extend(range(len(items), 0, -1))
+    return Run.from_arrays(qids, docnos, np.asarray(scores, dtype=np.float64), name=name)
