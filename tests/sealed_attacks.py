@@ -175,6 +175,25 @@ class DeleteOtherRun(SideEffect):
         return "deleted"
 
 
+class PoisonCache(SideEffect):
+    """Writes into the shared cache folders (``target``: the parent's ``FASHIONRQ_CACHE``) and into its own cache, and
+    reports which writes landed and whether an earlier run's mark is in its own cache."""
+
+    def act(self) -> str:
+        own = Path(os.environ["FASHIONRQ_CACHE"])
+        seen = sorted(p.name for p in (own / "indexes").glob("mark-*"))
+        outcome = {"seen": seen}
+        for name, path in (("embeddings", self.target / "embeddings" / "poison.npy"), ("models", self.target / "models" / "poison.onnx"),
+                           ("images", self.target / "images" / "poison.parquet"), ("digests", self.target / "digests" / "poison.sha256"),
+                           ("via_link", own / "embeddings" / "poison-link.npy"), ("own", own / "indexes" / f"mark-{os.getpid()}")):
+            try:
+                path.write_bytes(b"poison")
+                outcome[name] = "written"
+            except OSError as err:
+                outcome[name] = type(err).__name__
+        return json.dumps(outcome, sort_keys=True)
+
+
 class Network(SideEffect):
     """Sends data to a loopback listener of the test (never an outside address)."""
 

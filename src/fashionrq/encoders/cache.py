@@ -140,6 +140,8 @@ def _verified(root: Path, path: Path) -> bool:
     """Whether the cache entry ``path`` matches its recorded digest; one that does not is reported and deleted."""
     if not path.exists() or cachedigest.trusted(root, path):
         return path.exists()
+    if cachedigest.sealed_child():  # the shared folder is read-only to a sealed run: it computes its own copy
+        return False
     console.print(f"embedding cache file {path} does not match a digest recorded when it was written (changed since, "
                   "written by a sealed run, or by an older fashionrq); computing it again.", soft_wrap=True)
     path.unlink(missing_ok=True)
@@ -263,6 +265,12 @@ def embed_texts(
         return _MEMORY[key].copy()
     if _verified(_root(cache_dir), path):
         vectors = _read_or_fail(path, enc.kind)
+        _keep_by_text(enc, kind, texts, vectors)
+        return _remembered(key, texts, vectors)
+    if cachedigest.sealed_child():  # the shared cache is read-only to a sealed run: nothing it computes is kept
+        vectors = _known_rows(enc, kind, texts)
+        if vectors is None and (vectors := _reordered(enc, kind, texts, cache_dir)) is None:
+            vectors = _compute(enc, texts, kind, workers, engine)
         _keep_by_text(enc, kind, texts, vectors)
         return _remembered(key, texts, vectors)
     if (vectors := _known_rows(enc, kind, texts)) is not None:  # a subset of a kept call: gathered, not encoded

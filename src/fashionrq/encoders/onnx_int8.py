@@ -116,6 +116,8 @@ class OnnxMiniLMEncoder(Encoder):
         path = folder / f"minilm-int8-{hashlib.sha256(self._versions.encode()).hexdigest()[:16]}.onnx"
         if path.is_file() and (self.model_dir is not None or cachedigest.trusted(root, path)):
             return path
+        if self.model_dir is None and cachedigest.sealed_child():  # the shared cache is read-only to a sealed run
+            path = Path(tempfile.gettempdir()) / path.name
         built = quantize_for_integer_matmul(self.source, path)
         if self.model_dir is None:
             cachedigest.record(root, built)

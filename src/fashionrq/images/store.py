@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from fashionrq import cachedigest
 from fashionrq.errors import InputError
 from fashionrq.images.colours import ColourVocabulary
 from fashionrq.images.descriptor import DIM
@@ -181,7 +182,8 @@ def extract_items(items: pa.Table, cache_dir: str | Path | None = None, workers:
         by_photo = ImageAttributeSet.read(path)
     else:
         by_photo = _extract_photos(sorted(dict(zip(digests, (p for _, p in pairs))).items()), vocabulary, seed, workers)
-        by_photo.write(path)
+        if not cachedigest.sealed_child():  # the shared cache is read-only to a sealed run
+            by_photo.write(path)
     return ImageAttributeSet([replace(by_photo.get(digest), item_id=item_id) for (item_id, _), digest in zip(pairs, digests)])
 
 

@@ -37,14 +37,15 @@ JOB = "job.pickle"
 RESULT = "result.json"
 ERROR = "error.json"
 WORK_PREFIX = "fashionrq-sealed-"
-#: Cache folders the parent shares with sealed runs (vectors, the rebuilt int8 model): none holds a label, and the
-#: parent checks an entry's digest (``fashionrq.cachedigest``, in ``digests/``, read-only to sealed runs) before use.
-SHARED_CACHE_FOLDERS = ("embeddings", "models")
-#: The sealed runs' own cache, ``$FASHIONRQ_CACHE/sealed`` (their ``FASHIONRQ_CACHE``): their indexes, image
-#: attributes and verifier strings, which the parent never reads; the shared folders and ``digests/`` appear in it
-#: as links.
-SEALED_CACHE = "sealed"
-SEALED_ONLY_FOLDERS = ("indexes", "images", "relevance")
+#: Cache folders the parent shares with sealed runs, read-only to them: vectors, the rebuilt int8 model and the
+#: photos' derived attributes, all written by the parent (none holds a label). A sealed run trusts an entry only
+#: with the digest the parent recorded (``fashionrq.cachedigest``, in ``digests/``, read-only to it too) and
+#: computes what is missing without caching it.
+SHARED_CACHE_FOLDERS = ("embeddings", "models", "images")
+#: Each sealed run's own cache folders, in its work folder (``WORK/cache``, its ``FASHIONRQ_CACHE``, where the shared
+#: folders and ``digests/`` appear as links) and removed with it: its indexes and verifier strings, so no sealed
+#: run can change what another reads.
+PRIVATE_CACHE_FOLDERS = ("indexes", "relevance")
 #: Cache folders that hold labels or label-derived data: the SIDs and cached stage outputs (releases, runs).
 DENIED_CACHE_FOLDERS = ("sids", "stages")
 #: System folders the child may read (libraries, programs, ``/etc``, ``/proc`` and ``/sys`` for CPU and memory
@@ -128,18 +129,19 @@ def _python_folders() -> list[Path]:
 
 
 def _model_folders() -> list[Path]:
-    """Where downloaded model weights live (Hugging Face, torch); the child reads and writes them."""
+    """Where downloaded model weights live (Hugging Face, torch); the child reads them (it has no network to
+    download more)."""
     home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return [Path(p) for p in (os.environ.get("HF_HOME") or home / "huggingface", os.environ.get("TORCH_HOME") or home / "torch")]
 
 
 def _access(work: Path, cache: Path) -> tuple[list[Path], list[Path]]:
-    """``(readable, writable)`` folders of the sealed child; refuses a readable folder that holds the release or a
-    denied cache folder."""
-    own = [cache / SEALED_CACHE / name for name in SEALED_ONLY_FOLDERS]
-    shared = [cache / name for name in SHARED_CACHE_FOLDERS] + own + _model_folders()
-    readable = [work / "public", work / "job", cache / DIGESTS, *_python_folders(), *map(Path, SYSTEM_FOLDERS)]
-    return readable, [work / "out", work / "tmp", *map(Path, DEVICES), *shared]
+    """``(readable, writable)`` folders of the sealed child: it writes only its own work folder's ``out``, ``tmp``
+    and ``cache`` (and a few devices); it reads its staged ``public``, its job, the shared cache folders, the
+    digests, the model folders, Python and the system's libraries."""
+    shared = [cache / name for name in (*SHARED_CACHE_FOLDERS, DIGESTS)]
+    readable = [work / "public", work / "job", *shared, *_model_folders(), *_python_folders(), *map(Path, SYSTEM_FOLDERS)]
+    return readable, [work / "out", work / "tmp", work / "cache", *map(Path, DEVICES)]
 
 
 def _ray_folder() -> Path:
@@ -158,24 +160,28 @@ def _refuse_reachable(readable: list[Path], writable: list[Path], hidden: list[P
                              "or model folder); keep releases and caches out of it, e.g. run from another folder.")
 
 
-def _child_env(work: Path, cache: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(_import_path()), "FASHIONRQ_CACHE": str(cache / SEALED_CACHE),
+def _child_env(work: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(_import_path()), "FASHIONRQ_CACHE": str(work / "cache"),
             "TMPDIR": str(work / "tmp"), SEALED_ENV: "1"}
 
 
 def _cache_folder() -> Path:
-    """``$FASHIONRQ_CACHE`` with every folder the seal names (Landlock admits rules on existing folders only) and the
-    sealed runs' own cache, whose shared folders are links to the parent's."""
+    """``$FASHIONRQ_CACHE`` with every folder the seal names (Landlock admits rules on existing folders only)."""
     from fashionrq.encoders import default_cache_dir
 
     cache = default_cache_dir().resolve()
-    for name in (*SHARED_CACHE_FOLDERS, *DENIED_CACHE_FOLDERS, DIGESTS, *(f"{SEALED_CACHE}/{n}" for n in SEALED_ONLY_FOLDERS)):
+    for name in (*SHARED_CACHE_FOLDERS, *DENIED_CACHE_FOLDERS, DIGESTS):
         (cache / name).mkdir(parents=True, exist_ok=True)
-    for name in (*SHARED_CACHE_FOLDERS, DIGESTS):
-        link = cache / SEALED_CACHE / name
-        if not os.path.lexists(link):
-            link.symlink_to(Path("..") / name, target_is_directory=True)
     return cache
+
+
+def _private_cache(work: Path, cache: Path) -> None:
+    """``WORK/cache``: the run's own cache folders, and links to the shared ones and to ``digests/``."""
+    for name in PRIVATE_CACHE_FOLDERS:
+        (work / "cache" / name).mkdir(parents=True, exist_ok=True)
+    for name in (*SHARED_CACHE_FOLDERS, DIGESTS):
+        if not os.path.lexists(work / "cache" / name):
+            (work / "cache" / name).symlink_to(cache / name, target_is_directory=True)
 
 
 def run_sealed(job: Job | Batch, bench: Path, work: Path, label: str, limits: Limits = Limits()) -> tuple[dict, dict]:
@@ -188,6 +194,7 @@ def run_sealed(job: Job | Batch, bench: Path, work: Path, label: str, limits: Li
     from fashionrq.systems.sandbox import SandboxError, plan
 
     cache = _cache_folder()
+    _private_cache(work, cache)
     readable, writable = _access(work, cache)
     hidden = [Path(os.path.realpath(bench)), *(cache / name for name in DENIED_CACHE_FOLDERS)]
     _refuse_reachable(readable, writable, hidden)
@@ -203,7 +210,7 @@ def run_sealed(job: Job | Batch, bench: Path, work: Path, label: str, limits: Li
         writable = [*writable, _ray_folder()]
     seal = plan(readable, writable, hidden, int(limits.memory_gib * (1 << 30)), network=ray)
     try:
-        code = _supervise(work, cache, seal, limits, label)
+        code = _supervise(work, seal, limits, label)
     except subprocess.SubprocessError:
         raise SandboxError(f"the sealed child of system {label} could not be started under {seal.record['mechanism']}; "
                            "set FASHIONRQ_SANDBOX=none to run it unsealed.") from None
@@ -213,10 +220,10 @@ def run_sealed(job: Job | Batch, bench: Path, work: Path, label: str, limits: Li
     return _child_records(work / "out", code, label, limits), isolation
 
 
-def _supervise(work: Path, cache: Path, seal, limits: Limits, label: str) -> int:
+def _supervise(work: Path, seal, limits: Limits, label: str) -> int:
     """Start the child under ``seal``, wait up to the time limit, then kill its process group (and every process
     left in its network namespace); returns its exit code."""
-    child = subprocess.Popen([sys.executable, "-m", "fashionrq.systems.sealed", str(work)], cwd=work, env=_child_env(work, cache),
+    child = subprocess.Popen([sys.executable, "-m", "fashionrq.systems.sealed", str(work)], cwd=work, env=_child_env(work),
                              close_fds=True, start_new_session=True, preexec_fn=seal.apply)
     namespace = _namespace(child.pid) if seal.network_flags else None
     try:
