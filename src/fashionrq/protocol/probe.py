@@ -19,8 +19,11 @@ Example::
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -62,6 +65,8 @@ UNGATED = {
 CONFUSION_METRICS = {"macro_f1": macro_f1_from_confusions, "balanced_accuracy": balanced_accuracy_from_confusions}
 BASELINE = "random"
 QUERY_BLIND = "query-blind"
+#: Processes that score the probed runs at once.
+SCORING_WORKERS = 4
 
 
 @dataclass(frozen=True)
@@ -413,6 +418,18 @@ def _commit_and_score(bench: Path, run: Path) -> tuple[ScoredRun, set]:
     return score_run(bench, run, relevance=False), informative
 
 
+def _commit_and_score_all(bench: Path, folder: Path, labels: list[str]) -> dict[str, tuple[ScoredRun, set]]:
+    """:func:`_commit_and_score` of every run ``folder/label``, on as many cores as this process may use (each run
+    is scored alone, so the results do not depend on how many; at most :data:`SCORING_WORKERS`, each holds a
+    release's qrels)."""
+    workers = min(len(labels), len(os.sched_getaffinity(0)), SCORING_WORKERS)
+    if workers < 2:
+        return {label: _commit_and_score(bench, folder / label) for label in labels}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        scored = pool.map(_commit_and_score, [bench] * len(labels), [folder / label for label in labels])
+        return dict(zip(labels, scored))
+
+
 def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], bands: tuple[Band, ...], draws,
            family_level: float) -> tuple[ProbeCell, ...]:
     """Every system's cells. A probe or query-blind cell that is not silent gets its chance band (the paired Δ
@@ -457,7 +474,7 @@ def _probe_all(bench: Path, folder: Path, against: Sequence[Path | ScoredRun], s
     if len(runs) < len(randoms) + len(systems):
         raise InputError(f"the probed systems {', '.join(systems)} name one twice or name {BASELINE}, the reference itself; name each once.")
     _run_all(bench, folder, runs)
-    results = {label: _commit_and_score(bench, folder / label) for label in runs}
+    results = _commit_and_score_all(bench, folder, list(runs))
     baseline = _random_reference([results[label][0] for label in randoms])
     scored = [(name, _kind(name), *results[name]) for name in systems]
     for run in against:

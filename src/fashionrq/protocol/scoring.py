@@ -12,6 +12,7 @@ The ranking scored is the submitted rank order (ties in score are resolved by ra
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -164,19 +165,31 @@ def _evaluate(qrels, ranked, task: str, names: dict[str, str], gains: dict[int, 
     return {qid: {short: values[full] for short, full in names.items()} for qid, values in per_query.items()}
 
 
-def _target_qrels(qrels_path: Path) -> Qrels:
-    """T3 qrels that keep only each query's target (grade 3), with gain 1."""
-    targets: dict[str, dict[str, int]] = defaultdict(dict)
-    for qid, item, grade in tasks_read_qrels(qrels_path):
+def _file_key(path: Path) -> tuple[str, int, int]:
+    """A label file's identity for the in-process parse cache: path, size and modification time (the release was
+    verified against its hashes before any label is read)."""
+    info = path.stat()
+    return str(path), info.st_size, info.st_mtime_ns
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed_qrels(key: tuple[str, int, int], targets: bool) -> Qrels:
+    """The qrels at ``key[0]``, parsed once per process (the probes score 15 runs on one release), or with
+    ``targets`` only each query's target (grade 3), with gain 1 (T3). Read-only: every caller only evaluates."""
+    path = Path(key[0])
+    if not targets:
+        return read_qrels(path)
+    chosen: dict[str, dict[str, int]] = defaultdict(dict)
+    for qid, item, grade in tasks_read_qrels(path):
         if grade == 3:
-            targets[qid][item] = 1
-    return Qrels(targets, source=f"{qrels_path} (targets)")
+            chosen[qid][item] = 1
+    return Qrels(chosen, source=f"{path} (targets)")
 
 
 def _ranking_units(task: str, ranked, qrels_path: Path, unit_of: dict[str, str], gains: dict[int, float] | None = None) -> TaskUnits:
-    per_query = _evaluate(read_qrels(qrels_path), ranked, task, RANKING_METRICS[task], gains)
+    per_query = _evaluate(_parsed_qrels(_file_key(qrels_path), False), ranked, task, RANKING_METRICS[task], gains)
     if task == "t3":
-        target = _evaluate(_target_qrels(qrels_path), ranked, task, T3_TARGET_METRICS)
+        target = _evaluate(_parsed_qrels(_file_key(qrels_path), True), ranked, task, T3_TARGET_METRICS)
         per_query = {qid: {**target.get(qid, {}), **values} for qid, values in per_query.items()}
     missing = set(ranked) - set(per_query)
     if missing:
