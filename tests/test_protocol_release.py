@@ -676,13 +676,12 @@ def test_compare_cli_writes_verdicts_and_the_headline_analysis(world, tmp_path):
 
 def test_score_with_an_esci_gain_map_equals_evaluate_with_those_gains(world, scored):
     from fashionrq.metrics import evaluate, read_qrels
-    from fashionrq.protocol.scoring import _rank_run
-    from fashionrq.protocol.validate import validate_run
+    from fashionrq.protocol.validate import submitted_order, validate_run
 
     esci = score_run(world["bench"], world["runs"]["bm25"], relevance=False, gains="3=1,2=0.1,1=0.01")
     assert esci.report["gains"] == {"1": 0.01, "2": 0.1, "3": 1.0}
     qrels = read_qrels(world["bench"] / "labels" / "t1.qrels")
-    run = _rank_run(validate_run(world["runs"]["bm25"], load_pools(world["bench"]))["t1"], "t1")
+    run = submitted_order(validate_run(world["runs"]["bm25"], load_pools(world["bench"]))["t1"], "t1")
     expected = evaluate(qrels, run, ["ndcg@10"], complete=True, gains={3: 1.0, 2: 0.1, 1: 0.01})["ndcg@10"]
     got = esci.report["tasks"]["t1"]["aggregate"]["ndcg@10"]
     assert got == pytest.approx(expected, abs=1e-12)
