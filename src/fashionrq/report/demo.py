@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shutil
 from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,8 +138,10 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
             with stage("leaderboard"):
                 section("4. Leaderboard", leaderboard_of(bench, shown))
             comparison = _compare(scored, out, config, console, section)
-            probes = _probes(bench, scored, out, config, console, section)
-            audit = _audit(bench, runs, out, config, console)
+            with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as beside:
+                pending = _audit_beside(beside, bench, runs, config, console)
+                probes = _probes(bench, scored, out, config, console, section)
+                audit = _audit(pending, out)
             mcmr, mcmr_text = _mcmr_join(mcmr_process, timer) if mcmr_process else (None, None)
         with stage("report.html"):
             atomic_write_text(out / "report.html", render(bench, shown, comparison, config.images, "fashionrq demo report",
@@ -387,14 +391,19 @@ def _probes(bench: Path, scored: list, out: Path, config: DemoConfig, console: C
     return report.to_dict()
 
 
-def _audit(bench: Path, runs: list[Path], out: Path, config: DemoConfig, console: Console):
-    """The label audit with every run's attribute oracle (docs/benchmark.md, "Label audit"; report section 10 and
-    ``audit.json``); returns the ``LabelAudit``."""
+def _audit_beside(pool: ProcessPoolExecutor, bench: Path, runs: list[Path], config: DemoConfig, console: Console) -> Future:
+    """The label audit with every run's attribute oracle (docs/benchmark.md, "Label audit"), started in ``pool``'s
+    process so that it runs beside the probes (each is mostly single-threaded)."""
     from fashionrq.protocol.audit import audit_release
 
-    console.print("label audit (full matches of every query against its labels) …")
+    console.print("label audit (full matches of every query against its labels), beside the probes …")
+    return pool.submit(audit_release, bench, runs=runs, resamples=min(config.resamples, 1000), seed=config.seed)
+
+
+def _audit(pending: Future, out: Path):
+    """The audit :func:`_audit_beside` started (report section 10 and ``audit.json``); its stage is the wait for it."""
     with stage("label audit"):
-        audit = audit_release(bench, runs=runs, resamples=min(config.resamples, 1000), seed=config.seed)
+        audit = pending.result()
     atomic_write_json(out / "audit.json", audit.to_dict())
     return audit
 
