@@ -29,6 +29,7 @@ def _count_children(monkeypatch) -> list:
     return started
 
 
+@pytest.mark.slow  # 25 s: three runs in one sealed batch, then two of them alone; the fast suite stays under 5 minutes with an empty cache
 def test_a_batch_writes_what_single_runs_write_in_one_sealed_child(small_bench, tmp_path, monkeypatch):
     runs = {"random-seed1": ("random", {"seed": 1}), "probe-position": ("probe-position", {}),
             "probe-cooccurrence": ("probe-cooccurrence", {})}

@@ -91,6 +91,7 @@ def test_commit_killed_before_the_rename_leaves_the_old_ledger(small_bench, tmp_
 # --- score ------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # 25 s: six `fashionrq score` processes, killed, out of disk and refused; the fast suite stays under 5 minutes with an empty cache
 def test_score_killed_or_out_of_disk_leaves_no_scores_json(small_bench, tmp_path):
     run = _t1_run(small_bench, tmp_path / "run")
     commit_run(run, small_bench)
