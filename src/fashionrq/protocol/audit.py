@@ -219,14 +219,15 @@ def oracle_table(bench: Path, found: ReleaseMatches, judged: dict[str, Qrels], r
             base = _headline_values(judged[task], run, metric)
             oracle = _headline_values(judged[task], oracle_run(found, run, depth if task == "t1o" else None), metric)
             qids = sorted(oracle)
-            words = np.array([base.get(q, 0.0) for q in qids]), np.array([bool(found.meta[q].get("held_out")) for q in qids])
+            scores = np.array([base.get(q, 0.0) for q in qids])  # per query: the split by wording
+            held = np.array([bool(found.meta[q].get("held_out")) for q in qids])
             if task == "t4":  # T4's headline is a mean over paraphrase groups, as the scorer's
-                base, oracle, qids = _group_means(base, groups), _group_means(oracle, groups), sorted(_group_means(oracle, groups))
+                base, oracle = _group_means(base, groups), _group_means(oracle, groups)
+                qids = sorted(oracle)
             units, cluster = np.unique([found.meta[lead[q] if task == "t4" else q]["unit"] for q in qids], return_inverse=True)
             values = np.array([oracle[q] for q in qids])
             low, high = mean_interval_bounds(values, cluster, len(units), resample_counts(len(units), resamples, seed), 0.95)[0]
             score = float(np.mean([base.get(q, 0.0) for q in qids]))
-            scores, held = words
             rows.append({"run": Path(folder).name, "headline": headline, "run_score": round(score, 4),
                          "run_lexicon_worded": round(float(scores[~held].mean()), 4) if (~held).any() else None,
                          "run_held_out_worded": round(float(scores[held].mean()), 4) if held.any() else None,

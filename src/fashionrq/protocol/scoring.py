@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from fashionrq.errors import InputError
-from fashionrq.metrics import Qrels, Run, classification_metrics, consistency, evaluate, read_qrels
+from fashionrq.metrics import Qrels, classification_metrics, consistency, evaluate, read_qrels
 from fashionrq.metrics.trec_gains import parse_gain_pairs
 from fashionrq.protocol.bootstrap import macro_f1_interval_bounds, mean_interval_bounds, resample_counts
 from fashionrq.protocol.commitment import check_commitment, check_release, check_sealed, read_ledger, read_run_config

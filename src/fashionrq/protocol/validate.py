@@ -18,7 +18,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fashionrq.metrics import Run
-
 from fashionrq.protocol.commitment import TASK_FILES
 from fashionrq.protocol.errors import (
     DuplicateError,

@@ -83,8 +83,6 @@ def hidden_phis(queries: list[AnchorQuery], used: list[int], backend: str, seed:
 def print_llm_calls(llm, stage: str) -> int:
     """Print how a stage's LLM calls went (this differs between a first run and a rerun from the response cache,
     so it is printed, not put in the manifest); return the answers cut at max_tokens, which the release records."""
-    from fashionrq.progress import console
-
     console.print(f"LLM calls ({stage}): {llm.requests:,} requests, {llm.cache_hits:,} answers from the cache, {llm.failures:,} "
                   f"failed, {llm.timeouts:,} timeouts, {llm.truncated:,} answers cut at max_tokens, concurrency "
                   f"{llm.lowest_concurrency}-{llm.max_concurrency}, response format {llm.response_format} "
@@ -230,15 +228,16 @@ def verbalize_undescribed_leaves(hierarchy: Hierarchy, items: pd.DataFrame, quer
     """
     from fashionrq import querygen
     from fashionrq.querygen.verbalizer import SOURCE as VERBALIZER
-    from fashionrq.tasks.validity import MIN_COVERAGE
+    from fashionrq.tasks.validity import QueryMatches, describes_leaf
 
     clusters = hierarchy.clusters
-    described: dict[str, bool] = {}
+    matches = QueryMatches(full, [phis[qi] for qi in range(len(queries))])
+    described: dict[str, bool] = {}  # leaf -> some query describes it, or the verbalizer already wrote its queries
     for qi, q in enumerate(queries):
-        rows = np.asarray(clusters[q.leaf].item_rows, dtype=np.int64)
-        described[q.leaf] = described.get(q.leaf, False) or bool(full.mask(phis[qi], rows).mean() >= MIN_COVERAGE)
-    leaves = [clusters[leaf] for leaf, ok in described.items()
-              if not ok and all(q.source != VERBALIZER for q in queries if q.leaf == leaf)]
+        if not described.get(q.leaf):
+            rows = np.asarray(clusters[q.leaf].item_rows, dtype=np.int64)
+            described[q.leaf] = q.source == VERBALIZER or describes_leaf(matches, qi, rows)
+    leaves = [clusters[leaf] for leaf, ok in described.items() if not ok]
     report = {"leaves": len(leaves), "queries": 0}
     if not leaves:
         return queries, phis, report
