@@ -146,7 +146,7 @@ def test_demo_writes_report_html(tmp_path):
     assert "## 7. Adversarial probes" in text and "probe-cooccurrence" in text and "## 8. Time and memory per stage" in text
     # the MCMR section ran in its own process beside the runs; its stages are in the table, under the stage that waited
     stages = [s["stage"] for s in json.loads((tmp_path / "demo" / "stages.json").read_text(encoding="utf-8"))]
-    assert "## 9. MCMR" in text and "mcmr (own process, started after the release)" in stages
+    assert "## 9. MCMR" in text and "mcmr (own process, started after the item vectors)" in stages
     assert any(name.startswith("mcmr: ") for name in stages)
     # the label audit is its own section, with the attribute oracle of every run (and its verdict) in audit.json
     audit = json.loads((tmp_path / "demo" / "audit.json").read_text(encoding="utf-8"))

@@ -189,6 +189,11 @@ def test_reciprocal_rank_fusion():
     fused = rrf([np.array([3.0, 2.0, 1.0]), np.array([0.9, 0.1, 0.5])], k=60)
     assert fused.argmax() == 0 and fused[0] == pytest.approx(2 / 61)
     assert get_system("hybrid", components="bm25,tfidf", k=10).components == ("bm25", "tfidf")
+    rng = np.random.default_rng(0)
+    for scores in (rng.integers(0, 6, 500).astype(np.float32), rng.normal(size=500), np.array([]), np.zeros(7)):
+        expected = [1 + int((scores > value).sum()) for value in scores]  # the definition: 1 + the higher scores
+        np.testing.assert_array_equal(ranks(scores), expected)
+    assert get_system("hybrid").components == ("bm25", "minilm-int8")  # the README's hybrid
 
 
 def test_plugins_load_by_module_and_class(fixture_items):

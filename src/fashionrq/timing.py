@@ -148,3 +148,10 @@ def stage(name: str) -> Iterator[None]:
         return
     with timer.stage(name):
         yield
+
+
+def adopt(stages: Sequence[StageTime], prefix: str = "") -> None:
+    """:meth:`StageTimer.adopt` into the active timer, if there is one (stages another process measured)."""
+    timer = _ACTIVE.get()
+    if timer is not None:
+        timer.adopt(stages, prefix)

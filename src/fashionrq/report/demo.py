@@ -18,7 +18,7 @@ from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_write_json, atomic_write_text
 from fashionrq.report.leaderboard import labelled, leaderboard_of, markdown
 from fashionrq.report.page import render
-from fashionrq.timing import StageTimer, stage
+from fashionrq.timing import StageTimer, adopt, stage
 
 #: The offline baselines the demo runs by default: (label, system, reranker). One encoder embeds the
 #: catalog (int8 minilm, also used for the semantic IDs); ``minilm``, ``e5-small`` and ``splade-tiny``
@@ -130,8 +130,9 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
 
     timer = StageTimer(on_stage=(lambda s: console.print(f"[stage] {s}", markup=False, highlight=False)) if verbose else None)
     with timer.active():
-        bench = _build(out, config, console, section)
-        with _mcmr_beside(out, config) as mcmr_process:
+        ingested = _ingest_and_embed(out, config, section)
+        with _mcmr_beside(out, config) as mcmr_process:  # it needs only the catalog and its cached vectors
+            bench = _build(out, ingested, config, console, section)
             scored = _run_all(bench, out / "runs", config, console)
             runs = [out / "runs" / label for label, _, _ in config.systems]
             shown = labelled([(s, run / "scores.json") for s, run in zip(scored, runs)], bench)
@@ -142,7 +143,7 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
                 pending = _audit_beside(beside, bench, runs, config, console)
                 probes = _probes(bench, scored, out, config, console, section)
                 audit = _audit(pending, out)
-            mcmr, mcmr_text = _mcmr_join(mcmr_process, timer) if mcmr_process else (None, None)
+            mcmr, mcmr_text = _mcmr_join(mcmr_process) if mcmr_process else (None, None)
         with stage("report.html"):
             atomic_write_text(out / "report.html", render(bench, shown, comparison, config.images, "fashionrq demo report",
                                                           probes, mcmr, audit))
@@ -176,12 +177,26 @@ def _fresh_demo_folder(out: Path, force: bool) -> Path:
     return out
 
 
-def _build(out: Path, config: DemoConfig, console: Console, section) -> Path:
-    """Ingest, then the frozen release (embed, semantic IDs, hierarchy, queries, tasks; from the stage cache when
-    built before from the same items, configuration and code); report sections 1-3."""
+def _ingest_and_embed(out: Path, config: DemoConfig, section):
+    """Ingest into ``out/catalog`` (report section 1), then the item vectors into the encoder cache, where the release
+    and the MCMR section (started next, beside the release's mostly single-threaded later stages) find them."""
+    from fashionrq.catalog import ingest, save_ingest
+    from fashionrq.encoders import embed_items
+
+    with stage("ingest"):
+        ingested = ingest(config.catalog)
+        save_ingest(ingested, out / "catalog")
+    section("1. Catalog", ingest_markdown(ingested.report.to_dict()))
+    with stage(f"encode items ({config.encoder})"):
+        embed_items(ingested.table, config.encoder)
+    return ingested
+
+
+def _build(out: Path, ingested, config: DemoConfig, console: Console, section) -> Path:
+    """The frozen release from the ingested catalog (semantic IDs, hierarchy, queries, tasks; from the stage cache
+    when built before from the same items, configuration and code); report sections 2-3."""
     import pyarrow.parquet as pq
 
-    from fashionrq.catalog import ingest, save_ingest
     from fashionrq.encoders import get_encoder
     from fashionrq.io import sha256_file
     from fashionrq.sid.io import read_sids
@@ -189,14 +204,10 @@ def _build(out: Path, config: DemoConfig, console: Console, section) -> Path:
     from fashionrq.stagecache import cached_folder
     from fashionrq.tasks import bench_stats, build_release
 
-    with stage("ingest"):
-        ingested = ingest(config.catalog)
-        items = save_ingest(ingested, out / "catalog")
-    section("1. Catalog", ingest_markdown(ingested.report.to_dict()))
     bench = out / "bench"
-    console.print("building the benchmark (embed, semantic IDs, clusters, queries, tasks) …")
-    inputs = {"items": sha256_file(items), "catalog": config.catalog, "encoder": config.encoder, "seed": config.seed,
-              "fingerprint": get_encoder(config.encoder).fingerprint, "sid_method": config.sid_method}
+    console.print("building the benchmark (semantic IDs, clusters, queries, tasks) …")
+    inputs = {"items": sha256_file(out / "catalog" / "items.parquet"), "catalog": config.catalog, "encoder": config.encoder,
+              "seed": config.seed, "fingerprint": get_encoder(config.encoder).fingerprint, "sid_method": config.sid_method}
     with stage("release"):
         hit = cached_folder("release", inputs, bench, lambda path: build_release(
             config.catalog, path, encoder=config.encoder, sid_method=config.sid_method, seed=config.seed, ingested=ingested))
@@ -217,29 +228,57 @@ def first_stage_labels(systems: Sequence[tuple[str, str, str | None]]) -> dict[s
     return {label: plain[system] for label, system, rerank in systems if rerank and system in plain}
 
 
+#: Sealed runs the demo keeps going at once, each in its own process with its scoring (most are single-threaded).
+PARALLEL_RUNS = 2
+
+
 def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console) -> list:
-    """Every system of ``config`` run, committed and scored, in the order listed (a first stage comes with its
-    two-stage run); returns their ScoredRuns in that order."""
+    """Every system of ``config`` run, committed and scored (a first stage comes with its two-stage run),
+    :data:`PARALLEL_RUNS` at a time, two-stage and fused runs (the longest) started first; returns their
+    ScoredRuns in the order listed. Each run's stages join the timer under one stage, in that order."""
     first_of = first_stage_labels(config.systems)
     written = set(first_of.values())
-    scored = {}
+    jobs = {}
     for label, system, rerank in config.systems:
         if label not in written:
             first = first_of.get(label)
-            dirs = [folder / label] + ([folder / first] if first else [])
-            scored.update(zip((d.name for d in dirs), _run_and_score(bench, dirs, system, rerank, config, console)))
+            jobs[label] = ([folder / label] + ([folder / first] if first else []), system, rerank)
+    started = sorted(jobs, key=lambda label: (jobs[label][2] is None, jobs[label][1] != "hybrid"))  # stable
+    workers = max(1, min(PARALLEL_RUNS, len(jobs), len(os.sched_getaffinity(0))))
+    scored = {}
+    with stage(f"runs ({len(jobs)} sealed, {workers} at a time, each scored in its process)"):
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            pending = {}
+            for label in started:
+                console.print(f"running {' and '.join(d.name for d in jobs[label][0])} …")
+                pending[label] = pool.submit(_timed_run_and_score, bench, *jobs[label], config)
+            results = {label: future.result() for label, future in pending.items()}
+        for label in jobs:  # the order listed
+            runs, hit, stages = results[label]
+            if hit:
+                console.print(f"{label}: this system ran on this release before; its sealed run files were copied from the stage cache.")
+            scored.update(zip((d.name for d in jobs[label][0]), runs))
+            adopt(stages)
     return [scored[label] for label, _, _ in config.systems]
 
 
-def _run_and_score(bench: Path, dirs: list[Path], system: str, rerank: str | None, config: DemoConfig, console: Console) -> list:
+def _timed_run_and_score(bench: Path, dirs: list[Path], system: str, rerank: str | None, config: DemoConfig):
+    """:func:`_run_and_score` in a worker process, with a stage timer of its own: (ScoredRuns, cache hit, stages)."""
+    timer = StageTimer()
+    with timer.active():
+        scored, hit = _run_and_score(bench, dirs, system, rerank, config)
+    return scored, hit, timer.stages
+
+
+def _run_and_score(bench: Path, dirs: list[Path], system: str, rerank: str | None, config: DemoConfig) -> tuple[list, bool]:
     """One label-blind run into ``dirs[0]`` (and its first stage alone into ``dirs[1]``), from the stage cache when
-    this system ran on this release before, committed, then scored (scores.json); returns the ScoredRuns."""
+    this system ran on this release before, committed, then scored (scores.json); returns the ScoredRuns and
+    whether the run came from the stage cache."""
     from fashionrq.protocol.commitment import commit_run
     from fashionrq.protocol.scoring import score_run, write_json
     from fashionrq.stagecache import cached_run
     from fashionrq.systems import get_reranker, get_system, run_system
 
-    console.print(f"running {' and '.join(d.name for d in dirs)} …")
     params = {"components": list(config.hybrid_components)} if system == "hybrid" else {}
     inputs = {"system": system, "params": params, "rerank": rerank, "rerank_depth": config.rerank_depth,
               "first_stage": len(dirs) > 1}
@@ -258,14 +297,12 @@ def _run_and_score(bench: Path, dirs: list[Path], system: str, rerank: str | Non
         shutil.rmtree(staging)
         for folder in dirs:
             commit_run(folder, bench)
-    if hit:
-        console.print(f"{dirs[0].name}: this system ran on this release before; its sealed run files were copied from the stage cache.")
     scored = []
     for folder in dirs:
         with stage(f"score {folder.name}"):
             scored.append(score_run(bench, folder))
             write_json(scored[-1].report, folder / "scores.json")
-    return scored
+    return scored, hit
 
 
 def _compare(scored: list, out: Path, config: DemoConfig, console: Console, section) -> dict:
@@ -300,7 +337,7 @@ def mcmr_codebook_size(photographed: int) -> int:
 @contextmanager
 def _mcmr_beside(out: Path, config: DemoConfig):
     """The MCMR section (it needs only the ingested catalog and the encoder cache) started in its own process, so it
-    runs beside the main pipeline's mostly single-threaded runs, scoring and probes; yields ``(process, pipe)`` for
+    runs beside the release's single-threaded stages (semantic IDs, hierarchy, queries, tasks); yields ``(process, pipe)`` for
     :func:`_mcmr_join` (``None`` when the demo has no MCMR systems), and stops the process if the demo fails first."""
     if not config.mcmr_systems:
         yield None
@@ -329,17 +366,17 @@ def _mcmr_process(out: Path, config: DemoConfig, send) -> None:
     send.close()
 
 
-def _mcmr_join(started, timer: StageTimer):
+def _mcmr_join(started):
     """Wait for the MCMR process; its stages join the timer under the stage that waited (which counts its CPU)."""
     process, receive = started
-    with stage("mcmr (own process, started after the release)"):
+    with stage("mcmr (own process, started after the item vectors)"):
         try:
             ablation, text, stages = receive.recv()
         except EOFError:
             ablation = text = stages = None
         process.join()
         if stages is not None:
-            timer.adopt(stages, "mcmr: ")
+            adopt(stages, "mcmr: ")
     if stages is None:
         raise FashionRQError(f"the MCMR section's process failed (exit code {process.exitcode}); its traceback is printed above.")
     return ablation, text
@@ -394,10 +431,21 @@ def _probes(bench: Path, scored: list, out: Path, config: DemoConfig, console: C
 def _audit_beside(pool: ProcessPoolExecutor, bench: Path, runs: list[Path], config: DemoConfig, console: Console) -> Future:
     """The label audit with every run's attribute oracle (docs/benchmark.md, "Label audit"), started in ``pool``'s
     process so that it runs beside the probes (each is mostly single-threaded)."""
-    from fashionrq.protocol.audit import audit_release
-
     console.print("label audit (full matches of every query against its labels), beside the probes …")
-    return pool.submit(audit_release, bench, runs=runs, resamples=min(config.resamples, 1000), seed=config.seed)
+    return pool.submit(_cached_audit, bench, runs, min(config.resamples, 1000), config.seed)
+
+
+def _cached_audit(bench: Path, runs: list[Path], resamples: int, seed: int):
+    """:func:`~fashionrq.protocol.audit.audit_release` of ``runs``, from the stage cache when the same release, run
+    names and run files were audited before with the same resamples and seed."""
+    from fashionrq.io import sha256_file
+    from fashionrq.protocol.audit import audit_release
+    from fashionrq.stagecache import cached_object
+    from fashionrq.systems.run import RUN_FILES
+
+    inputs = {"release": sha256_file(bench / "manifest.json"), "resamples": resamples, "seed": seed,
+              "runs": {run.name: {name: sha256_file(run / name) for name in RUN_FILES if (run / name).is_file()} for run in runs}}
+    return cached_object("audit", inputs, lambda: audit_release(bench, runs=runs, resamples=resamples, seed=seed))
 
 
 def _audit(pending: Future, out: Path):

@@ -9,14 +9,19 @@ import pyarrow as pa
 
 from fashionrq.systems.base import BaseRetriever
 
-DEFAULT_COMPONENTS = ("bm25", "minilm", "splade-tiny")
+DEFAULT_COMPONENTS = ("bm25", "minilm-int8")
 
 
 def ranks(scores: np.ndarray) -> np.ndarray:
     """1-based rank of each entry by descending score: 1 + the number of higher scores, so equal scores share a rank
     (identical items get one fused score, and the run's ranking rule, not their position, orders them)."""
     keyed = -np.asarray(scores, dtype=np.float64)
-    return np.searchsorted(np.sort(keyed), keyed, side="left") + 1.0
+    order = np.argsort(keyed)  # any order of equal scores gives the same ranks, so the sort need not be stable
+    ordered = keyed[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))  # first position of each score
+    out = np.empty(len(keyed))
+    out[order] = np.repeat(starts + 1.0, np.diff(np.append(starts, len(keyed))))
+    return out
 
 
 def rrf(score_lists: Sequence[np.ndarray], k: float = 60.0) -> np.ndarray:
@@ -25,7 +30,7 @@ def rrf(score_lists: Sequence[np.ndarray], k: float = 60.0) -> np.ndarray:
 
 
 class HybridRetriever(BaseRetriever):
-    """RRF of ``components`` (system names or one comma-separated string; default bm25 + minilm + splade-tiny)
+    """RRF of ``components`` (system names or one comma-separated string; default bm25 + minilm-int8, as in the README and the demo)
     with constant ``k``.
 
     Ranks are taken within the scored candidate set, so ``search`` fuses whole-corpus rankings and
