@@ -130,9 +130,9 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
 
     timer = StageTimer(on_stage=(lambda s: console.print(f"[stage] {s}", markup=False, highlight=False)) if verbose else None)
     with timer.active():
-        ingested = _ingest_and_embed(out, config, section)
+        ingested, items = _ingest_and_embed(out, config, section)
         with _mcmr_beside(out, config) as mcmr_process:  # it needs only the catalog and its cached vectors
-            bench = _build(out, ingested, config, console, section)
+            bench = _build(out, ingested, items, config, console, section)
             scored = _run_all(bench, out / "runs", config, console)
             runs = [out / "runs" / label for label, _, _ in config.systems]
             shown = labelled([(s, run / "scores.json") for s, run in zip(scored, runs)], bench)
@@ -178,21 +178,21 @@ def _fresh_demo_folder(out: Path, force: bool) -> Path:
 
 
 def _ingest_and_embed(out: Path, config: DemoConfig, section):
-    """Ingest into ``out/catalog`` (report section 1), then the item vectors into the encoder cache, where the release
+    """Ingest into ``out/catalog`` (report section 1; returns the ingest result and its items file), then the item vectors into the encoder cache, where the release
     and the MCMR section (started next, beside the release's mostly single-threaded later stages) find them."""
     from fashionrq.catalog import ingest, save_ingest
     from fashionrq.encoders import embed_items
 
     with stage("ingest"):
         ingested = ingest(config.catalog)
-        save_ingest(ingested, out / "catalog")
+        items = save_ingest(ingested, out / "catalog")
     section("1. Catalog", ingest_markdown(ingested.report.to_dict()))
     with stage(f"encode items ({config.encoder})"):
         embed_items(ingested.table, config.encoder)
-    return ingested
+    return ingested, items
 
 
-def _build(out: Path, ingested, config: DemoConfig, console: Console, section) -> Path:
+def _build(out: Path, ingested, items: Path, config: DemoConfig, console: Console, section) -> Path:
     """The frozen release from the ingested catalog (semantic IDs, hierarchy, queries, tasks; from the stage cache
     when built before from the same items, configuration and code); report sections 2-3."""
     import pyarrow.parquet as pq
@@ -206,8 +206,8 @@ def _build(out: Path, ingested, config: DemoConfig, console: Console, section) -
 
     bench = out / "bench"
     console.print("building the benchmark (semantic IDs, clusters, queries, tasks) …")
-    inputs = {"items": sha256_file(out / "catalog" / "items.parquet"), "catalog": config.catalog, "encoder": config.encoder,
-              "seed": config.seed, "fingerprint": get_encoder(config.encoder).fingerprint, "sid_method": config.sid_method}
+    inputs = {"items": sha256_file(items), "catalog": config.catalog, "encoder": config.encoder, "seed": config.seed,
+              "fingerprint": get_encoder(config.encoder).fingerprint, "sid_method": config.sid_method}
     with stage("release"):
         hit = cached_folder("release", inputs, bench, lambda path: build_release(
             config.catalog, path, encoder=config.encoder, sid_method=config.sid_method, seed=config.seed, ingested=ingested))
@@ -236,6 +236,8 @@ def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console) ->
     """Every system of ``config`` run, committed and scored (a first stage comes with its two-stage run),
     :data:`PARALLEL_RUNS` at a time, two-stage and fused runs (the longest) started first; returns their
     ScoredRuns in the order listed. Each run's stages join the timer under one stage, in that order."""
+    from fashionrq.images.store import available_cores
+
     first_of = first_stage_labels(config.systems)
     written = set(first_of.values())
     jobs = {}
@@ -244,7 +246,7 @@ def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console) ->
             first = first_of.get(label)
             jobs[label] = ([folder / label] + ([folder / first] if first else []), system, rerank)
     started = sorted(jobs, key=lambda label: (jobs[label][2] is None, jobs[label][1] != "hybrid"))  # stable
-    workers = max(1, min(PARALLEL_RUNS, len(jobs), len(os.sched_getaffinity(0))))
+    workers = max(1, min(PARALLEL_RUNS, len(jobs), available_cores()))
     scored = {}
     with stage(f"runs ({len(jobs)} sealed, {workers} at a time, each scored in its process)"):
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -440,11 +442,12 @@ def _cached_audit(bench: Path, runs: list[Path], resamples: int, seed: int):
     names and run files were audited before with the same resamples and seed."""
     from fashionrq.io import sha256_file
     from fashionrq.protocol.audit import audit_release
+    from fashionrq.protocol.commitment import prediction_files
+    from fashionrq.protocol.manifest import release_hash
     from fashionrq.stagecache import cached_object
-    from fashionrq.systems.run import RUN_FILES
 
-    inputs = {"release": sha256_file(bench / "manifest.json"), "resamples": resamples, "seed": seed,
-              "runs": {run.name: {name: sha256_file(run / name) for name in RUN_FILES if (run / name).is_file()} for run in runs}}
+    inputs = {"release": release_hash(bench), "resamples": resamples, "seed": seed,
+              "runs": {run.name: {task: sha256_file(path) for task, path in prediction_files(run).items()} for run in runs}}
     return cached_object("audit", inputs, lambda: audit_release(bench, runs=runs, resamples=resamples, seed=seed))
 
 
