@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -234,6 +235,26 @@ class Hog(SideEffect):
     def act(self) -> str:
         self.block = np.empty(int(self.gib * (1 << 30)), dtype=np.uint8)
         return f"allocated {self.gib} GiB"
+
+
+class ForkHog(SideEffect):
+    """Forks four processes that each fill ``gib`` GiB for ``seconds``: each stays under the per-process address-space
+    limit, together they hold more than the memory limit."""
+
+    def act(self) -> str:
+        pids = []
+        for _ in range(4):
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    block = np.ones(int(self.gib * (1 << 30)), dtype=np.uint8)
+                    time.sleep(self.seconds)
+                    os._exit(int(block[0]) - 1)
+                finally:
+                    os._exit(1)
+            pids.append(pid)
+        codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in pids]
+        return f"{len(pids)} processes held {self.gib:g} GiB each; exit codes {codes}"
 
 
 class SymlinkOutputs(SideEffect):

@@ -410,6 +410,19 @@ def test_time_and_memory_limits_stop_a_run(small_bench, tmp_path):
     assert control.returncode == 0 and _done(tmp_path / "control")["done"] == "allocated 3 GiB"
 
 
+@needs_landlock
+@pytest.mark.slow
+def test_the_memory_limit_holds_for_all_processes_of_a_run_together(small_bench, tmp_path):
+    """RLIMIT_AS bounds each process: four forked processes filling 1.25 GiB each fit a 4 GiB limit one by one (the
+    sealed interpreter reserves about 2.3 GiB of address space). The parent's watch of the memory they hold together
+    kills the run; the control, under 8 GiB, holds all four."""
+    tree = _run(small_bench, "ForkHog", tmp_path / "tree", "--param", "gib=1.25", "--param", "seconds=20", "--memory-limit", "4")
+    assert tree.returncode == 2 and "memory limit of 4 GiB" in tree.stderr and not (tmp_path / "tree").exists(), tree.stderr
+    control = _run(small_bench, "ForkHog", tmp_path / "control", "--param", "gib=1.25", "--param", "seconds=2", "--memory-limit", "8")
+    assert control.returncode == 0, control.stderr
+    assert _done(tmp_path / "control")["done"] == "4 processes held 1.25 GiB each; exit codes [0, 0, 0, 0]"
+
+
 def test_a_cache_path_that_is_a_file_is_one_sentence(small_bench, tmp_path, monkeypatch, capsys):
     """Issue 26: FASHIONRQ_CACHE pointing at a file ended in a traceback."""
     from conftest import main_code

@@ -14,7 +14,8 @@ DEFAULT_MEMORY_LIMIT_GIB = 16
 
 @dataclass(frozen=True)
 class Limits:
-    """What a sealed child may use: wall-clock seconds and address space (``RLIMIT_AS``) in GiB."""
+    """What a sealed child may use: wall-clock seconds, and GiB of memory (each process's address space, ``RLIMIT_AS``,
+    and the proportional set size of all its processes together)."""
 
     time_s: float = DEFAULT_TIME_LIMIT_S
     memory_gib: float = DEFAULT_MEMORY_LIMIT_GIB

@@ -41,7 +41,7 @@ def run_command(
     index: str = typer.Option("exact", "--index", help="Open-corpus dense index: exact (faiss IndexFlatIP, or numpy without faiss), hnsw or ivf (approximate; their recall against exact goes into run.json; need pip install fashionrq[scale])."),
     force: bool = typer.Option(False, "--force", help="Replace an existing, uncommitted run folder."),
     time_limit: float = typer.Option(DEFAULT_TIME_LIMIT_S, "--time-limit", help="Wall-clock seconds the sealed child may run before it and every process it started are killed."),
-    memory_limit: float = typer.Option(DEFAULT_MEMORY_LIMIT_GIB, "--memory-limit", help="Address space (GiB, RLIMIT_AS) of the sealed child and of each process it starts."),
+    memory_limit: float = typer.Option(DEFAULT_MEMORY_LIMIT_GIB, "--memory-limit", help="Memory (GiB) of the sealed run: the address space of each of its processes (RLIMIT_AS) and the memory they hold together."),
 ) -> None:
     """Run a retrieval system, sealed in a child process that sees only the release's public files, and write a run folder."""
     from fashionrq.systems import run_system

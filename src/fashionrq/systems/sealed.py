@@ -22,6 +22,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,6 +57,8 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
 #: The most bytes the parent reads back of one file the child wrote.
 MAX_CHILD_FILE = 1 << 30
 MAX_CHILD_RECORD = 16 << 20
+#: How often (seconds) the parent checks the sealed child's time and the resident memory of its processes.
+WATCH_INTERVAL_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -221,19 +224,52 @@ def run_sealed(job: Job | Batch, bench: Path, work: Path, label: str, limits: Li
 
 
 def _supervise(work: Path, seal, limits: Limits, label: str) -> int:
-    """Start the child under ``seal``, wait up to the time limit, then kill its process group (and every process
-    left in its network namespace); returns its exit code."""
+    """Start the child under ``seal``, wait up to the time limit while its processes together stay within the
+    memory limit, then kill its process group (and every process left in its network namespace); returns its exit
+    code."""
     child = subprocess.Popen([sys.executable, "-m", "fashionrq.systems.sealed", str(work)], cwd=work, env=_child_env(work),
                              close_fds=True, start_new_session=True, preexec_fn=seal.apply)
     namespace = _namespace(child.pid) if seal.network_flags else None
+    deadline = time.monotonic() + limits.time_s
     try:
-        return child.wait(timeout=limits.time_s)
-    except subprocess.TimeoutExpired:
-        raise FashionRQError(f"system {label} ran past its wall-clock limit of {limits.time_s:g} s and was killed; "
-                             "raise it with --time-limit SECONDS.") from None
+        while (code := child.poll()) is None:
+            if time.monotonic() > deadline:
+                raise FashionRQError(f"system {label} ran past its wall-clock limit of {limits.time_s:g} s and was killed; "
+                                     "raise it with --time-limit SECONDS.")
+            if _resident_bytes(_processes(child.pid, namespace)) > limits.memory_gib * (1 << 30):
+                raise FashionRQError(f"system {label} held more than its memory limit of {limits.memory_gib:g} GiB "
+                                     "(resident, all its processes together) and was killed; raise it with --memory-limit GIB.")
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.wait(timeout=WATCH_INTERVAL_S)
+        return code
     finally:
         _kill_all(child.pid, namespace)
         child.wait()
+
+
+def _processes(session: int, namespace: str | None) -> list[int]:
+    """The sealed child's processes: its session (it leads one of its own) and, when it has a network namespace of
+    its own, every process in it (one that left the session)."""
+    own = None if namespace is None or namespace == _namespace(os.getpid()) else namespace
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            pid = int(entry.name)
+            with contextlib.suppress(OSError):
+                if os.getsid(pid) == session or (own is not None and _namespace(pid) == own):
+                    found.append(pid)
+    return found
+
+
+def _resident_bytes(pids: list[int]) -> int:
+    """The memory ``pids`` hold together: each one's proportional set size (``Pss`` of ``/proc/PID/smaps_rollup``, so
+    pages that forked processes share count once); a process gone meanwhile counts 0."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError, StopIteration):
+            rollup = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+            total += int(next(line for line in rollup if line.startswith("Pss:")).split()[1]) << 10
+    return total
 
 
 def _namespace(pid: int) -> str | None:
@@ -243,16 +279,13 @@ def _namespace(pid: int) -> str | None:
 
 
 def _kill_all(group: int, namespace: str | None) -> None:
-    """SIGKILL the child's process group and, when it had a network namespace of its own, every process in it (a
-    daemon that left the group)."""
+    """SIGKILL the child's process group and every other process of its (:func:`_processes`: a daemon that left the
+    group)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, signal.SIGKILL)
-    if namespace is None or namespace == _namespace(os.getpid()):
-        return
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and _namespace(int(entry.name)) == namespace:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(int(entry.name), signal.SIGKILL)
+    for pid in _processes(group, namespace):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def read_child_file(folder: Path, parts: tuple[str, ...], limit: int = MAX_CHILD_FILE) -> bytes | None:
