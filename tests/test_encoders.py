@@ -359,3 +359,21 @@ def test_cli_embed_missing_items_exits_2(tmp_path, capsys):
         main(["embed", str(tmp_path / "nowhere"), "--encoder", "minilm"])
     assert exit_info.value.code == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_build_run_and_the_demo_share_one_default_encoder():
+    """Issue 22: `build` defaulted to minilm while the demo and the dense systems use minilm-int8, so the first run
+    after a build embedded the whole catalog again."""
+    import inspect
+
+    from fashionrq.cli import bench, demo, encoders, sid
+    from fashionrq.encoders import DEFAULT_ENCODER
+    from fashionrq.report.demo import DemoConfig
+    from fashionrq.systems.hybrid import DEFAULT_COMPONENTS
+    from fashionrq.tasks.release import build_release
+
+    commands = (bench.build_command, demo.demo_command, encoders.embed_command, sid.train_command, sid.assign_command,
+                sid.ablation_command)
+    defaults = {inspect.signature(c).parameters["encoder"].default.default for c in commands}
+    assert defaults | {inspect.signature(build_release).parameters["encoder"].default, DemoConfig.encoder} == {DEFAULT_ENCODER}
+    assert DEFAULT_ENCODER in DEFAULT_COMPONENTS  # hybrid's dense half reads the build's vectors

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import InputError
 from fashionrq.progress import console
 
@@ -16,7 +17,7 @@ def build_command(
     catalog: str = typer.Option("bundled", "--catalog", help="A Myntra-layout folder, a CSV/JSONL/Parquet catalog file, an ingested folder, or 'bundled'."),
     mapping: Path = typer.Option(None, "--mapping", help="TOML file mapping the catalog's columns to the canonical fields (see docs/catalog.md)."),
     out: Path = typer.Option(..., "--out", help="Release folder to write (BENCH/)."),
-    encoder: str = typer.Option("minilm", "--encoder", help="Item encoder for the semantic IDs."),
+    encoder: str = typer.Option(DEFAULT_ENCODER, "--encoder", help="Item encoder for the semantic IDs."),
     embeddings: Path = typer.Option(None, "--embeddings", help="Precomputed item vectors (Parquet item_id + list column, or .npy + .ids.txt) used instead of --encoder."),
     sid_method: str = typer.Option("rqvae", "--sid-method", help="Semantic-ID tokenizer: rqvae, vanilla or rkmeans."),
     seed: int = typer.Option(None, "--seed", help="Seed of every random choice; given without --secret, the same seed gives a byte-identical (and replayable) release (default: 0, with a construction secret drawn at build time)."),

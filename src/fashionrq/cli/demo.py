@@ -6,13 +6,14 @@ from pathlib import Path
 
 import typer
 
+from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.progress import console
 
 
 def demo_command(
     out: Path = typer.Option(Path("demo-out"), "--out", help="Folder for the catalog, benchmark, runs, scores, report.md and report.html."),
     catalog: str = typer.Option("bundled", "--catalog", help="Catalog to build from: 'bundled' or a Myntra-layout folder."),
-    encoder: str = typer.Option("minilm-int8", "--encoder", help="Item encoder for the semantic IDs."),
+    encoder: str = typer.Option(DEFAULT_ENCODER, "--encoder", help="Item encoder for the semantic IDs."),
     sid_method: str = typer.Option("rqvae", "--sid-method", help="rqvae (with attribute exclusivity), vanilla or rkmeans."),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice."),
     resamples: int = typer.Option(10_000, "--resamples", help="Paired cluster bootstrap resamples."),

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from fashionrq.cli.engine_options import ADDRESS_OPTION, CHUNK_OPTION, ENGINE_OPTION, make_engine
+from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import InputError
 from fashionrq.progress import console
 from fashionrq.protocol.manifest import check_file_output
@@ -21,7 +22,7 @@ def _items(source: str):
 
 def embed_command(
     items: str = typer.Argument(..., help="items.parquet, a folder written by `fashionrq ingest`, or 'bundled'."),
-    encoder: str = typer.Option("minilm", "--encoder", help="minilm, minilm-int8, e5-small, splade-tiny, st:<id>, open_clip:<id>."),
+    encoder: str = typer.Option(DEFAULT_ENCODER, "--encoder", help="minilm, minilm-int8, e5-small, splade-tiny, st:<id>, open_clip:<id>."),
     cache: Path = typer.Option(None, "--cache", help="Cache folder (default $FASHIONRQ_CACHE or ~/.cache/fashionrq)."),
     out: Path = typer.Option(None, "--out", help="Also write the vectors here: .parquet (item_id + vector, with the encoder recorded; what --embeddings reads) or .npy (+ .ids.txt) for dense, .npz for sparse."),
     force: bool = typer.Option(False, "--force", help="Replace an existing output."),

@@ -9,6 +9,7 @@ import typer
 
 from fashionrq.cli.engine_options import ADDRESS_OPTION, CHUNK_OPTION, ENGINE_OPTION, make_engine
 from fashionrq.io import atomic_write_text
+from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import InputError
 from fashionrq.progress import console
 from fashionrq.protocol.manifest import check_file_output, check_folder_output
@@ -41,7 +42,7 @@ def _int_list(text: str, option: str) -> list[int]:
 @sid_app.command("train")
 def train_command(
     items: str = typer.Option(..., "--items", help="items.parquet (or its folder), or 'bundled'."),
-    encoder: str = typer.Option("minilm", "--encoder", help="Encoder name for fashionrq.encoders.embed_items."),
+    encoder: str = typer.Option(DEFAULT_ENCODER, "--encoder", help="Encoder name for fashionrq.encoders.embed_items."),
     embeddings: Path = typer.Option(None, "--embeddings", help=EMBEDDINGS_HELP),
     out: Path = typer.Option(..., "--out", help="Model folder to write (config.json + state.pt)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing output."),
@@ -71,7 +72,7 @@ def train_command(
 def assign_command(
     model: Path = typer.Option(..., "--model", help="Model folder written by `fashionrq sid train`."),
     items: str = typer.Option(..., "--items", help="items.parquet (or its folder), or 'bundled'."),
-    encoder: str = typer.Option("minilm", "--encoder", help="The encoder the model was trained on."),
+    encoder: str = typer.Option(DEFAULT_ENCODER, "--encoder", help="The encoder the model was trained on."),
     embeddings: Path = typer.Option(None, "--embeddings", help=EMBEDDINGS_HELP),
     out: Path = typer.Option(..., "--out", help="sids.parquet to write (item_id, sid_1 … sid_L int16)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing output."),
@@ -125,7 +126,7 @@ def report_command(
 @sid_app.command("ablation")
 def ablation_command(
     items: str = typer.Option(..., "--items", help="items.parquet (or its folder), or 'bundled'."),
-    encoder: str = typer.Option("minilm", "--encoder"),
+    encoder: str = typer.Option(DEFAULT_ENCODER, "--encoder"),
     embeddings: Path = typer.Option(None, "--embeddings", help=EMBEDDINGS_HELP),
     sizes: str = typer.Option("64,128,256", "--sizes", help="Comma-separated codebook sizes."),
     methods: str = typer.Option("rqvae", "--methods", help="Comma-separated methods among rqvae, vanilla, rkmeans."),

@@ -7,6 +7,11 @@ from collections.abc import Callable
 from fashionrq.encoders.base import Encoder
 from fashionrq.errors import FashionRQError
 
+#: The encoder ``build``, ``demo``, ``sid`` and ``embed`` use when none is named: one default, so the vectors a build
+#: caches are the ones the demo's and ``run``'s dense systems read.
+DEFAULT_ENCODER = "minilm-int8"
+
+
 def _builtins() -> dict[str, Callable[[], Encoder]]:
     from fashionrq.encoders.e5 import E5SmallEncoder
     from fashionrq.encoders.onnx_int8 import OnnxMiniLMEncoder

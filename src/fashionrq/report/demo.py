@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_write_json, atomic_write_text
 from fashionrq.report.leaderboard import labelled, leaderboard_of, markdown
@@ -49,7 +50,7 @@ class DemoConfig:
     """What the demo builds and evaluates; every field is recorded in the report."""
 
     catalog: str = "bundled"
-    encoder: str = "minilm-int8"
+    encoder: str = DEFAULT_ENCODER
     sid_method: str = "rqvae"
     seed: int = 0
     resamples: int = 10_000

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 
 from fashionrq.catalog import write_items
 from fashionrq.catalog.synth import is_synthetic
+from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import InputError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
@@ -481,7 +482,7 @@ def construction_components(info: dict) -> dict:
 def build_release(
     catalog: str | Path = "bundled",
     out: str | Path = "BENCH",
-    encoder: str = "minilm",
+    encoder: str = DEFAULT_ENCODER,
     sid_method: str = "rqvae",
     seed: int | None = None,
     queries_backend: str = "verbalizer",
