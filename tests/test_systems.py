@@ -409,8 +409,13 @@ def test_leaderboard_prints_tasks_side_by_side(bench, runs, tmp_path, capsys):
     counted = text.split("(constraint count)", 1)[1]
     row = next(line for line in counted.splitlines() if line.startswith("| bm25 |"))
     assert [f"{by_count[k]['ndcg@10']:.4f}" for k in sorted(by_count, key=int)] == [c.strip(" *_") for c in row.split("|")[2:-1]]
+    capsys.readouterr()
     assert main_code(["leaderboard", str(bench), str(paths[0]), str(runs("bm25")), "--out", str(tmp_path / "lb.md")]) == 0
     assert (tmp_path / "lb.md").read_text() == text
+    # piped (not a terminal), the table is printed whole: bm25's row holds its first and its last column on one line
+    first, last = (f"{bm25['tasks'][t]['aggregate'][m]:.4f}" for t, m in (("t1o", "ndcg@10"), ("t4", "consistency@10")))
+    err = capsys.readouterr().err
+    assert any(first in line and last in line for line in err.splitlines() if "bm25" in line)
     other = json.loads(paths[0].read_text()) | {"release": "0" * 64}
     (tmp_path / "other.json").write_text(json.dumps(other))
     with pytest.raises(InputError, match="scores release 000000000000"):

@@ -13,6 +13,17 @@ T = TypeVar("T")
 console = Console(stderr=True)
 
 
+def print_table(table, out: Console | None = None) -> None:
+    """Print a rich table whole: on a terminal to its width, and when piped or redirected (rich would assume 80
+    columns) as wide as the table needs, never cut."""
+    out = out or console
+    if out.is_terminal:
+        out.print(table)
+        return
+    width = max(out.width, out.measure(table, options=out.options.update_width(1 << 16)).maximum)
+    Console(file=out.file, width=width, color_system=None, force_terminal=False).print(table)
+
+
 def progress_bar() -> Progress:
     """A rich progress bar writing to stderr; it renders only on a terminal."""
     return Progress(

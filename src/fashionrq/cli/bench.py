@@ -10,7 +10,7 @@ from rich.table import Table
 
 from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import InputError
-from fashionrq.progress import console
+from fashionrq.progress import console, print_table
 
 
 def build_command(
@@ -107,23 +107,23 @@ def stats_command(
     if as_json:
         print(json.dumps(s, indent=2, sort_keys=True))
         return
-    console.print(_table("Table 1: clusters per level", ("level", "prefixes", "qualified"),
+    print_table(_table("Table 1: clusters per level", ("level", "prefixes", "qualified"),
                          [(lv, c["prefixes"], c["qualified"]) for lv, c in sorted(s["clusters"].items())]))
     console.print(f"items {s['items']:,}; anchor queries {s['anchor_queries']:,}")
-    console.print(_table("Table 7: per-task composition", ("task", "queries", "anchor leaves", "candidates/query", "judged pairs"), [
+    print_table(_table("Table 7: per-task composition", ("task", "queries", "anchor leaves", "candidates/query", "judged pairs"), [
         (t, v["queries"], v["anchor_leaves"],
          f"{v['candidates_per_query']['mean']} ({v['candidates_per_query']['min']}-{v['candidates_per_query']['max']})" if "candidates_per_query" in v
          else "whole catalog" if t == "t1o" else "pairs " + ", ".join(f"{k} {n:,}" for k, n in sorted(v["pairs"].items())),
          v.get("judged_pairs", sum(v.get("pairs", {}).values())))
         for t, v in s["tasks"].items()]))
     tiers = ("exact", "sibling", "related", "irrelevant")
-    console.print(_table("Table 8: relevance-label balance", ("task",) + tiers, [
+    print_table(_table("Table 8: relevance-label balance", ("task",) + tiers, [
         (t, *[f"{v[k]['count']:,} ({v[k]['share']:.1%})" for k in tiers]) for t, v in s["labels"].items()]))
     tags = s["attribute_tags"]
-    console.print(_table(f"attribute tags of φ(q) over {tags['queries']:,} T1 queries (mean {tags['tags_per_query']['mean']} per query)",
+    print_table(_table(f"attribute tags of φ(q) over {tags['queries']:,} T1 queries (mean {tags['tags_per_query']['mean']} per query)",
                          ("attribute", "queries"), sorted(tags["per_attribute"].items(), key=lambda kv: -kv[1])))
     agreement = s.get("parser_agreement") or {}
-    console.print(_table("public LexiconParser vs hidden φ(q) (the generator's record)", ("attribute", "precision", "recall", "support"),
+    print_table(_table("public LexiconParser vs hidden φ(q) (the generator's record)", ("attribute", "precision", "recall", "support"),
                          [(a, f"{v['precision']:.3f}", f"{v['recall']:.3f}", v["support"]) for a, v in sorted(agreement.items())]))
     console.print("headline metrics: " + ", ".join(f"{t} {m}" for t, m in sorted((s.get("headline") or {}).items())))
     cov = s["catalog_coverage"]

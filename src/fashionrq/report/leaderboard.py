@@ -22,6 +22,7 @@ from pathlib import Path
 
 from fashionrq.errors import InputError
 from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
+from fashionrq.progress import print_table
 from fashionrq.protocol.scoring import ScoredRun
 
 #: (task, metric key in the score JSON, column header) of the task table.
@@ -364,7 +365,7 @@ def leaderboard_of(bench: str | Path, scored: Sequence[Scored], depth: int | Non
     note = shared_note({s.label: list(s.shares) for s in scored})
     if console is not None:
         for title, header, rows in tables:
-            console.print(_rich(title, header, rows))
+            print_table(_rich(title, header, rows), console)
         if note:
             console.print(note, markup=False, highlight=False, soft_wrap=True)
     return "\n".join(markdown(title, header, rows) for title, header, rows in tables) + (f"\n{note}" if note else "")
