@@ -15,7 +15,7 @@ LEAK_EXIT_CODE = 1
 def probe_command(
     bench: Path = typer.Argument(..., help="The release folder (only BENCH/public/ is read by the probes)."),
     out: Path = typer.Option(None, "--out", help="Keep the probe runs and probe.json in this folder (default: discard them)."),
-    against: list[Path] = typer.Option(None, "--against", help="A committed run of a real system to show beside the probes (repeatable)."),
+    against: list[Path] = typer.Option(None, "--against", help="A committed run of a real system to show beside the probes; give --against once per run."),
     system: list[str] = typer.Option(None, "--system", help="Run only this probe-* or query-blind (repeatable; default: all)."),
     resamples: int = typer.Option(10_000, "--resamples", min=1, help="Bootstrap resamples for random's interval and the chance bands."),
     seed: int = typer.Option(0, "--seed", help="Seed of the resampling."),

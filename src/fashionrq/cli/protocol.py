@@ -151,7 +151,7 @@ AUDIT_FAILED_EXIT_CODE = 1
 
 def audit_command(
     bench: Path = typer.Argument(..., help="Release folder (BENCH); the audit reads its labels."),
-    against: list[Path] = typer.Option(None, "--against", help="A run folder whose attribute oracle to show beside it (repeatable)."),
+    against: list[Path] = typer.Option(None, "--against", help="A run folder whose attribute oracle to show beside it; give --against once per run."),
     resamples: int = typer.Option(1000, "--resamples", min=1, help="Bootstrap resamples for the oracle's 95% interval."),
     seed: int = typer.Option(0, "--seed", help="Seed of the resampling."),
     as_json: bool = typer.Option(False, "--json", help="Print the audit as JSON."),
