@@ -207,6 +207,7 @@ def test_cli_train_assign_report(items, tmp_path):
     model_dir, sids_path, report_path = tmp_path / "model", tmp_path / "sids.parquet", tmp_path / "report.json"
     assert _cli(["sid", "train", "--items", str(tmp_path), "--encoder", "minilm", "--out", str(model_dir),
                  "--method", "rqvae", "--codebook-size", "16", "--epochs", "2"]) == 0
+    # no --encoder: assign embeds with the encoder train recorded (minilm), not the default (minilm-int8)
     assert _cli(["sid", "assign", "--model", str(model_dir), "--items", str(tmp_path), "--out", str(sids_path)]) == 0
     item_ids, sids = read_sids(sids_path)
     assert item_ids == items.column("item_id").to_pylist()

@@ -14,6 +14,9 @@ from fashionrq.errors import InputError
 from fashionrq.progress import console
 from fashionrq.protocol.manifest import check_file_output, check_folder_output
 
+#: The file in a model folder naming the encoder `sid train` embedded the items with.
+TRAINED_ENCODER = "encoder.json"
+
 sid_app = typer.Typer(help="Semantic IDs: train a tokenizer, assign SIDs, report on them, run the codebook ablation.", no_args_is_help=True)
 
 
@@ -44,7 +47,7 @@ def train_command(
     items: str = typer.Option(..., "--items", help="items.parquet (or its folder), or 'bundled'."),
     encoder: str = typer.Option(DEFAULT_ENCODER, "--encoder", help="Encoder name for fashionrq.encoders.embed_items."),
     embeddings: Path = typer.Option(None, "--embeddings", help=EMBEDDINGS_HELP),
-    out: Path = typer.Option(..., "--out", help="Model folder to write (config.json + state.pt)."),
+    out: Path = typer.Option(..., "--out", help="Model folder to write (config.json + state.pt, and encoder.json naming the encoder for `sid assign`)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing output."),
     method: str = typer.Option("rqvae", "--method", help="rqvae | vanilla | rkmeans."),
     seed: int = typer.Option(0, "--seed"),
@@ -64,15 +67,27 @@ def train_command(
     model = make_tokenizer(method, **params)
     model.fit(X, attributes_from_items(table, DEFAULT_LEVEL_ATTRIBUTES))
     save_tokenizer(model, out)
+    if embeddings is None:  # `sid assign` embeds with the same encoder unless told otherwise
+        atomic_write_text(out / TRAINED_ENCODER, json.dumps({"encoder": encoder}) + "\n")
     console.print(report_table(sid_report(model.transform(X), table, X, model)))
     console.print(f"wrote {out}")
+
+
+def _trained_encoder(model: Path) -> str:
+    """The encoder `sid train` recorded in ``model`` (a model trained on given embeddings records none)."""
+    try:
+        return json.loads((model / TRAINED_ENCODER).read_text())["encoder"]
+    except FileNotFoundError:
+        return DEFAULT_ENCODER
+    except (ValueError, KeyError, TypeError):
+        raise InputError(f"{model / TRAINED_ENCODER} is damaged; pass --encoder with the encoder the model was trained on.") from None
 
 
 @sid_app.command("assign")
 def assign_command(
     model: Path = typer.Option(..., "--model", help="Model folder written by `fashionrq sid train`."),
     items: str = typer.Option(..., "--items", help="items.parquet (or its folder), or 'bundled'."),
-    encoder: str = typer.Option(DEFAULT_ENCODER, "--encoder", help="The encoder the model was trained on."),
+    encoder: str = typer.Option(None, "--encoder", help="The encoder the model was trained on (default: the one `sid train` recorded in the model folder, else minilm-int8)."),
     embeddings: Path = typer.Option(None, "--embeddings", help=EMBEDDINGS_HELP),
     out: Path = typer.Option(..., "--out", help="sids.parquet to write (item_id, sid_1 … sid_L int16)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing output."),
@@ -88,6 +103,7 @@ def assign_command(
     runner = make_engine(engine, address, chunk_rows)
     tokenizer = load_tokenizer(model)
     table = _items(items)
+    encoder = encoder or _trained_encoder(model)
     X = _embeddings(table, encoder, embeddings)
     if X.shape[1] != tokenizer.dim_:
         raise InputError(f"encoder {encoder!r} gives {X.shape[1]}-d embeddings but the model in {model} was trained on {tokenizer.dim_}-d ones; use the training encoder.")
