@@ -179,8 +179,9 @@ def _fresh_demo_folder(out: Path, force: bool) -> Path:
 
 
 def _ingest_and_embed(out: Path, config: DemoConfig, section):
-    """Ingest into ``out/catalog`` (report section 1; returns the ingest result and its items file), then the item vectors into the encoder cache, where the release
-    and the MCMR section (started next, beside the release's mostly single-threaded later stages) find them."""
+    """Ingest into ``out/catalog`` (report section 1), then the item vectors into the encoder cache, where the release
+    and the MCMR section (started next, beside the release's mostly single-threaded later stages) find them; returns
+    the ingest result and its items file."""
     from fashionrq.catalog import ingest, save_ingest
     from fashionrq.encoders import embed_items
 

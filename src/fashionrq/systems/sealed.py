@@ -230,6 +230,8 @@ def _supervise(work: Path, seal, limits: Limits, label: str) -> int:
     child = subprocess.Popen([sys.executable, "-m", "fashionrq.systems.sealed", str(work)], cwd=work, env=_child_env(work),
                              close_fds=True, start_new_session=True, preexec_fn=seal.apply)
     namespace = _namespace(child.pid) if seal.network_flags else None
+    if namespace == _namespace(os.getpid()):  # not a namespace of its own: it tells the run's processes from no others
+        namespace = None
     deadline = time.monotonic() + limits.time_s
     try:
         while (code := child.poll()) is None:
@@ -248,15 +250,14 @@ def _supervise(work: Path, seal, limits: Limits, label: str) -> int:
 
 
 def _processes(session: int, namespace: str | None) -> list[int]:
-    """The sealed child's processes: its session (it leads one of its own) and, when it has a network namespace of
-    its own, every process in it (one that left the session)."""
-    own = None if namespace is None or namespace == _namespace(os.getpid()) else namespace
+    """The sealed child's processes: its session (it leads one of its own) and every process in ``namespace``, its
+    own network namespace when it has one (a process that left the session)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             pid = int(entry.name)
             with contextlib.suppress(OSError):
-                if os.getsid(pid) == session or (own is not None and _namespace(pid) == own):
+                if os.getsid(pid) == session or (namespace is not None and _namespace(pid) == namespace):
                     found.append(pid)
     return found
 
