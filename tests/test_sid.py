@@ -221,6 +221,20 @@ def test_cli_train_assign_report(items, tmp_path):
     assert _cli(["sid", "ablation", "--items", str(tmp_path), "--methods", "kmeans"]) == 2
 
 
+def test_cli_assign_with_a_damaged_encoder_record_is_one_sentence(items, tmp_path, capsys):
+    """`sid assign` without --encoder reads the encoder `sid train` recorded; a damaged record is one sentence."""
+    write_items(items, tmp_path / "items.parquet")
+    model_dir = tmp_path / "model"
+    assert _cli(["sid", "train", "--items", str(tmp_path), "--encoder", "minilm", "--out", str(model_dir),
+                 "--method", "rkmeans", "--codebook-size", "4"]) == 0
+    (model_dir / "encoder.json").write_text("{not json")
+    capsys.readouterr()
+    assert _cli(["sid", "assign", "--model", str(model_dir), "--items", str(tmp_path), "--out", str(tmp_path / "s.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert "encoder.json is damaged; pass --encoder" in err.replace("\n", " ") and "Traceback" not in err
+    assert not (tmp_path / "s.parquet").exists()
+
+
 def test_ablation_summary_averages_seeds_and_renders(X, items):
     from rich.console import Console
 
