@@ -20,8 +20,11 @@ def fixture_items():
 
 
 #: How the small test release is built: real minilm embeddings and the default settings (RQ-VAE SIDs, codebook
-#: size chosen among 4-7 by T1 capacity: 5 codes per level for 2,181 items; leaves of >= 20 items split).
-SMALL_BUILD = {"encoder": "minilm", "seed": 0}
+#: size chosen among 4-7 by T1 capacity: 5 codes per level for 2,181 items; leaves of >= 20 items split; the task
+#: plan rebalanced so that every task gets 8 bootstrap units). ``allow_weak``: T3 gets exactly 8 units on the CPUs
+#: measured, and a CPU whose kernels build another release (issue 21) may give it fewer; the suite then still runs,
+#: and test_tasks.py::test_every_task_of_the_fixture_passes_the_quality_gate says so.
+SMALL_BUILD = {"encoder": "minilm", "seed": 0, "allow_weak": True}
 
 
 @pytest.fixture(scope="session")

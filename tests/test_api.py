@@ -43,14 +43,22 @@ def test_flat_namespace_is_explicit():
         fashionrq.no_such_name  # noqa: B018
 
 
-def test_one_qrels_reader(small_bench):
+def test_one_qrels_reader(small_bench, tmp_path):
+    """The release's qrels reader is the TREC one, except that it reads a weak release's empty task file."""
     import fashionrq.metrics
     import fashionrq.tasks
+    from fashionrq.errors import InputError
 
-    assert fashionrq.tasks.read_qrels is fashionrq.metrics.read_qrels
-    qrels = fashionrq.tasks.read_qrels(small_bench / "labels" / "t1.qrels")
-    first = (small_bench / "labels" / "t1.qrels").read_text().split("\n", 1)[0].split()
+    path = small_bench / "labels" / "t1.qrels"
+    qrels = fashionrq.tasks.read_qrels(path)
+    assert qrels.to_dict() == fashionrq.metrics.read_qrels(path).to_dict()
+    first = path.read_text().split("\n", 1)[0].split()
     assert next(iter(qrels)) == (first[0], first[2], int(first[3])) and len(list(qrels)) == len(qrels)
+    empty = tmp_path / "t4.qrels"
+    empty.write_text("")
+    assert len(fashionrq.tasks.read_qrels(empty)) == 0
+    with pytest.raises(InputError, match="the file is empty"):
+        fashionrq.metrics.read_qrels(empty)
 
 
 def test_results_convert(small_bench, tmp_path):

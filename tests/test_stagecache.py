@@ -37,7 +37,7 @@ def _demo(out: Path, force: bool = False) -> str:
     from fashionrq.report.demo import DemoConfig, run_demo
 
     config = DemoConfig(catalog=str(MYNTRA_SMALL), encoder=SMALL_BUILD["encoder"], seed=SMALL_BUILD["seed"], resamples=200,
-                        systems=SYSTEMS)
+                        systems=SYSTEMS, allow_weak=SMALL_BUILD["allow_weak"])
     text = io.StringIO()
     run_demo(out, config, console=Console(file=text, width=200), force=force)
     return text.getvalue()

@@ -314,8 +314,9 @@ def test_open_corpus_run_is_the_systems_own_top_100(bench, runs):
 
 @pytest.fixture(scope="module")
 def t2_bench(tmp_path_factory) -> Path:
-    """A fixture release where T2 gets most anchor leaves: the default one keeps 3 T2 units (24 queries), too few
-    dev labels for a calibrator to learn from, since T1 takes most leaves and only told-apart leaves are paired."""
+    """A fixture release where T2 gets most anchor leaves: the default one keeps about 10 T2 units, few dev labels
+    for a calibrator to learn from, since T1 takes most leaves and only told-apart leaves are paired (T1 and T3 are
+    weak here, hence ``allow_weak`` in SMALL_BUILD)."""
     from conftest import MYNTRA_SMALL, SMALL_BUILD
     from fashionrq.tasks import TaskConfig, build_release
 

@@ -18,3 +18,9 @@ class InputError(FashionRQError):
     """Bad catalog, mapping, embeddings or other input file (exit code 2)."""
 
     exit_code = 2
+
+
+class WeakReleaseError(FashionRQError):
+    """The quality gate refused a release: a task has too few bootstrap units for a meaningful interval (exit code 4)."""
+
+    exit_code = 4

@@ -98,7 +98,7 @@ class Comparison(_Tabular):
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per ordered pair: Δ and interval of every headline metric, verdict, Holm-adjusted p and verdict."""
-        from fashionrq.protocol.compare import interval_text
+        from fashionrq.protocol.compare import cell_text
 
         rows = []
         for pair in self.result["pairs"]:
@@ -107,7 +107,7 @@ class Comparison(_Tabular):
             for task, metric in self.result["headline"].items():
                 entry = gate["tasks"][task]
                 label = f"{task.upper()} {metric}"
-                row[label] = entry.get("reason") or interval_text(entry)
+                row[label] = cell_text(entry)
             row.update({"promoted": gate["promoted"], "binding": (gate["binding"] or "").upper(),
                         "p_holm": round(gate["p_holm"], 4), "promoted_holm": gate["promoted_holm"]})
             rows.append(row)

@@ -36,6 +36,7 @@ def build_command(
     llm_max_failure_rate: float = typer.Option(0.5, "--llm-max-failure-rate", help="LLM backend: stop once more than this share of calls failed."),
     llm_response_format: str = typer.Option("json_object", "--llm-response-format", help="LLM backend: how each call asks for JSON of the answer's schema: json_object (llama-cpp-python's server), json_schema (OpenAI structured outputs: llama-server, vLLM, Gemini) or none; a server that refuses it gets the call again without one."),
     force: bool = typer.Option(False, "--force", help="Replace an existing release in --out (only once the new one is complete)."),
+    allow_weak: bool = typer.Option(False, "--allow-weak", help="Write the release even when a task has fewer than 8 bootstrap units (the quality gate refuses it otherwise, exit code 4); compare and the report flag those tasks."),
 ) -> None:
     """Build the frozen benchmark release: ingest, embed, SIDs, hierarchy, queries, tasks, manifest."""
     from fashionrq.tasks import TaskConfig, build_release
@@ -49,7 +50,8 @@ def build_command(
     path = build_release(catalog, out, mapping=mapping, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
                          seed=seed, queries_backend="mcmr" if mcmr else queries_backend,
                          codebook_size=codebook_size, split_leaves=split_leaves, min_purity=min_purity, min_size=min_size,
-                         task_config=TaskConfig(**sizes), llm_options=llm_options, force=force, secret=secret)
+                         task_config=TaskConfig(**sizes), llm_options=llm_options, force=force, secret=secret,
+                         allow_weak=allow_weak)
     manifest = json.loads(path.read_text())
     source = manifest["catalog"]
     console.print(f"catalog: {source['rows_read']:,} rows read, {source['items']:,} items, {source['rejected_rows']:,} rows rejected, "
@@ -59,8 +61,25 @@ def build_command(
     levels = ", ".join(f"L{k}: {v['qualified']}/{v['prefixes']}" for k, v in sorted(counts["clusters"].items()))
     console.print(f"qualified clusters per level {levels}")
     console.print("queries per task " + ", ".join(f"{k}: {v:,}" for k, v in counts["queries"].items()))
+    _print_units(manifest["report"]["tasks"])
     _print_photos(path.parent / "public" / "images", counts["photos"])
     console.print(f"wrote {path.parent} (manifest {path})")
+
+
+def _print_units(report: dict) -> None:
+    """The quality gate's table: bootstrap units per task, each weak task (allowed by --allow-weak) warned of."""
+    from fashionrq.tasks import MIN_UNITS, weak_tasks
+
+    units = report["bootstrap_units"]
+    weak = weak_tasks(units)
+    rows = [(task, n, "weak: intervals flagged" if task in weak else "ok") for task, n in units.items()]
+    print_table(_table(f"bootstrap units per task (quality gate: >= {MIN_UNITS})", ("task", "units", "gate"), rows))
+    if "task_plan" in report:
+        console.print(f"task plan rebalanced for small tasks: T1 capped at {report['task_plan']['t1_leaf_cap']} anchor "
+                      "leaves (manifest report.tasks.task_plan)", soft_wrap=True)
+    if weak:
+        console.print(f"[yellow]warning:[/] {', '.join(weak)} have fewer than {MIN_UNITS} bootstrap units (written "
+                      "because of --allow-weak); compare and the report flag their intervals.", soft_wrap=True)
 
 
 def _print_photos(folder: Path, photos: dict) -> None:
@@ -110,12 +129,20 @@ def stats_command(
     print_table(_table("Table 1: clusters per level", ("level", "prefixes", "qualified"),
                          [(lv, c["prefixes"], c["qualified"]) for lv, c in sorted(s["clusters"].items())]))
     console.print(f"items {s['items']:,}; anchor queries {s['anchor_queries']:,}")
-    print_table(_table("Table 7: per-task composition", ("task", "queries", "anchor leaves", "candidates/query", "judged pairs"), [
-        (t, v["queries"], v["anchor_leaves"],
+    from fashionrq.tasks import MIN_UNITS
+
+    print_table(_table("Table 7: per-task composition", ("task", "queries", "bootstrap units", "anchor leaves", "candidates/query",
+                                                          "judged pairs"), [
+        (t, v["queries"], f"{v['bootstrap_units']:,}" + (" (weak)" if v["bootstrap_units"] < MIN_UNITS else ""), v["anchor_leaves"],
+         "no queries" if not v["queries"] else
          f"{v['candidates_per_query']['mean']} ({v['candidates_per_query']['min']}-{v['candidates_per_query']['max']})" if "candidates_per_query" in v
          else "whole catalog" if t == "t1o" else "pairs " + ", ".join(f"{k} {n:,}" for k, n in sorted(v["pairs"].items())),
          v.get("judged_pairs", sum(v.get("pairs", {}).values())))
         for t, v in s["tasks"].items()]))
+    weak = [t for t, v in s["tasks"].items() if v["bootstrap_units"] < MIN_UNITS]
+    if weak:
+        console.print(f"weak tasks (fewer than {MIN_UNITS} bootstrap units; built with --allow-weak): {', '.join(weak)}; "
+                      "their intervals are too wide to rank systems, and a task with no queries is not scored", soft_wrap=True)
     tiers = ("exact", "sibling", "related", "irrelevant")
     print_table(_table("Table 8: relevance-label balance", ("task",) + tiers, [
         (t, *[f"{v[k]['count']:,} ({v[k]['share']:.1%})" for k in tiers]) for t, v in s["labels"].items()]))

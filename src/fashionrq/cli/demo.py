@@ -24,6 +24,7 @@ def demo_command(
     images: Path = typer.Option(None, "--images", help="Folder of <item_id>.jpg product images: thumbnails in report.html."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print each stage's wall time, CPU time and peak RSS as it ends."),
     force: bool = typer.Option(False, "--force", help="Replace an earlier demo's --out folder (a folder holding anything else is refused)."),
+    allow_weak: bool = typer.Option(False, "--allow-weak", help="Build the benchmark even when a task has fewer than 8 bootstrap units (the quality gate, exit code 4); the report flags those tasks."),
 ) -> None:
     """Ingest, build the benchmark, run and score the offline baselines, compare them, write report.md and report.html.
 
@@ -33,7 +34,7 @@ def demo_command(
     from fashionrq.report.demo import DemoConfig, parse_systems, run_demo
 
     config = DemoConfig(catalog=catalog, encoder=encoder, sid_method=sid_method, seed=seed, resamples=resamples,
-                        systems=parse_systems(systems), images=str(images) if images else None)
+                        systems=parse_systems(systems), images=str(images) if images else None, allow_weak=allow_weak)
     report = run_demo(out, config, console=console, verbose=verbose, force=force)
     console.print(f"wrote {report}")
 

@@ -49,6 +49,14 @@ def _print_scores(report: dict) -> None:
             table.add_row(task.upper(), metric, f"{value:.4f}", "" if macro is None else f"{macro:.4f}",
                           f"{entry['n_units']:,}", f"{entry['n_clusters']:,}")
     console.print(table)
+    from fashionrq.tasks.records import MIN_UNITS
+
+    for task, why in report.get("not_scored", {}).items():
+        console.print(f"{task.upper()}: not scored ({why})")
+    weak = [f"{task.upper()} ({entry['n_clusters']})" for task, entry in report["tasks"].items() if entry["n_clusters"] < MIN_UNITS]
+    if weak:
+        console.print(f"[yellow]weak:[/] fewer than {MIN_UNITS} bootstrap units (clusters) in {', '.join(weak)}: "
+                      "their intervals are too wide to rank systems by", soft_wrap=True)
     if "relevance" in report:
         rel = report["relevance"]
         attrs = Table(title=f"T1 weighted relevance R@10 = {rel['R@10']:.4f}; AttrScore with annotation coverage", show_edge=False)
@@ -85,7 +93,7 @@ def score_command(
 
 
 def _print_comparison(result: dict) -> None:
-    from fashionrq.protocol.compare import interval_text
+    from fashionrq.protocol.compare import TASK_NAMES, cell_text
 
     boot = result["bootstrap"]
     heads = result["headline"]
@@ -97,7 +105,7 @@ def _print_comparison(result: dict) -> None:
         cells = []
         for task in heads:
             entry = pair["gate"]["tasks"][task]
-            cells.append(entry.get("reason") or interval_text(entry))
+            cells.append(cell_text(entry))
         table.add_row(*(f"{n} {SHARED_MARK}" if result["runs"][n].get("shares_construction") else n for n in (pair["b"], pair["a"])), *cells)
     console.print(table)
     corr = result["correction"]
@@ -106,6 +114,8 @@ def _print_comparison(result: dict) -> None:
         holm = "promoted" if pair["gate"]["promoted_holm"] else "not promoted"
         console.print(f"  {pair['b']} over {pair['a']}: {pair['gate']['verdict']}; Holm p {pair['gate']['p_holm']:.4f}: {holm}",
                       soft_wrap=True, highlight=False)
+    if result.get("not_scored"):
+        console.print("  not scored (no queries in this release): " + ", ".join(TASK_NAMES[t] for t in result["not_scored"]), soft_wrap=True)
     for flag in result.get("analysis", {}).get("flags", []):
         console.print(f"  aggregation flip: {flag}", soft_wrap=True)
     for name, entry in result["runs"].items():

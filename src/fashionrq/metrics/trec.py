@@ -404,9 +404,12 @@ def _existing(path: str | Path) -> Path:
     return path
 
 
-def read_qrels(path: str | Path) -> Qrels:
-    """Read a TREC qrels file (``qid iter docno grade``) into :class:`Qrels`; raises InputError on a bad line."""
+def read_qrels(path: str | Path, allow_empty: bool = False) -> Qrels:
+    """Read a TREC qrels file (``qid iter docno grade``) into :class:`Qrels`; raises InputError on a bad line, and
+    on an empty file unless ``allow_empty`` (a release's task with no queries has one: it reads as no judgment)."""
     path = _existing(path)
+    if allow_empty and not path.read_bytes().strip():
+        return Qrels({}, source=str(path))
     table = read_columns(path, QRELS_FIELDS, {"qid": pa.string(), "docno": pa.string(), "grade": pa.int64()})
     if table is not None:
         try:

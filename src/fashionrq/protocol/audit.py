@@ -24,13 +24,13 @@ import pyarrow.parquet as pq
 from fashionrq.errors import InputError
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.io import read_json, read_jsonl
-from fashionrq.metrics import Qrels, Run, evaluate, read_qrels
+from fashionrq.metrics import Qrels, Run, evaluate
 from fashionrq.protocol.bootstrap import mean_interval_bounds, resample_counts
 from fashionrq.protocol.validate import load_pools, submitted_order, validate_run
 from fashionrq.querygen.evidence import CatalogValues
 from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.sid import read_sids
-from fashionrq.tasks.bench import release_dir
+from fashionrq.tasks.bench import read_qrels, release_dir
 from fashionrq.tasks.records import GRADES, TIER_NAMES
 
 RANKED = ("t1", "t1o", "t3", "t4")

@@ -17,7 +17,7 @@ from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
 from fashionrq.protocol.errors import ComparisonError
 from fashionrq.protocol.multiplicity import attribute_comparisons, holm_pairs
 from fashionrq.protocol.scoring import TASKS, ScoredRun, score_run
-from fashionrq.tasks.records import HEADLINE
+from fashionrq.tasks.records import HEADLINE, MIN_UNITS
 
 DEFAULT_HEADLINE = dict(HEADLINE)
 FEW_CLUSTER_METHOD = ("paired cluster bootstrap, few-cluster interval: Δ ± t(df) · SE · sqrt(G/(G-1)), SE = sd of the resampled Δ, "
@@ -81,6 +81,13 @@ def interval_text(entry: dict) -> str:
     return f"{_fmt(entry['delta'])} [{_fmt(entry['lower'])}, {_fmt(entry['upper'])}]"
 
 
+def cell_text(entry: dict) -> str:
+    """A gate entry's table cell: why the task was not tested, or ``Δ [lower, upper]``, marked when the task is weak."""
+    if entry.get("reason"):
+        return entry["reason"]
+    return interval_text(entry) + (f" (weak: {entry['n_clusters']} units)" if entry.get("weak") else "")
+
+
 def gate(intervals: dict[str, dict[str, Interval]], headline: dict[str, str], tasks: list[str], missing: dict[str, str],
          level: float) -> dict:
     """The conjunctive promotion gate for one ordered pair: verdict, failing tasks and the binding task."""
@@ -96,7 +103,9 @@ def gate(intervals: dict[str, dict[str, Interval]], headline: dict[str, str], ta
         if interval.n_clusters < 2:
             per_task[task]["reason"] = f"{interval.n_clusters} bootstrap unit, too few to test"
             failing.append(f"{TASK_NAMES[task]} has {per_task[task]['reason']} (build from a larger catalog)")
-        elif not passes:
+            continue
+        per_task[task]["weak"] = interval.n_clusters < MIN_UNITS
+        if not passes:
             where = "includes 0" if interval.upper >= 0 else "is below 0"
             failing.append(f"{TASK_NAMES[task]} {headline[task]} interval [{_fmt(interval.lower)}, {_fmt(interval.upper)}] {where}")
     scored = [t for t in tasks if t not in missing]
@@ -109,6 +118,10 @@ def gate(intervals: dict[str, dict[str, Interval]], headline: dict[str, str], ta
                    f"(binding: {TASK_NAMES[binding]} {headline[binding]}, lower bound {_fmt(b.lower)})")
     else:
         verdict = "not promoted: " + "; ".join(failing)
+    weak = [f"{TASK_NAMES[t]} ({per_task[t]['n_clusters']} units)" for t in tasks if per_task[t].get("weak")]
+    if weak:
+        verdict += (f"; weak: {', '.join(weak)} have fewer than {MIN_UNITS} bootstrap units, so those intervals are "
+                    "too wide to rank systems by")
     return {"promoted": promoted, "verdict": verdict, "tasks": per_task, "failing": failing_tasks,
             "binding": binding, "decided_by": failing_tasks[0] if len(failing_tasks) == 1 else None}
 
@@ -214,6 +227,8 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
         "gate_rule": "row promoted over column only if the lower bound of the few-cluster interval of Δ = row − column is > 0 "
                      "on every task's headline metric (a task with fewer than two bootstrap units fails)",
         "correction": correction,
+        "weak_tasks": {t: len(clusters[t]) for t in tasks if len(clusters[t]) < MIN_UNITS},
+        "not_scored": dict(sorted({t: why for s in scored for t, why in s.report.get("not_scored", {}).items()}.items())),
         "pairs": pairs,
         "matrix": matrix,
         "by_attribute": by_attribute,
@@ -268,11 +283,13 @@ def verdict_markdown(result: dict) -> str:
         cells = []
         for task in heads:
             entry = pair["gate"]["tasks"][task]
-            cells.append(entry.get("reason") or interval_text(entry))
+            cells.append(cell_text(entry))
         holm = "promoted" if pair["gate"]["promoted_holm"] else "not promoted"
         lines.append(f"| {mark.get(pair['b'], pair['b'])} | {mark.get(pair['a'], pair['a'])} | " + " | ".join(cells)
                      + f" | {pair['gate']['verdict']} | {pair['gate']['p_holm']:.4f} | {holm} |")
     note = shared_note({mark[n]: what for n, what in shares.items()})
+    if result.get("not_scored"):
+        lines += ["", "Not scored (no queries in this release): " + ", ".join(TASK_NAMES[t] for t in result["not_scored"]) + "."]
     return "\n".join(lines) + "\n" + (f"\n{note}" if note else "") + attribute_markdown(result.get("by_attribute"))
 
 

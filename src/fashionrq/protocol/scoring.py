@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from fashionrq.errors import InputError
-from fashionrq.metrics import Qrels, classification_metrics, consistency, evaluate, read_qrels
+from fashionrq.metrics import Qrels, classification_metrics, consistency, evaluate
 from fashionrq.metrics.trec_gains import parse_gain_pairs
 from fashionrq.protocol.bootstrap import macro_f1_interval_bounds, mean_interval_bounds, resample_counts
 from fashionrq.protocol.commitment import check_commitment, check_release, check_sealed, read_ledger, read_run_config
@@ -29,7 +29,7 @@ from fashionrq.protocol.constraints import constraint_breakdown
 from fashionrq.protocol.errors import CommitmentMismatchError, ReleaseTamperedError
 from fashionrq.protocol.manifest import verify_release
 from fashionrq.protocol.validate import LABELS, load_pools, submitted_order, validate_run
-from fashionrq.tasks import read_qrels as tasks_read_qrels
+from fashionrq.tasks import read_qrels
 from fashionrq.timing import stage
 
 TASKS = ("t1o", "t1", "t2", "t3", "t4")
@@ -180,7 +180,7 @@ def _parsed_qrels(key: tuple[str, int, int], targets: bool) -> Qrels:
     if not targets:
         return read_qrels(path)
     chosen: dict[str, dict[str, int]] = defaultdict(dict)
-    for qid, item, grade in tasks_read_qrels(path):
+    for qid, item, grade in read_qrels(path):
         if grade == 3:
             chosen[qid][item] = 1
     return Qrels(chosen, source=f"{path} (targets)")
@@ -348,6 +348,9 @@ def _score_committed(bench: Path, run: Path, relevance: bool, cache_dir, gain_ma
         "bootstrap": RUN_BOOTSTRAP,
         "notes": METRIC_NOTES,
     }
+    unscored = [task for task in TASKS if task not in tasks]
+    if unscored:  # only a weak release (built with allow_weak) has a task with no query
+        report["not_scored"] = {task: "the release has no query for this task" for task in unscored}
     if gain_map is not None:
         report["gains"] = {str(grade): gain for grade, gain in sorted(gain_map.items())}
     if attr is not None:

@@ -15,7 +15,7 @@ from html import escape
 from pathlib import Path
 
 from fashionrq.report import svg
-from fashionrq.report.leaderboard import Scored
+from fashionrq.report.leaderboard import Scored, quality_notes, weak_label, weak_units
 
 #: Score-file system names of the integrity checks: adversarial probes and the query-blind baseline.
 PROBE_PREFIX = "probe-"
@@ -90,7 +90,8 @@ def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 def leaderboard_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
     """Headline table (tasks side by side, never averaged), interval charts, and every metric in a details block."""
     rows = [f"<tr><td>{escape(s.label)}</td>" + "".join(_value_cell(s, t, m) for t, m in heads.items()) + "</tr>" for s in scored]
-    table = _table(["system", *(f"{t.upper()} {m}" for t, m in heads.items())], rows, "leaderboard")
+    weak = weak_units(scored)
+    table = _table(["system", *(f"{t.upper()} {m}{weak_label(t, weak)}" for t, m in heads.items())], rows, "leaderboard")
     charts = []
     for task, metric in heads.items():
         bars = []
@@ -109,6 +110,7 @@ def leaderboard_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
     boot = next((s.report.get("bootstrap") for s in scored if s.report.get("bootstrap")), None)
     note = (f'<p class="note">Each score carries its own {boot["level"]:.0%} interval: {escape(boot["method"])}, '
             f'{boot["resamples"]:,} resamples, seed {boot["seed"]}. Tasks are never averaged.</p>') if boot else ""
+    note += "".join(f'<p class="note weak">{escape(line)}</p>' for line in quality_notes(scored))
     return (table + note + _shared_note(scored) + f'<div class="charts">{"".join(charts)}</div>'
             + f"<details><summary>Every metric of every task</summary>{''.join(full)}</details>")
 

@@ -24,6 +24,7 @@ from fashionrq.errors import InputError
 from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
 from fashionrq.progress import print_table
 from fashionrq.protocol.scoring import ScoredRun
+from fashionrq.tasks.records import MIN_UNITS
 
 #: (task, metric key in the score JSON, column header) of the task table.
 TASK_COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -191,10 +192,36 @@ def task_columns(scored: Sequence[Scored]) -> list[tuple[str, str, str]]:
     return columns
 
 
+def weak_units(scored: Sequence[Scored]) -> dict[str, int]:
+    """The scored tasks with fewer than ``MIN_UNITS`` bootstrap units (clusters), and their counts."""
+    clusters = {task: entry["n_clusters"] for s in scored for task, entry in s.report.get("tasks", {}).items() if "n_clusters" in entry}
+    return {task: n for task, n in clusters.items() if n < MIN_UNITS}
+
+
+def weak_label(task: str, weak: dict[str, int]) -> str:
+    """`` (weak: N units)`` for a weak task (:func:`weak_units`), else ``""``."""
+    return f" (weak: {weak[task]} unit{'s' if weak[task] != 1 else ''})" if task in weak else ""
+
+
+def quality_notes(scored: Sequence[Scored]) -> list[str]:
+    """One sentence each for the tasks a weak release could not score and for its weak tasks (none: ``[]``)."""
+    notes = []
+    unscored = sorted({t for s in scored for t in s.report.get("not_scored", {})})
+    if unscored:
+        notes.append(f"Not scored (no queries in this release): {', '.join(t.upper() for t in unscored)}.")
+    weak = weak_units(scored)
+    if weak:
+        notes.append(f"Weak tasks (fewer than {MIN_UNITS} bootstrap units, built with --allow-weak): "
+                     + ", ".join(f"{t.upper()} ({n})" for t, n in weak.items()) + "; their intervals are too wide to rank systems by.")
+    return notes
+
+
 def task_table(scored: Sequence[Scored]) -> tuple[list[str], list[list[str]]]:
-    """Table 2: one row per run, every task's metrics side by side (no cross-task average), each with its 95% interval."""
+    """Table 2: one row per run, every task's metrics side by side (no cross-task average), each with its 95% interval;
+    a weak task's columns say so (:func:`weak_units`)."""
     columns = task_columns(scored)
-    header = ["system", *(name for _, _, name in columns)]
+    weak = weak_units(scored)
+    header = ["system", *(name + weak_label(task, weak) for task, _, name in columns)]
     values = [[s.aggregate(task, metric) for task, metric, _ in columns] for s in scored]
     rows = [[s.label, *(_with_interval(v, s.interval(t, m)) for v, (t, m, _) in zip(vals, columns))]
             for s, vals in zip(scored, values)]
@@ -283,9 +310,9 @@ def constraint_count_table(scored: Sequence[Scored], metric: str = "ndcg@10") ->
 
 def _exact_hits(bench: Path, run_dir: Path, depth: int) -> tuple[set[str], int]:
     """T1 queries whose run (in submitted rank order) has a grade-3 item in its top ``depth``, and the T1 query count."""
-    from fashionrq.metrics import read_qrels
     from fashionrq.protocol import check_commitment, load_pools
     from fashionrq.protocol.validate import validate_ranking
+    from fashionrq.tasks import read_qrels
 
     check_commitment(run_dir)
     qrels = read_qrels(bench / "labels" / "t1.qrels").to_dict()
@@ -349,20 +376,24 @@ def leaderboard(bench: str | Path, paths: Sequence[str | Path], depth: int | Non
 
 
 def leaderboard_of(bench: str | Path, scored: Sequence[Scored], depth: int | None = None, console=None) -> str:
-    """:func:`leaderboard` over runs already scored."""
-    tables = [
-        ("Tasks (Table 2): best in bold, second in italics; tasks are never averaged; [95% interval of the run]", *task_table(scored)),
-        ("Weighted relevance R@10 and AttrScore (annotation coverage) per attribute (Table 3), T1 top 10",
-         *attribute_table(scored)),
-        ("T1 Recall@10 over the queries expressing each attribute", *attribute_recall_table(scored)),
-        (constraint_count_title(scored), *constraint_count_table(scored)),
-        ("T1 end to end and given a hit (an Exact item in the run's top depth; pools no larger than depth always hit)",
-         *conditional_table(bench, scored, depth)),
-    ]
+    """:func:`leaderboard` over runs already scored; the T1 tables are left out when the release has no T1 query."""
+    has_t1 = any("t1" in s.report.get("tasks", {}) for s in scored)
+    tables = [("Tasks (Table 2): best in bold, second in italics; tasks are never averaged; [95% interval of the run]", *task_table(scored))]
+    if has_t1:
+        tables += [
+            ("Weighted relevance R@10 and AttrScore (annotation coverage) per attribute (Table 3), T1 top 10",
+             *attribute_table(scored)),
+            ("T1 Recall@10 over the queries expressing each attribute", *attribute_recall_table(scored)),
+        ]
+    if has_t1 or controlled_counts(scored)[0] is not None:
+        tables.append((constraint_count_title(scored), *constraint_count_table(scored)))
+    if has_t1:
+        tables.append(("T1 end to end and given a hit (an Exact item in the run's top depth; pools no larger than depth always hit)",
+                       *conditional_table(bench, scored, depth)))
     from fashionrq.report.twostage import two_stage_pairs, two_stage_table
 
     tables += [two_stage_table(bench, pair) for pair in two_stage_pairs(bench, scored)]
-    note = shared_note({s.label: list(s.shares) for s in scored})
+    note = "\n".join(n for n in [shared_note({s.label: list(s.shares) for s in scored}), *quality_notes(scored)] if n)
     if console is not None:
         for title, header, rows in tables:
             print_table(_rich(title, header, rows), console)

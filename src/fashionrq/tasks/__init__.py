@@ -1,12 +1,12 @@
 """Tasks stage: pooled and open-corpus T1, T2-T4 from the cluster hierarchy, the frozen release, BEIR export, statistics."""
 
 from fashionrq.tasks.records import (
-    BOOTSTRAP_UNITS, GRADES, HEADLINE, TASK_KEYS, TIER_NAMES, AnchorQuery, OpenQuery, PairInstance, RankingInstance,
+    BOOTSTRAP_UNITS, GRADES, HEADLINE, MIN_UNITS, TASK_KEYS, TIER_NAMES, AnchorQuery, OpenQuery, PairInstance, RankingInstance,
     TaskConfig, Tasks,
 )
 from fashionrq.tasks.construct import TierIndex, build_tasks, recurrence, tier_balance
 from fashionrq.tasks.release import (
-    MANIFEST, build_release, construct_release, semantic_ids, write_release,
+    MANIFEST, build_release, check_quality, construct_release, semantic_ids, weak_tasks, write_release,
 )
 from fashionrq.tasks.tree import auto_codebook_size, codebook_candidates, fit_tree, t1_anchor_capacity
 from fashionrq.tasks.bench import catalog_ids, read_jsonl, read_qrels, release_dir
@@ -14,9 +14,9 @@ from fashionrq.tasks.beir import export_beir, export_hf
 from fashionrq.tasks.stats import bench_stats
 
 __all__ = [
-    "BOOTSTRAP_UNITS", "GRADES", "HEADLINE", "MANIFEST", "TASK_KEYS", "TIER_NAMES", "AnchorQuery", "OpenQuery",
+    "BOOTSTRAP_UNITS", "GRADES", "HEADLINE", "MANIFEST", "MIN_UNITS", "TASK_KEYS", "TIER_NAMES", "AnchorQuery", "OpenQuery",
     "PairInstance", "RankingInstance", "TaskConfig", "Tasks", "TierIndex", "auto_codebook_size", "bench_stats", "catalog_ids",
-    "build_release", "build_tasks", "codebook_candidates", "construct_release", "export_beir", "export_hf", "fit_tree",
+    "build_release", "build_tasks", "check_quality", "codebook_candidates", "construct_release", "export_beir", "export_hf", "fit_tree",
     "read_jsonl", "read_qrels", "t1_anchor_capacity",
-    "recurrence", "release_dir", "semantic_ids", "tier_balance", "write_release",
+    "recurrence", "release_dir", "semantic_ids", "tier_balance", "weak_tasks", "write_release",
 ]

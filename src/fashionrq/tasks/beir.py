@@ -15,9 +15,8 @@ import pyarrow.parquet as pq
 
 from fashionrq.encoders import item_text
 from fashionrq.io import atomic_directory
-from fashionrq.metrics import read_qrels
 from fashionrq.protocol.manifest import check_folder_output
-from fashionrq.tasks.bench import read_jsonl, release_dir
+from fashionrq.tasks.bench import read_jsonl, read_qrels, release_dir
 
 #: Hugging Face dataset-card front matter of the MTEB retrieval layout: qrels are the default config.
 HF_CONFIGS = """configs:

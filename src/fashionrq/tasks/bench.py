@@ -1,13 +1,20 @@
-"""Read a frozen release: locate it; its JSONL and qrels readers are fashionrq.io.read_jsonl and fashionrq.metrics.read_qrels."""
+"""Read a frozen release: locate it; its JSONL reader is fashionrq.io.read_jsonl, its qrels reader :func:`read_qrels`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from fashionrq.errors import InputError
-from fashionrq.io import read_jsonl
-from fashionrq.metrics import read_qrels  # noqa: F401  (the one qrels reader: a Qrels, iterating (qid, item, grade))
+from fashionrq.io import read_jsonl  # noqa: F401  (re-exported: the release JSONL reader)
+from fashionrq.metrics import Qrels
+from fashionrq.metrics import read_qrels as read_trec_qrels
 from fashionrq.tasks.release import ITEM_IDS, MANIFEST
+
+
+def read_qrels(path: str | Path) -> Qrels:
+    """A release's qrels file as a :class:`~fashionrq.metrics.Qrels` (iterating ``(qid, item, grade)``); the empty
+    file of a task with no queries (a weak release, built with ``allow_weak``) reads as no judgment."""
+    return read_trec_qrels(path, allow_empty=True)
 
 
 def release_dir(bench: str | Path) -> Path:

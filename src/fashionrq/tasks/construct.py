@@ -26,6 +26,7 @@ from fashionrq.hierarchy import Hierarchy
 from fashionrq.tasks.claims import ItemClaims, nearest
 from fashionrq.tasks.records import (
     GRADES,
+    MIN_UNITS,
     TIER_NAMES,
     AnchorQuery,
     OpenQuery,
@@ -227,11 +228,15 @@ def _caps(config: TaskConfig) -> dict[str, int | None]:
     return {task: None if total is None else max(1, int(round(share * total))) for task, share in config.shares}
 
 
-def _assign(index: TierIndex, by_leaf: dict[str, list[int]], config: TaskConfig, rnd: random.Random, penalties: _Penalties) -> dict:
-    """Anchor leaves per task (disjoint): T1 pair units first (they need the largest leaves), then the others by fill."""
+def _assign(index: TierIndex, by_leaf: dict[str, list[int]], config: TaskConfig, rnd: random.Random, penalties: _Penalties,
+            t1_cap: int | None = None) -> dict:
+    """Anchor leaves per task (disjoint): T1 pair units first (they need the largest leaves; at most ``t1_cap``
+    anchors when given), then the others by fill."""
     order = sorted(by_leaf, key=prefix_key)
     rnd.shuffle(order)
     caps = _caps(config)
+    if t1_cap is not None:
+        caps["t1"] = t1_cap
     free = {leaf for leaf in index.h.clusters if leaf.count("-") == 2 and leaf not in by_leaf}
     t1 = _pair_units(index, order, free, config.per_tier, caps["t1"], penalties)
     used = {leaf for anchors, _ in t1 for leaf in anchors}
@@ -438,13 +443,56 @@ def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
     them grade-0 items are drawn from anywhere outside the level-1 prefix. ``matches`` (the queries' full matches,
     from their hidden φ) makes the labels credit valid results (:mod:`fashionrq.tasks.validity`); without it the
     grades are the shared-prefix lengths alone.
+
+    The task plan is rebalanced when the first one leaves open-corpus T1, T2 or T3 with fewer than
+    :data:`MIN_UNITS` bootstrap units while T1 has more than twice that (small catalogs: T1's pools take the
+    leaves the other tasks need): T1's anchor leaves are capped at 90%, 80%, ... 20% of the first plan's, and the
+    first plan that gives every task ``MIN_UNITS`` is kept, else the one whose weakest task has the most units.
+    ``report.task_plan`` records the tries; a catalog whose tasks need no rebalancing is built exactly once.
     """
+    tasks = _build_once(hierarchy, queries, config, seed, embeddings, matches)
+    if not _needs_rebalancing(tasks.report["bootstrap_units"]):
+        return tasks
+    first_leaves = tasks.report["leaves_per_task"]["t1"]
+    tries = [(None, tasks.report["bootstrap_units"])]
+    best_cap, best = None, tasks  # only the best plan is kept: each holds every task's instances
+    for fraction in PLAN_T1_FRACTIONS:
+        cap = max(2, int(first_leaves * fraction))
+        candidate = _build_once(hierarchy, queries, config, seed, embeddings, matches, cap)
+        tries.append((cap, candidate.report["bootstrap_units"]))
+        if _weakest(candidate) > _weakest(best):  # ties keep the earlier plan (the larger T1)
+            best_cap, best = cap, candidate
+        if _weakest(best) >= MIN_UNITS:
+            break
+    best.report["task_plan"] = {
+        "rule": f"T1 anchor leaves capped until every task has >= {MIN_UNITS} bootstrap units (docs/benchmark.md, 'Quality gate')",
+        "t1_leaf_cap": best_cap,
+        "tries": [{"t1_leaf_cap": c, "bootstrap_units": units} for c, units in tries],
+    }
+    return best
+
+
+#: The T1 anchor-leaf caps a rebalanced task plan tries, as fractions of the first plan's T1 leaves.
+PLAN_T1_FRACTIONS = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2)
+
+
+def _weakest(tasks: Tasks) -> int:
+    return min(tasks.report["bootstrap_units"].values())
+
+
+def _needs_rebalancing(units: dict[str, int]) -> bool:
+    return units["t1"] > 2 * MIN_UNITS and min(units[t] for t in ("t1o", "t2", "t3")) < MIN_UNITS
+
+
+def _build_once(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskConfig, seed: int,
+                embeddings: np.ndarray | None, matches: QueryMatches | None, t1_cap: int | None = None) -> Tasks:
+    """:func:`build_tasks` with one task plan (T1 capped at ``t1_cap`` anchor leaves when given)."""
     rnd = random.Random(seed)
     index = TierIndex(hierarchy)
     by_leaf, undescribed = _anchored(queries, index, matches)
     broad = {a: by_leaf.pop(a) for a in sorted(by_leaf, key=prefix_key) if a.count("-") < 2}
     penalties = _Penalties(matches, by_leaf, index)
-    plan = _assign(index, by_leaf, config, rnd, penalties)
+    plan = _assign(index, by_leaf, config, rnd, penalties, t1_cap)
     pools1, pools2, t3, t3_dropped, t3_ambiguous = _draw_items(plan, by_leaf, index, config, rnd, embeddings,
                                                                ItemClaims(len(hierarchy.sids)), penalties)
     t1, t4, t1_dropped = _t1_t4(plan["t1"], pools1, by_leaf, index, matches)

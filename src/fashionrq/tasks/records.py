@@ -21,6 +21,9 @@ BOOTSTRAP_UNITS = {
     "t3": "T3 candidate group (one item from each of up to 5 neighbouring leaves)",
     "t4": "T1 pool component (T4 groups use their leaf's T1 pool)",
 }
+#: Fewest bootstrap units a task needs for a meaningful interval (docs/benchmark.md, "Quality gate"): below it a
+#: build is refused unless ``allow_weak``, and ``compare`` and the report flag the task's intervals in words.
+MIN_UNITS = 8
 
 
 @dataclass(frozen=True)

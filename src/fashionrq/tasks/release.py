@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 from fashionrq.catalog import write_items
 from fashionrq.catalog.synth import is_synthetic
 from fashionrq.encoders.registry import DEFAULT_ENCODER
-from fashionrq.errors import InputError
+from fashionrq.errors import InputError, WeakReleaseError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.io import atomic_writer, link_or_copy, sha256_file
@@ -26,7 +26,7 @@ from fashionrq.querygen.mcmr import ConstraintMatches
 from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.systems.bench import PHOTOS
 from fashionrq.tasks.construct import TierIndex, build_tasks
-from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, TaskConfig, Tasks
+from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, MIN_UNITS, TaskConfig, Tasks
 from fashionrq.tasks.secret import ConstructionSecret
 from fashionrq.tasks.tree import fit_tree
 from fashionrq.tasks.validity import QueryMatches
@@ -392,10 +392,13 @@ def construct_release(
     force: bool = False,
     cache_dir: str | Path | None = None,
     secret: str | ConstructionSecret | None = None,
+    allow_weak: bool = False,
 ) -> Path:
     """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path.
 
     ``seed``/``secret``: see :class:`fashionrq.tasks.secret.ConstructionSecret` (neither given: a secret is drawn).
+    ``allow_weak``: write the release even when a task has fewer than ``MIN_UNITS`` bootstrap units (the quality
+    gate, :func:`check_quality`, refuses it otherwise, before anything is written).
 
     ``embeddings``: the construction encoder's item vectors, used to draw hard negatives (docs/benchmark.md).
     ``llm_options``: keyword arguments of ``querygen.LLMBackend`` for ``queries_backend="llm"``.
@@ -426,6 +429,7 @@ def construct_release(
         if queries_backend == "mcmr":  # MCMR relevance: every condition satisfied (open-corpus grades only)
             tasks = replace(tasks, matches=ConstraintMatches(frame, photos, queries))
         tasks.report["open_depth"] = task_config.open_depth
+        check_quality(tasks.report["bootstrap_units"], out, allow_weak)
         used = tasks.used_queries()
         query_report.update(phi_report, kept_in_tasks=len(used))
         query_report["parser_agreement"] = parser_agreement([queries[qi] for qi in used], [phi[qi] for qi in used], frame)
@@ -438,6 +442,23 @@ def construct_release(
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
     with stage("write release"):
         return write_release(out, items, sids, hierarchy, tasks, phi, secret, info, force)
+
+
+def weak_tasks(units: dict[str, int]) -> dict[str, int]:
+    """The tasks with fewer than ``MIN_UNITS`` bootstrap units, and their unit counts (docs/benchmark.md, "Quality gate")."""
+    return {task: n for task, n in units.items() if n < MIN_UNITS}
+
+
+def check_quality(units: dict[str, int], out: str | Path, allow_weak: bool) -> None:
+    """The quality gate: refuse a release with a weak task (:func:`weak_tasks`) unless ``allow_weak``."""
+    weak = weak_tasks(units)
+    if weak and not allow_weak:
+        counts = ", ".join(f"{task} {n}" for task, n in units.items())
+        raise WeakReleaseError(
+            f"the release would give {', '.join(weak)} fewer than {MIN_UNITS} bootstrap units, too few for a meaningful "
+            f"interval (units per task: {counts}), so nothing was written to {out}; give the catalog more items per "
+            "product type, or rebuild with --allow-weak (in Python, allow_weak=True) to write it anyway, its weak tasks flagged "
+            "by compare and the report.")
 
 
 def _photos(items: pa.Table, cache_dir: str | Path | None):
@@ -501,6 +522,7 @@ def build_release(
     embeddings: str | Path | None = None,
     force: bool = False,
     secret: str | None = None,
+    allow_weak: bool = False,
 ) -> Path:
     """ingest -> embed -> SIDs -> hierarchy -> queries -> tasks -> frozen release in ``out``; returns the manifest path.
 
@@ -518,7 +540,8 @@ def build_release(
     ``embeddings``: a file of precomputed item vectors (``fashionrq.encoders.given``) used instead of ``encoder``.
     ``queries_backend="mcmr"`` builds the MCMR-style release: only the items with a photo, and the controlled
     k_T = k_I queries of ``fashionrq.querygen.mcmr`` (docs/images.md, "MCMR release").
-    An existing release in ``out`` is refused unless ``force``.
+    An existing release in ``out`` is refused unless ``force``; one with a task of fewer than ``MIN_UNITS``
+    bootstrap units unless ``allow_weak`` (:func:`check_quality`).
     """
     from fashionrq.catalog import ingest
     from fashionrq.encoders.given import item_vectors
@@ -548,7 +571,8 @@ def build_release(
     }
     return construct_release(out, items, sids, secret=secret, queries_backend=queries_backend, min_purity=min_purity,
                              min_size=min_size, task_config=task_config, manifest_info=info, llm_options=llm_options,
-                             force=force, embeddings=X if isinstance(X, np.ndarray) else None, cache_dir=cache_dir)
+                             force=force, embeddings=X if isinstance(X, np.ndarray) else None, cache_dir=cache_dir,
+                             allow_weak=allow_weak)
 
 
 def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codebook_size: int, seed: int,

@@ -1,0 +1,97 @@
+"""The quality gate (docs/benchmark.md, "Quality gate"): a release with a task of fewer than MIN_UNITS bootstrap
+units is refused unless --allow-weak, and a weak release's empty and few-unit tasks are handled and flagged by
+stats, score, compare, the leaderboard and the report. The catalog is the first 250 products of the Myntra fixture."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import MYNTRA_SMALL
+from fashionrq import compare, evaluate
+from fashionrq.tasks import MIN_UNITS, bench_stats
+
+PRODUCTS = 250
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fashionrq", *args], capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def small_catalog(tmp_path_factory) -> Path:
+    """A Myntra-layout folder holding the fixture's first 250 products (their per-item JSON file is kept whole)."""
+    folder = tmp_path_factory.mktemp("catalog250")
+    lines = (MYNTRA_SMALL / "styles.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    (folder / "styles.csv").write_text("".join(lines[:PRODUCTS + 1]), encoding="utf-8")
+    shutil.copy(MYNTRA_SMALL / "styles_json.jsonl.gz", folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def refused(small_catalog, tmp_path_factory):
+    out = tmp_path_factory.mktemp("gate") / "BENCH"
+    return run_cli("build", "--catalog", str(small_catalog), "--out", str(out), "--seed", "0", "--encoder", "minilm"), out
+
+
+@pytest.fixture(scope="module")
+def weak(small_catalog, tmp_path_factory, refused):  # after `refused`: the encoder and SID caches are warm
+    out = tmp_path_factory.mktemp("weak") / "BENCH"
+    result = run_cli("build", "--catalog", str(small_catalog), "--out", str(out), "--seed", "0", "--encoder", "minilm", "--allow-weak")
+    return result, out
+
+
+def test_a_weak_release_is_refused_in_one_sentence_with_nothing_written(refused):
+    result, out = refused
+    assert result.returncode == 4, result.stderr
+    message = " ".join(result.stderr.split())
+    assert f"fewer than {MIN_UNITS} bootstrap units" in message and "--allow-weak" in message
+    assert "units per task: t1 0," in message and "Traceback" not in result.stderr
+    assert not out.exists()
+
+
+def test_allow_weak_writes_it_and_the_build_prints_the_units_and_a_warning(weak):
+    result, out = weak
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stderr.split())
+    assert f"bootstrap units per task (quality gate: >= {MIN_UNITS})" in text
+    assert "weak: intervals flagged" in text and "written because of --allow-weak" in text
+    units = json.loads((out / "manifest.json").read_text())["report"]["tasks"]["bootstrap_units"]
+    assert units["t1"] == units["t4"] == 0 and all(0 < units[t] < MIN_UNITS for t in ("t1o", "t2", "t3"))
+
+
+def test_stats_reads_the_empty_tasks_and_flags_the_weak_ones(weak):
+    _, out = weak
+    stats = bench_stats(out)
+    assert stats["tasks"]["t1"]["queries"] == 0 and stats["tasks"]["t4"]["judged_pairs"] == 0
+    shown = run_cli("stats", str(out))
+    assert shown.returncode == 0, shown.stderr
+    text = " ".join(shown.stdout.split() + shown.stderr.split())
+    assert "no queries" in text and "(weak)" in text and "weak tasks (fewer than 8 bootstrap units" in text
+
+
+def test_score_compare_and_report_skip_empty_tasks_and_flag_weak_intervals(weak, tmp_path):
+    _, out = weak
+    runs = [evaluate(name, out, out=tmp_path / name, relevance=False) for name in ("random", "bm25")]
+    for run in runs:
+        assert set(run.report["not_scored"]) == {"t1", "t4"} and "t1" not in run.report["tasks"]
+    result = compare(out, runs, resamples=200).to_dict()
+    assert set(result["not_scored"]) == {"t1", "t4"}
+    assert result["weak_tasks"] and all(n < MIN_UNITS for n in result["weak_tasks"].values())
+    for pair in result["pairs"]:
+        assert "weak: " in pair["gate"]["verdict"] and not pair["gate"]["promoted"]
+    shown = run_cli("compare", *(str(r.run) for r in runs), "--bench", str(out), "--resamples", "200")
+    assert shown.returncode == 0, shown.stderr
+    assert "(weak: " in shown.stdout + shown.stderr and "not scored (no queries in this release): T1, T4" in shown.stdout + shown.stderr
+    report = tmp_path / "report.html"
+    made = run_cli("report", str(out), *(str(r.run) for r in runs), "--out", str(report), "--markdown", str(tmp_path / "report.md"),
+                   "--resamples", "200")
+    assert made.returncode == 0, made.stderr
+    markdown = (tmp_path / "report.md").read_text()
+    assert "Not scored (no queries in this release): T1, T4." in markdown and "Weak tasks (fewer than 8" in markdown
+    assert "(weak: " in markdown and 'class="note weak"' in report.read_text()
