@@ -18,6 +18,7 @@ from fashionrq.systems import LabelAccessError, run_system
 from fashionrq.systems.bench import PublicBench
 from fashionrq.systems.probes import PROBES, QUERY_BLIND_SYSTEMS, QueryBlindStructure
 from fashionrq.systems.probes.view import PublicView
+from fashionrq.tasks import MIN_UNITS
 
 #: Whole-module sealed runs and release builds over the fixture: tens of seconds; CI runs them with -m slow.
 pytestmark = pytest.mark.slow
@@ -47,11 +48,13 @@ def test_no_probe_sits_above_its_chance_band_on_any_task(probe_report):
         # untestable exactly where the band reaches 1, the metric's maximum: no score could lie above it
         assert (cell.verdict == "untestable") == (cell.score >= lower and upper >= 1.0), cell
         assert cell.score <= upper and cell.verdict in (("below",) if cell.score < lower else ("inside", "untestable")), cell
-    # T1 and T4 draw over dozens of units: every cell there is tested; the fixture's T2 and T3 have a handful
-    assert min(units["t1"], units["t4"]) >= 30 and not [c for c in judged if c.task in ("t1", "t4") and c.verdict == "untestable"]
+    # every task of the fixture has MIN_UNITS bootstrap units (its task plan is rebalanced for that), and every cell
+    # outside T3 is tested. T3's 8 candidate groups, of unequal size, still give bands that reach 1 at the
+    # family-wise level (issue 21 asks for every cell: that needs more T3 units than this 2,181-item catalog gives)
+    assert min(units.values()) >= MIN_UNITS, units
     untestable = {c.task for c in probe_report.untestable}
+    assert untestable <= {"t3"}, str(probe_report)
     assert len(probe_report.to_dict()["untestable"]) == sum(c.verdict == "untestable" for c in judged)
-    assert all(units[t] <= 10 for t in untestable)  # a handful of units, never a task with dozens
     assert all(f"{TASK_NAMES[t]} ({units[t]} bootstrap unit" in probe_report.to_dict()["verdict"] for t in untestable)
     assert probe_report.bootstrap["family_level"] == pytest.approx(1 - 0.05 / len(judged + [c for c in probe_report.cells
                                                                                            if c.kind == "probe" and c.silent and c.gated]))
@@ -98,7 +101,7 @@ def test_random_runs_judged_as_probes_stay_inside_their_chance_bands(small_bench
     judged = [c for c in cells if c.judged]
     assert len(judged) == 5 * sum(b.gated for b in bands) and family_level == pytest.approx(1 - 0.05 / len(judged))
     assert not [c for c in judged if c.leak], [c for c in judged if c.leak]
-    assert not [c for c in judged if c.task in ("t1", "t4") and c.verdict == "untestable"]  # the null check has teeth there
+    assert not [c for c in judged if c.task != "t3" and c.verdict == "untestable"]  # the null check has teeth there
     assert len({c.score for c in judged if (c.task, c.metric) == ("t1", "ndcg@10")}) == 5  # five different rankings
 
 

@@ -1,7 +1,10 @@
-"""One shared rich progress bar for every step that can take more than a couple of seconds."""
+"""One shared rich progress bar for every step that can take more than a couple of seconds; where no bar renders
+(output piped to a log, CI), a step that runs longer than :data:`LOG_EVERY_S` prints a line with its progress and
+an estimate of the time left instead, at most one per :data:`LOG_EVERY_S` seconds, and one when it ends."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
@@ -11,6 +14,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 T = TypeVar("T")
 
 console = Console(stderr=True)
+#: Seconds between two progress lines in a log (the first comes once a step has run this long).
+LOG_EVERY_S = 15.0
 
 
 def print_table(table, out: Console | None = None) -> None:
@@ -38,10 +43,50 @@ def progress_bar() -> Progress:
     )
 
 
-def track(items: Iterable[T], description: str, total: int | None = None) -> Iterator[T]:
-    """Iterate over ``items`` while showing a progress bar named ``description``."""
+def duration(seconds: float) -> str:
+    """``42 s`` or ``3 min 07 s``."""
+    seconds = int(round(seconds))
+    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
+
+
+class ProgressLog:
+    """Progress lines for a log: :meth:`update` prints one at most every ``every`` seconds (the first after
+    ``every``), with the time left at the pace so far when the total is known; :meth:`finish` prints the last one
+    if any was printed. Silent on a terminal, where the bar shows the same."""
+
+    def __init__(self, label: str, total: int | None, every: float = LOG_EVERY_S, out: Console | None = None) -> None:
+        self.label, self.total, self.every = label, total, every
+        self.out = out or console
+        self.start = self.last = time.monotonic()
+        self.printed = False
+
+    def line(self, done: int) -> str:
+        elapsed = time.monotonic() - self.start
+        if self.total is None:
+            return f"{self.label}: {done:,} done, {duration(elapsed)} elapsed"
+        left = "" if done >= self.total or not done else f", about {duration(elapsed / done * (self.total - done))} left"
+        return f"{self.label}: {done:,}/{self.total:,} done, {duration(elapsed)} elapsed{left}"
+
+    def update(self, done: int) -> None:
+        now = time.monotonic()
+        if not self.out.is_terminal and now - self.last >= self.every:
+            self.last, self.printed = now, True
+            self.out.print(self.line(done), soft_wrap=True, highlight=False, markup=False)
+
+    def finish(self, done: int) -> None:
+        if self.printed:
+            self.out.print(self.line(done), soft_wrap=True, highlight=False, markup=False)
+
+
+def track(items: Iterable[T], description: str, total: int | None = None, every: float = LOG_EVERY_S) -> Iterator[T]:
+    """Iterate over ``items`` while showing a progress bar named ``description`` (in a log: :class:`ProgressLog`)."""
+    log = ProgressLog(description, total, every)
+    done = 0
     with progress_bar() as bar:
         task = bar.add_task(description, total=total)
         for item in items:
             yield item
+            done += 1
             bar.advance(task)
+            log.update(done)
+    log.finish(done)

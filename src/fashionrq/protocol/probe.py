@@ -45,6 +45,7 @@ from fashionrq.protocol.bootstrap import (
 from fashionrq.protocol.errors import ComparisonError
 from fashionrq.protocol.commitment import commit_run
 from fashionrq.protocol.compare import DEFAULT_HEADLINE, TASK_NAMES, resample_draws
+from fashionrq.progress import track
 from fashionrq.protocol.scoring import TASKS, ScoredRun, score_run
 
 #: Metrics a probe is judged on besides each task's headline: a tuple names alternatives, the first one the
@@ -423,11 +424,12 @@ def _commit_and_score_all(bench: Path, folder: Path, labels: list[str]) -> dict[
     is scored alone, so the results do not depend on how many; at most :data:`SCORING_WORKERS`, each holds a
     release's qrels)."""
     workers = min(len(labels), len(os.sched_getaffinity(0)), SCORING_WORKERS)
+    label = f"scoring {len(labels)} probe runs"
     if workers < 2:
-        return {label: _commit_and_score(bench, folder / label) for label in labels}
+        return {name: _commit_and_score(bench, folder / name) for name in track(labels, label, total=len(labels))}
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        scored = pool.map(_commit_and_score, [bench] * len(labels), [folder / label for label in labels])
-        return dict(zip(labels, scored))
+        scored = pool.map(_commit_and_score, [bench] * len(labels), [folder / name for name in labels])
+        return dict(zip(labels, track(scored, label, total=len(labels))))
 
 
 def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], bands: tuple[Band, ...], draws,

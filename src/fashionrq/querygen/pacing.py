@@ -12,7 +12,7 @@ import threading
 import time
 from collections import Counter
 
-from fashionrq.progress import console, progress_bar
+from fashionrq.progress import console, duration, progress_bar
 
 
 class AdaptiveLimit:
@@ -105,14 +105,10 @@ class CallProgress:
 
     def line(self, limit: int) -> str:
         eta = self.eta()
-        left = "" if eta is None or self.done == self.total else f", about {_duration(eta)} left"
+        left = "" if eta is None or self.done == self.total else f", about {duration(eta)} left"
         return (f"{self.label}: {self.done:,}/{self.total:,} calls done ({self.cached:,} from the cache, "
-                f"{self.failed:,} failed), concurrency {limit}, {_duration(time.monotonic() - self._start)} elapsed{left}")
+                f"{self.failed:,} failed), concurrency {limit}, {duration(time.monotonic() - self._start)} elapsed{left}")
 
     def close(self) -> None:
         self._bar.stop()
 
-
-def _duration(seconds: float) -> str:
-    seconds = int(round(seconds))
-    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"

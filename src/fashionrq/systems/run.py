@@ -220,7 +220,7 @@ def execute_batch(jobs, public: Path, out: Path) -> dict[str, dict]:
     ``<i>/<subfolder>`` for a first stage); the pool systems share one read of the public view."""
     shared: dict = {}
     records = {}
-    for i, job in enumerate(jobs):
+    for i, job in enumerate(track(jobs, f"sealed runs of {len(jobs)} systems", total=len(jobs))):
         (out / str(i)).mkdir()
         records.update({str(Path(str(i), key)): record for key, record in execute(job, public, out / str(i), shared).items()})
     return records

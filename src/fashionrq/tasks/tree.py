@@ -12,6 +12,7 @@ import pyarrow as pa
 
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
+from fashionrq.progress import track
 from fashionrq.timing import stage
 
 PAPER_CODEBOOK_SIZE = 64
@@ -59,7 +60,7 @@ def fit_tree(items: pa.Table, X: np.ndarray, method: str, codebook_size: int | N
     frame = items_frame(items)
     sizes = [codebook_size] if codebook_size is not None else codebook_candidates(items.num_rows)
     trials = {}
-    for k in sizes:
+    for k in track(sizes, f"codebook search over {sizes}", total=len(sizes)) if len(sizes) > 1 else sizes:
         sids, config = semantic_ids(items, X, method, 3, k, seed, params, cache_dir)
         leaf_split = None
         if split:
