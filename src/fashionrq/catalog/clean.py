@@ -6,6 +6,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT, PriceFormat
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import clean_string, is_placeholder, parse_price, parse_year
 from fashionrq.errors import InputError
@@ -30,6 +31,7 @@ class RowCleaner:
 
     report: IngestReport
     item_id: str
+    prices: PriceFormat = DEFAULT_PRICE_FORMAT
 
     def text(self, field: str, value: object) -> str | None:
         """Trimmed text, or ``None`` (a placeholder such as ``Unknown`` or ``N/A`` is counted under ``field``)."""
@@ -39,12 +41,15 @@ class RowCleaner:
         return clean_string(value)
 
     def price(self, field: str, value: object) -> float | None:
-        """A finite price > 1, or ``None``; placeholders, unparsable and non-finite prices are counted."""
-        price, why = parse_price(value)
+        """A finite price above the placeholder limit, or ``None``; placeholders, unparsable, non-finite and
+        other-currency prices are counted, and a range read as one of its ends is counted as repaired."""
+        price, why, ranged = parse_price(value, self.prices)
         if why is not None:
             self.report.null_value(f"{why}_{field}", self.item_id)
         elif price is None:
             self.text(field, value)
+        elif ranged:
+            self.report.repair(f"price_range_read_as_{self.prices.range}_{field}", self.item_id)
         return price
 
     def year(self, value: object) -> int | None:

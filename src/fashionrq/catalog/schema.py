@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import re
 
 import pyarrow as pa
+
+from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT, PriceFormat
 
 ITEMS_SCHEMA = pa.schema(
     [
@@ -36,9 +37,6 @@ FIELDS: tuple[str, ...] = tuple(ITEMS_SCHEMA.names)
 #: Fields every catalog must provide: an id, a name to read, and the product type purity is measured on.
 REQUIRED_FIELDS: tuple[str, ...] = ("item_id", "name", "article_type")
 STRING_FIELDS = frozenset(f.name for f in ITEMS_SCHEMA if pa.types.is_string(f.type))
-
-#: Prices at or below this are catalog placeholders (Myntra has 0.1 and 1.0 entries) and become null.
-PRICE_PLACEHOLDER_MAX = 1.0
 
 #: Spellings catalogs use for "no value" (matched case-insensitively after trimming); they become null.
 PLACEHOLDERS = frozenset({"", "na", "n/a", "n.a.", "nan", "null", "none", "-", "--", "?", "unknown", "undefined", "not available"})
@@ -133,28 +131,20 @@ def normalise_age_group(value: object) -> str | None:
     return _AGE_SYNONYMS.get(segment, segment)
 
 
-def parse_price(value: object) -> tuple[float | None, str | None]:
-    """Parse a price; return ``(price, why_nulled)``.
+def parse_price(value: object, fmt: PriceFormat = DEFAULT_PRICE_FORMAT) -> tuple[float | None, str | None, bool]:
+    """Parse a price cell (``1299``, ``"$1,129.99"``, ``"1.129,99 €"``, ``"$10 - $20"``) as ``fmt`` says; return
+    ``(price, why_nulled, was_range)``.
 
-    ``why_nulled`` is ``None`` for a good price or a missing one, else ``"placeholder"`` (≤ 1), ``"unparsable"``
-    (``abc``, ``NaN``) or ``"non_finite"`` (``inf``, ``1e309``): such prices are never stored.
+    ``why_nulled`` is ``None`` for a good price or a missing one, else ``"placeholder"`` (at or below
+    ``fmt.placeholder_limit``), ``"unparsable"`` (``abc``, ``NaN``), ``"non_finite"`` (``inf``, ``1e309``) or
+    ``"currency_mismatch"`` (a ``€`` price in a USD catalog): such prices are never stored.
     """
     if isinstance(value, float) and value != value:
-        return None, "unparsable"
+        return None, "unparsable", False
     text = to_text(value)
     if text is None or text.strip().lower() in PLACEHOLDERS - {"nan"}:
-        return None, None
-    try:
-        price = float(text.strip().replace(",", ""))
-    except ValueError:
-        return None, "unparsable"
-    if math.isnan(price):
-        return None, "unparsable"
-    if math.isinf(price):
-        return None, "non_finite"
-    if price <= PRICE_PLACEHOLDER_MAX:
-        return None, "placeholder"
-    return price, None
+        return None, None, False
+    return fmt.parse(text.strip())
 
 
 def parse_year(value: object) -> tuple[int | None, str | None]:

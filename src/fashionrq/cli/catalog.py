@@ -32,7 +32,7 @@ def print_ingest_report(report: IngestReport) -> None:
     for name, entry in _placeholder_lines(summary["placeholders"]):
         console.print(f"  placeholders read as null in {name}: {entry}", soft_wrap=True)
     for note in summary["notes"]:
-        console.print(f"  note: {note}", soft_wrap=True)
+        console.print(f"  note: {note}", soft_wrap=True, markup=False)
     table = Table(title="missing values per field", show_edge=False)
     table.add_column("field")
     table.add_column("missing", justify="right")
