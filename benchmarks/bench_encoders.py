@@ -65,7 +65,7 @@ def token_counts(name: str, texts: list[str]) -> list[int]:
         return [encoder.model.token_count(t, False) for t in texts]
     if name == "splade-tiny":
         return [len(ids) for ids in encoder.tokenizer(texts, truncation=True, max_length=128)["input_ids"]]
-    from fashionrq.encoders.onnx_int8 import minilm_tokenizer
+    from fashionrq.encoders.minilm_int8 import minilm_tokenizer
 
     tokenizer = minilm_tokenizer()
     tokenizer.no_padding()

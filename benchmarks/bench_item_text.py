@@ -26,7 +26,7 @@ def main() -> None:
 
     from fashionrq.catalog import ingest
     from fashionrq.encoders import item_texts, text
-    from fashionrq.encoders.onnx_int8 import minilm_tokenizer
+    from fashionrq.encoders.minilm_int8 import minilm_tokenizer
     from fashionrq.metrics import evaluate, read_qrels, read_run
     from fashionrq.systems import get_system, run_system
     from fashionrq.tasks import TaskConfig, build_release

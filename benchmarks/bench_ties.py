@@ -19,7 +19,8 @@ import numpy as np
 from fashionrq.io import atomic_write_json
 from fashionrq.systems.base import top_rows
 from fashionrq.systems.index import DenseIndex, IndexConfig, exact_search, faiss_module
-from fashionrq.systems.stable import Grid, grid_scores, stable_scores
+from fashionrq.exact import Grid, grid_scores
+from fashionrq.systems.stable import stable_scores
 
 
 def _best(call, repeat: int) -> float:

@@ -184,7 +184,7 @@ class PoisonCache(SideEffect):
         own = Path(os.environ["FASHIONRQ_CACHE"])
         seen = sorted(p.name for p in (own / "indexes").glob("mark-*"))
         outcome = {"seen": seen}
-        for name, path in (("embeddings", self.target / "embeddings" / "poison.npy"), ("models", self.target / "models" / "poison.onnx"),
+        for name, path in (("embeddings", self.target / "embeddings" / "poison.npy"),
                            ("images", self.target / "images" / "poison.parquet"), ("digests", self.target / "digests" / "poison.sha256"),
                            ("via_link", own / "embeddings" / "poison-link.npy"), ("own", own / "indexes" / f"mark-{os.getpid()}")):
             try:

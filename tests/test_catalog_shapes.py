@@ -118,7 +118,7 @@ def test_a_weak_derived_catalog_is_refused_by_the_quality_gate_in_one_sentence(u
     """The fixture's 374 women's apparel products are far too few for every task: one command, one clear refusal."""
     out = tmp_path / "BENCH"
     done = subprocess.run([sys.executable, "-m", "fashionrq", "build", "--catalog", str(us_tops / "catalog.csv"), "--mapping",
-                           str(us_tops / "mapping.toml"), "--out", str(out), "--encoder", "minilm", "--seed", "0"],
+                           str(us_tops / "mapping.toml"), "--out", str(out), "--seed", "0"],
                           capture_output=True, text=True)
     message = " ".join(done.stderr.split())
     assert done.returncode == 4 and "fewer than 8 bootstrap units" in message and "Traceback" not in message, message

@@ -40,7 +40,7 @@ def runs(small_bench, tmp_path_factory):
 
 def test_the_manifest_names_the_models_the_construction_used(small_bench):
     components = construction_components(small_bench)
-    assert components["sid_encoder"] == components["hard_negative_encoder"] == "minilm"
+    assert components["sid_encoder"] == components["hard_negative_encoder"] == "minilm-int8"
     assert components["comparator_similarity"] == "minilm-int8"  # what scoring's AttributeMatcher uses
     assert components["weight_oracle"] == "minilm" and components["phi_lexicon"] == "querygen.surface"
 
@@ -61,23 +61,23 @@ def test_leaderboard_flags_every_run_that_shares_a_component(small_bench, runs):
     assert {"bm25", "minilm-int8 †", "bm25+verifier †"} <= rows and "bm25 †" not in rows
     notes = {line.split(" shares ")[0]: line for line in text.splitlines() if " shares with the construction: " in line}
     assert set(notes) == {"minilm-int8 †", "bm25+verifier †"}
-    assert "SID encoder (minilm)" in notes["minilm-int8 †"] and "hard-negative encoder (minilm)" in notes["minilm-int8 †"]
+    assert "SID encoder (minilm-int8)" in notes["minilm-int8 †"] and "hard-negative encoder (minilm-int8)" in notes["minilm-int8 †"]
     verifier = notes["bm25+verifier †"]
     assert "φ lexicon (querygen.surface" in verifier and "comparator similarity model (minilm-int8)" in verifier
     assert "relevance weights" in verifier and "weight oracle (minilm)" in verifier
-    assert "SID encoder (minilm)" in verifier  # its comparator model, minilm-int8, has the SID encoder's weights
+    assert "SID encoder (minilm-int8)" in verifier  # its comparator model is the SID encoder
 
 
 def test_compare_and_the_html_report_show_the_flag(small_bench, runs, tmp_path):
     result = compare_runs(small_bench, [runs["bm25"], runs["minilm-int8"]], resamples=200)
     assert result["runs"]["bm25"]["shares_construction"] == []
-    assert "SID encoder (minilm)" in result["runs"]["minilm-int8"]["shares_construction"]
+    assert "SID encoder (minilm-int8)" in result["runs"]["minilm-int8"]["shares_construction"]
     table = verdict_markdown(result)
     assert "| minilm-int8 † | bm25 |" in table and "minilm-int8 † shares with the construction" in table
     assert main_code(["report", str(small_bench), str(runs["bm25"]), str(runs["minilm-int8"]), "--out", str(tmp_path / "r.html"),
                       "--resamples", "200"]) == 0
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
-    assert "minilm-int8 † shares with the construction: SID encoder (minilm)" in page and "bm25 shares" not in page
+    assert "minilm-int8 † shares with the construction: SID encoder (minilm-int8)" in page and "bm25 shares" not in page
 
 
 def test_home_advantage_is_the_difference_of_the_paired_gaps(small_bench, tmp_path):
@@ -88,8 +88,8 @@ def test_home_advantage_is_the_difference_of_the_paired_gaps(small_bench, tmp_pa
     from conftest import MYNTRA_SMALL
 
     encoders = ("minilm", "minilm-int8")
-    benches = {"minilm": small_bench, "minilm-int8": tmp_path / "BENCH-int8"}
-    build_release(MYNTRA_SMALL, benches["minilm-int8"], encoder="minilm-int8", seed=0, allow_weak=True)
+    benches = {"minilm": tmp_path / "BENCH-fp32", "minilm-int8": small_bench}
+    build_release(MYNTRA_SMALL, benches["minilm"], encoder="minilm", seed=0, allow_weak=True)
     scored = {}
     for release, bench in benches.items():
         for system in encoders:

@@ -232,10 +232,10 @@ def test_sparse_cache_round_trip_and_query_kind(texts, tmp_path):
 
 
 def test_workers_give_the_single_process_vectors(texts):
-    from fashionrq.encoders.onnx_int8 import OnnxMiniLMEncoder
+    from fashionrq.encoders.minilm_int8 import MiniLMInt8Encoder
     from fashionrq.encoders.parallel import encode_in_workers
 
-    encoder = OnnxMiniLMEncoder(batch_size=8)
+    encoder = MiniLMInt8Encoder(batch_size=8)
     single = encoder.encode_documents(texts[:48])
     assert np.array_equal(encode_in_workers(encoder, texts[:48], False, workers=2), single)
     assert encoder.texts_encoded == 96

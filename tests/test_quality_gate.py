@@ -1,6 +1,6 @@
 """The quality gate (docs/benchmark.md, "Quality gate"): a release with a task of fewer than MIN_UNITS bootstrap
 units is refused unless --allow-weak, and a weak release's empty and few-unit tasks are handled and flagged by
-stats, score, compare, the leaderboard and the report. The catalog is the first 250 products of the Myntra fixture."""
+stats, score, compare, the leaderboard and the report. The catalog is the first 120 products of the Myntra fixture, built with the default (CPU-independent) encoder."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from conftest import MYNTRA_SMALL
 from fashionrq import compare, evaluate
 from fashionrq.tasks import MIN_UNITS, bench_stats
 
-PRODUCTS = 250
+PRODUCTS = 120
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -25,7 +25,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def small_catalog(tmp_path_factory) -> Path:
-    """A Myntra-layout folder holding the fixture's first 250 products (their per-item JSON file is kept whole)."""
+    """A Myntra-layout folder holding the fixture's first 120 products (their per-item JSON file is kept whole)."""
     folder = tmp_path_factory.mktemp("catalog250")
     lines = (MYNTRA_SMALL / "styles.csv").read_text(encoding="utf-8").splitlines(keepends=True)
     (folder / "styles.csv").write_text("".join(lines[:PRODUCTS + 1]), encoding="utf-8")
@@ -36,13 +36,13 @@ def small_catalog(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def refused(small_catalog, tmp_path_factory):
     out = tmp_path_factory.mktemp("gate") / "BENCH"
-    return run_cli("build", "--catalog", str(small_catalog), "--out", str(out), "--seed", "0", "--encoder", "minilm"), out
+    return run_cli("build", "--catalog", str(small_catalog), "--out", str(out), "--seed", "0"), out
 
 
 @pytest.fixture(scope="module")
 def weak(small_catalog, tmp_path_factory, refused):  # after `refused`: the encoder and SID caches are warm
     out = tmp_path_factory.mktemp("weak") / "BENCH"
-    result = run_cli("build", "--catalog", str(small_catalog), "--out", str(out), "--seed", "0", "--encoder", "minilm", "--allow-weak")
+    result = run_cli("build", "--catalog", str(small_catalog), "--out", str(out), "--seed", "0", "--allow-weak")
     return result, out
 
 

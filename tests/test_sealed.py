@@ -339,7 +339,7 @@ def test_a_plugin_cannot_delete_another_run(small_bench, scored_run, tmp_path):
 @needs_landlock
 @pytest.mark.slow
 def test_a_sealed_plugin_writes_only_its_own_folders(small_bench, tmp_path):
-    """The shared cache (vectors, models, photo attributes, digests) is read-only to a sealed run, through its own
+    """The shared cache (vectors, photo attributes, digests) is read-only to a sealed run, through its own
     path or the links in the run's cache; the run's own cache folders are its alone and go with it."""
     cache = tmp_path / "cache"
     runs = [_run(small_bench, "PoisonCache", tmp_path / f"run{i}", "--param", f"target={cache}", FASHIONRQ_CACHE=str(cache))
@@ -347,7 +347,7 @@ def test_a_sealed_plugin_writes_only_its_own_folders(small_bench, tmp_path):
     outcomes = [json.loads(_done(tmp_path / f"run{i}")["done"]) for i in (1, 2)]
     for done, outcome in zip(runs, outcomes):
         assert done.returncode == 0, done.stderr
-        assert {outcome[k] for k in ("embeddings", "models", "images", "digests", "via_link")} == {"PermissionError"}, outcome
+        assert {outcome[k] for k in ("embeddings", "images", "digests", "via_link")} == {"PermissionError"}, outcome
         assert outcome["own"] == "written" and outcome["seen"] == [], outcome  # the first run's mark went with it
     assert not [p for p in cache.rglob("*poison*")]
     control = _run(small_bench, "PoisonCache", tmp_path / "control", "--param", f"target={cache}", FASHIONRQ_CACHE=str(cache),

@@ -21,12 +21,12 @@ def _files(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, bytes]:
 
 @pytest.fixture
 def stage_cache(tmp_path, monkeypatch):
-    """An empty cache whose embeddings, SIDs and models are the session's (so only the stages are cold)."""
+    """An empty cache whose embeddings and SIDs are the session's (so only the stages are cold)."""
     from fashionrq.encoders import default_cache_dir
 
     shared, cache = default_cache_dir(), tmp_path / "cache"
     cache.mkdir()
-    for name in ("embeddings", "sids", "models"):
+    for name in ("embeddings", "sids"):
         (shared / name).mkdir(parents=True, exist_ok=True)
         (cache / name).symlink_to((shared / name).resolve(), target_is_directory=True)
     monkeypatch.setenv("FASHIONRQ_CACHE", str(cache))

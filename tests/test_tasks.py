@@ -294,7 +294,7 @@ def test_manifest_registers_protocol_and_construction(release):
     assert codebook_candidates(44446) == [64] and codebook_candidates(1200) == [4, 5]
     split = manifest["construction"]["leaf_split"]
     assert split["min_items"] == 10 and split["leaves_after"] == manifest["counts"]["clusters"]["3"]["prefixes"] > split["leaves_before"]
-    assert manifest["construction"]["components"]["sid_encoder"] == "minilm"
+    assert manifest["construction"]["components"]["sid_encoder"] == SMALL_BUILD["encoder"]
 
 
 def test_public_files_leak_no_sid_cluster_or_grade(bench, release):
@@ -353,7 +353,8 @@ def test_manifest_hashes_every_file(bench, release):
 @pytest.mark.slow  # a second full build: ~9 s
 def test_cli_rebuild_gives_a_byte_identical_manifest(bench, tmp_path):
     out = tmp_path / "again"
-    done = run_cli("build", "--catalog", str(MYNTRA_SMALL), "--out", str(out), "--encoder", "minilm", "--seed", "0")
+    done = run_cli("build", "--catalog", str(MYNTRA_SMALL), "--out", str(out), "--encoder", SMALL_BUILD["encoder"], "--seed", "0",
+                   "--allow-weak")
     assert done.returncode == 0, done.stderr
     assert (out / "manifest.json").read_bytes() == (bench / "manifest.json").read_bytes()
 
@@ -449,7 +450,7 @@ def test_a_drawn_secret_is_stored_withheld_from_the_manifest_and_replays_only_wi
     from fashionrq.tasks import construct_release
 
     secret_bench = tmp_path / "secret"
-    build_release(MYNTRA_SMALL, secret_bench, encoder="minilm")  # no seed, no secret: one is drawn
+    build_release(MYNTRA_SMALL, secret_bench, encoder=SMALL_BUILD["encoder"], allow_weak=True)  # no seed, no secret: one is drawn
     manifest = json.loads((secret_bench / "manifest.json").read_text())
     secret = (secret_bench / "labels" / "secret.txt").read_text().strip()
     assert manifest["construction"]["secret"]["source"] == "drawn" and len(secret) == 32
@@ -462,7 +463,7 @@ def test_a_drawn_secret_is_stored_withheld_from_the_manifest_and_replays_only_wi
     again = tmp_path / "again"
     items = ingest(MYNTRA_SMALL).table
     sids = _catalog_sids(secret_bench, items)
-    construct_release(again, items, sids, seed=0, secret=secret, embeddings=item_vectors(items, "minilm", None, None)[0])
+    construct_release(again, items, sids, seed=0, secret=secret, embeddings=item_vectors(items, SMALL_BUILD["encoder"], None, None)[0])
     public = sorted(p.relative_to(secret_bench / "public") for p in (secret_bench / "public").rglob("*") if p.is_file())
     assert public == sorted(p.relative_to(again / "public") for p in (again / "public").rglob("*") if p.is_file())
     assert all((again / "public" / n).read_bytes() == (secret_bench / "public" / n).read_bytes() for n in public)

@@ -8,7 +8,8 @@ import pyarrow as pa
 import pytest
 
 from fashionrq.systems.base import top_rows
-from fashionrq.systems.stable import Grid, grid_bits, grid_scores, stable_scores
+from fashionrq.exact import Grid, grid_bits, grid_scores
+from fashionrq.systems.stable import stable_scores
 
 #: Rows that hold a copy of row r: r + 50 (the shape that failed on an AVX-512 EPYC), r + 100 and the far end.
 TWIN_SHIFTS = (50, 100, 937)

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fashionrq.errors import FashionRQError
+from fashionrq.exact import row_norms
 from fashionrq.progress import track
 
 #: Inputs longer than this many batches get a progress bar.
@@ -33,9 +34,10 @@ def file_sha256(path: str | Path) -> str:
 
 
 def l2_normalise(x: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm (all-zero rows stay zero), as float32."""
+    """Rows scaled to unit L2 norm (all-zero rows stay zero), as float32; the norms are exact grid sums
+    (:func:`fashionrq.exact.row_norms`), so a row's result does not depend on its position or the CPU."""
     x = np.asarray(x, dtype=np.float32)
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    norms = row_norms(x)[:, None]
     return (x / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
 
 

@@ -14,11 +14,11 @@ DEFAULT_ENCODER = "minilm-int8"
 
 def _builtins() -> dict[str, Callable[[], Encoder]]:
     from fashionrq.encoders.e5 import E5SmallEncoder
-    from fashionrq.encoders.onnx_int8 import OnnxMiniLMEncoder
+    from fashionrq.encoders.minilm_int8 import MiniLMInt8Encoder
     from fashionrq.encoders.sentence import minilm
     from fashionrq.encoders.splade import SpladeEncoder
 
-    return {"minilm": minilm, "minilm-int8": OnnxMiniLMEncoder, "e5-small": E5SmallEncoder, "splade-tiny": SpladeEncoder}
+    return {"minilm": minilm, "minilm-int8": MiniLMInt8Encoder, "e5-small": E5SmallEncoder, "splade-tiny": SpladeEncoder}
 
 
 #: The model weights behind each built-in encoder name: two names with the same weights are one component

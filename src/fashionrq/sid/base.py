@@ -9,19 +9,24 @@ import numpy as np
 import pyarrow as pa
 
 from fashionrq.errors import InputError
+from fashionrq.exact import row_norms
 
 
 @contextmanager
 def torch_threads(n: int) -> Iterator[None]:
-    """Run torch with ``n`` intra-op threads, then restore the previous setting (small matmuls: 1 is fastest on a shared box)."""
+    """Run torch with ``n`` intra-op threads and float64 as the default dtype, then restore both (small matmuls: 1
+    thread is fastest on a shared box; float64 keeps the kernels' rounding differences between CPUs near 1e-16, far
+    below any gap an argmin decides, so the codes are the same on every CPU: docs/architecture.md)."""
     import torch
 
-    previous = torch.get_num_threads()
+    previous, dtype = torch.get_num_threads(), torch.get_default_dtype()
     torch.set_num_threads(n)
+    torch.set_default_dtype(torch.float64)
     try:
         yield
     finally:
         torch.set_num_threads(previous)
+        torch.set_default_dtype(dtype)
 
 
 def check_embeddings(X: np.ndarray, codebook_size: int, n_rows: int | None = None) -> np.ndarray:
@@ -41,9 +46,9 @@ def check_embeddings(X: np.ndarray, codebook_size: int, n_rows: int | None = Non
 
 
 def normalize_rows(X: np.ndarray) -> np.ndarray:
-    """L2-normalise rows (zero rows stay zero) so every tokenizer sees unit vectors."""
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
-    return (X / np.maximum(norms, 1e-12)).astype(np.float32)
+    """L2-normalise rows (zero rows stay zero) so every tokenizer sees unit vectors; the norms are exact grid sums
+    (:func:`fashionrq.exact.row_norms`), the same on every CPU."""
+    return (X / np.maximum(row_norms(X), 1e-12)[:, None]).astype(np.float32)
 
 
 def attributes_from_items(table: pa.Table, names: Sequence[str]) -> dict[str, np.ndarray]:

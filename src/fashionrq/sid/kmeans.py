@@ -16,7 +16,7 @@ def kmeans_codebook(X: np.ndarray, k: int, seed: int, sample: int = 16384, max_i
     if len(X) > sample:
         X = X[np.sort(rng.choice(len(X), sample, replace=False))]
     km = KMeans(n_clusters=k, n_init=1, max_iter=max_iter, random_state=seed, algorithm="lloyd")
-    return km.fit(X.astype(np.float64)).cluster_centers_.astype(np.float32)
+    return km.fit(X.astype(np.float64)).cluster_centers_
 
 
 class ResidualKMeans(Tokenizer):

@@ -140,7 +140,7 @@ class RQVAE(Tokenizer):
         try:
             with torch_threads(self.num_threads), torch.random.fork_rng(devices=[]):
                 torch.manual_seed(self.seed)
-                self._train(torch.from_numpy(X), tied, labels)
+                self._train(torch.from_numpy(X.astype(np.float64)), tied, labels)
         finally:
             torch.use_deterministic_algorithms(previous)
         self.fitted_ = True
@@ -225,7 +225,7 @@ class RQVAE(Tokenizer):
     @torch.inference_mode()
     def _forward(self, X: np.ndarray, decode: bool, batch: int = 65536) -> tuple[np.ndarray, np.ndarray | None]:
         """Codes of every row and, with ``decode``, each row's squared reconstruction error."""
-        X = torch.from_numpy(normalize_rows(X))
+        X = torch.from_numpy(normalize_rows(X).astype(np.float64))
         codes, errors = [], []
         self.net_.eval()
         with torch_threads(self.num_threads):
@@ -250,7 +250,7 @@ class RQVAE(Tokenizer):
 
     def load_state(self, state: Mapping[str, torch.Tensor]) -> None:
         dim = state["encoder.0.weight"].shape[1]
-        self.net_ = RQVAENet(dim, self.hidden_dims, self.latent_dim, self.levels, self.codebook_size)
+        self.net_ = RQVAENet(dim, self.hidden_dims, self.latent_dim, self.levels, self.codebook_size).double()
         self.net_.load_state_dict(state)
         self.net_.eval()
         self.dim_ = dim

@@ -13,7 +13,8 @@ from fashionrq.encoders import Encoder, embed_texts, get_encoder, l2_normalise
 from fashionrq.timing import stage
 from fashionrq.systems.base import BaseRetriever
 from fashionrq.systems.regimes import regime_of
-from fashionrq.systems.stable import Grid, grid_scores, item_vectors, stable_scores
+from fashionrq.exact import Grid, grid_scores
+from fashionrq.systems.stable import item_vectors, stable_scores
 
 
 class EncoderRetriever(BaseRetriever):

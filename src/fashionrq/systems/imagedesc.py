@@ -18,7 +18,8 @@ from fashionrq.images.descriptor import A_BINS, B_BINS, L_BINS, WEIGHTS, lab_bin
 from fashionrq.relevance.colour import srgb_to_lab
 from fashionrq.systems.base import BaseRetriever
 from fashionrq.systems.regimes import regime_of
-from fashionrq.systems.stable import Grid, stable_scores
+from fashionrq.exact import Grid
+from fashionrq.systems.stable import stable_scores
 from fashionrq.vocab import COLOURS, PATTERN_TERMS, colour_rgb, find_terms
 
 COLOUR_CELLS = L_BINS * A_BINS * B_BINS

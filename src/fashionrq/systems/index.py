@@ -22,7 +22,8 @@ import numpy as np
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_write_bytes
 from fashionrq.systems.base import top_rows
-from fashionrq.systems.stable import Grid, grid_scores, stable_scores
+from fashionrq.exact import Grid, grid_scores
+from fashionrq.systems.stable import stable_scores
 
 INDEX_KINDS = ("exact", "hnsw", "ivf")
 #: Extra distinct vectors a faiss index returns beyond k, so near-ties at the k-th score are ordered by the exact rescore.
@@ -65,7 +66,7 @@ def order_hits(rows: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray
 
 def exact_search(vectors: np.ndarray | Grid, queries: np.ndarray, k: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Exact inner-product top-``k`` per query (tie-stable grid products, :mod:`fashionrq.systems.stable`; ties by the
-    lower row); ``vectors`` may be given as their :class:`~fashionrq.systems.stable.Grid`."""
+    lower row); ``vectors`` may be given as their :class:`~fashionrq.exact.Grid`."""
     items = vectors if isinstance(vectors, Grid) else Grid.of(vectors)
     k = min(k, len(items))
     rows_out, scores_out = [], []

@@ -38,11 +38,11 @@ JOB = "job.pickle"
 RESULT = "result.json"
 ERROR = "error.json"
 WORK_PREFIX = "fashionrq-sealed-"
-#: Cache folders the parent shares with sealed runs, read-only to them: vectors, the rebuilt int8 model and the
+#: Cache folders the parent shares with sealed runs, read-only to them: vectors and the
 #: photos' derived attributes, all written by the parent (none holds a label). A sealed run trusts an entry only
 #: with the digest the parent recorded (``fashionrq.cachedigest``, in ``digests/``, read-only to it too) and
 #: computes what is missing without caching it.
-SHARED_CACHE_FOLDERS = ("embeddings", "models", "images")
+SHARED_CACHE_FOLDERS = ("embeddings", "images")
 #: Each sealed run's own cache folders, in its work folder (``WORK/cache``, its ``FASHIONRQ_CACHE``, where the shared
 #: folders and ``digests/`` appear as links) and removed with it: its indexes and verifier strings, so no sealed
 #: run can change what another reads.

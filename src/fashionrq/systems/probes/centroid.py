@@ -8,7 +8,8 @@ import numpy as np
 
 from fashionrq.systems.probes.attacks import Probe
 from fashionrq.systems.probes.view import Pool, PublicView
-from fashionrq.systems.stable import Grid, item_vectors, stable_scores
+from fashionrq.exact import Grid
+from fashionrq.systems.stable import item_vectors, stable_scores
 
 
 class QueryBlindCentroid(Probe):

