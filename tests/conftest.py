@@ -48,6 +48,20 @@ def small_bench(tmp_path_factory, worker_id):
     return out
 
 
+@pytest.fixture(scope="session")
+def us_tops(tmp_path_factory) -> Path:
+    """A US-export-shaped catalog in dollars (catalog.csv and mapping.toml) derived from the fixture by
+    scripts/derive_catalog_shapes.py."""
+    import subprocess
+    import sys
+
+    out = tmp_path_factory.mktemp("us-tops")
+    done = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "scripts" / "derive_catalog_shapes.py"),
+                           "--source", str(MYNTRA_SMALL), "--out", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
 def main_code(args: list[str]) -> int:
     """The exit code of ``fashionrq ARGS`` run in-process (0 when it returns normally)."""
     from fashionrq.cli import main

@@ -12,13 +12,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import MYNTRA_SMALL
 from fashionrq.catalog import ingest
 from fashionrq.catalog.prices import PriceFormat
 from fashionrq.catalog.schema import parse_price
 from fashionrq.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
 USD, EUR = PriceFormat(currency="USD"), PriceFormat(currency="EUR")
 
 
@@ -72,15 +70,6 @@ def test_a_mistake_in_the_new_mapping_sections_is_one_sentence(capsys, tmp_path,
     code, err = _ingest_cli(capsys, "ingest", catalog, "--mapping", tmp_path / "mapping.toml", "--out", tmp_path / "out")
     assert code == 2 and err.startswith("error: mapping file") and says in err and "Traceback" not in err, err
     assert not (tmp_path / "out").exists()
-
-
-@pytest.fixture(scope="module")
-def us_tops(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("us-tops")
-    done = subprocess.run([sys.executable, str(REPO / "scripts" / "derive_catalog_shapes.py"), "--source", str(MYNTRA_SMALL),
-                           "--out", str(out)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return out
 
 
 def test_the_derived_catalog_has_the_shape_of_a_us_export(us_tops):

@@ -13,7 +13,6 @@ from fashionrq.hierarchy import (
     DISTRIBUTION_ATTRIBUTES,
     attribute_frame,
     build_hierarchy,
-    price_tier,
 )
 
 
@@ -157,12 +156,16 @@ def test_contrasts_recomputed_against_parent_and_siblings(hierarchy, attrs):
             assert c.sibling_contrast == ()
 
 
-def test_price_tiers_match_the_shared_vocabulary(frame):
-    from fashionrq.vocab import price_tier as scalar_tier
+def test_price_tiers_are_the_catalogs_own(fixture_items, attrs, frame):
+    """The hierarchy's price_tier column uses the bounds ingestion recorded on the catalog (its rounded tertiles),
+    compared here one price at a time."""
+    from fashionrq.catalog.tiers import price_tiers_of
 
-    prices = np.r_[[100.0, 699.0, 700.0, 2000.0, 2000.5, np.nan], frame["price"].to_numpy(dtype=float, na_value=np.nan)]
-    assert price_tier(prices).tolist()[:6] == ["budget", "budget", "mid-range", "mid-range", "premium", None]
-    assert price_tier(prices).tolist() == [scalar_tier(p) for p in prices]
+    low, high = price_tiers_of(fixture_items).bounds
+    expected = [None if p != p else "budget" if p < low else "mid-range" if p <= high else "premium"
+                for p in frame["price"].to_numpy(dtype=float, na_value=np.nan)]
+    assert attrs["price_tier"].tolist() == expected
+    assert {"budget", "mid-range", "premium", None} == set(expected)
 
 
 def test_misaligned_sids_are_rejected(frame, sids):

@@ -14,9 +14,9 @@ from fashionrq.errors import FashionRQError, InputError
 from fashionrq.relevance import ATTRIBUTES, AttributeMatcher, default_weights, delta_e76, srgb_to_lab
 from fashionrq.relevance import comparators as cmp
 from fashionrq.relevance.matcher import DESCRIPTION_WORDS
+from fashionrq.catalog.tiers import PriceTiers
 from fashionrq.vocab import (
     COLOURS, MATERIAL_TERMS, NON_RESOLVABLE_COLOURS, PATTERN_TERMS, STYLE_TERMS, colour_rgb, find_terms, gender_group,
-    price_tier,
 )
 
 FIXTURE = "tests/fixtures/myntra_small"
@@ -99,8 +99,11 @@ def test_find_terms_prefers_longer_terms_and_plurals():
 
 
 def test_price_tier_bounds():
-    assert [price_tier(p) for p in (699.99, 700, 2000, 2000.01, None)] == [
+    """budget < low <= mid-range <= high < premium, whatever the bounds; a catalog without tiers gives none."""
+    tiers = PriceTiers("INR", (700.0, 2000.0))
+    assert [tiers.tier(p) for p in (699.99, 700, 2000, 2000.01, None)] == [
         "budget", "mid-range", "mid-range", "premium", None]
+    assert PriceTiers("USD").tier(12.0) is None
 
 
 # -- categorical comparators ------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Curated fashion vocabularies shared by query generation, the φ(q) parser and relevance scoring.
 
 Everything here is lower-case. Gender and age spellings come from :mod:`fashionrq.catalog.schema`
-(``GENDER_SYNONYMS``, ``AGE_SCALE``) and are reused, not copied.
+(``GENDER_SYNONYMS``, ``AGE_SCALE``) and are reused, not copied; the price tiers' names and bounds from
+:mod:`fashionrq.catalog.tiers` (each catalog has its own bounds, in its own currency).
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ import re
 from functools import lru_cache
 
 from fashionrq.catalog.schema import AGE_SCALE, GENDER_SYNONYMS, normalise_age_group, normalise_gender
+from fashionrq.catalog.tiers import PRICE_TIERS
 
 __all__ = [
     "AGE_SCALE", "COLOURS", "GENDER_SYNONYMS", "MATERIAL_TERMS", "NON_RESOLVABLE_COLOURS", "OCCASION_TERMS",
-    "PATTERN_TERMS", "PRICE_TIERS", "PRICE_TIER_BOUNDS", "STYLE_TERMS", "colour_rgb", "find_terms",
-    "gender_group", "normalise_age_group", "normalise_colour", "normalise_price_hint", "price_tier",
+    "PATTERN_TERMS", "PRICE_TIERS", "STYLE_TERMS", "colour_rgb", "find_terms",
+    "gender_group", "normalise_age_group", "normalise_colour", "normalise_price_hint",
 ]
 
 #: ~90 named colours -> a representative sRGB triple (0-255). Covers every Myntra ``baseColour`` value
@@ -162,10 +164,6 @@ STYLE_TERMS: tuple[str, ...] = (
     "high-top", "mid-top", "low-top", "slip-on", "lace-up", "wedge", "stiletto", "block heel",
 )
 
-#: Price tiers in order, and the INR list-price bounds: budget < 700 <= mid-range <= 2000 < premium.
-PRICE_TIERS: tuple[str, ...] = ("budget", "mid-range", "premium")
-PRICE_TIER_BOUNDS: tuple[float, float] = (700.0, 2000.0)
-
 _PRICE_HINT_SYNONYMS = {
     "budget": "budget", "cheap": "budget", "affordable": "budget", "inexpensive": "budget", "low-cost": "budget",
     "low cost": "budget", "economy": "budget", "value": "budget",
@@ -194,16 +192,6 @@ def gender_group(value: str | None) -> str | None:
     if canonical is None:
         return None
     return _GENDER_GROUP.get(canonical, canonical.lower())
-
-
-def price_tier(price: float | None) -> str | None:
-    """Bucket an INR list price: ``budget`` (< 700), ``mid-range`` (700-2000) or ``premium`` (> 2000)."""
-    if price is None or price != price:
-        return None
-    low, high = PRICE_TIER_BOUNDS
-    if price < low:
-        return "budget"
-    return "mid-range" if price <= high else "premium"
 
 
 def normalise_price_hint(value: str) -> str | None:

@@ -13,8 +13,10 @@ import pyarrow.parquet as pq
 from fashionrq.catalog.clean import check_item_id, first_duplicate
 from fashionrq.catalog.mapping import Mapping, read_generic
 from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
+from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.report import IngestReport, rows_to_table
 from fashionrq.catalog.schema import ITEMS_SCHEMA
+from fashionrq.catalog.tiers import currency_of, price_tiers_of, with_price_tiers
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_writer
 
@@ -40,7 +42,10 @@ class IngestResult:
 
 def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str | Path | None = None) -> IngestResult:
     """Ingest ``catalog``: a Myntra-layout folder, a CSV/JSONL/Parquet file (with ``mapping``, a TOML file, when
-    its columns are not the canonical names), the output folder of ``fashionrq ingest``, or ``"bundled"``."""
+    its columns are not the canonical names), the output folder of ``fashionrq ingest``, or ``"bundled"``.
+
+    The table records the catalog's price tiers in its currency (:mod:`fashionrq.catalog.tiers`); the report's
+    notes say them."""
     if str(catalog) == BUNDLED:
         path = bundled_catalog_dir()
         source = "bundled Myntra catalog (44,446 products)"
@@ -50,6 +55,7 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
         if not path.exists():
             raise InputError(f"catalog path {path} does not exist; pass an existing folder or file, or 'bundled' for the embedded Myntra catalog.")
     image_dir = Path(images) if images is not None else None
+    currency = DEFAULT_PRICE_FORMAT.currency
     if image_dir is not None and not image_dir.is_dir():
         raise InputError(f"image folder {image_dir} does not exist; pass a folder of <item_id>.jpg files or leave --images out.")
     if mapping is None and is_myntra_layout(path):
@@ -64,12 +70,19 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
         return _read_items_table(path / ITEMS_FILE if path.is_dir() else path, source)
     else:
         spec = Mapping.load(Path(mapping)) if mapping is not None else Mapping()
+        currency = spec.prices.currency
         path = path / ITEMS_FILE if path.is_dir() else path  # the output folder of `fashionrq ingest`
         report = IngestReport(source=source, layout="mapped")
         rows = read_generic(path, spec, report)
     if not rows:
         raise InputError(f"no product in {source} could be ingested ({len(report.rejected)} rows rejected); see the reasons with --out and fix the file.")
-    table = _keep_synthetic_flag(rows_to_table(rows, source), path)
+    return _finished(_keep_synthetic_flag(rows_to_table(rows, source), path), report, currency)
+
+
+def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestResult:
+    """The ingest result: ``table`` with the price tiers of its prices in ``currency`` recorded, said in the notes."""
+    table = with_price_tiers(table, currency)
+    report.notes.append(price_tiers_of(table).describe())
     report.finish(table)
     return IngestResult(table=table, report=report)
 
@@ -123,8 +136,7 @@ def _read_items_table(path: Path, source: str) -> IngestResult:
     report.rows_read = table.num_rows
     keep = {k: v for k, v in (table.schema.metadata or {}).items() if k != ITEMS_TABLE_KEY}
     table = table.replace_schema_metadata(keep or None)
-    report.finish(table)
-    return IngestResult(table=table, report=report)
+    return _finished(table, report, currency_of(table))
 
 
 def save_ingest(result: IngestResult, out_dir: str | Path, force: bool = False) -> Path:
@@ -152,7 +164,7 @@ def load_items(path: str | Path) -> pa.Table:
     missing = [name for name in ITEMS_SCHEMA.names if name not in table.column_names]
     if missing:
         raise InputError(f"{path} lacks the items-table field(s) {', '.join(missing)}; re-create it with `fashionrq ingest`.")
-    return table.select(ITEMS_SCHEMA.names).cast(ITEMS_SCHEMA)
+    return table.select(ITEMS_SCHEMA.names).cast(ITEMS_SCHEMA.with_metadata(table.schema.metadata))
 
 
 def bundled_items() -> pa.Table:

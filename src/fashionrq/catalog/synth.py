@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 
 from fashionrq.catalog.ingest import write_items
 from fashionrq.catalog.schema import ITEMS_SCHEMA
+from fashionrq.catalog.tiers import currency_of, with_price_tiers
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_text, write_vectors_parquet
 
@@ -91,7 +92,7 @@ def synthesize(n_items: int, seed: int = 0, dim: int = 64, base: pa.Table | None
     core = rng.integers(0, base.num_rows, n_items)
     same_type = _same_type_sampler(base, rng)
     brand_row, colour_row, attr_row = (same_type(core) for _ in range(3))
-    items = _assemble(base, core, brand_row, colour_row, attr_row, rng, seed)
+    items = with_price_tiers(_assemble(base, core, brand_row, colour_row, attr_row, rng, seed), currency_of(base))
     return SyntheticCatalog(items=items, embeddings=prototype_embeddings(items, dim, seed, rng), seed=seed)
 
 

@@ -39,6 +39,7 @@ def build_command(
     allow_weak: bool = typer.Option(False, "--allow-weak", help="Write the release even when a task has fewer than 8 bootstrap units (the quality gate refuses it otherwise, exit code 4); compare and the report flag those tasks."),
 ) -> None:
     """Build the frozen benchmark release: ingest, embed, SIDs, hierarchy, queries, tasks, manifest."""
+    from fashionrq.catalog.tiers import PriceTiers
     from fashionrq.tasks import TaskConfig, build_release
 
     if mcmr and queries_backend != "verbalizer":
@@ -57,6 +58,7 @@ def build_command(
     console.print(f"catalog: {source['rows_read']:,} rows read, {source['items']:,} items, {source['rejected_rows']:,} rows rejected, "
                   f"{sum(source['values_nulled'].values()):,} values nulled, {sum(source['placeholders'].values()):,} placeholders read as null "
                   "(details: `fashionrq ingest`)", soft_wrap=True)
+    console.print(PriceTiers.from_dict(source["price_tiers"]).describe(), soft_wrap=True, markup=False)
     counts = manifest["counts"]
     levels = ", ".join(f"L{k}: {v['qualified']}/{v['prefixes']}" for k, v in sorted(counts["clusters"].items()))
     console.print(f"qualified clusters per level {levels}")

@@ -6,7 +6,6 @@ from fashionrq.hierarchy.attributes import (
     DISTRIBUTION_ATTRIBUTES,
     SIGNATURE_ATTRIBUTES,
     attribute_frame,
-    price_tier,
 )
 from fashionrq.hierarchy.build import Hierarchy, build_hierarchy, prefix_string
 from fashionrq.hierarchy.records import Cluster, Contrast, Signature
@@ -15,5 +14,5 @@ from fashionrq.hierarchy.signatures import COVERAGE, DISCRIMINATING, SignatureRu
 __all__ = [
     "ARTICLE_ATTRIBUTES", "CATALOG_ATTRIBUTES", "COVERAGE", "DISCRIMINATING", "DISTRIBUTION_ATTRIBUTES",
     "SIGNATURE_ATTRIBUTES", "Cluster", "Contrast", "Hierarchy", "Signature", "SignatureRule",
-    "attribute_frame", "build_hierarchy", "prefix_string", "price_tier",
+    "attribute_frame", "build_hierarchy", "prefix_string",
 ]

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from fashionrq.vocab import PRICE_TIER_BOUNDS, PRICE_TIERS
+from fashionrq.catalog.tiers import FRAME_KEY, price_tiers_of
 
 CATALOG_ATTRIBUTES = (
     "master_category", "sub_category", "article_type", "brand", "base_colour",
@@ -27,30 +27,21 @@ _TOKEN = re.compile(r"[a-z][a-z'-]+")
 _STOP_TERMS = frozenset({"and", "with", "for", "the", "of", "in", "set", "pack", "men", "women", "boys", "girls", "unisex", "kids", "men's", "women's"})
 
 
-def price_tier(prices: np.ndarray) -> np.ndarray:
-    """Vectorised :func:`fashionrq.vocab.price_tier`: ``budget`` (< 700), ``mid-range`` (700-2000) or
-    ``premium`` (> 2000) INR; None where the price is missing."""
-    low, high = PRICE_TIER_BOUNDS
-    prices = np.asarray(prices, dtype=float)
-    out = np.full(prices.shape, None, dtype=object)
-    out[prices < low] = PRICE_TIERS[0]
-    out[(prices >= low) & (prices <= high)] = PRICE_TIERS[1]
-    out[prices > high] = PRICE_TIERS[2]
-    return out
-
-
 def items_frame(items: pa.Table | pd.DataFrame) -> pd.DataFrame:
-    """The items table as a pandas frame with a fresh 0..N-1 index."""
-    frame = items.to_pandas() if isinstance(items, pa.Table) else items
-    return frame.reset_index(drop=True)
+    """The items table as a pandas frame with a fresh 0..N-1 index, carrying the catalog's price tiers
+    (:func:`fashionrq.catalog.tiers.price_tiers_of`) in its ``attrs``."""
+    frame = (items.to_pandas() if isinstance(items, pa.Table) else items).reset_index(drop=True)
+    frame.attrs[FRAME_KEY] = price_tiers_of(items).to_dict()
+    return frame
 
 
 def attribute_frame(items: pd.DataFrame) -> pd.DataFrame:
-    """One object column per distribution attribute (missing values are None), row-aligned with ``items``."""
+    """One object column per distribution attribute (missing values are None), row-aligned with ``items``;
+    ``price_tier`` under the catalog's own bounds (:func:`fashionrq.catalog.tiers.price_tiers_of`)."""
     columns: dict[str, np.ndarray] = {}
     for name in CATALOG_ATTRIBUTES:
         if name == "price_tier":
-            columns[name] = price_tier(items["price"].to_numpy(dtype=float, na_value=np.nan))
+            columns[name] = price_tiers_of(items).tiers(items["price"].to_numpy(dtype=float, na_value=np.nan))
         else:
             values = items[name].to_numpy(dtype=object)
             columns[name] = np.where(pd.isna(values), None, values)

@@ -6,8 +6,8 @@ Note for the querygen contributor: every SID prefix at levels 1-3 becomes one fr
 ``primary_value`` name the product type the cluster is about (e.g. ``"article_type"``, ``"Tshirts"``).
 ``distributions`` maps an attribute name to ``(value, share)`` pairs sorted by share descending; the
 attributes are ``master_category, sub_category, article_type, brand, base_colour, gender, usage,
-season, age_group, price_tier`` (``budget`` < 700, ``mid-range`` 700-2000, ``premium`` > 2000 INR, from
-``fashionrq.vocab``) plus the article attributes ``Fabric, Pattern, Occasion, Fit,
+season, age_group, price_tier`` (``budget`` < low <= ``mid-range`` <= high < ``premium``, the catalog's own
+bounds from ``fashionrq.catalog.tiers``) plus the article attributes ``Fabric, Pattern, Occasion, Fit,
 Sleeve Length, Neck`` taken from the items' ``attributes`` map. A ``Signature`` is a conjunction of
 1-3 ``(attribute, value)`` pairs (attributes as above plus ``name_term`` for frequent
 productDisplayName tokens) with its coverage of the cluster and precision over the catalog;

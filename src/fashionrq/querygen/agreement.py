@@ -19,6 +19,7 @@ import pandas as pd
 
 from fashionrq.catalog import ingest
 from fashionrq.hierarchy import build_hierarchy
+from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.querygen.enrich import parser_agreement
 from fashionrq.querygen.generate import generate_all
 from fashionrq.querygen.parser import LexiconParser
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     table = ingest(args.catalog).table
-    items = table.to_pandas()
+    items = items_frame(table)  # carries the catalog's price tiers
     parser = LexiconParser(items)
     clusters = catalog_structure_clusters(table)
     queries = [q for qs in generate_all(clusters, items, seed=args.seed) for q in qs.queries]

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from fashionrq.catalog.tiers import price_tiers_of
 from fashionrq.hierarchy import Cluster, attribute_frame
 
 MIN_SUPPORT = 0.9
@@ -49,9 +50,11 @@ def _canonical_occasion(value: object) -> object:
 
 
 class CatalogValues:
-    """Every item's φ-attribute values as integer codes (built once per items table, sliced per cluster)."""
+    """Every item's φ-attribute values as integer codes (built once per items table, sliced per cluster), and the
+    catalog's price tiers (``price_hint`` values are tiers under its own bounds)."""
 
     def __init__(self, items: pd.DataFrame) -> None:
+        self.price_tiers = price_tiers_of(items)
         frame = attribute_frame(items.reset_index(drop=True))
         self.n = len(frame)
         self.codes: dict[str, np.ndarray] = {}  # φ key -> (N, k) int32 codes, -1 when missing

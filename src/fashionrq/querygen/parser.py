@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from fashionrq.catalog.tiers import price_tiers_of
 from fashionrq.querygen import surface
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.querygen.evidence import OCCASION_CANON
@@ -23,7 +24,7 @@ _COMMON_WORDS = frozenset({
     "between", "range", "wear", "style", "styles", "new", "classic", "basic", "basics", "good", "nice", "cool", "smart",
     "fit", "look", "set", "pack", "gift", "free", "day", "night", "fresh", "urban", "street", "royal", "star",
 })
-_PLAIN = re.compile(r"[^a-z0-9₹'&/\-.,]+")
+_PLAIN = re.compile(r"[^a-z0-9₹$€£¥'&/\-.,]+")
 
 
 def normalise_text(text: str) -> str:
@@ -43,10 +44,14 @@ class LexiconParser:
     ``Pattern``/``Fabric``/``Occasion``/fit/sleeve/neck attribute values; :mod:`fashionrq.vocab` and
     :mod:`fashionrq.querygen.surface` add shopper spellings and synonyms. Values come back as canonical
     catalog spellings (``"t-shirts"`` -> ``"Tshirts"``); attributes the query does not mention are ``None``.
+    Amounts ("under $10", "between ₹800 and ₹1,500") are read as price tiers under the catalog's own bounds
+    (:func:`fashionrq.catalog.tiers.price_tiers_of`: a release's ``public/items.parquet`` records them); an amount
+    marked with another currency is not read.
     """
 
     def __init__(self, items: pa.Table | pd.DataFrame) -> None:
         frame = items_frame(items)
+        self.price_tiers = price_tiers_of(frame)
         self._phrases: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
         self._build(frame)
         ordered = sorted(self._phrases, key=lambda p: (-len(p), p))
@@ -174,18 +179,23 @@ class LexiconParser:
     def parse_many(self, texts: list[str]) -> list[dict[str, list[str] | None]]:
         return [self.parse(t) for t in texts]
 
-    @staticmethod
-    def _price_tiers(norm: str) -> list[str]:
-        def amount(s: str) -> float:
-            return float(s.replace(",", ""))
-
-        tiers: list[str] = []
-        for m in surface.PRICE_BETWEEN.finditer(norm):
-            low, high = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-            tiers += surface.tiers_between(amount(low), amount(high))
+    def _price_tiers(self, norm: str) -> list[str]:
+        """The tiers the amounts of ``norm`` name: a range ("between ...", "₹800-1,500") first, else "under"/"over"."""
+        ranges = self.price_tiers.ranges()
+        spans = self._amounts(norm, surface.PRICE_BETWEEN, surface.PRICE_SPAN)
+        tiers = [t for low, high in spans for t, (lo, hi) in ranges.items() if lo < high and hi > low]
         if not tiers:
-            for m in surface.PRICE_UNDER.finditer(norm):
-                tiers += surface.tiers_under(amount(m.group(1)))
-            for m in surface.PRICE_OVER.finditer(norm):
-                tiers += surface.tiers_over(amount(m.group(1)))
+            tiers = [t for amount, _ in self._amounts(norm, surface.PRICE_UNDER) for t, (lo, _) in ranges.items() if lo < amount]
+            tiers += [t for amount, _ in self._amounts(norm, surface.PRICE_OVER) for t, (_, hi) in ranges.items() if hi > amount]
         return list(dict.fromkeys(tiers))
+
+    def _amounts(self, norm: str, *patterns: re.Pattern) -> list[tuple[float, float]]:
+        """(first, last) amount of every match of ``patterns`` whose amounts are all in the catalog's currency."""
+        out = []
+        for pattern in patterns:
+            for m in pattern.finditer(norm):
+                numbered = [i for i in (1, 2) if f"num{i}" in pattern.groupindex]
+                amounts = [surface.written_amount(m, i, self.price_tiers.currency) for i in numbered]
+                if None not in amounts:
+                    out.append((amounts[0], amounts[-1]))
+        return out

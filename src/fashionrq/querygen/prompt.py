@@ -7,6 +7,7 @@ import json
 import numpy as np
 
 from fashionrq.hierarchy import Cluster
+from fashionrq.querygen import surface
 from fashionrq.querygen.evidence import MIN_SUPPORT, SUBTYPE_SHARE, CatalogValues, Evidence, required_subtypes, subtype_axis
 from fashionrq.querygen.records import PHI_KEYS
 
@@ -71,7 +72,8 @@ def data_context(cluster: Cluster, items, seed: int = 0, catalog: CatalogValues 
     """The DATA CONTEXT block: prefix metadata, signatures, distributions, parent stats, sibling differences
     and exclusivity constraints of one cluster (``items`` is the whole items frame)."""
     sub = items.iloc[list(cluster.item_rows)]
-    ev = (catalog or CatalogValues(items)).evidence(cluster.item_rows)
+    catalog = catalog or CatalogValues(items)
+    ev = catalog.evidence(cluster.item_rows)
     rng = np.random.default_rng(seed)
     names = sub["name"].dropna().tolist()
     picked = sorted(rng.choice(len(names), size=min(MAX_NAMES, len(names)), replace=False).tolist()) if names else []
@@ -97,6 +99,9 @@ def data_context(cluster: Cluster, items, seed: int = 0, catalog: CatalogValues 
             "avoid_sibling_values": sorted({f"{c.attribute}={c.value}" for c in cluster.sibling_contrast if c.lift < 0}),
         },
         "sample_product_names": [names[i] for i in picked],
+        # what each price_tier value means in this catalog's currency ("under $9"); empty when it has no tiers
+        "price_tiers": {key[0]: tails[0] for key, (_, tails) in surface.price_forms(catalog.price_tiers).items()
+                        if len(key) == 1 and tails},
     }
 
 

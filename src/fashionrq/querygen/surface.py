@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
+from fashionrq.catalog.prices import CURRENCY_MARKS
 from fashionrq.catalog.schema import GENDER_SYNONYMS
-from fashionrq.vocab import PRICE_TIER_BOUNDS, PRICE_TIERS
+from fashionrq.catalog.tiers import PriceTiers, format_amount
 
 # ---- product types -------------------------------------------------------------------------------------
 #: Article/sub/master category -> spellings, preferred first (plural, lower-case).
@@ -240,35 +241,78 @@ def adj_tail_forms(table: dict, value: str) -> tuple[tuple[str, ...], tuple[str,
 
 
 # ---- price ---------------------------------------------------------------------------------------------
-LOW, HIGH = PRICE_TIER_BOUNDS
-#: asserted tier set -> (adjectives, trailing phrases)
-PRICE_FORMS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {
-    ("budget",): (("budget", "affordable", "cheap"), (f"under ₹{LOW:,.0f}", f"below Rs. {LOW:.0f}", f"under {LOW:.0f} rupees")),
-    ("mid-range",): (("mid-range",), (f"between ₹{LOW:,.0f} and ₹{HIGH:,.0f}", f"in the ₹{LOW:,.0f}-{HIGH:,.0f} range")),
-    ("premium",): (("premium", "luxury", "high-end"), (f"over ₹{HIGH:,.0f}", f"above Rs. {HIGH:.0f}")),
-    ("budget", "mid-range"): ((), (f"under ₹{HIGH:,.0f}", f"below Rs. {HIGH:.0f}")),
-    ("mid-range", "premium"): ((), (f"over ₹{LOW:,.0f}", f"above Rs. {LOW:.0f}")),
+#: currency -> (sign written before an amount, a second sign for variety, the currency's word in the plural).
+CURRENCY_FORMS: dict[str, tuple[str, str, str]] = {
+    "INR": ("₹", "Rs. ", "rupees"), "USD": ("$", "$", "dollars"), "EUR": ("€", "€", "euros"), "GBP": ("£", "£", "pounds"),
+    "JPY": ("¥", "¥", "yen"), "CNY": ("¥", "¥", "yuan"), "AUD": ("$", "A$", "dollars"), "CAD": ("$", "C$", "dollars"),
+    "NZD": ("$", "$", "dollars"), "SGD": ("$", "S$", "dollars"), "HKD": ("$", "HK$", "dollars"),
+    "MXN": ("$", "$", "pesos"), "BRL": ("R$", "R$", "reais"), "CHF": ("CHF ", "CHF ", "francs"),
+    "SEK": ("kr ", "SEK ", "kronor"), "NOK": ("kr ", "NOK ", "kroner"), "DKK": ("kr ", "DKK ", "kroner"),
+}
+#: tier set -> the adjectives the verbalizer writes for it (a two-tier range is only written as an amount)
+PRICE_ADJECTIVES: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("budget",): ("budget", "affordable", "cheap"), ("mid-range",): ("mid-range",), ("premium",): ("premium", "luxury", "high-end"),
+    ("budget", "mid-range"): (), ("mid-range", "premium"): (),
 }
 PRICE_WORDS: tuple[str, ...] = (
     "budget", "cheap", "affordable", "inexpensive", "low-cost", "low cost", "economy", "mid-range", "mid range",
     "midrange", "mid-priced", "mid priced", "premium", "luxury", "expensive", "high-end", "high end",
 )
-_AMOUNT = r"(?:₹|rs\.?|inr)?\s*(\d[\d,]*)\s*(?:rupees|rs|inr|/-)?"
-PRICE_UNDER = re.compile(r"\b(?:under|below|less than|within|upto|up to|max|at most|cheaper than)\s*" + _AMOUNT)
-PRICE_OVER = re.compile(r"\b(?:over|above|more than|at least|from)\s*" + _AMOUNT)
-PRICE_BETWEEN = re.compile(r"\bbetween\s*" + _AMOUNT + r"\s*(?:and|-|to)\s*" + _AMOUNT
-                           + r"|" + r"(?:₹|rs\.?)\s*(\d[\d,]*)\s*(?:-|–|to)\s*(?:₹|rs\.?)?\s*(\d[\d,]*)")
-#: tier -> [low, high) price interval (the tiers are budget < LOW <= mid-range <= HIGH < premium)
-TIER_RANGES = dict(zip(PRICE_TIERS, ((0.0, LOW), (LOW, HIGH), (HIGH, float("inf")))))
 
 
-def tiers_under(amount: float) -> list[str]:
-    return [t for t, (lo, _) in TIER_RANGES.items() if lo < amount]
+def currency_forms(currency: str) -> tuple[str, str, str]:
+    """(sign, second sign, word) of a currency; one without an entry is written with its ISO code."""
+    return CURRENCY_FORMS.get(currency, (currency + " ", currency + " ", currency))
 
 
-def tiers_over(amount: float) -> list[str]:
-    return [t for t, (_, hi) in TIER_RANGES.items() if hi > amount]
+def price_forms(tiers: PriceTiers) -> dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Asserted tier set -> (adjectives, trailing phrases) for a catalog's tiers: the phrases name its bounds in its
+    currency ("under $10", "between ₹800 and ₹1,500"); without tiers only adjectives remain."""
+    if tiers.bounds is None:
+        return {key: (adjs, ()) for key, adjs in PRICE_ADJECTIVES.items()}
+    sign, second, word = currency_forms(tiers.currency)
+    low, high = (format_amount(b) for b in tiers.bounds)
+    tails = {
+        ("budget",): (f"under {sign}{low}", f"below {second}{low}", f"under {low} {word}"),
+        ("mid-range",): (f"between {sign}{low} and {sign}{high}", f"in the {sign}{low}-{high} range"),
+        ("premium",): (f"over {sign}{high}", f"above {second}{high}"),
+        ("budget", "mid-range"): (f"under {sign}{high}", f"below {second}{high}"),
+        ("mid-range", "premium"): (f"over {sign}{low}", f"above {second}{low}"),
+    }
+    return {key: (adjs, tails[key]) for key, adjs in PRICE_ADJECTIVES.items()}
 
 
-def tiers_between(low: float, high: float) -> list[str]:
-    return [t for t, (lo, hi) in TIER_RANGES.items() if lo < high and hi > low]
+def _money_marks() -> dict[str, frozenset[str]]:
+    """Every currency sign, code and word a shopper may write beside an amount (lower-case) -> the currencies it can
+    mean: the price-cell marks of :mod:`fashionrq.catalog.prices`, the signs and words above, and India's ``/-``."""
+    marks: dict[str, set[str]] = {mark: set(codes) for mark, codes in CURRENCY_MARKS.items()}
+    for code, (sign, second, word) in CURRENCY_FORMS.items():
+        for mark in (sign.strip().lower(), second.strip().lower(), word, word.removesuffix("s")):
+            marks.setdefault(mark, set()).add(code)
+    marks.setdefault("/-", set()).add("INR")
+    return {mark: frozenset(codes) for mark, codes in marks.items()}
+
+
+MONEY_MARKS = _money_marks()
+_MARK = "|".join(re.escape(m) for m in sorted(MONEY_MARKS, key=lambda m: (-len(m), m)))
+
+
+def _amount(i: int, marked: bool = False) -> str:
+    """An amount with an optional sign or code before it and word or code after it (groups ``pre<i>``, ``num<i>``,
+    ``post<i>``); ``marked``: the sign before it is required."""
+    pre = rf"(?P<pre{i}>{_MARK})\s*" if marked else rf"(?:(?P<pre{i}>{_MARK})\s*)?"
+    return pre + rf"(?P<num{i}>\d[\d,]*(?:\.\d+)?)(?:\s*(?P<post{i}>{_MARK})(?![a-z]))?"
+
+
+PRICE_UNDER = re.compile(r"\b(?:under|below|less than|within|upto|up to|max|at most|cheaper than)\s*" + _amount(1))
+PRICE_OVER = re.compile(r"\b(?:over|above|more than|at least|from)\s*" + _amount(1))
+PRICE_BETWEEN = re.compile(r"\bbetween\s*" + _amount(1) + r"\s*(?:and|-|–|to)\s*" + _amount(2))
+PRICE_SPAN = re.compile(r"(?<![a-z0-9])" + _amount(1, marked=True) + r"\s*(?:-|–|to)\s*" + _amount(2))  # "₹800-1,500"
+
+
+def written_amount(match: re.Match, i: int, currency: str) -> float | None:
+    """Amount ``i`` of a price match, or ``None`` when a sign or word beside it names another currency than ``currency``."""
+    marks = (match.group(f"pre{i}"), match.group(f"post{i}"))
+    if any(mark and currency not in MONEY_MARKS[mark] for mark in marks):
+        return None
+    return float(match.group(f"num{i}").replace(",", ""))

@@ -219,9 +219,9 @@ def _pick(rng: np.random.Generator, options) -> str:
 
 
 def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.random.Generator,
-                 want_tail: bool) -> tuple[str, dict[str, list[str]], tuple[str, ...]]:
+                 want_tail: bool, price_forms: dict) -> tuple[str, dict[str, list[str]], tuple[str, ...]]:
     """Render the noun phrase; return it, the φ attributes it expresses and the keys written in a held-out
-    wording (:mod:`fashionrq.querygen.heldout`)."""
+    wording (:mod:`fashionrq.querygen.heldout`). ``price_forms``: :func:`surface.price_forms` of the catalog."""
     held_out: list[str] = []
 
     def wording(key: str, values: tuple[str, ...], adjs, tails):
@@ -268,7 +268,7 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
         use(clause)
     price_adj = price_tail = None
     for clause in by_key.get("price_hint", []):
-        adjs, tails = wording("price_hint", clause.values, *surface.PRICE_FORMS[clause.values])
+        adjs, tails = wording("price_hint", clause.values, *price_forms[clause.values])
         price_adj, price_tail = adj_or_tail(clause, adjs, tails)
         use(clause)
     if price_adj:
@@ -322,10 +322,10 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
     return " ".join(pre + [noun] + post), expressed, tuple(dict.fromkeys(held_out))
 
 
-def _render(spec: _Spec, mods: list[Clause], frame: tuple[str, str],
-            rng: np.random.Generator) -> tuple[str, dict[str, list[str]], tuple[str, ...]]:
+def _render(spec: _Spec, mods: list[Clause], frame: tuple[str, str], rng: np.random.Generator,
+            price_forms: dict) -> tuple[str, dict[str, list[str]], tuple[str, ...]]:
     name, template = frame
-    phrase, expressed, held_out = _noun_phrase(spec.product, mods, rng, want_tail=name == "need")
+    phrase, expressed, held_out = _noun_phrase(spec.product, mods, rng, name == "need", price_forms)
     text = template.format(np=phrase)
     if name not in ("bare", "best", "some"):
         text = text[0].upper() + text[1:]
@@ -355,7 +355,7 @@ def _choose_mods(product: tuple[str, ...] | None, clauses: list[Clause], rng: np
         if any(c.key == clauses[i].key and c.key != "style_tags" for c in chosen):
             continue
         if clauses[i].key == "price_hint" and len(clauses[i].values) > 1 and rng.random() >= WIDE_PRICE_RATE:
-            continue  # "under ₹2,000" holds for most clusters: keep it from crowding every query
+            continue  # a two-tier range ("under ₹1,500") holds for many clusters: keep it from crowding every query
         if _joint_ok(product, chosen + [clauses[i]], ev):
             chosen.append(clauses[i])
     return chosen
@@ -412,6 +412,7 @@ def verbalize(cluster: Cluster, items: pd.DataFrame, seed: int = 0, catalog: Cat
         specs.append(_Spec(product, dominant))
 
     clauses = _modifier_clauses(ev, cluster)
+    price_forms = surface.price_forms(catalog.price_tiers)
     frames = [FRAMES[i] for i in rng.permutation(len(FRAMES))]
     queries: list[GeneratedQuery] = []
     seen: set[str] = set()
@@ -428,7 +429,7 @@ def verbalize(cluster: Cluster, items: pd.DataFrame, seed: int = 0, catalog: Cat
                                             sibling_items)
             if need_one and not mods:
                 continue
-            text, expressed, held_out = _render(spec, mods, frame, rng)
+            text, expressed, held_out = _render(spec, mods, frame, rng, price_forms)
             if _norm(text) not in seen:
                 seen.add(_norm(text))
                 queries.append(GeneratedQuery(text, cluster.cluster_id, expressed, spec.covers, SOURCE, held_out=held_out))

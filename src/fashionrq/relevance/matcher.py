@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from fashionrq.catalog.tiers import price_tiers_of
 from fashionrq.errors import InputError
 from fashionrq.progress import track
 from fashionrq.relevance import comparators as cmp
 from fashionrq.relevance.similarity import SIMILARITY_ENCODER, TextSimilarity
-from fashionrq.vocab import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, STYLE_TERMS, find_terms, price_tier
+from fashionrq.vocab import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, STYLE_TERMS, find_terms
 
 #: The φ(q) attributes, in the order of the architecture contract.
 ATTRIBUTES: tuple[str, ...] = (
@@ -135,7 +136,8 @@ class AttributeMatcher:
 
     Parameters
     ----------
-    items : the items table (architecture contract).
+    items : the items table (architecture contract); its price tiers are the ones it records
+        (:func:`fashionrq.catalog.tiers.price_tiers_of`: a release's ``public/items.parquet`` carries its catalog's).
     weights : {attribute: w_a}; default: the shipped ``attribute_weights.json``.
     encoder : text encoder name for sim(.,.) (``fashionrq.encoders.get_encoder``); default ``minilm-int8`` (int8 ONNX; the strings are embedded once and cached).
     cache_dir : root of the on-disk string-embedding store (default: ``$FASHIONRQ_CACHE``); ``False``: memory only.
@@ -158,6 +160,7 @@ class AttributeMatcher:
             raise InputError(f"items table lacks column '{missing[0]}': load it with fashionrq.catalog.load_items.")
         self._columns = {c: items.column(c).to_pylist() for c in needed}
         self._ids = {item_id: i for i, item_id in enumerate(self._columns["item_id"])}
+        self.price_tiers = price_tiers_of(items)
         self._profiles: dict[int, Profile] = {}
 
     # -- product side -------------------------------------------------------------------------------
@@ -185,7 +188,7 @@ class AttributeMatcher:
         colours = tuple(col["colours"] or ([col["base_colour"]] if col["base_colour"] else []))
         profile = Profile(
             levels=levels, gender=col["gender"], age_group=col["age_group"], colours=colours, brand=col["brand"],
-            tier=price_tier(col["price"]), description=short,
+            tier=self.price_tiers.tier(col["price"]), description=short,
         )
         name_text = " ".join(v for v in (col["name"], description) if v)
         path_text = " > ".join(levels)

@@ -16,7 +16,7 @@ from fashionrq import __version__
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.progress import track
 from fashionrq.relevance.matcher import ATTRIBUTES, SOFT_KEYS, AttributeMatcher, _phi_variants
-from fashionrq.vocab import gender_group, normalise_age_group, normalise_colour, normalise_price_hint, price_tier
+from fashionrq.vocab import gender_group, normalise_age_group, normalise_colour, normalise_price_hint
 
 #: Match-status feature values: f_a = 1 match, 0 mismatch, 0.5 unspecified (query silent or product lacks a value).
 MATCH, MISMATCH, UNSPECIFIED = 1.0, 0.0, 0.5
@@ -195,7 +195,7 @@ def _pool_index(matcher: AttributeMatcher, pool: Sequence[int]) -> _PoolIndex:
         "age_group": [normalise_age_group(cols["age_group"][i]) for i in pool],
         "color": [normalise_colour(cols["base_colour"][i]) if cols["base_colour"][i] else None for i in pool],
         "brand": [cols["brand"][i].strip().lower() if cols["brand"][i] else None for i in pool],
-        "price_hint": [price_tier(cols["price"][i]) for i in pool],
+        "price_hint": matcher.price_tiers.tiers([cols["price"][i] for i in pool]),
     }
     sets = {
         attr: [frozenset(_norm(v) for v in matcher.profile(i).values[attr])

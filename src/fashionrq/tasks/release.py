@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 
 from fashionrq.catalog import write_items
 from fashionrq.catalog.synth import is_synthetic
+from fashionrq.catalog.tiers import price_tiers_of
 from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import InputError, WeakReleaseError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
@@ -351,6 +352,8 @@ def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, 
                 "files": files, "protocol": protocol_record(tasks, tasks.report["open_depth"])}
     manifest.setdefault("construction", {})["secret"] = secret.record()
     manifest.setdefault("report", {})["tasks"] = tasks.report
+    # the tiers public/items.parquet records too (its schema metadata), so a parser reading the release uses them
+    manifest.setdefault("catalog", {})["price_tiers"] = price_tiers_of(items).to_dict()
     from fashionrq.protocol.manifest import with_digest
 
     path = out / MANIFEST

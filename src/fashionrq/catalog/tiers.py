@@ -1,0 +1,154 @@
+"""Price tiers from the catalog itself: ``budget`` < low <= ``mid-range`` <= high < ``premium``, in the catalog's currency.
+
+The bounds are the catalog's price tertiles (numpy's default, linear quantile over every item with a price), each
+rounded to the nearest *nice* amount on a ratio scale: 1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8 or 9 times a power of ten
+(docs/querygen.md, "Price tiers"). With fewer than :data:`MIN_PRICED_ITEMS` prices, or tertiles that round to one
+amount, the catalog has no tiers: no item has a tier and no query asks about price.
+
+Ingestion records the tiers in the items table's schema metadata (:data:`TIERS_KEY`), so they travel with the table
+into a release's ``public/items.parquet`` (and its manifest, ``catalog.price_tiers``); :func:`price_tiers_of`
+reads them back. A table without the record (one made by hand, or the items of a release built before tiers were
+recorded) gets the tiers of its own prices, in INR, the currency of a catalog whose mapping names none.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
+
+#: The tiers, cheapest first.
+PRICE_TIERS: tuple[str, ...] = ("budget", "mid-range", "premium")
+#: Mantissas of the nice amounts a tertile is rounded to.
+NICE_STEPS: tuple[float, ...] = (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9)
+#: Fewer items with a price than this: no tiers (two tertiles of a handful of prices say nothing of the catalog).
+MIN_PRICED_ITEMS = 10
+#: Schema-metadata key of an items table under which its tiers are recorded (JSON of :meth:`PriceTiers.to_dict`).
+TIERS_KEY = b"fashionrq.price_tiers"
+#: The same record in a pandas frame's ``attrs`` (set by :func:`fashionrq.hierarchy.attributes.items_frame`).
+FRAME_KEY = TIERS_KEY.decode()
+
+
+@dataclass(frozen=True)
+class PriceTiers:
+    """A catalog's price tiers; ``bounds`` is ``None`` when it has none (see :meth:`describe`)."""
+
+    currency: str = DEFAULT_PRICE_FORMAT.currency
+    bounds: tuple[float, float] | None = None
+    tertiles: tuple[float, float] | None = None
+    priced_items: int = 0
+
+    def tiers(self, prices) -> np.ndarray:
+        """The tier of every price (``None`` where it is missing, or where the catalog has no tiers)."""
+        prices = np.asarray(prices, dtype=float)
+        out = np.full(prices.shape, None, dtype=object)
+        if self.bounds is not None:
+            low, high = self.bounds
+            out[prices < low] = PRICE_TIERS[0]
+            out[(prices >= low) & (prices <= high)] = PRICE_TIERS[1]
+            out[prices > high] = PRICE_TIERS[2]
+        return out
+
+    def tier(self, price: float | None) -> str | None:
+        """The tier of one price (``None`` when missing)."""
+        return self.tiers([np.nan if price is None else price])[0]
+
+    def ranges(self) -> dict[str, tuple[float, float]]:
+        """Tier -> its ``[low, high)`` price interval (empty when the catalog has no tiers)."""
+        if self.bounds is None:
+            return {}
+        low, high = self.bounds
+        return dict(zip(PRICE_TIERS, ((0.0, low), (low, high), (high, math.inf))))
+
+    def describe(self) -> str:
+        """One sentence for the build log."""
+        if self.bounds is not None:
+            (low, high), (q1, q2) = self.bounds, self.tertiles
+            return (f"price tiers ({self.currency}): budget < {format_amount(low)} <= mid-range <= {format_amount(high)} < "
+                    f"premium, the catalog's price tertiles {q1:,g} and {q2:,g} rounded to nice amounts "
+                    f"({self.priced_items:,} items with a price)")
+        why = (f"only {self.priced_items:,} items have a price (at least {MIN_PRICED_ITEMS} needed)"
+               if self.priced_items < MIN_PRICED_ITEMS else
+               f"its price tertiles {self.tertiles[0]:,g} and {self.tertiles[1]:,g} round to one nice amount")
+        return f"no price tiers ({self.currency}): {why}; no query asks about price"
+
+    def to_dict(self) -> dict:
+        return {"currency": self.currency, "bounds": _listed(self.bounds), "tertiles": _listed(self.tertiles),
+                "priced_items": self.priced_items}
+
+    @classmethod
+    def from_dict(cls, record: dict) -> PriceTiers:
+        return cls(record["currency"], _pair(record.get("bounds")), _pair(record.get("tertiles")),
+                   int(record.get("priced_items", 0)))
+
+
+def _listed(pair: tuple[float, float] | None) -> list[float] | None:
+    return None if pair is None else [float(v) for v in pair]
+
+
+def _pair(values) -> tuple[float, float] | None:
+    return None if values is None else (float(values[0]), float(values[1]))
+
+
+def format_amount(amount: float) -> str:
+    """An amount as a shopper writes it: ``1,500``, ``25``, ``9.50``, ``0.15``."""
+    if amount == int(amount):
+        return f"{amount:,.0f}"
+    text = f"{amount:,.6f}".rstrip("0")
+    return text + "0" if len(text.rsplit(".", 1)[1]) == 1 else text
+
+
+def nice_amount(value: float) -> float:
+    """The nice amount nearest to ``value > 0`` on a ratio scale (:data:`NICE_STEPS` times a power of ten)."""
+    exponent = math.floor(math.log10(value))
+    candidates = [float(f"{step}e{e}") for e in (exponent, exponent + 1) for step in NICE_STEPS]
+    return min(candidates, key=lambda amount: (abs(math.log(amount / value)), amount))
+
+
+def catalog_tiers(prices, currency: str = DEFAULT_PRICE_FORMAT.currency) -> PriceTiers:
+    """The tiers of a catalog with these prices (missing, non-finite and non-positive ones are left out)."""
+    prices = np.asarray(prices, dtype=float)
+    prices = prices[np.isfinite(prices) & (prices > 0)]
+    if len(prices) < MIN_PRICED_ITEMS:
+        return PriceTiers(currency, priced_items=len(prices))
+    tertiles = tuple(round(float(q), 4) for q in np.quantile(prices, [1 / 3, 2 / 3]))
+    bounds = tuple(nice_amount(q) for q in tertiles)
+    return PriceTiers(currency, bounds if bounds[0] < bounds[1] else None, tertiles, len(prices))
+
+
+def with_price_tiers(table: pa.Table, currency: str) -> pa.Table:
+    """``table`` with the tiers of its prices in ``currency`` recorded in its schema metadata."""
+    tiers = catalog_tiers(table.column("price").to_numpy(zero_copy_only=False), currency)
+    record = json.dumps(tiers.to_dict(), sort_keys=True).encode()
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), TIERS_KEY: record})
+
+
+def recorded_tiers(items: pa.Table | pd.DataFrame) -> PriceTiers | None:
+    """The tiers recorded on an items table (schema metadata) or frame (``attrs``), else ``None``."""
+    if isinstance(items, pa.Table):
+        record = (items.schema.metadata or {}).get(TIERS_KEY)
+        return None if record is None else PriceTiers.from_dict(json.loads(record))
+    record = items.attrs.get(FRAME_KEY)
+    return None if record is None else PriceTiers.from_dict(record)
+
+
+def price_tiers_of(items: pa.Table | pd.DataFrame) -> PriceTiers:
+    """The tiers recorded on ``items``, else the tiers of its own prices in the default currency (INR)."""
+    recorded = recorded_tiers(items)
+    if recorded is not None:
+        return recorded
+    if isinstance(items, pa.Table):
+        return catalog_tiers(items.column("price").to_numpy(zero_copy_only=False))
+    return catalog_tiers(items["price"].to_numpy(dtype=float, na_value=np.nan))
+
+
+def currency_of(items: pa.Table) -> str:
+    """The currency recorded on an items table (INR, the default, when none is)."""
+    recorded = recorded_tiers(items)
+    return DEFAULT_PRICE_FORMAT.currency if recorded is None else recorded.currency

@@ -1,0 +1,194 @@
+"""Price tiers from the catalog itself (issue 22 item 2): the bounds are each catalog's rounded price tertiles, in its
+own currency; queries write them with that currency's sign or word, the parser reads them back, and a release carries
+them. Checked on the Myntra fixtures, the H&M- and storefront-shaped fixtures and a dollar catalog derived from Myntra
+products (scripts/derive_catalog_shapes.py)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import FIXTURES, MYNTRA_SMALL, OTHER_SCHEMA
+from fashionrq.catalog import bundled_items, ingest
+from fashionrq.catalog.tiers import price_tiers_of, with_price_tiers
+from fashionrq.querygen import LexiconParser
+from fashionrq.querygen.surface import price_forms
+from fashionrq.relevance import AttributeMatcher
+
+#: Nice amounts, written out independently of the package: 1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9 times 10^-2 .. 10^6.
+NICE = [m * 10.0 ** e for e in range(-2, 7) for m in (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9)]
+RUPEES = re.compile(r"₹|rupee|\brs\b\.?|\binr\b", re.IGNORECASE)
+
+
+def _catalogs(us_tops) -> dict[str, tuple]:
+    return {"myntra_small": (MYNTRA_SMALL, None), "other_schema": (OTHER_SCHEMA / "catalog.csv", OTHER_SCHEMA / "mapping.toml"),
+            "hm_schema": (FIXTURES / "hm_schema" / "articles.parquet", FIXTURES / "hm_schema" / "mapping.toml"),
+            "us_tops": (us_tops / "catalog.csv", us_tops / "mapping.toml")}
+
+
+def _prices(table: pa.Table) -> np.ndarray:
+    return np.array([p for p in table.column("price").to_pylist() if p is not None])
+
+
+@pytest.mark.parametrize(("name", "currency"), [("myntra_small", "INR"), ("other_schema", "INR"), ("hm_schema", "INR"),
+                                                ("us_tops", "USD")])
+def test_the_bounds_are_the_catalogs_tertiles_rounded_to_nice_amounts(us_tops, name, currency):
+    catalog, mapping = _catalogs(us_tops)[name]
+    table = ingest(catalog, mapping=mapping).table
+    prices, tiers = _prices(table), price_tiers_of(table)
+    assert tiers.currency == currency and tiers.priced_items == len(prices)
+    assert tiers.tertiles == pytest.approx(np.quantile(prices, [1 / 3, 2 / 3]), abs=1e-4)
+    for bound, tertile in zip(tiers.bounds, tiers.tertiles):
+        assert bound == pytest.approx(min(NICE, key=lambda amount: abs(math.log(amount / tertile))))
+    low, high = tiers.bounds
+    shares = [np.mean(prices < low), np.mean((prices >= low) & (prices <= high)), np.mean(prices > high)]
+    assert all(0.2 < share < 0.47 for share in shares), shares  # roughly a third each
+    # a table that lost its record (or was made by hand) gets the tiers of its own prices
+    assert price_tiers_of(table.replace_schema_metadata(None)).bounds == tiers.bounds
+
+
+def test_myntra_keeps_its_rupees_and_its_tiers_are_800_and_1500():
+    """The bundled catalog's tertiles are ₹799 and ₹1,695: rounded, ₹800 and ₹1,500 (the fixed ₹700 / ₹2,000 before
+    them were not its tertiles: they left 29 % of the priced items budget and 24 % premium)."""
+    table = bundled_items()
+    tiers, prices = price_tiers_of(table), _prices(table)
+    assert tiers.currency == "INR" and tiers.tertiles == (799.0, 1695.0) and tiers.bounds == (800.0, 1500.0)
+    assert np.mean(prices < 800) == pytest.approx(0.338, abs=0.001) and np.mean(prices > 1500) == pytest.approx(0.376, abs=0.001)
+    forms = price_forms(tiers)
+    assert forms[("budget",)][1] == ("under ₹800", "below Rs. 800", "under 800 rupees")
+    assert forms[("budget", "mid-range")][1] == ("under ₹1,500", "below Rs. 1,500")
+
+
+@pytest.fixture(scope="module")
+def euro_items(fixture_items) -> pa.Table:
+    """30 items priced €10 to €90 evenly: tertiles €36.67 and €63.33, so the tiers are €40 and €60."""
+    table = fixture_items.slice(0, 30)
+    prices = pa.chunked_array([np.linspace(10.0, 90.0, 30)])
+    return with_price_tiers(table.set_column(table.schema.get_field_index("price"), "price", prices), "EUR")
+
+
+@pytest.mark.parametrize(("query", "tiers"), [
+    ("dresses under €40", ["budget"]),
+    ("dresses under 40 euros", ["budget"]),
+    ("dresses below €60", ["budget", "mid-range"]),
+    ("dresses between €40 and €60", ["mid-range"]),
+    ("dresses in the €40-60 range", ["mid-range"]),
+    ("dresses over €60", ["premium"]),
+    ("dresses above EUR 40", ["mid-range", "premium"]),
+    ("dresses over €1,000", ["premium"]),
+    ("dresses under 50", ["budget", "mid-range"]),  # no sign: the catalog's currency
+    ("dresses under $40", None),  # another currency: not read
+    ("dresses under ₹40", None),
+    ("dresses under 40 rupees", None),
+])
+def test_the_parser_reads_amounts_under_the_catalogs_own_bounds(euro_items, query, tiers):
+    assert price_tiers_of(euro_items).bounds == (40.0, 60.0)
+    assert LexiconParser(euro_items).parse(query)["price_hint"] == tiers
+
+
+@pytest.mark.parametrize("currency", ["USD", "EUR", "GBP", "JPY", "CHF", "SEK", "AUD", "INR"])
+def test_every_written_price_phrase_reads_back_to_its_tiers(euro_items, currency):
+    items = with_price_tiers(euro_items, currency)
+    parser, forms = LexiconParser(items), price_forms(price_tiers_of(items))
+    for asserted, (_, tails) in forms.items():
+        assert tails
+        for tail in tails:
+            assert parser.parse(f"Show me dresses {tail}")["price_hint"] == sorted(asserted), (currency, tail)
+            assert currency == "INR" or not RUPEES.search(tail), tail
+
+
+def _queries(bench: Path) -> dict[str, str]:
+    texts = {}
+    for path in sorted((bench / "public").glob("*_queries.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            texts[row["qid"]] = row["text"]
+    return texts
+
+
+def _labels(bench: Path, name: str) -> dict[str, dict]:
+    return {row["qid"]: row for row in map(json.loads, (bench / "labels" / name).read_text(encoding="utf-8").splitlines())}
+
+
+def _build(catalog: Path, mapping: Path, out: Path) -> str:
+    """``fashionrq build`` of a small catalog (weak tasks allowed); returns its log."""
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "build", "--catalog", str(catalog), "--mapping", str(mapping),
+                           "--out", str(out), "--encoder", "minilm", "--seed", "0", "--allow-weak"],
+                          capture_output=True, text=True)
+    log = done.stdout + done.stderr
+    assert done.returncode == 0 and "Traceback" not in log, log
+    return log
+
+
+@pytest.fixture(scope="module")
+def dollar_release(us_tops, tmp_path_factory) -> tuple[Path, str]:
+    out = tmp_path_factory.mktemp("usd") / "BENCH"
+    return out, _build(us_tops / "catalog.csv", us_tops / "mapping.toml", out)
+
+
+def test_a_dollar_release_writes_dollar_amounts_and_never_rupees(dollar_release, us_tops):
+    bench, log = dollar_release
+    tiers = price_tiers_of(ingest(us_tops / "catalog.csv", mapping=us_tops / "mapping.toml").table)
+    manifest = json.loads((bench / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["catalog"]["price_tiers"]["currency"] == "USD"
+    assert manifest["catalog"]["price_tiers"]["bounds"] == list(tiers.bounds)
+    assert log.count("price tiers (USD)") == 1
+    texts = _queries(bench).values()
+    assert not [t for t in texts if RUPEES.search(t)]
+    amounts = [float(a.replace(",", "")) for t in texts for a in re.findall(r"\$(\d[\d,]*(?:\.\d+)?)", t)]
+    assert len(amounts) >= 10 and set(amounts) <= set(tiers.bounds)
+
+
+def test_a_public_parser_reads_the_dollar_releases_amounts_back(dollar_release):
+    """The release's public items carry its tiers: a parser and a matcher built on them use the dollar bounds."""
+    bench, _ = dollar_release
+    items = pq.read_table(bench / "public" / "items.parquet")
+    parser, phi, meta = LexiconParser(items), _labels(bench, "phi.jsonl"), _labels(bench, "queries.jsonl")
+    read = 0
+    for qid, text in _queries(bench).items():
+        hidden = phi[qid]["phi"]["price_hint"]
+        if hidden and "$" in text and "price_hint" not in meta[qid]["held_out"]:
+            assert parser.parse(text)["price_hint"] == sorted(hidden), text
+            read += 1
+    assert read >= 10
+    assert AttributeMatcher(items, cache_dir=False).price_tiers == price_tiers_of(items)
+    assert price_tiers_of(items).currency == "USD"
+
+
+def test_a_catalog_without_prices_builds_without_tiers_and_never_asks_price(us_tops, tmp_path):
+    rows = list(csv.DictReader((us_tops / "catalog.csv").open(encoding="utf-8")))
+    columns = [c for c in rows[0] if c != "list_price"]
+    with (tmp_path / "catalog.csv").open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    mapping = (us_tops / "mapping.toml").read_text(encoding="utf-8").replace('price = "list_price"\n', "")
+    (tmp_path / "mapping.toml").write_text(mapping, encoding="utf-8")
+    log = _build(tmp_path / "catalog.csv", tmp_path / "mapping.toml", tmp_path / "BENCH")
+    assert log.count("no price tiers") == 1 and "only 0 items have a price" in log
+    manifest = json.loads((tmp_path / "BENCH" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["catalog"]["price_tiers"]["bounds"] is None
+    assert not any(row["phi"]["price_hint"] for row in _labels(tmp_path / "BENCH", "phi.jsonl").values())
+    assert not any("$" in text for text in _queries(tmp_path / "BENCH").values())
+
+
+def test_a_handful_of_prices_gives_no_tiers_and_says_so(us_tops, tmp_path):
+    lines = (us_tops / "catalog.csv").read_text(encoding="utf-8").splitlines()
+    kept = lines[:4] + [re.sub(r",[^,]*$", ",", line) for line in lines[4:]]  # three prices, the rest empty
+    (tmp_path / "catalog.csv").write_text("\n".join(kept) + "\n", encoding="utf-8")
+    result = ingest(tmp_path / "catalog.csv", mapping=us_tops / "mapping.toml")
+    tiers = price_tiers_of(result.table)
+    assert tiers.bounds is None and tiers.priced_items == 3
+    assert [n for n in result.report.notes if "price tiers" in n] == [
+        "no price tiers (USD): only 3 items have a price (at least 10 needed); no query asks about price"]
+    assert set(tiers.tiers(_prices(result.table))) == {None}
