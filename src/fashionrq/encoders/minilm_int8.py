@@ -190,19 +190,40 @@ def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -
 
 @kernel
 def grid_rows(x: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each row of ``x`` as integers ``rint(row · 2**e)`` below ``2**bits`` (float64), and each row's ``2**e``."""
+    """Each row of ``x`` as integers ``rint(row · 2**e)`` below ``2**bits`` (float64), and each row's ``2**-e``."""
     rows, cols = x.shape
     out = np.empty((rows, cols), np.float64)
-    scales = np.empty(rows, np.float64)
+    inverse = np.empty(rows, np.float64)
     for i in range(rows):
         peak = 0.0
         for j in range(cols):
             peak = max(peak, abs(x[i, j]))
-        scale = math.ldexp(1.0, bits - math.frexp(peak)[1])
-        scales[i] = scale
+        exponent = bits - math.frexp(peak)[1]
+        scale = math.ldexp(1.0, exponent)
+        inverse[i] = math.ldexp(1.0, -exponent)
         for j in range(cols):
             out[i, j] = np.rint(x[i, j] * scale)
-    return out, scales
+    return out, inverse
+
+
+@kernel
+def softmax_rows(scores: np.ndarray) -> np.ndarray:
+    """Row-wise softmax: ``exp(s - max)`` element by element (vectorised), then each row's sum in index order."""
+    rows, cols = scores.shape
+    out = np.empty((rows, cols), np.float64)
+    for i in range(rows):
+        peak = scores[i, 0]
+        for j in range(1, cols):
+            peak = max(peak, scores[i, j])
+        for j in range(cols):
+            out[i, j] = exp_nonpositive(scores[i, j] - peak)
+        total = 0.0
+        for j in range(cols):
+            total += out[i, j]
+        inverse = 1.0 / total
+        for j in range(cols):
+            out[i, j] = out[i, j] * inverse
+    return out
 
 
 @kernel
@@ -220,29 +241,19 @@ def attention(qkv: np.ndarray, lengths: np.ndarray, width: int, heads: int, scor
         n = lengths[b]
         rows = qkv[b * width:b * width + n]
         for h in range(heads):
-            q, q_scale = grid_rows(np.ascontiguousarray(rows[:, h * head:(h + 1) * head]), score_bits)
-            k, k_scale = grid_rows(np.ascontiguousarray(rows[:, dim + h * head:dim + (h + 1) * head]), score_bits)
+            q, q_inverse = grid_rows(rows[:, h * head:(h + 1) * head], score_bits)
+            k, k_inverse = grid_rows(rows[:, dim + h * head:dim + (h + 1) * head], score_bits)
+            v, v_inverse = grid_rows(rows[:, 2 * dim + h * head:2 * dim + (h + 1) * head].T, value_bits)
             scores = np.dot(q, k.T)
-            probabilities = np.empty((n, n), np.float64)
             for i in range(n):
+                row_scale = q_inverse[i] * inverse_root
                 for j in range(n):
-                    scores[i, j] = scores[i, j] * (1.0 / q_scale[i]) * (1.0 / k_scale[j]) * inverse_root
-                peak = scores[i, 0]
-                for j in range(1, n):
-                    peak = max(peak, scores[i, j])
-                total = 0.0
-                for j in range(n):
-                    probabilities[i, j] = exp_nonpositive(scores[i, j] - peak)
-                    total += probabilities[i, j]
-                inverse_total = 1.0 / total
-                for j in range(n):
-                    probabilities[i, j] = probabilities[i, j] * inverse_total
-            p, p_scale = grid_rows(probabilities, value_bits)
-            v, v_scale = grid_rows(np.ascontiguousarray(rows[:, 2 * dim + h * head:2 * dim + (h + 1) * head].T), value_bits)
+                    scores[i, j] = scores[i, j] * k_inverse[j] * row_scale
+            p, p_inverse = grid_rows(softmax_rows(scores), value_bits)
             context = np.dot(p, v.T)
             for i in range(n):
                 for j in range(head):
-                    out[b * width + i, h * head + j] = context[i, j] * (1.0 / p_scale[i]) * (1.0 / v_scale[j])
+                    out[b * width + i, h * head + j] = context[i, j] * p_inverse[i] * v_inverse[j]
     return out
 
 
@@ -293,6 +304,7 @@ def _matmul_session(weight: np.ndarray):
         [numpy_helper.from_array(weight, "W"), numpy_helper.from_array(np.array(ACTIVATION_ZERO, np.uint8), "zero")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
+    ort.set_default_logger_severity(3)  # errors only: a sealed run cannot persist onnxruntime's telemetry id, and says so
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1

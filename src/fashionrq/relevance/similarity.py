@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from fashionrq.errors import FashionRQError
+from fashionrq.exact import Grid, grid_scores
 
 
 #: A batch adds this many new strings or more before the on-disk store is rewritten.
@@ -128,7 +129,7 @@ class TextSimilarity:
         key = (tuple(left), tuple(right))
         value = self._pairs.get(key)
         if value is None:
-            value = float((self.vectors(key[0]) @ self.vectors(key[1]).T).max())
+            value = float(grid_scores(Grid.of(self.vectors(key[0])), Grid.of(self.vectors(key[1]))).max())  # exact: any CPU
             self._pairs[key] = value
         return value
 

@@ -11,6 +11,8 @@ import random
 
 import numpy as np
 
+from fashionrq.exact import Grid, grid_scores
+
 OWNERS = {"t1": 1, "t2": 2, "t3": 3}
 
 
@@ -52,11 +54,13 @@ def random_floats(rnd: random.Random, n: int) -> np.ndarray:
     return ((words[0::2] >> 5) * 67108864 + (words[1::2] >> 6)) / 9007199254740992.0
 
 
-def nearest(embeddings: np.ndarray | None, own: list[int], rows: np.ndarray, window: int) -> np.ndarray:
-    """The ``window`` rows of ``rows`` nearest the centroid of ``own`` (cosine); all of ``rows`` without embeddings."""
-    if embeddings is None or len(rows) <= window:
+def nearest(vectors: Grid | None, own: list[int], rows: np.ndarray, window: int) -> np.ndarray:
+    """The ``window`` rows of ``rows`` nearest the centroid of ``own`` (inner products of the items' grids,
+    :mod:`fashionrq.exact`: exact, so the window is the same on every CPU, ties included); all of ``rows``
+    without vectors."""
+    if vectors is None or len(rows) <= window:
         return rows
-    centroid = embeddings[own].mean(axis=0)
-    sims = (embeddings @ centroid)[rows]  # one pass over the matrix, no copy of its rows
+    centroid = np.ldexp(vectors.values[own], -vectors.exponents[own][:, None]).mean(axis=0)
+    sims = grid_scores(Grid.of(centroid), vectors.take(rows))[0]
     keep = np.argpartition(-sims, window - 1)[:window]
     return np.sort(rows[keep])

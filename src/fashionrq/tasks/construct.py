@@ -22,6 +22,7 @@ from collections import Counter
 import numpy as np
 
 from fashionrq.errors import InputError
+from fashionrq.exact import Grid
 from fashionrq.hierarchy import Hierarchy
 from fashionrq.tasks.claims import ItemClaims, nearest
 from fashionrq.tasks.records import (
@@ -196,11 +197,11 @@ def _free_least(claims: ItemClaims, rows: np.ndarray, penalty: np.ndarray | None
     return least_penalised(claims.free(rows), penalty, k)
 
 
-def _draw_tier(claims: ItemClaims, rnd: random.Random, embeddings, unit_rows: list[int], rows: np.ndarray, k: int,
+def _draw_tier(claims: ItemClaims, rnd: random.Random, vectors: Grid | None, unit_rows: list[int], rows: np.ndarray, k: int,
                task: str, window: int, penalty: np.ndarray | None) -> list[int] | None:
-    """``k`` free items of ``rows`` among the ``window`` nearest the unit (random ones without embeddings), from the
+    """``k`` free items of ``rows`` among the ``window`` nearest the unit (random ones without vectors), from the
     free rows of least ``penalty``."""
-    return claims.draw(rnd, nearest(embeddings, unit_rows, _free_least(claims, rows, penalty, k), max(window, k)), k, task)
+    return claims.draw(rnd, nearest(vectors, unit_rows, _free_least(claims, rows, penalty, k), max(window, k)), k, task)
 
 
 def _components(lists: list[list[int]]) -> list[int]:
@@ -282,24 +283,24 @@ def _claim_targets(groups, claims: ItemClaims, rnd: random.Random, index: TierIn
     return out
 
 
-def _draw_related(units, own, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, embeddings, task: str,
+def _draw_related(units, own, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, vectors, task: str,
                   window: int, penalties: _Penalties) -> list[list[int] | None]:
     """``k`` hard Related items per unit: nearest the unit in its level-1 prefix, outside its level-2 prefix.
 
     Only one level-1 prefix can fill a unit's Related tier, so these are drawn before anything that may come
     from anywhere else (T3's single items, Irrelevant tiers)."""
-    return [None if mine is None else _draw_tier(claims, rnd, embeddings, mine, index.related(anchors[0]), k, task, window,
+    return [None if mine is None else _draw_tier(claims, rnd, vectors, mine, index.related(anchors[0]), k, task, window,
                                                  penalties.against(anchors))
             for (anchors, _), mine in zip(units, own)]
 
 
-def _add_irrelevant(units, own, related, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, embeddings,
+def _add_irrelevant(units, own, related, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, vectors,
                     task: str, window: int, penalties: _Penalties) -> list[list[int] | None]:
     """Each unit's pool: own items, its Related items and ``k`` hard Irrelevant items (nearest the unit outside its
     level-1 prefix), shuffled; ``None`` if unfillable, and then the unit's items are given back. Items are never reused."""
     pools = []
     for (anchors, _), mine, near in zip(units, own, related):
-        far = None if near is None else _draw_tier(claims, rnd, embeddings, mine, index.outside(anchors[0]), k, task, window,
+        far = None if near is None else _draw_tier(claims, rnd, vectors, mine, index.outside(anchors[0]), k, task, window,
                                                    penalties.against(anchors))
         rows = None if far is None else mine + near + far
         if rows is None:
@@ -401,7 +402,7 @@ def _t3(groups, targets, spare: set[str], claims: ItemClaims, by_leaf, index: Ti
     return out, dropped, ambiguous
 
 
-def _draw_items(plan: dict, by_leaf, index: TierIndex, config: TaskConfig, rnd: random.Random, embeddings,
+def _draw_items(plan: dict, by_leaf, index: TierIndex, config: TaskConfig, rnd: random.Random, vectors: Grid | None,
                 claims: ItemClaims, penalties: _Penalties) -> tuple[list, list, list[RankingInstance], list[tuple[str, ...]], int]:
     """Every task's items, in an order that puts each where only it can serve: own items first (the tasks' leaves
     are disjoint; T3's are its targets), then the Related tiers (each can come from one level-1 prefix only), T3's
@@ -413,11 +414,11 @@ def _draw_items(plan: dict, by_leaf, index: TierIndex, config: TaskConfig, rnd: 
     own1 = _claim_own(plan["t1"], config.per_tier, claims, rnd, index, "t1", penalties)
     own2 = _claim_own(plan["t2"], config.t2_per_tier, claims, rnd, index, "t2", penalties)
     targets3 = _claim_targets(plan["t3"], claims, rnd, index, penalties)
-    t2_vectors = embeddings if config.t2_hard_negatives else None
-    related1 = _draw_related(plan["t1"], own1, config.per_tier, claims, rnd, index, embeddings, "t1", window, penalties)
+    t2_vectors = vectors if config.t2_hard_negatives else None
+    related1 = _draw_related(plan["t1"], own1, config.per_tier, claims, rnd, index, vectors, "t1", window, penalties)
     related2 = _draw_related(plan["t2"], own2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window, penalties)
     t3, t3_dropped, t3_ambiguous = _t3(plan["t3"], targets3, plan["spare_leaves"], claims, by_leaf, index, rnd, config, penalties)
-    pools1 = _add_irrelevant(plan["t1"], own1, related1, config.per_tier, claims, rnd, index, embeddings, "t1", window, penalties)
+    pools1 = _add_irrelevant(plan["t1"], own1, related1, config.per_tier, claims, rnd, index, vectors, "t1", window, penalties)
     pools2 = _add_irrelevant(plan["t2"], own2, related2, config.t2_per_tier, claims, rnd, index, t2_vectors, "t2", window, penalties)
     return pools1, pools2, t3, t3_dropped, t3_ambiguous
 
@@ -450,7 +451,8 @@ def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
     first plan that gives every task ``MIN_UNITS`` is kept, else the one whose weakest task has the most units.
     ``report.task_plan`` records the tries; a catalog whose tasks need no rebalancing is built exactly once.
     """
-    tasks = _build_once(hierarchy, queries, config, seed, embeddings, matches)
+    vectors = None if embeddings is None else Grid.of(embeddings)  # once: every hard-negative window reads it
+    tasks = _build_once(hierarchy, queries, config, seed, vectors, matches)
     if not _needs_rebalancing(tasks.report["bootstrap_units"]):
         return tasks
     first_leaves = tasks.report["leaves_per_task"]["t1"]
@@ -458,7 +460,7 @@ def build_tasks(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
     best_cap, best = None, tasks  # only the best plan is kept: each holds every task's instances
     for fraction in PLAN_T1_FRACTIONS:
         cap = max(2, int(first_leaves * fraction))
-        candidate = _build_once(hierarchy, queries, config, seed, embeddings, matches, cap)
+        candidate = _build_once(hierarchy, queries, config, seed, vectors, matches, cap)
         tries.append((cap, candidate.report["bootstrap_units"]))
         if _weakest(candidate) > _weakest(best):  # ties keep the earlier plan (the larger T1)
             best_cap, best = cap, candidate
@@ -485,7 +487,7 @@ def _needs_rebalancing(units: dict[str, int]) -> bool:
 
 
 def _build_once(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskConfig, seed: int,
-                embeddings: np.ndarray | None, matches: QueryMatches | None, t1_cap: int | None = None) -> Tasks:
+                vectors: Grid | None, matches: QueryMatches | None, t1_cap: int | None = None) -> Tasks:
     """:func:`build_tasks` with one task plan (T1 capped at ``t1_cap`` anchor leaves when given)."""
     rnd = random.Random(seed)
     index = TierIndex(hierarchy)
@@ -493,7 +495,7 @@ def _build_once(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
     broad = {a: by_leaf.pop(a) for a in sorted(by_leaf, key=prefix_key) if a.count("-") < 2}
     penalties = _Penalties(matches, by_leaf, index)
     plan = _assign(index, by_leaf, config, rnd, penalties, t1_cap)
-    pools1, pools2, t3, t3_dropped, t3_ambiguous = _draw_items(plan, by_leaf, index, config, rnd, embeddings,
+    pools1, pools2, t3, t3_dropped, t3_ambiguous = _draw_items(plan, by_leaf, index, config, rnd, vectors,
                                                                ItemClaims(len(hierarchy.sids)), penalties)
     t1, t4, t1_dropped = _t1_t4(plan["t1"], pools1, by_leaf, index, matches)
     t2, dev_mids, t2_dropped = _t2(plan["t2"], pools2, by_leaf, index, config, rnd, matches)
