@@ -17,24 +17,38 @@ OWNERS = {"t1": 1, "t2": 2, "t3": 3}
 
 
 class ItemClaims:
-    """Owner task of every item row (0: not drawn yet)."""
+    """Owner task of every item row (0: not drawn yet), and which rows are open-corpus anchors' (``open_rows``)."""
 
-    def __init__(self, n_items: int) -> None:
+    def __init__(self, n_items: int, open_rows: np.ndarray | None = None) -> None:
         self.owner = np.zeros(n_items, dtype=np.int8)
+        self.open = np.zeros(n_items, dtype=bool)
+        if open_rows is not None:
+            self.open[np.asarray(open_rows, dtype=np.int64)] = True
 
     def free(self, rows: np.ndarray) -> np.ndarray:
         """The rows of ``rows`` that no task has drawn yet."""
         return rows[self.owner[rows] == 0]
 
-    def draw(self, rnd: random.Random, rows: np.ndarray, k: int, task: str) -> list[int] | None:
-        """``k`` free rows of ``rows`` for ``task`` (seeded order); ``None`` when fewer are free."""
+    def draw(self, rnd: random.Random, rows: np.ndarray, k: int, task: str, balance: bool = False) -> list[int] | None:
+        """``k`` free rows of ``rows`` for ``task`` (seeded order); ``None`` when fewer are free.
+
+        ``balance`` (the Related and Irrelevant tiers): while open-corpus anchors' items sit in fewer public lists, in
+        proportion, than the other items, they are drawn first, and the others first once they sit in more. Open-corpus
+        anchors are no other task's anchor, so without this their items would be listed less often than the
+        catalog's, and "never listed" would point at open-corpus answers (``probe-rarity``)."""
         free = self.free(np.asarray(rows, dtype=np.int64))
         if len(free) < k:
             return None
-        noise = random_floats(rnd, len(free))
-        chosen = free[np.argsort(noise, kind="stable")[:k]]
+        order = np.argsort(random_floats(rnd, len(free)), kind="stable")
+        if balance and self.open.any() and not self.open.all():
+            behind = self._listed_share(self.open) < self._listed_share(~self.open)
+            order = order[np.argsort(self.open[free[order]] != behind, kind="stable")]  # the preferred rows first
+        chosen = free[order[:k]]
         self.owner[chosen] = OWNERS[task]
         return chosen.tolist()
+
+    def _listed_share(self, mask: np.ndarray) -> float:
+        return float(np.count_nonzero(self.owner[mask])) / int(np.count_nonzero(mask))
 
     def release(self, rows: list[int]) -> None:
         """Give ``rows`` back (an unfillable unit's items), so later draws may use them."""

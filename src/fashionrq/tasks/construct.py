@@ -201,7 +201,7 @@ def _draw_tier(claims: ItemClaims, rnd: random.Random, vectors: Grid | None, uni
                task: str, window: int, penalty: np.ndarray | None) -> list[int] | None:
     """``k`` free items of ``rows`` among the ``window`` nearest the unit (random ones without vectors), from the
     free rows of least ``penalty``."""
-    return claims.draw(rnd, nearest(vectors, unit_rows, _free_least(claims, rows, penalty, k), max(window, k)), k, task)
+    return claims.draw(rnd, nearest(vectors, unit_rows, _free_least(claims, rows, penalty, k), max(window, k)), k, task, balance=True)
 
 
 def _components(lists: list[list[int]]) -> list[int]:
@@ -495,8 +495,9 @@ def _build_once(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
     broad = {a: by_leaf.pop(a) for a in sorted(by_leaf, key=prefix_key) if a.count("-") < 2}
     penalties = _Penalties(matches, by_leaf, index)
     plan = _assign(index, by_leaf, config, rnd, penalties, t1_cap)
+    open_rows = np.concatenate([index.rows(leaf) for leaf in plan["t1o"]]) if plan["t1o"] else None
     pools1, pools2, t3, t3_dropped, t3_ambiguous = _draw_items(plan, by_leaf, index, config, rnd, vectors,
-                                                               ItemClaims(len(hierarchy.sids)), penalties)
+                                                               ItemClaims(len(hierarchy.sids), open_rows), penalties)
     t1, t4, t1_dropped = _t1_t4(plan["t1"], pools1, by_leaf, index, matches)
     t2, dev_mids, t2_dropped = _t2(plan["t2"], pools2, by_leaf, index, config, rnd, matches)
     open_leaves = sorted(plan["t1o"] + [leaf for anchors in t3_dropped for leaf in anchors], key=prefix_key)
