@@ -563,11 +563,11 @@ def build_release(
             items, X, sid_method, codebook_size, secret.tokenizer_seed, sid_params or {}, cache_dir,
             {"min_purity": min_purity, "min_size": min_size}, task_config.per_tier, anchor_target, split=split_leaves)
     info = {
-        "config": {"catalog": str(catalog), "mapping": str(mapping) if mapping else None, "encoder": encoder_info["name"],
+        "config": {"catalog": _name_of(catalog), "mapping": _name_of(mapping) if mapping else None, "encoder": encoder_info["name"],
                    "sid_method": sid_method, "levels": levels, "codebook_size": construction["codebook"]["size"],
                    "min_purity": min_purity, "min_size": min_size},
         "construction": construction,
-        "catalog": {"source": result.report.source, "items": items.num_rows, "synthetic": is_synthetic(items),
+        "catalog": {"source": _name_of(result.report.source), "items": items.num_rows, "synthetic": is_synthetic(items),
                     **result.report.counts(), **subset},
         "encoder": {**encoder_info, "embeddings_sha256": sha256_array(np.asarray(X))},
         "tokenizer": secret.redact(tokenizer_config),
@@ -576,6 +576,12 @@ def build_release(
                              min_size=min_size, task_config=task_config, manifest_info=info, llm_options=llm_options,
                              force=force, embeddings=X if isinstance(X, np.ndarray) else None, cache_dir=cache_dir,
                              allow_weak=allow_weak)
+
+
+def _name_of(source: str | Path) -> str:
+    """A catalog or mapping as the manifest names it: its file or folder name (or ``bundled``), never its path, so the
+    same inputs give the same manifest wherever they sit, and the builder's folders stay out of the release."""
+    return Path(str(source)).name or str(source)
 
 
 def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codebook_size: int, seed: int,
