@@ -125,15 +125,22 @@ def gelu(x: float) -> float:
 # ---- row kernels ---------------------------------------------------------------------------------------------------
 
 @kernel
+def row_peak(x: np.ndarray, i: int) -> float:
+    """The largest ``|entry|`` of row ``i``."""
+    peak = 0.0
+    for j in range(x.shape[1]):
+        peak = max(peak, abs(x[i, j]))
+    return peak
+
+
+@kernel
 def quantize_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each row to integers in ±63 (``rint(x / scale)``, ``scale = max|row| / 63``), as uint8 offset by 64."""
     rows, cols = x.shape
     out = np.empty((rows, cols), np.uint8)
     scales = np.empty(rows, np.float64)
     for i in range(rows):
-        peak = 0.0
-        for j in range(cols):
-            peak = max(peak, abs(x[i, j]))
+        peak = row_peak(x, i)
         scale = peak / ACTIVATION_LEVELS if peak > 0 else 1.0
         scales[i] = scale
         for j in range(cols):
@@ -195,10 +202,7 @@ def grid_rows(x: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
     out = np.empty((rows, cols), np.float64)
     inverse = np.empty(rows, np.float64)
     for i in range(rows):
-        peak = 0.0
-        for j in range(cols):
-            peak = max(peak, abs(x[i, j]))
-        exponent = bits - math.frexp(peak)[1]
+        exponent = bits - math.frexp(row_peak(x, i))[1]
         scale = math.ldexp(1.0, exponent)
         inverse[i] = math.ldexp(1.0, -exponent)
         for j in range(cols):
