@@ -30,7 +30,7 @@ from conftest import MYNTRA_SMALL, SMALL_BUILD
 #: sha256 of the fixture release's manifest.json (conftest.SMALL_BUILD): every file of the release is hashed in it.
 #: Measured on an AMD EPYC (Zen 4, AVX-512), from two folders and under the caps of
 #: test_the_fixture_release_is_the_same_under_caps (docs/architecture.md, "What depends on the CPU").
-FIXTURE_MANIFEST_SHA256 = "fd5896066b0ab25b0b842fc97aa1f139b9799e6a0f67de552153fa04705143af"
+FIXTURE_MANIFEST_SHA256 = "6a1133b7b94e5bedf0b1436cacef42a6e7ea01672368da2730b706f810330558"
 
 #: Every library's instruction-set switch set to the lowest level it takes (oneDNN and MKL SSE4, ATen's default
 #: kernels, OpenBLAS's Sandy Bridge kernels, numpy without its AVX/AVX-512 loops).
