@@ -21,9 +21,10 @@ import numpy as np
 _EXACT_BITS = 53
 
 
-def grid_bits(dim: int) -> int:
-    """Bits per grid entry at ``dim`` dimensions: ``dim · (2**bits)**2 ≤ 2**53``, so no partial sum is rounded."""
-    return (_EXACT_BITS - math.ceil(math.log2(max(dim, 1)))) // 2
+def grid_bits(dim: int, exact_bits: int = _EXACT_BITS) -> int:
+    """Bits per grid entry at ``dim`` dimensions: ``dim · (2**bits)**2 ≤ 2**exact_bits``, so no partial sum is rounded
+    (53 for float64 sums, 62 for int64 ones)."""
+    return (exact_bits - math.ceil(math.log2(max(dim, 1)))) // 2
 
 
 def grid_exponents(vectors: np.ndarray, bits: int, axis: int = -1) -> np.ndarray:
@@ -64,7 +65,6 @@ def row_norms(vectors: np.ndarray) -> np.ndarray:
     """The L2 norm of each row, from an exact int64 sum of squares on the row's grid (a relative step of
     2**-26 at 384 entries), then one square root: the same bits for a row wherever it sits, on any CPU."""
     rows = np.asarray(vectors, dtype=np.float64)
-    bits = (62 - math.ceil(math.log2(max(rows.shape[-1], 1)))) // 2
-    exponents = grid_exponents(rows, bits)
+    exponents = grid_exponents(rows, grid_bits(rows.shape[-1], exact_bits=62))
     grid = np.rint(np.ldexp(rows, exponents[..., None])).astype(np.int64)
     return np.ldexp(np.sqrt(np.einsum("...i,...i->...", grid, grid).astype(np.float64)), -exponents)
