@@ -68,7 +68,6 @@ def token_counts(name: str, texts: list[str]) -> list[int]:
     from fashionrq.encoders.minilm_int8 import minilm_tokenizer
 
     tokenizer = minilm_tokenizer()
-    tokenizer.no_padding()
     return [len(e.ids) for e in tokenizer.encode_batch(texts)]
 
 

@@ -32,7 +32,6 @@ def main() -> None:
     from fashionrq.tasks import TaskConfig, build_release
 
     tokenizer = minilm_tokenizer()
-    tokenizer.no_padding()
     items = ingest(args.catalog).table
     with tempfile.TemporaryDirectory(prefix="fashionrq-item-text-") as scratch:
         bench = Path(scratch) / "BENCH"

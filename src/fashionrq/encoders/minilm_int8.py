@@ -51,12 +51,12 @@ def minilm_folder() -> Path:
 
 
 def minilm_tokenizer(max_length: int = MAX_SEQ_LENGTH):
-    """The all-MiniLM-L6-v2 WordPiece tokenizer, padding to the batch's longest text."""
+    """The all-MiniLM-L6-v2 WordPiece tokenizer, truncating to ``max_length`` tokens, without padding."""
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(minilm_folder() / "tokenizer.json"))
     tokenizer.enable_truncation(max_length=max_length)
-    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    tokenizer.no_padding()  # tokenizer.json pads every text to 128 tokens
     return tokenizer
 
 
@@ -125,12 +125,18 @@ def gelu(x: float) -> float:
 # ---- row kernels ---------------------------------------------------------------------------------------------------
 
 @kernel
-def row_peak(x: np.ndarray, i: int) -> float:
-    """The largest ``|entry|`` of row ``i``."""
-    peak = 0.0
-    for j in range(x.shape[1]):
-        peak = max(peak, abs(x[i, j]))
-    return peak
+def abs_peak(values: np.ndarray) -> float:
+    """The largest ``|entry|`` of a vector (exact in any order: four running maxima break the latency chain)."""
+    size = values.shape[0]
+    a = b = c = d = 0.0
+    for j in range(0, size - 3, 4):
+        a = max(a, abs(values[j]))
+        b = max(b, abs(values[j + 1]))
+        c = max(c, abs(values[j + 2]))
+        d = max(d, abs(values[j + 3]))
+    for j in range(size - size % 4, size):
+        a = max(a, abs(values[j]))
+    return max(max(a, b), max(c, d))
 
 
 @kernel
@@ -140,7 +146,7 @@ def quantize_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     out = np.empty((rows, cols), np.uint8)
     scales = np.empty(rows, np.float64)
     for i in range(rows):
-        peak = row_peak(x, i)
+        peak = abs_peak(x[i])
         scale = peak / ACTIVATION_LEVELS if peak > 0 else 1.0
         scales[i] = scale
         for j in range(cols):
@@ -196,82 +202,105 @@ def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -
 
 
 @kernel
-def grid_rows(x: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each row of ``x`` as integers ``rint(row · 2**e)`` below ``2**bits`` (float64), and each row's ``2**-e``."""
-    rows, cols = x.shape
-    out = np.empty((rows, cols), np.float64)
-    inverse = np.empty(rows, np.float64)
-    for i in range(rows):
-        exponent = bits - math.frexp(row_peak(x, i))[1]
-        scale = math.ldexp(1.0, exponent)
-        inverse[i] = math.ldexp(1.0, -exponent)
-        for j in range(cols):
-            out[i, j] = np.rint(x[i, j] * scale)
-    return out, inverse
+def grid_exponent(peak: float, bits: int) -> int:
+    """The power of two that puts a vector whose largest ``|entry|`` is ``peak`` on integers below ``2**bits``."""
+    return bits - math.frexp(peak)[1]
 
 
 @kernel
-def softmax_rows(scores: np.ndarray) -> np.ndarray:
-    """Row-wise softmax: ``exp(s - max)`` element by element (vectorised), then each row's sum in index order."""
-    rows, cols = scores.shape
-    out = np.empty((rows, cols), np.float64)
-    for i in range(rows):
-        peak = scores[i, 0]
-        for j in range(1, cols):
-            peak = max(peak, scores[i, j])
-        for j in range(cols):
-            out[i, j] = exp_nonpositive(scores[i, j] - peak)
-        total = 0.0
-        for j in range(cols):
-            total += out[i, j]
-        inverse = 1.0 / total
-        for j in range(cols):
-            out[i, j] = out[i, j] * inverse
-    return out
+def grid_into(values: np.ndarray, bits: int, out: np.ndarray) -> float:
+    """``out = rint(values · 2**e)``, integers below ``2**bits`` (float64); returns ``2**-e``."""
+    exponent = grid_exponent(abs_peak(values), bits)
+    scale = math.ldexp(1.0, exponent)
+    for j in range(values.shape[0]):
+        out[j] = np.rint(values[j] * scale)
+    return math.ldexp(1.0, -exponent)
 
 
 @kernel
-def attention(qkv: np.ndarray, lengths: np.ndarray, width: int, heads: int, score_bits: int, value_bits: int) -> np.ndarray:
-    """Multi-head self-attention of each text over its own tokens: ``softmax(QKᵀ/√d) V`` per head.
+def softmax_into(scores: np.ndarray) -> None:
+    """``scores = softmax(scores)``: ``exp(s - max)`` element by element, then the sum in index order."""
+    size = scores.shape[0]
+    peak = scores[0]
+    for j in range(1, size):
+        peak = max(peak, scores[j])
+    for j in range(size):
+        scores[j] = exp_nonpositive(scores[j] - peak)
+    total = 0.0
+    for j in range(size):
+        total += scores[j]
+    inverse = 1.0 / total
+    for j in range(size):
+        scores[j] = scores[j] * inverse
+
+
+@kernel
+def attention(qkv: np.ndarray, starts: np.ndarray, heads: int, score_bits: int, value_bits: int) -> np.ndarray:
+    """Multi-head self-attention of each text over its own tokens: ``softmax(QKᵀ/√d) V`` per head. Text ``b`` is
+    rows ``starts[b]`` to ``starts[b + 1]`` of ``qkv`` (the texts' tokens packed one after another, no padding).
 
     ``QKᵀ`` and ``PV`` are products of grids (rows of Q, K and P; columns of V) whose partial sums are integers below
     2**53 (``score_bits`` for the head size, ``value_bits`` for the longest text: :func:`fashionrq.exact.grid_bits`),
-    so BLAS sums them exactly in any order; padding rows are never read and their context stays 0."""
+    so BLAS sums them exactly in any order."""
     dim = qkv.shape[1] // 3
     head = dim // heads
-    out = np.zeros((qkv.shape[0], dim), np.float64)
+    out = np.empty((qkv.shape[0], dim), np.float64)
     inverse_root = 1.0 / math.sqrt(head)
-    for b in range(lengths.shape[0]):
-        n = lengths[b]
-        rows = qkv[b * width:b * width + n]
+    v_scale = np.empty(head, np.float64)
+    v_inverse = np.empty(head, np.float64)
+    for b in range(starts.shape[0] - 1):
+        first = starts[b]
+        n = starts[b + 1] - first
+        q = np.empty((n, head), np.float64)
+        k = np.empty((n, head), np.float64)
+        v = np.empty((n, head), np.float64)
+        p = np.empty((n, n), np.float64)
+        q_inverse = np.empty(n, np.float64)
+        k_inverse = np.empty(n, np.float64)
+        p_inverse = np.empty(n, np.float64)
         for h in range(heads):
-            q, q_inverse = grid_rows(rows[:, h * head:(h + 1) * head], score_bits)
-            k, k_inverse = grid_rows(rows[:, dim + h * head:dim + (h + 1) * head], score_bits)
-            v, v_inverse = grid_rows(rows[:, 2 * dim + h * head:2 * dim + (h + 1) * head].T, value_bits)
+            qc, kc, vc = h * head, dim + h * head, 2 * dim + h * head
+            for i in range(n):
+                q_inverse[i] = grid_into(qkv[first + i, qc:qc + head], score_bits, q[i])
+                k_inverse[i] = grid_into(qkv[first + i, kc:kc + head], score_bits, k[i])
+            v_scale[:] = 0.0
+            for i in range(n):
+                for j in range(head):
+                    v_scale[j] = max(v_scale[j], abs(qkv[first + i, vc + j]))
+            for j in range(head):
+                exponent = grid_exponent(v_scale[j], value_bits)
+                v_scale[j] = math.ldexp(1.0, exponent)
+                v_inverse[j] = math.ldexp(1.0, -exponent)
+            for i in range(n):
+                for j in range(head):
+                    v[i, j] = np.rint(qkv[first + i, vc + j] * v_scale[j])
             scores = np.dot(q, k.T)
             for i in range(n):
                 row_scale = q_inverse[i] * inverse_root
                 for j in range(n):
                     scores[i, j] = scores[i, j] * k_inverse[j] * row_scale
-            p, p_inverse = grid_rows(softmax_rows(scores), value_bits)
-            context = np.dot(p, v.T)
+                softmax_into(scores[i])
+                p_inverse[i] = grid_into(scores[i], value_bits, p[i])
+            context = np.dot(p, v)
             for i in range(n):
                 for j in range(head):
-                    out[b * width + i, h * head + j] = context[i, j] * p_inverse[i] * v_inverse[j]
+                    out[first + i, qc + j] = context[i, j] * p_inverse[i] * v_inverse[j]
     return out
 
 
 @kernel
-def mean_pool(hidden: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Mean over each text's own tokens, summed in token order (the encoder base then L2-normalises it)."""
-    texts, _, dim = hidden.shape
+def mean_pool(hidden: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Mean over each text's own tokens (rows ``starts[b]`` to ``starts[b + 1]``), summed in token order (the
+    encoder base then L2-normalises it)."""
+    texts, dim = starts.shape[0] - 1, hidden.shape[1]
     out = np.empty((texts, dim), np.float64)
     for b in range(texts):
+        n = starts[b + 1] - starts[b]
         for j in range(dim):
             total = 0.0
-            for t in range(lengths[b]):
-                total += hidden[b, t, j]
-            out[b, j] = total / lengths[b]
+            for t in range(starts[b], starts[b + 1]):
+                total += hidden[t, j]
+            out[b, j] = total / n
     return out
 
 
@@ -328,8 +357,8 @@ class _Layer:
         self.output_norm = (w("output.LayerNorm.weight").astype(np.float64), w("output.LayerNorm.bias").astype(np.float64))
         self.eps = eps
 
-    def __call__(self, x: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
-        context = attention(self.qkv(x), lengths, width, HEADS, grid_bits(x.shape[1] // HEADS), grid_bits(MAX_SEQ_LENGTH))
+    def __call__(self, x: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        context = attention(self.qkv(x), starts, HEADS, grid_bits(x.shape[1] // HEADS), grid_bits(MAX_SEQ_LENGTH))
         x = layer_norm(self.attention_out(context, residual=x), *self.attention_norm, self.eps)
         return layer_norm(self.contract(self.expand(x, activate=True), residual=x), *self.output_norm, self.eps)
 
@@ -349,14 +378,15 @@ class ExactMiniLM:
         self.norm = (weights["embeddings.LayerNorm.weight"].astype(np.float64), weights["embeddings.LayerNorm.bias"].astype(np.float64))
         self.layers = [_Layer(weights, f"encoder.layer.{i}.", self.eps) for i in range(config["num_hidden_layers"])]
 
-    def __call__(self, ids: np.ndarray, types: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """Mean-pooled vectors (float64) of a padded ``(texts, width)`` batch of token ids."""
-        texts, width = ids.shape
-        x = (self.words[ids] + self.positions[None, :width]) + self.types[types]
-        x = layer_norm(x.reshape(texts * width, -1), *self.norm, self.eps)
+    def __call__(self, ids: np.ndarray, types: np.ndarray, positions: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        """Mean-pooled vectors (float64) of texts whose tokens are packed one after another: token ids, token types
+        and positions per token, text ``b`` being tokens ``starts[b]`` to ``starts[b + 1]``. Every step is per token
+        or per text, so no padding is computed."""
+        x = (self.words[ids] + self.positions[positions]) + self.types[types]
+        x = layer_norm(x, *self.norm, self.eps)
         for layer in self.layers:
-            x = layer(x, lengths, width)
-        return mean_pool(x.reshape(texts, width, -1), lengths)
+            x = layer(x, starts)
+        return mean_pool(x, starts)
 
 
 class MiniLMInt8Encoder(Encoder):
@@ -403,10 +433,13 @@ class MiniLMInt8Encoder(Encoder):
 
     def _encode_part(self, texts: list[str]) -> np.ndarray:
         encodings = self.tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        types = np.array([e.type_ids for e in encodings], dtype=np.int64)
-        lengths = np.array([sum(e.attention_mask) for e in encodings], dtype=np.int64)
-        return self.model(ids, types, lengths).astype(np.float32)
+        lengths = [len(e.ids) for e in encodings]
+        starts = np.zeros(len(texts) + 1, np.int64)
+        np.cumsum(lengths, out=starts[1:])
+        ids = np.fromiter((i for e in encodings for i in e.ids), np.int64, int(starts[-1]))
+        types = np.fromiter((i for e in encodings for i in e.type_ids), np.int64, int(starts[-1]))
+        positions = np.concatenate([np.arange(n) for n in lengths])
+        return self.model(ids, types, positions, starts).astype(np.float32)
 
     @cached_property
     def _pool(self) -> ThreadPoolExecutor:
