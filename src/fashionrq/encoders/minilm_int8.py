@@ -326,6 +326,9 @@ class _Dense:
 
 def _matmul_session(weight: np.ndarray):
     """A one-node onnxruntime graph: uint8 activations (zero point 64) times the int8 ``weight``, summed in int32."""
+    # onnxruntime 1.29+ sends telemetry from Linux unless told not to before its first session; a sealed run cannot
+    # even persist its device id (and warned so on every run): an evaluation tool has no business phoning home
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     import onnxruntime as ort
     from onnx import TensorProto, helper, numpy_helper
 
@@ -337,7 +340,6 @@ def _matmul_session(weight: np.ndarray):
         [numpy_helper.from_array(weight, "W"), numpy_helper.from_array(np.array(ACTIVATION_ZERO, np.uint8), "zero")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
-    ort.set_default_logger_severity(3)  # errors only: a sealed run cannot persist onnxruntime's telemetry id, and says so
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
