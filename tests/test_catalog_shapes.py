@@ -103,6 +103,7 @@ def test_a_mapping_written_from_the_docs_reads_it_cleanly_and_counts_every_repai
     assert f"${first['price']:,.2f}" == source[first["item_id"]]["price"].split(" - ")[0]
 
 
+@pytest.mark.slow  # embedding and a codebook search over 374 items (about 30 s); tests/test_quality_gate.py keeps the refusal fast
 def test_a_weak_derived_catalog_is_refused_by_the_quality_gate_in_one_sentence(us_tops, tmp_path):
     """The fixture's 374 women's apparel products are far too few for every task: one command, one clear refusal."""
     out = tmp_path / "BENCH"
@@ -122,3 +123,35 @@ def test_the_ingested_items_keep_their_dollar_prices(us_tops, tmp_path):
     prices = pq.read_table(tmp_path / "items" / "items.parquet", columns=["price"]).column("price").to_pylist()
     report = json.loads((tmp_path / "items" / "ingest_report.json").read_text())
     assert report["rows_written"] == len(prices) and max(prices) < 500
+
+
+RAW_CODE = re.compile(r"_\d{4}_and_later|\w+_\w+_\w+|(?<![$\d.,])\b\d{3} [a-z]|/ ?size\b|\bsize (?:xs|s|m|l|xl)\b|as show", re.IGNORECASE)
+FOREIGN_CURRENCY = re.compile(r"₹|rupee|\brs\b\.?|\binr\b", re.IGNORECASE)
+REPEATED_COLOUR = re.compile(r"\b(\w+(?: \w+)?) or \1\b", re.IGNORECASE)
+
+
+@pytest.mark.slow  # the 8,622 women's apparel products of the bundled catalog: embedding and six codebook sizes, 4-5 minutes
+def test_a_us_export_of_the_bundled_catalog_builds_a_usable_benchmark_in_one_command(tmp_path):
+    """Issue 22, item 7: the US-export shape derived from the whole bundled catalog (dollar-string prices and ranges,
+    colours with codes, sizes and repeats, product-type codes, no gender or description column) builds in one command
+    from the mapping written from docs/catalog.md: every task passes the quality gate, and no query shows a raw code,
+    a foreign currency or a repeated colour."""
+    derived = tmp_path / "us"
+    subprocess.run([sys.executable, str(Path(__file__).parents[1] / "scripts" / "derive_catalog_shapes.py"), "--source", "bundled",
+                    "--out", str(derived)], check=True, capture_output=True)
+    out = tmp_path / "BENCH"
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "build", "--catalog", str(derived / "catalog.csv"), "--mapping",
+                           str(derived / "mapping.toml"), "--out", str(out), "--seed", "0"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    units = manifest["report"]["tasks"]["bootstrap_units"]
+    assert min(units.values()) >= 8, units
+    codebook = manifest["construction"]["codebook"]
+    candidates = {int(k): v for k, v in codebook["candidates"].items()}
+    assert codebook["size"] == max(candidates, key=lambda k: (min(candidates[k].values()), k)) and len(candidates) == 6
+    texts = [json.loads(line)["text"] for path in sorted((out / "public").glob("*_queries.jsonl"))
+             for line in path.read_text(encoding="utf-8").splitlines()]
+    assert len(texts) > 500
+    for pattern in (RAW_CODE, FOREIGN_CURRENCY, REPEATED_COLOUR):
+        assert not [t for t in texts if pattern.search(t)][:5], pattern.pattern
+    assert sum("$" in t for t in texts) >= 10 and manifest["catalog"]["price_tiers"]["currency"] == "USD"

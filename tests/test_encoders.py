@@ -231,6 +231,7 @@ def test_sparse_cache_round_trip_and_query_kind(texts, tmp_path):
         embed_texts(texts[:2], "splade-tiny", kind="passage", cache_dir=tmp_path)
 
 
+@pytest.mark.slow  # two spawned encoder processes (about 20 s)
 def test_workers_give_the_single_process_vectors(texts):
     from fashionrq.encoders.minilm_int8 import MiniLMInt8Encoder
     from fashionrq.encoders.parallel import encode_in_workers

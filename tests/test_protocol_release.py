@@ -29,18 +29,15 @@ from fashionrq.protocol.manifest import release_hash, verify_release
 from fashionrq.protocol.scoring import score_run
 from fashionrq.protocol.validate import load_pools, validate_classification, validate_open_ranking, validate_ranking
 
-from conftest import MYNTRA_SMALL
-
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    """One release from the fixture catalog and three committed runs (bm25, tfidf, random)."""
+def world(small_bench, tmp_path_factory):
+    """A copy of the fixture release (its ledger and tampering tests are this module's own) and three committed runs
+    (bm25, tfidf, random)."""
     from fashionrq.systems import get_system, run_system
-    from fashionrq.tasks import build_release
 
     root = tmp_path_factory.mktemp("protocol")
-    bench = root / "BENCH"
-    build_release(MYNTRA_SMALL, bench, encoder="minilm", seed=0, allow_weak=True)
+    bench = shutil.copytree(small_bench, root / "BENCH")
     runs = {}
     for name in ("bm25", "tfidf", "random"):
         run_system(bench, get_system(name), root / name)

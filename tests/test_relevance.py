@@ -293,6 +293,7 @@ def test_shipped_weights_are_a_distribution():
 
 
 # -- weight estimation ------------------------------------------------------------------------------
+@pytest.mark.slow  # the torch minilm oracle over a sample (about 20 s)
 def test_estimate_weights_small_sample(items):
     from fashionrq.relevance.weights import estimate_weights, load_oracle, match_status, _pool_index
 

@@ -194,8 +194,7 @@ def _build_from(tmp_path, name: str, embeddings) -> dict:
 
     from fashionrq.tasks import build_release
 
-    return json.loads(build_release(MYNTRA_SMALL, tmp_path / name, embeddings=embeddings, seed=SMALL_BUILD["seed"],
-                                    allow_weak=SMALL_BUILD["allow_weak"]).read_text())
+    return json.loads(build_release(MYNTRA_SMALL, tmp_path / name, embeddings=embeddings, seed=SMALL_BUILD["seed"]).read_text())
 
 
 def test_a_build_from_exported_embeddings_writes_the_computed_builds_manifest(small_bench, fixture_items, tmp_path):

@@ -316,13 +316,13 @@ def test_open_corpus_run_is_the_systems_own_top_100(bench, runs):
 def t2_bench(tmp_path_factory) -> Path:
     """A fixture release where T2 gets most anchor leaves: the default one keeps about 10 T2 units, few dev labels
     for a calibrator to learn from, since T1 takes most leaves and only told-apart leaves are paired (T1 and T3 are
-    weak here, hence ``allow_weak`` in SMALL_BUILD)."""
+    weak here, hence ``allow_weak``)."""
     from conftest import MYNTRA_SMALL, SMALL_BUILD
     from fashionrq.tasks import TaskConfig, build_release
 
     out = tmp_path_factory.mktemp("t2-bench") / "BENCH"
     shares = (("t1", 0.05), ("t1o", 0.05), ("t2", 0.85), ("t3", 0.05))
-    build_release(MYNTRA_SMALL, out, task_config=TaskConfig(shares=shares, max_anchor_leaves=125), **SMALL_BUILD)
+    build_release(MYNTRA_SMALL, out, task_config=TaskConfig(shares=shares, max_anchor_leaves=125), allow_weak=True, **SMALL_BUILD)
     return out
 
 
@@ -365,6 +365,7 @@ def test_a_system_that_opens_labels_is_refused(bench, tmp_path):
     assert target.read_text()
 
 
+@pytest.mark.slow  # a sealed bm25 + verifier run embeds its attribute strings afresh (about 40 s); test_verifier_improves_bm25 stays fast
 def test_cli_runs_a_plugin_and_the_verifier(bench, runs, tmp_path):
     assert main_code(["run", "--bench", str(bench), "--system", "test_systems:NameOverlap", "--param", "bonus=0.5",
                       "--out", str(tmp_path / "plugin")]) == 0

@@ -6,8 +6,9 @@ from fashionrq.tasks.records import (
 )
 from fashionrq.tasks.construct import TierIndex, build_tasks, recurrence, tier_balance
 from fashionrq.tasks.release import (
-    MANIFEST, build_release, check_quality, construct_release, semantic_ids, weak_tasks, write_release,
+    MANIFEST, build_release, check_quality, construct_release, weak_tasks, write_release,
 )
+from fashionrq.tasks.sids import semantic_ids
 from fashionrq.tasks.tree import auto_codebook_size, codebook_candidates, fit_tree, t1_anchor_capacity
 from fashionrq.tasks.bench import catalog_ids, read_jsonl, read_qrels, release_dir
 from fashionrq.tasks.beir import export_beir, export_hf

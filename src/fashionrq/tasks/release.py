@@ -29,6 +29,7 @@ from fashionrq.systems.bench import PHOTOS
 from fashionrq.tasks.construct import TierIndex, build_tasks
 from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, MIN_UNITS, TaskConfig, Tasks
 from fashionrq.tasks.secret import ConstructionSecret
+from fashionrq.tasks.sids import sha256_array
 from fashionrq.tasks.tree import fit_tree
 from fashionrq.tasks.validity import QueryMatches
 from fashionrq.timing import stage
@@ -38,14 +39,6 @@ MANIFEST = "manifest.json"
 ITEM_IDS = "item_ids.parquet"
 RELEASE_FORMAT = 3
 _PACKAGES = ("fashionrq", "numpy", "pandas", "pyarrow", "scikit-learn", "torch", "sentence-transformers")
-
-
-def sha256_array(array: np.ndarray) -> str:
-    """sha256 of an array's dtype, shape and bytes."""
-    array = np.ascontiguousarray(array)
-    digest = hashlib.sha256(f"{array.dtype.str}{array.shape}".encode())
-    digest.update(array.tobytes())
-    return digest.hexdigest()
 
 
 def _versions() -> dict[str, str]:
@@ -516,7 +509,6 @@ def build_release(
     min_size: int = 2,
     task_config: TaskConfig = TaskConfig(),
     split_leaves: bool = True,
-    anchor_target: int = 100,
     sid_params: dict | None = None,
     cache_dir: str | Path | None = None,
     ingested=None,
@@ -533,8 +525,8 @@ def build_release(
     ``labels/secret.txt``, so nobody can replay the construction from the public inputs; an explicit ``seed`` alone
     seeds everything (byte-identical and replayable); the same ``seed`` and ``secret`` give a byte-identical release.
 
-    ``codebook_size=None`` picks it from the catalog size, comparing a few sizes below 64 by how many T1 anchor
-    leaves they give (``anchor_target``; :func:`fashionrq.tasks.tree.fit_tree`); ``split_leaves`` splits leaves
+    ``codebook_size=None`` picks it from the catalog size, comparing a few sizes below 64 by the bootstrap units
+    their task plans give the weakest task (:func:`plan_units`, :func:`fashionrq.tasks.tree.fit_tree`); ``split_leaves`` splits leaves
     big enough for two T1 pool tiers (docs/benchmark.md, "A tree that fits the catalog"). ``ingested``: the
     ``IngestResult`` of ``catalog`` when the caller already has it (it is not ingested again).
     ``mapping``: the TOML mapping file of a catalog in another schema (see docs/catalog.md).
@@ -559,9 +551,10 @@ def build_release(
     with stage(f"read embeddings ({Path(embeddings).name})" if embeddings is not None else f"encode items ({encoder})"):
         X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
     with stage(f"SID training ({sid_method})"):
-        sids, tokenizer_config, construction = fit_tree(
-            items, X, sid_method, codebook_size, secret.tokenizer_seed, sid_params or {}, cache_dir,
-            {"min_purity": min_purity, "min_size": min_size}, task_config.per_tier, anchor_target, split=split_leaves)
+        units_of = plan_units(items, X, task_config, secret.construction_seed, min_purity, min_size)
+        sids, tokenizer_config, construction = fit_tree(items, X, sid_method, codebook_size, secret.tokenizer_seed,
+                                                        sid_params or {}, cache_dir, max(task_config.per_tier, min_size),
+                                                        units_of, split=split_leaves)
     info = {
         "config": {"catalog": _name_of(catalog), "mapping": _name_of(mapping) if mapping else None, "encoder": encoder_info["name"],
                    "sid_method": sid_method, "levels": levels, "codebook_size": construction["codebook"]["size"],
@@ -578,42 +571,28 @@ def build_release(
                              allow_weak=allow_weak)
 
 
+def plan_units(items: pa.Table, X: np.ndarray, task_config: TaskConfig, seed: int, min_purity: float, min_size: int):
+    """What :func:`fashionrq.tasks.tree.fit_tree` compares codebook sizes by: ``units(sids)``, the bootstrap units per
+    task of the task plan those SIDs give, with the verbalizer's queries whatever the build's backend (an LLM is not
+    asked once per candidate size) and the construction's seed, so on a verbalizer build the chosen size's units are
+    the release's."""
+    from fashionrq.tasks.queries import anchor_queries, hidden_phis
+
+    frame = items_frame(items)
+    full = FullMatch(CatalogValues(frame))
+    vectors = np.asarray(X, dtype=np.float32)
+
+    def units(sids: np.ndarray) -> dict[str, int]:
+        hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
+        queries, _ = anchor_queries(hierarchy, frame, backend="verbalizer", seed=seed, max_leaves=task_config.query_leaves)
+        phi, _ = hidden_phis(queries, list(range(len(queries))), "verbalizer", seed)
+        matches = QueryMatches(full, [phi[qi] for qi in range(len(queries))])
+        return build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors, matches=matches).report["bootstrap_units"]
+
+    return units
+
+
 def _name_of(source: str | Path) -> str:
     """A catalog or mapping as the manifest names it: its file or folder name (or ``bundled``), never its path, so the
     same inputs give the same manifest wherever they sit, and the builder's folders stay out of the release."""
     return Path(str(source)).name or str(source)
-
-
-def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codebook_size: int, seed: int,
-                 params: dict, cache_dir: str | Path | None = None) -> tuple[np.ndarray, dict]:
-    """Fit the tokenizer on ``X`` and return the SIDs and the tokenizer's config, cached on disk by content."""
-    from fashionrq.encoders import default_cache_dir
-    from fashionrq.sid import attributes_from_items, make_tokenizer
-
-    tokenizer = make_tokenizer(method, levels=levels, codebook_size=codebook_size, seed=seed, **params)
-    config = tokenizer.config() if hasattr(tokenizer, "config") else {"method": method}
-    key = hashlib.sha256((sha256_array(np.asarray(X)) + json.dumps(config, sort_keys=True)).encode()).hexdigest()[:32]
-    path = Path(cache_dir or default_cache_dir()) / "sids" / f"{method}-{key}.npy"
-    sids = _cached_sids(path, len(X))
-    if sids is None:
-        names = [a for a in getattr(tokenizer, "level_attributes", ()) if a]
-        sids = tokenizer.fit(X, attributes_from_items(items, names) if names else None).transform(X)
-        with atomic_writer(path, "wb") as handle:
-            np.save(handle, sids)
-    return sids, {"config": config, "cache_key": key}
-
-
-def _cached_sids(path: Path, rows: int) -> np.ndarray | None:
-    """The cached SIDs at ``path``, or None when absent; an unreadable or wrong-sized file is reported and recomputed."""
-    if not path.is_file():
-        return None
-    try:
-        sids = np.load(path, allow_pickle=False)
-        if sids.ndim == 2 and len(sids) == rows:
-            return sids
-    except (OSError, ValueError, EOFError):
-        pass
-    from fashionrq.progress import console
-
-    console.print(f"SID cache file {path} is damaged (an interrupted write?); recomputing it.", soft_wrap=True)
-    return None

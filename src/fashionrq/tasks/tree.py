@@ -1,18 +1,19 @@
-"""A tree that fits the catalog: the codebook size chosen by the T1 anchor leaves it gives, oversized leaves split.
+"""A tree that fits the catalog: the codebook size chosen by the bootstrap units every task gets, oversized leaves split.
 
 docs/benchmark.md ("A tree that fits the catalog") has the measurements behind these rules.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
-from fashionrq.hierarchy import Hierarchy, build_hierarchy
-from fashionrq.hierarchy.attributes import items_frame
+from fashionrq.hierarchy import Hierarchy
 from fashionrq.progress import track
+from fashionrq.tasks.sids import semantic_ids
 from fashionrq.timing import stage
 
 PAPER_CODEBOOK_SIZE = 64
@@ -27,12 +28,20 @@ def auto_codebook_size(n_items: int) -> int:
     return int(min(PAPER_CODEBOOK_SIZE, max(4, round(n_items / 350))))
 
 
+#: At most this many codebook sizes are compared below 64 (each is one SID training and one task plan).
+CANDIDATES = 6
+
+
 def codebook_candidates(n_items: int) -> list[int]:
-    """The codebook sizes :func:`fit_tree` compares: 64 alone for a large catalog, else ``auto - 2 .. auto + 1`` (>= 4)."""
+    """The codebook sizes :func:`fit_tree` compares: 64 alone for a large catalog, else up to :data:`CANDIDATES`
+    sizes spread evenly from half to one and a half times :func:`auto_codebook_size` (at least 4, below 64);
+    integer arithmetic only, so every machine compares the same sizes."""
     k = auto_codebook_size(n_items)
     if k == PAPER_CODEBOOK_SIZE:
         return [k]
-    return sorted({max(4, c) for c in range(k - 2, k + 2)})
+    low, high = max(4, k // 2), min(PAPER_CODEBOOK_SIZE - 1, k + k // 2)
+    steps = min(CANDIDATES - 1, high - low)
+    return sorted({low + (high - low) * i // steps for i in range(steps + 1)}) if steps else [low]
 
 
 def t1_anchor_capacity(hierarchy: Hierarchy, min_items: int) -> int:
@@ -45,19 +54,17 @@ def t1_anchor_capacity(hierarchy: Hierarchy, min_items: int) -> int:
 
 
 def fit_tree(items: pa.Table, X: np.ndarray, method: str, codebook_size: int | None, seed: int, params: dict,
-             cache_dir: str | Path | None, hierarchy_options: dict, min_items: int, anchor_target: int,
+             cache_dir: str | Path | None, min_items: int, units_of: Callable[[np.ndarray], dict[str, int]],
              split: bool = True) -> tuple[np.ndarray, dict, dict]:
     """SIDs for the catalog, the tokenizer's config and the ``construction`` record of how the tree was chosen.
 
-    ``codebook_size=None`` compares :func:`codebook_candidates` and keeps the largest size whose tree has at
-    least ``anchor_target`` T1-capable leaves (:func:`t1_anchor_capacity`), or the most capable one when none
-    reaches it. ``split`` splits leaves into parts that can both anchor a pool and qualify: parts of at least
-    ``min_items`` and the hierarchy's ``min_size`` items (``fashionrq.sid.split_leaves``).
+    ``codebook_size=None`` compares :func:`codebook_candidates` and keeps the size whose task plan gives its weakest
+    task the most bootstrap units (``units_of(sids)``: units per task; the larger size on a tie). ``split`` splits
+    leaves into parts that can both anchor a pool and qualify: parts of at least ``min_items`` items
+    (``fashionrq.sid.split_leaves``).
     """
     from fashionrq.sid import split_leaves
-    from fashionrq.tasks.release import semantic_ids
 
-    frame = items_frame(items)
     sizes = [codebook_size] if codebook_size is not None else codebook_candidates(items.num_rows)
     trials = {}
     for k in track(sizes, f"codebook search over {sizes}", total=len(sizes)) if len(sizes) > 1 else sizes:
@@ -65,24 +72,18 @@ def fit_tree(items: pa.Table, X: np.ndarray, method: str, codebook_size: int | N
         leaf_split = None
         if split:
             with stage("leaf split"):
-                sids, leaf_split = split_leaves(sids, X, max(min_items, hierarchy_options.get("min_size", 1)), seed)
-        capacity = t1_anchor_capacity(build_hierarchy(frame, sids, **hierarchy_options), min_items) if len(sizes) > 1 else None
-        trials[k] = (sids, config, leaf_split, capacity)
-    chosen = _choose(trials, anchor_target) if len(sizes) > 1 else sizes[0]
+                sids, leaf_split = split_leaves(sids, X, min_items, seed)
+        trials[k] = (sids, config, leaf_split, units_of(sids) if len(sizes) > 1 else None)
+    chosen = max(trials, key=lambda k: (min(trials[k][3].values()), k)) if len(sizes) > 1 else sizes[0]
     sids, config, leaf_split, _ = trials[chosen]
     record = {"codebook": {"size": chosen, "items": items.num_rows,
-                           "chosen_by": "--codebook-size" if codebook_size is not None else _rule(sizes, anchor_target),
+                           "chosen_by": "--codebook-size" if codebook_size is not None else _rule(sizes),
                            "candidates": {str(k): t[3] for k, t in trials.items()} if len(sizes) > 1 else None},
               "leaf_split": leaf_split}
     return sids, config, record
 
 
-def _choose(trials: dict, target: int) -> int:
-    reaching = [k for k, t in trials.items() if t[3] >= target]
-    return max(reaching) if reaching else max(trials, key=lambda k: (trials[k][3], k))
-
-
-def _rule(sizes: list[int], target: int) -> str:
+def _rule(sizes: list[int]) -> str:
     if len(sizes) == 1:
         return "catalog size (64 from 22,400 items up)"
-    return f"largest of {sizes} with >= {target} T1-capable leaves (else the most capable)"
+    return f"of {sizes}, the size whose task plan gives the weakest task the most bootstrap units (the larger on a tie)"
