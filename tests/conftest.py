@@ -26,25 +26,57 @@ def fixture_items():
 SMALL_BUILD = {"encoder": "minilm-int8", "seed": 0}
 
 
-@pytest.fixture(scope="session")
-def small_bench(tmp_path_factory, worker_id):
-    """A frozen release built from the fixture catalog (shared read-only by the task and system tests). Under
-    pytest-xdist the workers share one build: the first to arrive builds it (atomically) while the others wait."""
+def build_shared_release(shared: Path) -> Path:
+    """The fixture release in ``shared/small-bench/BENCH``, built once for all xdist workers: whoever holds the lock
+    first builds it (atomically) while the others wait."""
     from filelock import FileLock
 
     from fashionrq.tasks import build_release
 
-    if worker_id == "master":
-        out = tmp_path_factory.mktemp("small-bench") / "BENCH"
-        build_release(MYNTRA_SMALL, out, **SMALL_BUILD)
-        return out
-    shared = tmp_path_factory.getbasetemp().parent
     out = shared / "small-bench" / "BENCH"
     with FileLock(str(shared / "small-bench.lock")):
         if not out.is_dir():
             out.parent.mkdir(exist_ok=True)
             build_release(MYNTRA_SMALL, out, **SMALL_BUILD)
     return out
+
+
+@pytest.fixture(scope="session")
+def small_bench(tmp_path_factory, worker_id):
+    """A frozen release built from the fixture catalog (shared read-only by the task and system tests); under
+    pytest-xdist one build serves every worker (:func:`build_shared_release`, started early by
+    :func:`pytest_collection_modifyitems`)."""
+    if worker_id == "master":
+        from fashionrq.tasks import build_release
+
+        out = tmp_path_factory.mktemp("small-bench") / "BENCH"
+        build_release(MYNTRA_SMALL, out, **SMALL_BUILD)
+        return out
+    return build_shared_release(tmp_path_factory.getbasetemp().parent)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Modules that need no fixture release run first, and under xdist the first worker starts building the release
+    in a process of its own at once: the workers run those modules meanwhile instead of waiting for the build
+    (the fast suite's longest wait). A failed background build is simply built again, with its error, by the
+    fixture."""
+    needing = {item.module.__name__ for item in items if "small_bench" in item.fixturenames}
+    items.sort(key=lambda item: item.module.__name__ in needing)  # stable: each module's tests stay together, in order
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if worker == "gw0" and needing:
+        import subprocess
+        import sys
+
+        shared = config._tmp_path_factory.getbasetemp().parent
+        code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import conftest; conftest.build_shared_release(__import__('pathlib').Path({str(shared)!r}))"
+        config._fixture_build = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def pytest_unconfigure(config):
+    """Wait for the background fixture build, so no build outlives the test session."""
+    build = getattr(config, "_fixture_build", None)
+    if build is not None:
+        build.wait()
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ does not write)."""
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,7 @@ def _demo(out: Path, force: bool = False) -> str:
     from fashionrq.report.demo import DemoConfig, run_demo
 
     config = DemoConfig(catalog=str(MYNTRA_SMALL), encoder=SMALL_BUILD["encoder"], seed=SMALL_BUILD["seed"], resamples=200,
-                        systems=SYSTEMS, allow_weak=SMALL_BUILD["allow_weak"])
+                        systems=SYSTEMS)
     text = io.StringIO()
     run_demo(out, config, console=Console(file=text, width=200), force=force)
     return text.getvalue()
@@ -57,6 +58,9 @@ def test_warm_demo_is_byte_identical_to_cold_still_commits_and_reruns_only_with_
     mcmr_runs = len(list((cold / "mcmr-runs").iterdir())) if (cold / "mcmr-runs").is_dir() else 0
     assert len(list((stage_cache / "stages" / "run").iterdir())) == len(SYSTEMS) + probe_runs + mcmr_runs
     assert len(list((stage_cache / "stages" / "release").iterdir())) == 1 + (cold / "mcmr-bench").is_dir()
+    # the probes' runs ran beside the demo's own runs, into the stage cache, and the probe stage copied them from there
+    stages = [s["stage"] for s in json.loads((cold / "stages.json").read_text())]
+    assert any(s.startswith("probe runs (into the stage cache") for s in stages), stages
     warm_log = _demo(tmp_path / "warm")
     assert warm_log.count("copied from the stage cache") == 1 + len(SYSTEMS)
     warm = tmp_path / "warm"

@@ -134,7 +134,7 @@ def test_lexical_systems_beat_random_on_catalog_queries(lexical, fixture_items, 
 
 
 def test_dense_ranks_the_described_kind_above_unrelated_items(fixture_items):
-    system = get_system("minilm").fit(fixture_items)
+    system = get_system("minilm-int8").fit(fixture_items)  # the default encoder, whose fixture vectors the release cached
     types = fixture_items.column("article_type").to_pylist()
     for text, relevant in catalog_queries(fixture_items, n=10, seed=1):
         kind = types[min(relevant)]

@@ -472,9 +472,7 @@ def judge(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], re
 def _probe_all(bench: Path, folder: Path, against: Sequence[Path | ScoredRun], systems: Sequence[str], resamples: int,
                seed: int, level: float, cache_dir, encoder: str) -> ProbeReport:
     randoms = _random_runs()
-    runs = {**randoms, **{name: (name, _system_params(name, cache_dir, encoder)) for name in systems}}
-    if len(runs) < len(randoms) + len(systems):
-        raise InputError(f"the probed systems {', '.join(systems)} name one twice or name {BASELINE}, the reference itself; name each once.")
+    runs = _probe_runs(systems, cache_dir, encoder)
     _run_all(bench, folder, runs)
     results = _commit_and_score_all(bench, folder, list(runs))
     baseline = _random_reference([results[label][0] for label in randoms])
@@ -490,6 +488,25 @@ def _probe_all(bench: Path, folder: Path, against: Sequence[Path | ScoredRun], s
                       "at the Bonferroni family-wise level over every judged probe cell (its chance band); a judged "
                       "probe cell above its band is a leak"}
     return ProbeReport(baseline.report["release"], boot, bands, cells)
+
+
+def _probe_runs(systems: Sequence[str], cache_dir, encoder: str) -> dict[str, tuple[str, dict]]:
+    """Every run the probes need (folder name -> ``(system, params)``): random's seeds, then each probed system."""
+    randoms = _random_runs()
+    runs = {**randoms, **{name: (name, _system_params(name, cache_dir, encoder)) for name in systems}}
+    if len(runs) < len(randoms) + len(systems):
+        raise InputError(f"the probed systems {', '.join(systems)} name one twice or name {BASELINE}, the reference itself; name each once.")
+    return runs
+
+
+def prepare_probe_runs(bench: str | Path, *, systems: Sequence[str] | None = None, cache_dir: str | Path | None = None,
+                       query_blind_encoder: str = "minilm") -> None:
+    """Run, sealed and label-blind, every run :func:`probe_release` with the same arguments will need, into the stage
+    cache only: a caller can run them beside other work (the demo does, beside its own runs), and the probes then
+    copy them from the cache instead of running them."""
+    systems = list(systems) if systems is not None else default_systems()
+    with tempfile.TemporaryDirectory(prefix="fashionrq-probe-runs-") as tmp:
+        _run_all(Path(bench), Path(tmp), _probe_runs(systems, cache_dir, query_blind_encoder))
 
 
 def default_systems() -> list[str]:

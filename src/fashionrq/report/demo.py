@@ -254,13 +254,15 @@ def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console) ->
     started = sorted(jobs, key=lambda label: (jobs[label][2] is None, jobs[label][1] != "hybrid"))  # stable
     workers = max(1, min(PARALLEL_RUNS, len(jobs), available_cores()))
     scored = {}
-    with stage(f"runs ({len(jobs)} sealed, {workers} at a time, each scored in its process)"):
+    with stage(f"runs ({len(jobs)} sealed, {workers} at a time, each scored in its process; then the probes' runs)"):
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             pending = {}
             for label in started:
                 console.print(f"running {' and '.join(d.name for d in jobs[label][0])} …")
                 pending[label] = pool.submit(_timed_run_and_score, bench, *jobs[label], config)
+            probe_runs = pool.submit(_timed_probe_runs, bench, config)  # the first worker free runs them into the stage cache
             results = {label: future.result() for label, future in pending.items()}
+            adopt(probe_runs.result())
         for label in jobs:  # the order listed
             runs, hit, stages = results[label]
             if hit:
@@ -276,6 +278,17 @@ def _timed_run_and_score(bench: Path, dirs: list[Path], system: str, rerank: str
     with timer.active():
         scored, hit = _run_and_score(bench, dirs, system, rerank, config)
     return scored, hit, timer.stages
+
+
+def _timed_probe_runs(bench: Path, config: DemoConfig) -> list:
+    """The probes' sealed runs (``protocol.probe.prepare_probe_runs``, as :func:`_probes` will ask for them) in a
+    worker process beside the demo's own runs, into the stage cache; returns its stages."""
+    from fashionrq.protocol.probe import prepare_probe_runs
+
+    timer = StageTimer()
+    with timer.active(), stage("probe runs (into the stage cache, beside the runs)"):
+        prepare_probe_runs(bench, query_blind_encoder=config.encoder)
+    return timer.stages
 
 
 def _run_and_score(bench: Path, dirs: list[Path], system: str, rerank: str | None, config: DemoConfig) -> tuple[list, bool]:
