@@ -189,7 +189,7 @@ def test_a_rewritten_database_row_fails_verify_ledger(live, small_bench, tmp_pat
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 def test_fuzzing_the_openapi_schema_finds_no_500_and_no_label_byte(live, small_bench, tmp_path):
-    import schemathesis
+    schemathesis = pytest.importorskip("schemathesis", reason="the fuzzer is in the test extra (pip install fashionrq[test])")
     from hypothesis import HealthCheck, given, settings
 
     from fashionrq.server.client import upload
