@@ -123,6 +123,14 @@ def test_forged_replayed_oversized_and_unauthorised_submissions_are_refused(serv
     response = client.post("/api/v1/submissions", files=_files(run), headers=_auth(served, "alpha"))
     assert response.status_code == 400 and "does not match its latest commitment" in response.json()["detail"]
     assert str(served["data"]) not in response.text
+    odd = write_run(served["bench"], tmp_path / "odd", 13)  # a ledger record that hashes to itself but lists no files
+    from fashionrq.protocol.commitment import record_hash
+
+    record = {**json.loads((odd / "commitments.jsonl").read_text()), "files": []}
+    record["hash"] = record_hash(record)
+    (odd / "commitments.jsonl").write_text(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")
+    response = client.post("/api/v1/submissions", files=_files(odd), headers=_auth(served, "alpha"))
+    assert response.status_code == 400, response.text
     good = write_run(served["bench"], tmp_path / "good", 12)
     assert client.post("/api/v1/submissions", files=_files(good), headers=_auth(served, "alpha")).status_code == 202
     replay = client.post("/api/v1/submissions", files=_files(good), headers=_auth(served, "beta"))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import sqlalchemy as sa
-from fastapi import Depends, FastAPI, File, Form, HTTPException, Query, Request, UploadFile
+from fastapi import Depends, FastAPI, File, Form, HTTPException, Path as PathParam, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
@@ -27,6 +27,8 @@ from fashionrq.server.db import jobs, ledger
 API = "/api/v1"
 #: the most rows one ledger page holds
 PAGE = 1000
+#: the largest row id (the database's 32-bit integer)
+MAX_ID = 2**31 - 1
 
 
 @dataclass
@@ -214,12 +216,12 @@ def create_app(settings: Settings, engine) -> FastAPI:
         return [_status(i, who) for i in ids]
 
     @app.get(f"{API}/submissions/{{ident}}", response_model=SubmissionOut)
-    def status(ident: int, who: str = Depends(team)) -> SubmissionOut:
+    def status(ident: int = PathParam(ge=1, le=MAX_ID), who: str = Depends(team)) -> SubmissionOut:
         """One of your submissions: its state (queued, scoring, scored, rejected) and ledger hash."""
         return _status(ident, who)
 
     @app.get(f"{API}/submissions/{{ident}}/scores", response_model=ScoresOut)
-    def scores(ident: int, who: str = Depends(team)) -> ScoresOut:
+    def scores(ident: int = PathParam(ge=1, le=MAX_ID), who: str = Depends(team)) -> ScoresOut:
         """Your submission's scores (aggregates with their 95% intervals; no per-query value) and its promotion gate
         against the current champion, once scored."""
         from fashionrq.server.board import Entry
@@ -244,7 +246,7 @@ def create_app(settings: Settings, engine) -> FastAPI:
         return HTMLResponse(board.html())
 
     @app.get(f"{API}/ledger")
-    def ledger_rows(after: int = Query(0, ge=0, le=2**62), limit: int = Query(PAGE, ge=1, le=PAGE)) -> dict:
+    def ledger_rows(after: int = Query(0, ge=0, le=MAX_ID), limit: int = Query(PAGE, ge=1, le=PAGE)) -> dict:
         """Ledger rows with id > ``after``, oldest first (each body as its sha256 only), and the current head."""
         with engine.connect() as conn:
             rows = conn.execute(sa.select(ledger).where(ledger.c.id > after).order_by(ledger.c.id).limit(limit)).all()

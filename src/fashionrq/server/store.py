@@ -72,10 +72,14 @@ def commit_upload(folder: Path, release: str) -> dict:
     config = read_run_config(folder)
     if config["release"] != release:
         raise ReleaseMismatchError(f"run.json names release {config['release'][:12]}…, not this server's {release[:12]}…; run the system on this release.")
-    commitment = check_commitment(folder)
+    try:
+        commitment = check_commitment(folder)
+        files = {name: {"sha256": str(entry["sha256"]), "rows": int(entry["rows"])} for name, entry in commitment["files"].items()}
+    except (KeyError, TypeError, AttributeError, ValueError):  # a record that hashes to itself but is not a commitment
+        raise InputError(f"{LEDGER} does not hold a fashionrq commitment record; commit the run with `fashionrq commit RUN`.") from None
     if commitment.get("release") != release:
         raise ReleaseMismatchError(f"the latest commitment names release {str(commitment.get('release'))[:12]}…, not {release[:12]}…; commit again.")
-    return {"commitment": commitment["hash"], "committed_at": commitment["timestamp"], "files": commitment["files"],
+    return {"commitment": commitment["hash"], "committed_at": str(commitment.get("timestamp")), "files": files,
             "config_sha256": commitment["config_sha256"], "release": release, "system": str(config.get("system"))[:200]}
 
 

@@ -19,6 +19,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 import uuid
 from pathlib import Path
 
@@ -90,6 +91,10 @@ def score_body(bench: Path, data: Path, job: dict) -> dict:
     except FashionRQError as err:
         return {"submission": job["submission"], "status": "rejected", "exit_code": err.exit_code,
                 "error": str(err).replace(str(run), "the submitted run")}
+    except Exception as err:  # a scorer bug must not make the submission kill every worker that claims it
+        traceback.print_exc()
+        return {"submission": job["submission"], "status": "rejected", "exit_code": None,
+                "error": f"the scorer failed ({type(err).__name__}); the host's log has the details."}
     crash_point("server-score")  # test hook: a worker killed after scoring, before its score row is appended
     return {"submission": job["submission"], "status": "scored", "summary": public_summary(scored.report)}
 
