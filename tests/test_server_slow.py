@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import main_code
-from serve_support import SRC, LiveServer, Postgres, label_needles, leaked, write_run
+from serve_support import SRC, LiveServer, Postgres, free_port, label_needles, leaked, write_run
 
 pytest.importorskip("fastapi", reason="needs the serve extra (pip install fashionrq[serve])")
 pytestmark = pytest.mark.slow
@@ -262,23 +264,50 @@ def test_leaderboard_page_in_chromium_shows_the_json_numbers(live, small_bench, 
         assert shown["promoted"] == row["gate_vs_champion"]["promoted"]
 
 
-def test_submit_command_commits_uploads_and_prints_the_verdict(small_bench, tmp_path):
-    server = LiveServer(small_bench, _mkdir(tmp_path / "DATA"), None, workers=1)
+def _readme_commands() -> list[str]:
+    """The commands of README's "Host a leaderboard" block, comments dropped."""
+    text = (Path(__file__).parents[1] / "README.md").read_text()
+    block = text.split("## Host a leaderboard", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    return [line.split("#", 1)[0].strip() for line in block.strip().splitlines()]
+
+
+def test_the_readme_host_a_leaderboard_commands_work(small_bench, tmp_path):
+    """README's three commands as written (BENCH, the run, the port and TOKEN filled in), then a wrong token."""
+    import shlex
+
+    import httpx
+
+    issue, serve, submit = _readme_commands()
+    assert issue.startswith("fashionrq token issue BENCH") and serve.startswith("fashionrq serve BENCH") and submit.startswith("fashionrq submit")
+    bench = tmp_path / "BENCH"
+    shutil.copytree(small_bench, bench)
+    run = write_run(small_bench, tmp_path / "runs" / "bm25", 5, commit=False)
+    port = str(free_port())
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+
+    def argv(command: str) -> list[str]:
+        words = shlex.split(command.replace("BENCH", str(bench)).replace("runs/bm25", str(run)).replace("8000", port))
+        assert words[0] == "fashionrq"
+        return [sys.executable, "-m", "fashionrq", *words[1:]]
+
+    token = subprocess.run(argv(issue), capture_output=True, text=True, env=env, check=True).stdout.strip()
+    log = open(tmp_path / "serve.log", "w")
+    server = subprocess.Popen(argv(serve), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        token = server.token("cli")
-        run = write_run(small_bench, tmp_path / "run", 5, commit=False)
-        done = subprocess.run([sys.executable, "-m", "fashionrq", "submit", str(run), "--server", server.url, "--token", token,
-                               "--publish"], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(SRC)}, timeout=600)
+        for _ in range(600):
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        done = subprocess.run(argv(submit.replace("TOKEN", token)), capture_output=True, text=True, env=env, timeout=600)
         assert done.returncode == 0, done.stderr
         assert "committed" in done.stderr and "verdict: this submission is the champion" in done.stderr
-        assert (run / "commitments.jsonl").is_file()
-        again = subprocess.run([sys.executable, "-m", "fashionrq", "submit", str(run), "--server", server.url, "--token", "wrong"],
-                               capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(SRC)}, timeout=600)
-        assert again.returncode == 2 and "401" in again.stderr and "Traceback" not in again.stderr
+        assert (run / "commitments.jsonl").is_file() and (tmp_path / "BENCH.serve" / "server.db").is_file()
+        wrong = subprocess.run(argv(submit.replace("TOKEN", "wrong")), capture_output=True, text=True, env=env, timeout=600)
+        assert wrong.returncode == 2 and "401" in wrong.stderr and "Traceback" not in wrong.stderr
+        assert main_code(["verify-ledger", f"http://127.0.0.1:{port}"]) == 0
     finally:
-        server.stop()
-
-
-def _mkdir(path: Path) -> Path:
-    path.mkdir(parents=True)
-    return path
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+        log.close()
