@@ -157,7 +157,8 @@ class Board:
         there is none)."""
         from fashionrq.protocol.compare import compare_scored
 
-        _, shown, _ = self.state()
+        with self.engine.connect() as conn:
+            shown = published(scored_entries(conn))
         if not shown or shown[0].submission == entry.submission:
             return None
         champion = shown[0]
