@@ -49,21 +49,25 @@ def write_run(bench: Path, out: Path, variant: int, *, system: str = "hash-order
     return out
 
 
-def label_needles(bench: Path) -> list[bytes]:
-    """Byte strings that only a label file holds: every line of 20+ bytes of a text label file, and 64-byte windows
-    of every other label file (their public twins, if any, are left out)."""
+def label_needles(bench: Path, per_file: int = 400) -> list[bytes]:
+    """Byte strings that only a label file holds: from every text label file, lines of 20+ bytes and pairs of
+    consecutive lines (a qrels line alone is short and common), and from every other label file, 64-byte windows;
+    at most ``per_file`` of each kind per file, spread evenly; none that the public files or the manifest hold."""
     public = b"\n".join(p.read_bytes() for p in (bench / "public").rglob("*") if p.is_file())
     manifest = (bench / "manifest.json").read_bytes()
     needles = set()
-    for path in (bench / "labels").rglob("*"):
+    for path in sorted((bench / "labels").rglob("*")):
         if not path.is_file():
             continue
         data = path.read_bytes()
         if path.suffix in (".jsonl", ".qrels", ".json", ".txt", ".tsv"):
-            pieces = [line.strip() for line in data.splitlines() if len(line.strip()) >= 20]
+            lines = [line.strip() for line in data.splitlines() if line.strip()]
+            kinds = [[line for line in lines if len(line) >= 20], [a + b"\n" + b for a, b in zip(lines, lines[1:])]]
         else:
-            pieces = [data[i:i + 64] for i in range(0, max(len(data) - 64, 1), max(len(data) // 16, 64))]
-        needles.update(p for p in pieces if p not in public and p not in manifest)
+            kinds = [[data[i:i + 64] for i in range(0, max(len(data) - 64, 1), 64)]]
+        for pieces in kinds:
+            step = max(len(pieces) // per_file, 1)
+            needles.update(p for p in pieces[::step] if p not in public and p not in manifest)
     return sorted(needles)
 
 
