@@ -220,9 +220,14 @@ def test_serve_without_the_extra_says_which_to_install(small_bench, monkeypatch,
     assert "pip install 'fashionrq[serve]'" in capsys.readouterr().err.replace("\n", "")
 
 
-def test_bad_input_is_one_sentence(tmp_path, capsys):
+def test_bad_input_is_one_sentence(small_bench, tmp_path, capsys):
+    import socket
+
     assert main_code(["serve", str(tmp_path)]) == 2
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = str(taken.getsockname()[1])
+        assert main_code(["serve", str(small_bench), "--data", str(tmp_path / "D"), "--port", port]) == 2
     assert main_code(["verify-ledger", "ftp://nowhere"]) == 2
     assert main_code(["submit", str(tmp_path / "missing"), "--server", "http://127.0.0.1:9", "--token", "t"]) == 2
     out = capsys.readouterr().err
-    assert "Traceback" not in out and out.count("error:") == 3
+    assert "Traceback" not in out and out.count("error:") == 4 and "cannot listen on" in out

@@ -8,6 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
+from fashionrq.errors import InputError
 from fashionrq.server.app import Settings, create_app
 from fashionrq.server.db import connect
 from fashionrq.server.worker import DB_ENV
@@ -47,11 +48,23 @@ class Workers:
                 proc.kill()
 
 
+def _check_port(host: str, port: int) -> None:
+    """Refuse, in one sentence, an address this process cannot listen on (in use, or not this machine's)."""
+    import socket
+
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as err:
+        raise InputError(f"cannot listen on {host}:{port} ({err.strerror or err}); choose another --port or --host.") from None
+
+
 def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, lease: float = 60.0,
           log_level: str = "warning") -> None:
     """Migrate the database, start ``workers`` scoring processes and serve until interrupted."""
     import uvicorn
 
+    _check_port(host, port)
     Path(settings.data).mkdir(parents=True, exist_ok=True)
     engine = connect(settings.url)
     app = create_app(settings, engine)
