@@ -119,7 +119,7 @@ class Postgres:
 class LiveServer:
     """``python -m fashionrq serve`` as a real process on a loopback port; ``kill()`` is kill -9."""
 
-    def __init__(self, bench: Path, data: Path, db: str | None, *, workers: int = 2, lease: float = 3.0, quota: int = 1000,
+    def __init__(self, bench: Path, data: Path, db: str | None, *, workers: int = 2, lease: float = 30.0, quota: int = 1000,
                  env: dict | None = None, max_upload_mb: int = 256) -> None:
         self.bench, self.data, self.db = bench, data, db
         self.args = dict(workers=workers, lease=lease, quota=quota, max_upload_mb=max_upload_mb)

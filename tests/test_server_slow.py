@@ -218,7 +218,7 @@ def test_fuzzing_the_openapi_schema_finds_no_500_and_no_label_byte(live, small_b
         @given(case=operation.as_strategy())
         def fuzz(case):
             for headers in ({"Authorization": f"Bearer {token}"}, None):
-                response = case.call(base_url=server.url, headers=headers)
+                response = case.call(base_url=server.url, headers=headers, timeout=120)
                 seen.append((operation.label, response.status_code))
                 assert response.status_code < 500, (operation.label, response.status_code, response.text[:300])
                 if response.content == tar:  # the public files (checked above), compared whole

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from fastapi import Depends, FastAPI, File, Form, HTTPException, Path as PathParam, Query, Request, UploadFile
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
 
@@ -135,6 +135,7 @@ def create_app(settings: Settings, engine) -> FastAPI:
     release = release_hash(bench)
     tar = public_tar(bench, data, release)
     board = Board(bench, data, engine, settings.resamples)
+    board.html()  # imports the report's code and renders once now, so the first visitor does not wait for it
     throttle = auth.Throttle(settings.auth_failures)
     bearer = HTTPBearer(auto_error=False)
     app = FastAPI(title="fashionrq serve", version="1", description="A sealed evaluation server: submit committed runs, "
@@ -172,8 +173,7 @@ def create_app(settings: Settings, engine) -> FastAPI:
     @app.get(f"{API}/public.tar")
     def public() -> Response:
         """manifest.json and public/ as one tar file (what a system may see)."""
-        return Response(tar.read_bytes(), media_type="application/x-tar",
-                        headers={"Content-Disposition": f'attachment; filename="public-{release[:12]}.tar"'})
+        return FileResponse(tar, media_type="application/x-tar", filename=f"public-{release[:12]}.tar")
 
     @app.post(f"{API}/submissions", status_code=202, response_model=SubmissionOut)
     def submit(files: list[UploadFile] = File(...), publish: bool = Form(False), who: str = Depends(team)) -> SubmissionOut:
