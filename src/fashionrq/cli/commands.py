@@ -70,6 +70,9 @@ from fashionrq.cli import images as _images  # noqa: E402
 _images.register(app)
 from fashionrq.cli import probe as _probe  # noqa: E402
 _probe.register(app)
+from fashionrq.cli import serve as _serve  # noqa: E402
+
+_serve.register(app)
 
 
 def run(argv: list[str] | None = None) -> None:

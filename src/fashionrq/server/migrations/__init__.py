@@ -1,0 +1,1 @@
+"""alembic migrations of the server's database (``fashionrq.server.db.upgrade`` runs them)."""
