@@ -43,6 +43,7 @@ def test_a_batch_writes_what_single_runs_write_in_one_sealed_child(small_bench, 
     assert len(started) == 3
 
 
+@pytest.mark.slow  # two batched sealed runs (about 15 s)
 def test_only_the_runs_the_stage_cache_lacks_go_into_the_batch(small_bench, tmp_path, monkeypatch):
     specs = {"random-seed2": ("random", {"seed": 2}), "probe-frequency": ("probe-frequency", {})}
     batches = []

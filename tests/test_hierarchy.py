@@ -21,7 +21,7 @@ def sids(fixture_items):
     from fashionrq.encoders import embed_items
     from fashionrq.sid import make_tokenizer
 
-    X = embed_items(fixture_items, "minilm")
+    X = embed_items(fixture_items, "minilm-int8")
     return make_tokenizer("rkmeans", levels=3, codebook_size=16, seed=0).fit(X).transform(X)
 
 

@@ -19,7 +19,7 @@ def corpus(fixture_items):
     from fashionrq.encoders import embed_items, embed_texts
 
     items = fixture_items.slice(0, N_ITEMS)
-    return items, embed_items(items, "minilm"), embed_texts(QUERIES, "minilm", kind="query")
+    return items, embed_items(items, "minilm-int8"), embed_texts(QUERIES, "minilm-int8", kind="query")
 
 
 def _brute_force(vectors, queries, k):
@@ -129,7 +129,7 @@ def test_open_search_dense_equals_scoring_every_item(corpus, tmp_path):
     from fashionrq.systems.open_search import _scored, corpus_search
 
     items, _, _ = corpus
-    system = EncoderRetriever("minilm", cache_dir=tmp_path).fit(items)
+    system = EncoderRetriever("minilm-int8", cache_dir=tmp_path).fit(items)
     indexed = corpus_search(system, QUERIES, 100)
     scored = _scored(system, QUERIES, 100, N_ITEMS)
     assert indexed.pairs()[0][:3] == [(int(r), float(v)) for r, v in zip(scored.rows[0][:3], indexed.scores[0][:3])]
@@ -162,7 +162,7 @@ def test_run_searches_the_open_corpus_through_the_chosen_index_and_engine(small_
     for name, extra in (("plain", []), ("local", ["--engine", "local", "--chunk-rows", "64"]), ("hnsw", ["--index", "hnsw"])):
         if name == "hnsw" and index_module.faiss_module() is None:
             continue
-        assert main_code(["run", "--bench", str(small_bench), "--system", "minilm", "--out", str(tmp_path / name), *extra]) == 0
+        assert main_code(["run", "--bench", str(small_bench), "--system", "minilm-int8", "--out", str(tmp_path / name), *extra]) == 0
         runs[name] = tmp_path / name
     plain = read_json(runs["plain"] / "run.json")["config"]["open_corpus_index"]
     assert plain["kind"] == "exact" and read_json(runs["local"] / "run.json")["config"]["open_corpus_index"] == plain

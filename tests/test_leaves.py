@@ -58,7 +58,7 @@ def assert_same_split(sids, X, min_items, seed):
 
 @pytest.fixture(scope="module")
 def fixture_vectors():
-    X = embed_items(ingest(FIXTURE).table, "minilm")
+    X = embed_items(ingest(FIXTURE).table, "minilm-int8")
     return ResidualKMeans(levels=3, codebook_size=4, seed=0).fit(X).transform(X), X
 
 

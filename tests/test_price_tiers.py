@@ -165,6 +165,7 @@ def test_a_public_parser_reads_the_dollar_releases_amounts_back(dollar_release):
     assert price_tiers_of(items).currency == "USD"
 
 
+@pytest.mark.slow  # a build with a codebook search (about 17 s)
 def test_a_catalog_without_prices_builds_without_tiers_and_never_asks_price(us_tops, tmp_path):
     rows = list(csv.DictReader((us_tops / "catalog.csv").open(encoding="utf-8")))
     columns = [c for c in rows[0] if c != "list_price"]

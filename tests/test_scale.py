@@ -162,7 +162,7 @@ def test_embed_command_reports_a_bad_embeddings_file_in_one_sentence(tmp_path, f
 
 def test_embeddings_written_by_embed_reproduce_the_computed_ones(tmp_path, fixture_items):
     items = fixture_items.slice(0, 64)
-    computed, encoder = item_vectors(items, "minilm", None, tmp_path / "cache")
+    computed, encoder = item_vectors(items, "minilm-int8", None, tmp_path / "cache")
     path = save_embeddings(tmp_path / "minilm.parquet", items.column("item_id"), computed, encoder)
     given, given_encoder = item_vectors(items, "ignored", path, None)
     assert given.dtype == computed.dtype and np.array_equal(given, computed)

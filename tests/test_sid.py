@@ -32,7 +32,7 @@ def items():
 
 @pytest.fixture(scope="module")
 def X(items):
-    return embed_items(items, "minilm")
+    return embed_items(items, "minilm-int8")
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +205,7 @@ def _cli(argv: list[str]) -> int:
 def test_cli_train_assign_report(items, tmp_path):
     write_items(items, tmp_path / "items.parquet")
     model_dir, sids_path, report_path = tmp_path / "model", tmp_path / "sids.parquet", tmp_path / "report.json"
-    assert _cli(["sid", "train", "--items", str(tmp_path), "--encoder", "minilm", "--out", str(model_dir),
+    assert _cli(["sid", "train", "--items", str(tmp_path), "--encoder", "minilm-int8", "--out", str(model_dir),
                  "--method", "rqvae", "--codebook-size", "16", "--epochs", "2"]) == 0
     # no --encoder: assign embeds with the encoder train recorded (minilm), not the default (minilm-int8)
     assert _cli(["sid", "assign", "--model", str(model_dir), "--items", str(tmp_path), "--out", str(sids_path)]) == 0
@@ -213,7 +213,7 @@ def test_cli_train_assign_report(items, tmp_path):
     assert item_ids == items.column("item_id").to_pylist()
     assert sids.shape == (items.num_rows, 3)
     assert [str(t) for t in pq.read_schema(sids_path).types] == ["string", "int16", "int16", "int16"]
-    assert np.array_equal(sids, load_tokenizer(model_dir).transform(embed_items(items, "minilm")))
+    assert np.array_equal(sids, load_tokenizer(model_dir).transform(embed_items(items, "minilm-int8")))
     assert _cli(["sid", "report", "--sids", str(sids_path), "--items", str(tmp_path), "--json", str(report_path)]) == 0
     report = json.loads(report_path.read_text())
     assert report["items"] == items.num_rows and len(report["levels"]) == 3
@@ -225,7 +225,7 @@ def test_cli_assign_with_a_damaged_encoder_record_is_one_sentence(items, tmp_pat
     """`sid assign` without --encoder reads the encoder `sid train` recorded; a damaged record is one sentence."""
     write_items(items, tmp_path / "items.parquet")
     model_dir = tmp_path / "model"
-    assert _cli(["sid", "train", "--items", str(tmp_path), "--encoder", "minilm", "--out", str(model_dir),
+    assert _cli(["sid", "train", "--items", str(tmp_path), "--encoder", "minilm-int8", "--out", str(model_dir),
                  "--method", "rkmeans", "--codebook-size", "4"]) == 0
     (model_dir / "encoder.json").write_text("{not json")
     capsys.readouterr()

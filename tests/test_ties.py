@@ -85,7 +85,8 @@ def twins(fixture_items):
     return _twin_items(fixture_items)
 
 
-@pytest.mark.parametrize("name", [pytest.param("minilm", marks=pytest.mark.slow), "bm25", "tfidf", "hybrid"])  # torch minilm: slow
+@pytest.mark.parametrize("name", [pytest.param("minilm", marks=pytest.mark.slow), "bm25", "tfidf",
+                                  pytest.param("hybrid", marks=pytest.mark.slow)])  # the two dense ones, 20-25 s each: slow
 def test_built_in_systems_score_identical_items_alike_in_every_batch(twins, name, tmp_path):
     from fashionrq.systems import get_system
 
