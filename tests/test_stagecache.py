@@ -60,7 +60,7 @@ def test_warm_demo_is_byte_identical_to_cold_still_commits_and_reruns_only_with_
     assert len(list((stage_cache / "stages" / "release").iterdir())) == 1 + (cold / "mcmr-bench").is_dir()
     # the probes' runs ran beside the demo's own runs, into the stage cache, and the probe stage copied them from there
     stages = [s["stage"] for s in json.loads((cold / "stages.json").read_text())]
-    assert any(s.startswith("probe runs (into the stage cache") for s in stages), stages
+    assert any(s.startswith("probe runs (beside the runs") for s in stages), stages
     warm_log = _demo(tmp_path / "warm")
     assert warm_log.count("copied from the stage cache") == 1 + len(SYSTEMS)
     warm = tmp_path / "warm"

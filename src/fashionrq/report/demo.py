@@ -286,7 +286,7 @@ def _timed_probe_runs(bench: Path, config: DemoConfig) -> list:
     from fashionrq.protocol.probe import prepare_probe_runs
 
     timer = StageTimer()
-    with timer.active(), stage("probe runs (into the stage cache, beside the runs)"):
+    with timer.active(), stage("probe runs (beside the runs, kept for the probes)"):
         prepare_probe_runs(bench, query_blind_encoder=config.encoder)
     return timer.stages
 
