@@ -62,6 +62,7 @@ def test_synthetic_embeddings_cluster_by_attribute(synthetic):
     assert sims[same].mean() - sims[~same].mean() > 0.3
 
 
+@pytest.mark.slow  # a synthetic catalog written and checked through the CLI (about 10 s)
 def test_synth_command_writes_a_labelled_folder_and_refuses_to_overwrite(tmp_path):
     out = tmp_path / "syn"
     cmd = [sys.executable, "-m", "fashionrq", "synth", "--items", "300", "--seed", "2", "--dim", "8", "--out", str(out)]
@@ -197,6 +198,7 @@ def _build_from(tmp_path, name: str, embeddings) -> dict:
     return json.loads(build_release(MYNTRA_SMALL, tmp_path / name, embeddings=embeddings, seed=SMALL_BUILD["seed"]).read_text())
 
 
+@pytest.mark.slow  # a second fixture build from exported vectors (about 10 s)
 def test_a_build_from_exported_embeddings_writes_the_computed_builds_manifest(small_bench, fixture_items, tmp_path):
     """The vectors the computed build cached, exported with their encoder (``save_embeddings``, as ``embed --out``
     does), give a build whose manifest.json equals the computed build's, byte for byte."""

@@ -326,6 +326,7 @@ def t2_bench(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow  # a second fixture build with T2-heavy shares, then two runs (about 20 s)
 def test_t2_calibration_beats_chance(t2_bench, tmp_path):
     bench = t2_bench
     truth = {r["pair_id"]: r["label"] for r in map(json.loads, (bench / "labels" / "t2_test.jsonl").read_text().splitlines())}

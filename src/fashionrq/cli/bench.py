@@ -24,7 +24,7 @@ def build_command(
     secret: str = typer.Option(None, "--secret", help="Construction secret mixed into every construction choice (stored in BENCH/labels/secret.txt); the same --seed and --secret rebuild the same public and label files (default: drawn at build time unless --seed is given)."),
     queries_backend: str = typer.Option("verbalizer", "--queries-backend", help="Query generator: verbalizer or llm."),
     mcmr: bool = typer.Option(False, "--mcmr", help="MCMR-style release: only the items with a photo, queries of k text- and k image-derived constraints (k = 1-5) and their text-only / image-only variants (docs/images.md)."),
-    codebook_size: int = typer.Option(None, "--codebook-size", help="Codes per SID level (default: 64 from 22,400 items up; below, the largest of a few sizes near n/350 whose tree has 100 T1-capable leaves)."),
+    codebook_size: int = typer.Option(None, "--codebook-size", help="Codes per SID level (default: 64 from 22,400 items up; below, of up to six sizes from half to one and a half times n/350, the one whose task plan gives the weakest task the most bootstrap units)."),
     split_leaves: bool = typer.Option(True, "--split-leaves/--no-split-leaves", help="Split leaves big enough for two T1 pool tiers into balanced parts (docs/benchmark.md)."),
     pool_size: int = typer.Option(None, "--pool-size", help="T1/T4 candidates per pool, a quarter per relevance tier [default: 40]."),
     max_anchor_leaves: int = typer.Option(1000, "--max-anchor-leaves", help="Anchor leaves over all tasks (0 keeps every qualified leaf)."),
