@@ -148,7 +148,7 @@ def test_engine_search_chunks_score_identical_items_alike(twins):
     from fashionrq.systems import get_system
     from fashionrq.systems.open_search import corpus_search
 
-    hits = corpus_search(get_system("minilm").fit(twins), QUERIES, 60, engine=get_engine("local", chunk_rows=3))
+    hits = corpus_search(get_system("minilm-int8").fit(twins), QUERIES, 60, engine=get_engine("local", chunk_rows=3))
     assert len(hits.rows) == len(QUERIES)
     for rows, scores in zip(hits.rows, hits.scores):
         position = {int(r): i for i, r in enumerate(rows)}
