@@ -16,7 +16,7 @@ import pytest
 from conftest import MYNTRA_SMALL, SMALL_BUILD
 from fashionrq.catalog import FIELDS
 from fashionrq.errors import InputError
-from fashionrq.tasks import MIN_UNITS, bench_stats, build_release, export_beir, read_jsonl, read_qrels
+from fashionrq.tasks import bench_stats, build_release, export_beir, read_jsonl, read_qrels
 
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import hashlib
 import json
 from dataclasses import asdict, replace
 from importlib import metadata
@@ -21,7 +20,7 @@ from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import InputError, WeakReleaseError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
-from fashionrq.io import atomic_writer, link_or_copy, sha256_file
+from fashionrq.io import link_or_copy, sha256_file
 from fashionrq.querygen.evidence import CatalogValues
 from fashionrq.querygen.mcmr import ConstraintMatches
 from fashionrq.relevance.fullmatch import FullMatch
