@@ -218,3 +218,18 @@ def test_the_probe_table_sets_every_real_run_against_the_best_query_blind_baseli
     behind = [f"{TASK_NAMES[b.task]} {b.metric}" for b, w in zip(report.bands, worst) if w <= 0]
     check = next(line for line in text.splitlines() if line.startswith("query-blind check: "))
     assert behind and check.startswith(f"query-blind check: some real run is not above the best query-blind baseline on {', '.join(behind)};")
+
+
+def test_the_parts_of_the_probe_runs_are_disjoint_and_together_every_run(monkeypatch, small_bench):
+    from fashionrq.protocol import probe
+
+    asked = []
+    monkeypatch.setattr(probe, "_run_all", lambda bench, folder, runs: asked.append(runs))
+    for i in range(3):
+        probe.prepare_probe_runs(small_bench, part=(i, 3))
+    probe.prepare_probe_runs(small_bench)
+    *parts, whole = asked
+    assert sum(len(p) for p in parts) == len(whole) == len({k for p in parts for k in p})
+    assert {k: v for p in parts for k, v in p.items()} == whole
+    with pytest.raises(ValueError, match="part 3 of 3"):
+        probe.prepare_probe_runs(small_bench, part=(3, 3))

@@ -500,13 +500,20 @@ def _probe_runs(systems: Sequence[str], cache_dir, encoder: str) -> dict[str, tu
 
 
 def prepare_probe_runs(bench: str | Path, *, systems: Sequence[str] | None = None, cache_dir: str | Path | None = None,
-                       query_blind_encoder: str = "minilm") -> None:
+                       query_blind_encoder: str = "minilm", part: tuple[int, int] = (0, 1)) -> None:
     """Run, sealed and label-blind, every run :func:`probe_release` with the same arguments will need, into the stage
     cache only: a caller can run them beside other work (the demo does, beside its own runs), and the probes then
-    copy them from the cache instead of running them."""
+    copy them from the cache instead of running them.
+
+    ``part=(i, n)``: only every n-th of those runs from the i-th (in one sealed child), so that n callers can share
+    them out; each run is cached on its own, so the parts together are the whole."""
+    index, parts = part
+    if not 0 <= index < parts:
+        raise ValueError(f"part {index} of {parts}: a part is 0 to {parts - 1}")
     systems = list(systems) if systems is not None else default_systems()
+    runs = dict(list(_probe_runs(systems, cache_dir, query_blind_encoder).items())[index::parts])
     with tempfile.TemporaryDirectory(prefix="fashionrq-probe-runs-") as tmp:
-        _run_all(Path(bench), Path(tmp), _probe_runs(systems, cache_dir, query_blind_encoder))
+        _run_all(Path(bench), Path(tmp), runs)
 
 
 def default_systems() -> list[str]:

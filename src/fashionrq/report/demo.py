@@ -236,6 +236,9 @@ def first_stage_labels(systems: Sequence[tuple[str, str, str | None]]) -> dict[s
 
 #: Sealed runs the demo keeps going at once, each in its own process with its scoring (most are single-threaded).
 PARALLEL_RUNS = 2
+#: The probes' runs go to the runs' workers in this many parts (one sealed child each), so that both workers finish
+#: close together after the demo's own runs.
+PROBE_RUN_PARTS = 3
 
 
 def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console) -> list:
@@ -260,9 +263,11 @@ def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console) ->
             for label in started:
                 console.print(f"running {' and '.join(d.name for d in jobs[label][0])} …")
                 pending[label] = pool.submit(_timed_run_and_score, bench, *jobs[label], config)
-            probe_runs = pool.submit(_timed_probe_runs, bench, config)  # the first worker free runs them into the stage cache
+            # the probes' runs, in parts that the workers take as they come free, into the stage cache
+            probe_runs = [pool.submit(_timed_probe_runs, bench, config, (i, PROBE_RUN_PARTS)) for i in range(PROBE_RUN_PARTS)]
             results = {label: future.result() for label, future in pending.items()}
-            adopt(probe_runs.result())
+            for future in probe_runs:
+                adopt(future.result())
         for label in jobs:  # the order listed
             runs, hit, stages = results[label]
             if hit:
@@ -280,14 +285,14 @@ def _timed_run_and_score(bench: Path, dirs: list[Path], system: str, rerank: str
     return scored, hit, timer.stages
 
 
-def _timed_probe_runs(bench: Path, config: DemoConfig) -> list:
-    """The probes' sealed runs (``protocol.probe.prepare_probe_runs``, as :func:`_probes` will ask for them) in a
-    worker process beside the demo's own runs, into the stage cache; returns its stages."""
+def _timed_probe_runs(bench: Path, config: DemoConfig, part: tuple[int, int]) -> list:
+    """A part of the probes' sealed runs (``protocol.probe.prepare_probe_runs``, as :func:`_probes` will ask for
+    them) in a worker process beside the demo's own runs, into the stage cache; returns its stages."""
     from fashionrq.protocol.probe import prepare_probe_runs
 
     timer = StageTimer()
-    with timer.active(), stage("probe runs (beside the runs, kept for the probes)"):
-        prepare_probe_runs(bench, query_blind_encoder=config.encoder)
+    with timer.active(), stage(f"probe runs, part {part[0] + 1} of {part[1]} (beside the runs, kept for the probes)"):
+        prepare_probe_runs(bench, query_blind_encoder=config.encoder, part=part)
     return timer.stages
 
 
