@@ -223,13 +223,15 @@ def test_the_probe_table_sets_every_real_run_against_the_best_query_blind_baseli
 def test_the_parts_of_the_probe_runs_are_disjoint_and_together_every_run(monkeypatch, small_bench):
     from fashionrq.protocol import probe
 
-    asked = []
+    asked, scored = [], []
     monkeypatch.setattr(probe, "_run_all", lambda bench, folder, runs: asked.append(runs))
+    monkeypatch.setattr(probe, "_commit_and_score", lambda bench, run: scored.append(run.name))
     for i in range(3):
         probe.prepare_probe_runs(small_bench, part=(i, 3))
     probe.prepare_probe_runs(small_bench)
     *parts, whole = asked
     assert sum(len(p) for p in parts) == len(whole) == len({k for p in parts for k in p})
     assert {k: v for p in parts for k, v in p.items()} == whole
+    assert scored == [k for p in parts for k in p] + list(whole)  # each run committed and scored where it ran
     with pytest.raises(ValueError, match="part 3 of 3"):
         probe.prepare_probe_runs(small_bench, part=(3, 3))

@@ -14,7 +14,8 @@ from fashionrq.report.page import SECTIONS, write_report
 needs_chromium = pytest.mark.skipif(find_chromium() is None, reason="chromium is not installed (.ci/run installs it)")
 
 CELLS = ("Array.from(document.querySelectorAll('td[data-value]')).map(function(td){"
-         "return {run: td.dataset.run, task: td.dataset.task, metric: td.dataset.metric, value: td.dataset.value, text: td.textContent};})")
+         "return {run: td.dataset.run, task: td.dataset.task, metric: td.dataset.metric, attribute: td.dataset.attribute || null, "
+         "value: td.dataset.value, text: td.textContent};})")
 SECTION_STATE = ("Array.from(document.querySelectorAll('section')).map(function(s){var r=s.getBoundingClientRect();"
                  "return {id: s.id, height: r.height, plots: s.querySelectorAll('svg.chart').length, "
                  "notrun: s.querySelectorAll('.notrun').length};})")
@@ -83,7 +84,12 @@ def test_report_renders_in_chromium_offline(report_html, scored_runs):
     assert all(ok for _, ok in images)  # every thumbnail shown decoded (the fixture has 30 images)
     scores = {json.loads((run / "scores.json").read_text())["system"]: json.loads((run / "scores.json").read_text()) for run in scored_runs}
     assert {c["run"] for c in cells} == set(scores)
-    for cell in cells:
+    by_attribute = [c for c in cells if c["attribute"]]
+    assert {c["attribute"] for c in by_attribute} == set(scores["bm25"]["tasks"]["t1"]["breakdowns"]["by_attribute"])
+    for cell in by_attribute:
+        value = scores[cell["run"]]["tasks"][cell["task"]]["breakdowns"]["by_attribute"][cell["attribute"]]["present"][cell["metric"]]
+        assert float(cell["value"]) == value and cell["text"] == f"{value:.4f}"
+    for cell in (c for c in cells if not c["attribute"]):
         task = scores[cell["run"]]["tasks"][cell["task"]]
         value = task["aggregate"][cell["metric"]]
         lower, upper = task["interval"][cell["metric"]]

@@ -12,6 +12,9 @@ import pytest
 from conftest import main_code
 from serve_support import label_needles, leaked, write_run
 
+from fashionrq.protocol.scoring import score_run
+from fashionrq.server.board import MIN_CELL_QUERIES
+
 pytest.importorskip("fastapi", reason="needs the serve extra (pip install fashionrq[serve])")
 pytest.importorskip("sqlalchemy", reason="needs the serve extra (pip install fashionrq[serve])")
 
@@ -74,11 +77,21 @@ def test_submit_score_and_read_only_your_own(served):
     assert mine["state"] == "scored"
     tasks = mine["summary"]["tasks"]
     assert set(tasks) == {"t1", "t2", "t3", "t4"}
-    for entry in tasks.values():  # aggregates and intervals only: no breakdown, confusion matrix or per-unit value
-        assert set(entry) <= {"aggregate", "interval", "n_units", "n_clusters", "unit", "leakage_unit", "headline"}
+    for entry in tasks.values():  # aggregates and intervals: no confusion matrix or per-unit value
+        assert set(entry) <= {"aggregate", "interval", "n_units", "n_clusters", "unit", "leakage_unit", "headline", "breakdowns"}
         for metric, value in entry["aggregate"].items():
             lower, upper = entry["interval"][metric]
             assert lower <= value <= upper
+    # per-attribute cells: the headline over the queries expressing the attribute, only where that cell and its
+    # complement both hold MIN_CELL_QUERIES queries; the full scoring has smaller cells, which are left out
+    full = score_run(served["bench"], served["runs"] / "alpha-1", relevance=False).report["tasks"]["t1"]
+    split = full["breakdowns"]["by_attribute"]
+    large = {a for a, c in split.items() if min(c["present"]["n"], c["absent"]["n"]) >= MIN_CELL_QUERIES}
+    served_cells = tasks["t1"]["breakdowns"]["by_attribute"]
+    assert large and set(served_cells) == large and large != set(split)
+    for attribute, cell in served_cells.items():
+        assert cell == {"present": {"n": split[attribute]["present"]["n"], "recall@10": split[attribute]["present"]["recall@10"]}}
+    assert all("breakdowns" not in entry for task, entry in tasks.items() if task != "t1")
     # one team never reads another's submission: the same answer as for an id that does not exist
     for path in (f"/api/v1/submissions/{ids[1]}", f"/api/v1/submissions/{ids[1]}/scores", "/api/v1/submissions/999"):
         assert client.get(path, headers=_auth(served, "alpha")).status_code == 404

@@ -236,6 +236,7 @@ def test_leaderboard_page_in_chromium_shows_the_json_numbers(live, small_bench, 
     import httpx
 
     from fashionrq.report.browser import Page, find_chromium
+    from fashionrq.server.board import MIN_CELL_QUERIES
     from fashionrq.server.client import upload
 
     if find_chromium() is None:
@@ -250,7 +251,8 @@ def test_leaderboard_page_in_chromium_shows_the_json_numbers(live, small_bench, 
     page_file = tmp_path / "leaderboard.html"
     page_file.write_bytes(httpx.get(server.url + "/leaderboard", timeout=120).content)
     cells_js = ("Array.from(document.querySelectorAll('td[data-value]')).map(function(td){return {run: td.dataset.run, "
-                "task: td.dataset.task, metric: td.dataset.metric, value: td.dataset.value, text: td.textContent};})")
+                "task: td.dataset.task, metric: td.dataset.metric, attribute: td.dataset.attribute || null, "
+                "value: td.dataset.value, text: td.textContent};})")
     with Page() as page:
         page.open(page_file)
         assert page.evaluate("document.body.dataset.selfcheck") == "done"
@@ -262,7 +264,13 @@ def test_leaderboard_page_in_chromium_shows_the_json_numbers(live, small_bench, 
     rows = {row["label"]: row for row in board["rows"]}
     assert len(rows) == 3 and plots >= 4
     assert {c["run"] for c in cells} == set(rows)
-    for cell in cells:
+    by_attribute = [c for c in cells if c["attribute"]]
+    assert by_attribute  # the fixture's T1 has attributes whose cell and complement both reach MIN_CELL_QUERIES
+    for cell in by_attribute:
+        entry = rows[cell["run"]]["tasks"][cell["task"]]["by_attribute"][cell["attribute"]]
+        assert entry["n"] >= MIN_CELL_QUERIES
+        assert float(cell["value"]) == entry[cell["metric"]] and cell["text"] == f"{entry[cell['metric']]:.4f}"
+    for cell in (c for c in cells if not c["attribute"]):
         entry = rows[cell["run"]]["tasks"][cell["task"]]["metrics"][cell["metric"]]
         lower, upper = entry["interval"]
         assert float(cell["value"]) == entry["value"]

@@ -501,9 +501,10 @@ def _probe_runs(systems: Sequence[str], cache_dir, encoder: str) -> dict[str, tu
 
 def prepare_probe_runs(bench: str | Path, *, systems: Sequence[str] | None = None, cache_dir: str | Path | None = None,
                        query_blind_encoder: str = "minilm", part: tuple[int, int] = (0, 1)) -> None:
-    """Run, sealed and label-blind, every run :func:`probe_release` with the same arguments will need, into the stage
-    cache only: a caller can run them beside other work (the demo does, beside its own runs), and the probes then
-    copy them from the cache instead of running them.
+    """Run, sealed and label-blind, every run :func:`probe_release` with the same arguments will need, then commit and
+    score each, into the stage cache only: a caller can do this beside other work (the demo does, beside its own
+    runs), and the probes then copy the runs from the cache and find their scores there (a score is cached by the
+    committed files' hashes, so a copy committed again scores from the cache).
 
     ``part=(i, n)``: only every n-th of those runs from the i-th (in one sealed child), so that n callers can share
     them out; each run is cached on its own, so the parts together are the whole."""
@@ -514,6 +515,8 @@ def prepare_probe_runs(bench: str | Path, *, systems: Sequence[str] | None = Non
     runs = dict(list(_probe_runs(systems, cache_dir, query_blind_encoder).items())[index::parts])
     with tempfile.TemporaryDirectory(prefix="fashionrq-probe-runs-") as tmp:
         _run_all(Path(bench), Path(tmp), runs)
+        for label in runs:
+            _commit_and_score(Path(bench), Path(tmp) / label)
 
 
 def default_systems() -> list[str]:

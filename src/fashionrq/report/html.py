@@ -163,6 +163,38 @@ def _attribute_verdicts(by_attribute: dict | None) -> str:
             + _table(["B", "A", "attribute", "queries", "Δ [interval]", "p Holm", "verdict"], rows) + "</details>")
 
 
+ATTRIBUTE_BREAKDOWN_TITLE = "Headline metric over the queries expressing each attribute"
+
+
+def attribute_breakdown_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
+    """Per task with a per-attribute breakdown (T1): its headline metric over all queries, then over the queries
+    whose φ(q) expresses each attribute, one row per run (the column head gives the queries)."""
+    tables = []
+    for task, metric in heads.items():
+        splits = [s.report["tasks"].get(task, {}).get("breakdowns", {}).get("by_attribute", {}) for s in scored]
+        sizes = {}
+        for split in splits:
+            for attribute, cell in split.items():
+                if (cell.get("present") or {}).get(metric) is not None:
+                    sizes[attribute] = max(sizes.get(attribute, 0), cell["present"]["n"])
+        if not sizes:
+            continue
+        rows = []
+        for s, split in zip(scored, splits):
+            cells = [_value_cell(s, task, metric)]
+            for attribute in sizes:
+                value = ((split.get(attribute) or {}).get("present") or {}).get(metric)
+                cells.append('<td class="num">–</td>' if value is None else
+                             f'<td class="num" data-run="{escape(s.label)}" data-task="{task}" data-attribute="{escape(attribute)}" '
+                             f'data-metric="{escape(metric)}" data-value="{value!r}">{value:.4f}</td>')
+            rows.append(f"<tr><td>{escape(s.label)}</td>{''.join(cells)}</tr>")
+        header = ["system", "all queries", *(f"{a} (n={n:,})" for a, n in sizes.items())]
+        tables.append(f"<h3>{task.upper()} {escape(metric)}</h3>" + _table(header, rows))
+    if not tables:
+        return '<p class="notrun">not run: no per-attribute breakdown in the score files.</p>'
+    return "".join(tables)
+
+
 def attribute_section(scored: Sequence[Scored]) -> str:
     """Per-attribute AttrScore bars, one bar per run, annotation coverage in the tooltip table below."""
     have = [s for s in scored if (s.report.get("relevance") or {}).get("attributes")]

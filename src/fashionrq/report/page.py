@@ -13,7 +13,7 @@ from fashionrq.report.leaderboard import Scored, load_scores
 from fashionrq.report.twostage import two_stage_section
 from fashionrq.report.worst import WorstQueries, WorstQuery
 
-SECTIONS = ("leaderboard", "verdicts", "two-stage", "attributes", "constraints", "sid-tree", "tiers", "probes", "worst-queries")
+SECTIONS = ("leaderboard", "verdicts", "two-stage", "attributes", "by-attribute", "constraints", "sid-tree", "tiers", "probes", "worst-queries")
 
 
 def _worst_table(rows: Sequence[WorstQuery], metric: str) -> str:
@@ -69,6 +69,7 @@ def render(bench: str | Path, scored: Sequence[Scored], comparison: dict | None 
         "verdicts": ("Promotion verdicts", html.verdict_section(comparison)),
         "two-stage": ("Two-stage retrieval over the catalog", two_stage_section(bench, scored)),
         "attributes": ("Per-attribute AttrScore", html.attribute_section(scored)),
+        "by-attribute": (html.ATTRIBUTE_BREAKDOWN_TITLE, html.attribute_breakdown_section(scored, heads)),
         "constraints": ("nDCG against the number of constraints", html.constraint_section(scored, heads)),
         "sid-tree": ("Semantic-ID tree", html.sid_tree_section(bench)),
         "tiers": ("Tier balance", html.tier_section(bench)),

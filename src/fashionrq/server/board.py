@@ -1,9 +1,10 @@
 """What a submitter and the public may read: label-free score summaries, the leaderboard and its page.
 
-Nothing here carries a label. A summary keeps each task's aggregate metrics, their 95% intervals and unit counts;
-it drops everything finer (per-attribute and per-constraint breakdowns, T2's confusion matrix and per-class
-scores), since a breakdown over a handful of queries is close to a per-query score, and per-query scores read
-beside one's own ranking give grades away (docs/server.md).
+Nothing here carries a label. A summary keeps each task's aggregate metrics, their 95% intervals and unit counts,
+and the headline metric over the queries expressing an attribute where that cell and its complement each hold at
+least :data:`MIN_CELL_QUERIES` queries. It drops everything finer (smaller attribute cells, per-constraint
+breakdowns, T2's confusion matrix and per-class scores), since a breakdown over a handful of queries is close to a
+per-query score, and per-query scores read beside one's own ranking give grades away (docs/server.md).
 
 The public leaderboard shows one submission per team: the newest scored one the team marked ``publish`` when it
 submitted (a pre-registered choice), else its best. "Best" and the row order are the same order: T1's registered
@@ -23,6 +24,9 @@ from pathlib import Path
 TASK_FIELDS = ("aggregate", "interval", "n_units", "n_clusters", "unit", "leakage_unit", "headline")
 #: the order of tasks in which the headline metrics rank submissions
 ORDER = ("t1", "t2", "t3", "t4", "t1o")
+#: The fewest queries a served per-attribute cell aggregates, and the fewest outside it (the task's aggregate less a
+#: cell gives the cell's complement, so a cell is served only when both are this large).
+MIN_CELL_QUERIES = 100
 
 
 def public_summary(report: dict) -> dict:
@@ -34,8 +38,22 @@ def public_summary(report: dict) -> dict:
         "commitment": {key: report["commitment"][key] for key in ("hash", "timestamp")},
         "bootstrap": report.get("bootstrap"),
         "not_scored": report.get("not_scored", {}),
-        "tasks": {task: {key: entry[key] for key in TASK_FIELDS if key in entry} for task, entry in report["tasks"].items()},
+        "tasks": {task: {**{key: entry[key] for key in TASK_FIELDS if key in entry}, **_attribute_cells(entry)}
+                  for task, entry in report["tasks"].items()},
     }
+
+
+def _attribute_cells(entry: dict) -> dict:
+    """The score report's per-attribute breakdown cut to the headline metric over the queries expressing each
+    attribute, for the cells large enough to serve (:data:`MIN_CELL_QUERIES`): ``{"breakdowns": {"by_attribute":
+    {attribute: {"present": {"n": queries, headline: value}}}}}``, or ``{}``."""
+    headline = entry.get("headline")
+    cells = {}
+    for attribute, split in (entry.get("breakdowns") or {}).get("by_attribute", {}).items():
+        present, absent = split.get("present") or {}, split.get("absent") or {}
+        if min(present.get("n", 0), absent.get("n", 0)) >= MIN_CELL_QUERIES and present.get(headline) is not None:
+            cells[attribute] = {"present": {"n": present["n"], headline: present[headline]}}
+    return {"breakdowns": {"by_attribute": cells}} if cells else {}
 
 
 def rank_key(summary: dict) -> tuple:
@@ -141,7 +159,9 @@ class Board:
                          "sealed": bool((entry.summary.get("isolation") or {}).get("sealed")),
                          "tasks": {t: {"headline": e.get("headline"), "n_clusters": e.get("n_clusters"),
                                        "metrics": {m: {"value": v, "interval": (e.get("interval") or {}).get(m)}
-                                                   for m, v in e["aggregate"].items()}}
+                                                   for m, v in e["aggregate"].items()},
+                                       "by_attribute": {a: cell["present"] for a, cell in
+                                                        e.get("breakdowns", {}).get("by_attribute", {}).items()}}
                                    for t, e in entry.summary["tasks"].items()},
                          "gate_vs_champion": gate})
         return {"release": shown[0].summary["release"] if shown else None, "ledger_head": now,
@@ -177,7 +197,9 @@ class Board:
         if scored:
             heads = html.headline_metrics(scored, comparison)
             body = (f'<section id="leaderboard"><h2>Leaderboard</h2>{html.leaderboard_section(scored, heads)}</section>'
-                    f'<section id="verdicts"><h2>Promotion verdicts</h2>{html.verdict_section(comparison)}</section>')
+                    f'<section id="verdicts"><h2>Promotion verdicts</h2>{html.verdict_section(comparison)}</section>'
+                    f'<section id="by-attribute"><h2>{html.ATTRIBUTE_BREAKDOWN_TITLE}</h2>'
+                    f'{html.attribute_breakdown_section(scored, heads)}</section>')
         else:
             body = '<section id="leaderboard"><h2>Leaderboard</h2><p class="notrun">no submission scored yet.</p></section>'
         champion = f"Champion: {escape(board['champion'])}. " if board["champion"] else ""
