@@ -150,10 +150,10 @@ def test_demo_writes_report_html(tmp_path):
     assert all(f'<section id="{key}">' in page for key in SECTIONS) and 'data-run="bm25"' in page
     text = report.read_text(encoding="utf-8")
     assert "## 7. Adversarial probes" in text and "probe-cooccurrence" in text and "## 8. Time and memory per stage" in text
-    # the MCMR section ran in its own process beside the runs; its stages are in the table, under the stage that waited
+    # the MCMR section ran in its own process beside the runs, timed under the stage that waited (its own stages join
+    # under an "mcmr: " prefix when it computes anything: a warm cache, as on a second run of the suite, leaves none)
     stages = [s["stage"] for s in json.loads((tmp_path / "demo" / "stages.json").read_text(encoding="utf-8"))]
     assert "## 9. MCMR" in text and "mcmr (own process, started after the item vectors)" in stages
-    assert any(name.startswith("mcmr: ") for name in stages)
     # the label audit is its own section, with the attribute oracle of every run (and its verdict) in audit.json
     audit = json.loads((tmp_path / "demo" / "audit.json").read_text(encoding="utf-8"))
     assert "## 10. Label audit" in text and "label audit" in stages and audit["passed"]

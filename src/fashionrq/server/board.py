@@ -25,8 +25,9 @@ TASK_FIELDS = ("aggregate", "interval", "n_units", "n_clusters", "unit", "leakag
 #: the order of tasks in which the headline metrics rank submissions
 ORDER = ("t1", "t2", "t3", "t4", "t1o")
 #: The fewest queries a served per-attribute cell aggregates, and the fewest outside it (the task's aggregate less a
-#: cell gives the cell's complement, so a cell is served only when both are this large).
-MIN_CELL_QUERIES = 100
+#: cell gives the cell's complement, so a cell is served only when both are this large): one query moves a served
+#: number by at most 1/50 of its range, no more than a task aggregate of 50 queries, which small releases serve anyway.
+MIN_CELL_QUERIES = 50
 
 
 def public_summary(report: dict) -> dict:
