@@ -285,8 +285,8 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, secret: Construction
     public, labels = out / "public", out / "labels"
     public.mkdir(parents=True, exist_ok=True)
     labels.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng([secret.construction_seed, 7])
-    published = public_items(items, np.random.default_rng([secret.construction_seed, 11]))
+    rng = secret.rng("release-ids")
+    published = public_items(items, secret.rng("item-ids"))
     writer = _Writer(tasks, published.ids, phi, rng)
     writer.ranking("t1", tasks.t1, pooled_file=True)
     writer.open_corpus(TierIndex(hierarchy), out, tasks.matches)
