@@ -32,14 +32,14 @@ def main() -> None:
     from fashionrq.protocol.compare import compare_scored, resample_draws
     from fashionrq.protocol.scoring import score_run
     from fashionrq.systems import get_system, run_system
-    from fashionrq.tasks import build_release
+    from fashionrq.tasks import BuildConfig, build_release
 
     bench = args.bench
     if bench is None:
         bench = args.work / "BENCH"
         if not (bench / "manifest.json").is_file():
             start = time.perf_counter()
-            build_release("bundled", bench, encoder="minilm", seed=0)
+            build_release(BuildConfig(catalog="bundled", out=bench, encoder="minilm", seed=0))
             print(f"built {bench} in {time.perf_counter() - start:.1f} s")
     runs = []
     for spec in args.systems.split(","):

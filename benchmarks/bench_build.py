@@ -20,7 +20,7 @@ from fashionrq.catalog import bundled_items
 from fashionrq.encoders import embed_items
 from fashionrq.hierarchy import build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
-from fashionrq.tasks import TaskConfig, build_tasks, semantic_ids, write_release
+from fashionrq.tasks import BuildConfig, TaskConfig, build_tasks, semantic_ids, write_release
 from fashionrq.tasks.queries import anchor_queries, hidden_phis
 
 
@@ -45,7 +45,8 @@ def construct_once(items, sids, out: Path, seed: int, X=None) -> dict:
     tasks = clock.run("tasks", build_tasks, hierarchy, queries, TaskConfig(), seed, X)
     tasks.report["open_depth"] = TaskConfig().open_depth
     phi, _ = clock.run("hidden phi", hidden_phis, queries, tasks.used_queries(), "verbalizer", seed)
-    clock.run("write", write_release, out, items, sids, hierarchy, tasks, phi, seed, {"report": {"querygen": report}})
+    clock.run("write", write_release, BuildConfig(out=out, seed=seed), items, sids, hierarchy, tasks, phi,
+              {"report": {"querygen": report}})
     total = {k: round(sum(s[k] for s in clock.steps.values()), 2) for k in ("wall_s", "cpu_s")}
     return {"steps": clock.steps, "total": total, "clusters": hierarchy.level_counts(), "anchor_queries": len(queries),
             "t1": len(tasks.t1), "t2_pairs": len(tasks.t2), "t3": len(tasks.t3), "t4_groups": len(tasks.t4)}

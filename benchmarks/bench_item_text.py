@@ -29,14 +29,14 @@ def main() -> None:
     from fashionrq.encoders.minilm_int8 import minilm_tokenizer
     from fashionrq.metrics import evaluate, read_qrels, read_run
     from fashionrq.systems import get_system, run_system
-    from fashionrq.tasks import TaskConfig, build_release
+    from fashionrq.tasks import BuildConfig, TaskConfig, build_release
 
     tokenizer = minilm_tokenizer()
     items = ingest(args.catalog).table
     with tempfile.TemporaryDirectory(prefix="fashionrq-item-text-") as scratch:
         bench = Path(scratch) / "BENCH"
-        build_release(args.catalog, bench, encoder=args.encoder, sid_method="rkmeans", codebook_size=16, seed=0,
-                      task_config=TaskConfig(pool_size=40))
+        build_release(BuildConfig(catalog=args.catalog, out=bench, encoder=args.encoder, sid_method="rkmeans", codebook_size=16,
+                                  seed=0, task_config=TaskConfig(pool_size=40)))
         qrels = read_qrels(bench / "labels" / "t1.qrels")
         default = text.DESCRIPTION_WORDS
         for words in (int(w) for w in args.words.split(",")):

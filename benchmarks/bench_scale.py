@@ -28,15 +28,15 @@ def build_stages(catalog_dir: Path, out: Path, seed: int, cache_dir: Path) -> di
 
     ``cache_dir`` is an empty cache, so the SIDs are trained, not read from an earlier run's cache."""
     from fashionrq.catalog import ingest
-    from fashionrq.tasks import build_release
+    from fashionrq.tasks import BuildConfig, build_release
     from fashionrq.timing import StageTimer, stage
 
     timer = StageTimer()
     with timer.active():
         with stage("ingest"):
             result = ingest(catalog_dir / "items.parquet")
-        build_release(catalog_dir / "items.parquet", out, embeddings=catalog_dir / "embeddings.parquet", seed=seed,
-                      ingested=result, cache_dir=cache_dir)
+        build_release(BuildConfig(catalog=catalog_dir / "items.parquet", out=out, embeddings=catalog_dir / "embeddings.parquet",
+                                  seed=seed, cache_dir=cache_dir), ingested=result)
     stages = {s.stage: {"wall_s": round(s.wall_s, 2), "cpu_s": round(s.cpu_s, 2), "peak_rss_gb": round(s.peak_rss_mib / 1024, 3)}
               for s in timer.stages if s.depth == 0}
     top = [s for s in timer.stages if s.depth == 0]

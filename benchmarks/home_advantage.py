@@ -26,7 +26,7 @@ from fashionrq.protocol import commit_run
 from fashionrq.protocol.home import home_advantage, home_markdown
 from fashionrq.protocol.scoring import score_run
 from fashionrq.systems import get_system, run_system
-from fashionrq.tasks import build_release
+from fashionrq.tasks import BuildConfig, build_release
 
 
 def catalog_items(catalog: str, sample: int, seed: int, out: Path) -> Path:
@@ -46,7 +46,7 @@ def scored_runs(items: Path, encoders: tuple[str, str], seed: int, out: Path) ->
     runs = {}
     for release in encoders:
         bench = out / f"bench-{release}"
-        build_release(items, bench, encoder=release, seed=seed)
+        build_release(BuildConfig(catalog=items, out=bench, encoder=release, seed=seed))
         for system in encoders:
             run_dir = out / "runs" / release / system
             run_system(bench, get_system(system), run_dir)

@@ -31,13 +31,13 @@ def build_shared_release(shared: Path) -> Path:
     first builds it (atomically) while the others wait."""
     from filelock import FileLock
 
-    from fashionrq.tasks import build_release
+    from fashionrq.tasks import BuildConfig, build_release
 
     out = shared / "small-bench" / "BENCH"
     with FileLock(str(shared / "small-bench.lock")):
         if not out.is_dir():
             out.parent.mkdir(exist_ok=True)
-            build_release(MYNTRA_SMALL, out, **SMALL_BUILD)
+            build_release(BuildConfig(catalog=MYNTRA_SMALL, out=out, **SMALL_BUILD))
     return out
 
 
@@ -47,10 +47,10 @@ def small_bench(tmp_path_factory, worker_id):
     pytest-xdist one build serves every worker (:func:`build_shared_release`, started early by
     :func:`pytest_collection_modifyitems`)."""
     if worker_id == "master":
-        from fashionrq.tasks import build_release
+        from fashionrq.tasks import BuildConfig, build_release
 
         out = tmp_path_factory.mktemp("small-bench") / "BENCH"
-        build_release(MYNTRA_SMALL, out, **SMALL_BUILD)
+        build_release(BuildConfig(catalog=MYNTRA_SMALL, out=out, **SMALL_BUILD))
         return out
     return build_shared_release(tmp_path_factory.getbasetemp().parent)
 

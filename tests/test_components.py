@@ -83,13 +83,13 @@ def test_compare_and_the_html_report_show_the_flag(small_bench, runs, tmp_path):
 def test_home_advantage_is_the_difference_of_the_paired_gaps(small_bench, tmp_path):
     from fashionrq.protocol.errors import ComparisonError
     from fashionrq.protocol.home import home_advantage, home_markdown
-    from fashionrq.tasks import build_release
+    from fashionrq.tasks import BuildConfig, build_release
 
     from conftest import MYNTRA_SMALL
 
     encoders = ("minilm", "minilm-int8")
     benches = {"minilm": tmp_path / "BENCH-fp32", "minilm-int8": small_bench}
-    build_release(MYNTRA_SMALL, benches["minilm"], encoder="minilm", seed=0, allow_weak=True)
+    build_release(BuildConfig(catalog=MYNTRA_SMALL, out=benches["minilm"], encoder="minilm", seed=0, allow_weak=True))
     scored = {}
     for release, bench in benches.items():
         for system in encoders:

@@ -159,8 +159,8 @@ def test_an_interrupted_embedding_resumes_where_it_stopped(tmp_path):
 
 BUILD = """
 import sys
-from fashionrq.tasks import build_release
-build_release(sys.argv[1], sys.argv[2], **{SMALL_BUILD!r})
+from fashionrq.tasks import BuildConfig, build_release
+build_release(BuildConfig(catalog=sys.argv[1], out=sys.argv[2], **{SMALL_BUILD!r}))
 """.replace("{SMALL_BUILD!r}", repr(SMALL_BUILD))
 
 

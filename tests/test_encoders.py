@@ -371,9 +371,9 @@ def test_build_run_and_the_demo_share_one_default_encoder():
     from fashionrq.encoders import DEFAULT_ENCODER
     from fashionrq.report.demo import DemoConfig
     from fashionrq.systems.hybrid import DEFAULT_COMPONENTS
-    from fashionrq.tasks.release import build_release
+    from fashionrq.tasks import BuildConfig
 
     commands = (bench.build_command, demo.demo_command, encoders.embed_command, sid.train_command, sid.ablation_command)
     defaults = {inspect.signature(c).parameters["encoder"].default.default for c in commands}
-    assert defaults | {inspect.signature(build_release).parameters["encoder"].default, DemoConfig.encoder} == {DEFAULT_ENCODER}
+    assert defaults | {BuildConfig.encoder, DemoConfig.encoder} == {DEFAULT_ENCODER}
     assert DEFAULT_ENCODER in DEFAULT_COMPONENTS  # hybrid's dense half reads the build's vectors

@@ -354,12 +354,12 @@ def test_unknown_backend_and_foreign_items_are_user_errors(clusters, items):
 def test_leaves_whose_llm_queries_describe_nothing_get_verbalizer_queries(server, tmp_path, fixture_items, items):
     """A weak model's well-formed but empty answers: every query's φ asserts nothing, so no item fully matches it and
     the tasks drop it; its leaves are verbalized instead, counted, and the release keeps task queries."""
-    from fashionrq.tasks.release import construct_release
+    from fashionrq.tasks import BuildConfig, construct_release
 
     sids = np.column_stack([pd.factorize(items[c].fillna("?"), sort=True)[0] for c in ("master_category", "sub_category", "article_type")])
     options = dict(base_url=server.url, model="stub-model", api_key=KEY, timeout=5.0, backoff=0.01, cache_dir=tmp_path / "cache")
     server.modes = {cid: "vacuous" for cid in _cluster_ids(fixture_items, sids)}
-    manifest = construct_release(tmp_path / "B", fixture_items, sids, seed=0, queries_backend="llm", llm_options=options)
+    manifest = construct_release(BuildConfig(out=tmp_path / "B", seed=0, queries_backend="llm", llm_options=options), fixture_items, sids)
     report = json.loads(manifest.read_text())["report"]
     querygen, validity = report["querygen"], report["tasks"]["validity"]
     vacuous = querygen["sources"]["llm:stub-model"]

@@ -19,7 +19,7 @@ from fashionrq.querygen.mcmr import MIN_JOINT, MIN_SHARE, TEXT_ATTRIBUTES, catal
 from fashionrq.querygen.records import Constraint
 from fashionrq.sid.io import read_sids
 from fashionrq.systems.bench import PublicBench
-from fashionrq.tasks import TaskConfig, build_release
+from fashionrq.tasks import BuildConfig, TaskConfig, build_release
 
 #: Whole-module sealed runs and release builds over the fixture: tens of seconds; CI runs them with -m slow.
 pytestmark = pytest.mark.slow
@@ -34,8 +34,8 @@ MCMR_TASKS = TaskConfig(pool_size=8, max_anchor_leaves=20, shares=(("t1", 0.4), 
 @pytest.fixture(scope="module")
 def mcmr_bench(tmp_path_factory):
     out = tmp_path_factory.mktemp("mcmr") / "BENCH"
-    build_release(MYNTRA_IMAGES, out, encoder="minilm", seed=0, sid_method="rkmeans", codebook_size=5, queries_backend="mcmr",
-                  task_config=MCMR_TASKS, allow_weak=True)  # the 30 photographed fixture items give a handful of units
+    build_release(BuildConfig(catalog=MYNTRA_IMAGES, out=out, encoder="minilm", seed=0, sid_method="rkmeans", codebook_size=5,
+                              queries_backend="mcmr", task_config=MCMR_TASKS, allow_weak=True))  # the 30 photographed fixture items give a handful of units
     return out
 
 

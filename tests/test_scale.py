@@ -193,9 +193,10 @@ def test_an_items_table_is_read_back_column_wise_and_ids_rechecked(tmp_path, fix
 def _build_from(tmp_path, name: str, embeddings) -> dict:
     from conftest import MYNTRA_SMALL, SMALL_BUILD
 
-    from fashionrq.tasks import build_release
+    from fashionrq.tasks import BuildConfig, build_release
 
-    return json.loads(build_release(MYNTRA_SMALL, tmp_path / name, embeddings=embeddings, seed=SMALL_BUILD["seed"]).read_text())
+    config = BuildConfig(catalog=MYNTRA_SMALL, out=tmp_path / name, embeddings=embeddings, seed=SMALL_BUILD["seed"])
+    return json.loads(build_release(config).read_text())
 
 
 @pytest.mark.slow  # a second fixture build from exported vectors (about 10 s)

@@ -319,11 +319,12 @@ def t2_bench(tmp_path_factory) -> Path:
     for a calibrator to learn from, since T1 takes most leaves and only told-apart leaves are paired (T1 and T3 are
     weak here, hence ``allow_weak``)."""
     from conftest import MYNTRA_SMALL, SMALL_BUILD
-    from fashionrq.tasks import TaskConfig, build_release
+    from fashionrq.tasks import BuildConfig, TaskConfig, build_release
 
     out = tmp_path_factory.mktemp("t2-bench") / "BENCH"
     shares = (("t1", 0.05), ("t1o", 0.05), ("t2", 0.85), ("t3", 0.05))
-    build_release(MYNTRA_SMALL, out, task_config=TaskConfig(shares=shares, max_anchor_leaves=125), allow_weak=True, **SMALL_BUILD)
+    build_release(BuildConfig(catalog=MYNTRA_SMALL, out=out, task_config=TaskConfig(shares=shares, max_anchor_leaves=125),
+                              allow_weak=True, **SMALL_BUILD))
     return out
 
 

@@ -16,7 +16,7 @@ import pytest
 from conftest import MYNTRA_SMALL, SMALL_BUILD
 from fashionrq.catalog import FIELDS
 from fashionrq.errors import InputError
-from fashionrq.tasks import bench_stats, build_release, export_beir, read_jsonl, read_qrels
+from fashionrq.tasks import BuildConfig, bench_stats, build_release, export_beir, read_jsonl, read_qrels
 
 
 
@@ -398,7 +398,7 @@ def test_bad_inputs_are_one_sentence_errors(tmp_path):
     assert done.returncode == 2 and "unknown queries backend" in done.stdout + done.stderr
     (tmp_path / "junk.txt").write_text("x")
     with pytest.raises(InputError, match="not a release"):
-        build_release(MYNTRA_SMALL, tmp_path, **SMALL_BUILD)
+        build_release(BuildConfig(catalog=MYNTRA_SMALL, out=tmp_path, **SMALL_BUILD))
 
 
 def test_public_item_ids_are_opaque_and_mapped_in_labels(bench, fixture_items):
@@ -455,7 +455,7 @@ def test_a_drawn_secret_is_stored_withheld_from_the_manifest_and_replays_only_wi
     from fashionrq.tasks import construct_release
 
     secret_bench = tmp_path / "secret"
-    build_release(MYNTRA_SMALL, secret_bench, encoder=SMALL_BUILD["encoder"], allow_weak=True)  # no seed, no secret: one is drawn
+    build_release(BuildConfig(catalog=MYNTRA_SMALL, out=secret_bench, encoder=SMALL_BUILD["encoder"], allow_weak=True))  # no seed, no secret: one is drawn
     manifest = json.loads((secret_bench / "manifest.json").read_text())
     secret = (secret_bench / "labels" / "secret.txt").read_text().strip()
     assert manifest["construction"]["secret"]["source"] == "drawn" and len(secret) == 32
@@ -468,7 +468,8 @@ def test_a_drawn_secret_is_stored_withheld_from_the_manifest_and_replays_only_wi
     again = tmp_path / "again"
     items = ingest(MYNTRA_SMALL).table
     sids = _catalog_sids(secret_bench, items)
-    construct_release(again, items, sids, seed=0, secret=secret, embeddings=item_vectors(items, SMALL_BUILD["encoder"], None, None)[0])
+    construct_release(BuildConfig(out=again, seed=0, secret=secret), items, sids,
+                      vectors=item_vectors(items, SMALL_BUILD["encoder"], None, None)[0])
     public = sorted(p.relative_to(secret_bench / "public") for p in (secret_bench / "public").rglob("*") if p.is_file())
     assert public == sorted(p.relative_to(again / "public") for p in (again / "public").rglob("*") if p.is_file())
     assert all((again / "public" / n).read_bytes() == (secret_bench / "public" / n).read_bytes() for n in public)

@@ -40,7 +40,7 @@ def build_command(
 ) -> None:
     """Build the frozen benchmark release: ingest, embed, SIDs, hierarchy, queries, tasks, manifest."""
     from fashionrq.catalog.tiers import PriceTiers
-    from fashionrq.tasks import TaskConfig, build_release
+    from fashionrq.tasks import BuildConfig, TaskConfig, build_release
 
     if mcmr and queries_backend != "verbalizer":
         raise InputError(f"--mcmr writes its queries with its own verbalizer; drop --queries-backend {queries_backend}.")
@@ -48,11 +48,11 @@ def build_command(
     sizes["max_anchor_leaves"] = max_anchor_leaves or None
     llm_options = {"max_concurrency": llm_concurrency, "timeout": llm_timeout, "max_tokens": llm_max_tokens,
                    "max_failure_rate": llm_max_failure_rate, "response_format": llm_response_format}
-    path = build_release(catalog, out, mapping=mapping, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
-                         seed=seed, queries_backend="mcmr" if mcmr else queries_backend,
-                         codebook_size=codebook_size, split_leaves=split_leaves, min_purity=min_purity, min_size=min_size,
-                         task_config=TaskConfig(**sizes), llm_options=llm_options, force=force, secret=secret,
-                         allow_weak=allow_weak)
+    path = build_release(BuildConfig(
+        catalog=catalog, mapping=mapping, out=out, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
+        codebook_size=codebook_size, split_leaves=split_leaves, seed=seed, secret=secret,
+        queries_backend="mcmr" if mcmr else queries_backend, llm_options=llm_options, min_purity=min_purity,
+        min_size=min_size, task_config=TaskConfig(**sizes), force=force, allow_weak=allow_weak))
     manifest = json.loads(path.read_text())
     source = manifest["catalog"]
     console.print(f"catalog: {source['rows_read']:,} rows read, {source['items']:,} items, {source['rejected_rows']:,} rows rejected, "

@@ -6,7 +6,6 @@ just one by one); see docs/querygen.md for the design of sub-type coverage under
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -27,6 +26,7 @@ from fashionrq.querygen.evidence import (
     subtype_axis,
 )
 from fashionrq.querygen.records import CATCH_ALL, GeneratedQuery, QuerySet
+from fashionrq.seeding import stream
 from fashionrq.vocab import PRICE_TIERS
 
 MIN_QUERIES, MAX_QUERIES = 6, 12
@@ -65,10 +65,6 @@ class Clause:
 class _Spec:
     product: tuple[str, ...] | None
     covers: str | None
-
-
-def _rng(seed: int, cluster_id: str) -> np.random.Generator:
-    return np.random.default_rng([int(seed), zlib.crc32(cluster_id.encode())])
 
 
 @lru_cache(maxsize=8)
@@ -373,7 +369,7 @@ def verbalize(cluster: Cluster, items: pd.DataFrame, seed: int = 0, catalog: Cat
     catalog = catalog or CatalogValues(items)
     ev = catalog.evidence(cluster.item_rows)
     sibling_items = Siblings.of(catalog, siblings)
-    rng = _rng(seed, cluster.cluster_id)
+    rng = stream(seed, "verbalizer", cluster.cluster_id)
     spellings = _article_spellings(catalog.article_types)
     generals = _general_products(ev, spellings)
     general = generals[0] if generals else None

@@ -206,7 +206,7 @@ def _build(out: Path, ingested, items: Path, config: DemoConfig, console: Consol
     from fashionrq.sid.io import read_sids
     from fashionrq.sid.report import sid_report
     from fashionrq.stagecache import cached_folder
-    from fashionrq.tasks import bench_stats, build_release
+    from fashionrq.tasks import BuildConfig, bench_stats, build_release
 
     bench = out / "bench"
     console.print("building the benchmark (semantic IDs, clusters, queries, tasks) …")
@@ -214,9 +214,9 @@ def _build(out: Path, ingested, items: Path, config: DemoConfig, console: Consol
               "fingerprint": get_encoder(config.encoder).fingerprint, "sid_method": config.sid_method,
               "allow_weak": config.allow_weak}
     with stage("release"):
-        hit = cached_folder("release", inputs, bench, lambda path: build_release(
-            config.catalog, path, encoder=config.encoder, sid_method=config.sid_method, seed=config.seed, ingested=ingested,
-            allow_weak=config.allow_weak))
+        hit = cached_folder("release", inputs, bench, lambda path: build_release(BuildConfig(
+            catalog=config.catalog, out=path, encoder=config.encoder, sid_method=config.sid_method, seed=config.seed,
+            allow_weak=config.allow_weak), ingested=ingested))
     if hit:
         console.print("release: the same items, configuration and code were built before; copied from the stage cache.")
     _, sids = read_sids(bench / "labels" / "sids.parquet")  # in the order of public/items.parquet
@@ -417,7 +417,7 @@ def _mcmr(out: Path, config: DemoConfig, console: Console):
     from fashionrq.images.store import available_cores
     from fashionrq.report.mcmr import modality_ablation
     from fashionrq.stagecache import cached_folder, folder_digest
-    from fashionrq.tasks import build_release
+    from fashionrq.tasks import BuildConfig, build_release
 
     photos = load_items(out / "catalog").column("image_path").drop_null()
     if len(photos) == 0:
@@ -432,8 +432,8 @@ def _mcmr(out: Path, config: DemoConfig, console: Console):
         remember_items(load_items(out / "catalog"), config.encoder)  # the photographed items' rows are gathered from them
         # the photographed subset is small (2,946 bundled items), so its tasks are few-unit by nature: the MCMR
         # section reads results by constraint count, and compare flags its weak intervals
-        build_release(out / "catalog", path, encoder=config.encoder, seed=config.seed, queries_backend="mcmr",
-                      sid_method="rkmeans", codebook_size=codebook_size, allow_weak=True)
+        build_release(BuildConfig(catalog=out / "catalog", out=path, encoder=config.encoder, seed=config.seed,
+                                  queries_backend="mcmr", sid_method="rkmeans", codebook_size=codebook_size, allow_weak=True))
 
     try:
         cached_folder("release", inputs, bench, build)

@@ -10,6 +10,7 @@ import pyarrow as pa
 
 from fashionrq.errors import InputError
 from fashionrq.exact import row_norms
+from fashionrq.seeding import stream
 
 
 @contextmanager
@@ -148,4 +149,4 @@ def training_rows(n: int, sample: int | None, seed: int) -> np.ndarray:
     """
     if sample is None or n <= sample:
         return np.arange(n)
-    return np.sort(np.random.default_rng([seed, 0x5A3]).choice(n, sample, replace=False))
+    return np.sort(stream(seed, "sid-sample").choice(n, sample, replace=False))

@@ -5,6 +5,7 @@ from fashionrq.tasks.records import (
     TaskConfig, Tasks,
 )
 from fashionrq.tasks.construct import TierIndex, build_tasks, recurrence, tier_balance
+from fashionrq.tasks.buildconfig import BuildConfig
 from fashionrq.tasks.release import (
     MANIFEST, build_release, check_quality, construct_release, weak_tasks, write_release,
 )
@@ -15,7 +16,7 @@ from fashionrq.tasks.beir import export_beir, export_hf
 from fashionrq.tasks.stats import bench_stats
 
 __all__ = [
-    "BOOTSTRAP_UNITS", "GRADES", "HEADLINE", "MANIFEST", "MIN_UNITS", "TASK_KEYS", "TIER_NAMES", "AnchorQuery", "OpenQuery",
+    "BOOTSTRAP_UNITS", "GRADES", "HEADLINE", "MANIFEST", "MIN_UNITS", "TASK_KEYS", "TIER_NAMES", "AnchorQuery", "BuildConfig", "OpenQuery",
     "PairInstance", "RankingInstance", "TaskConfig", "Tasks", "TierIndex", "auto_codebook_size", "bench_stats", "catalog_ids",
     "build_release", "build_tasks", "check_quality", "codebook_candidates", "construct_release", "export_beir", "export_hf", "fit_tree",
     "read_jsonl", "read_qrels", "t1_anchor_capacity",

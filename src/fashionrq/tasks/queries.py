@@ -10,6 +10,7 @@ import pandas as pd
 from fashionrq.errors import InputError
 from fashionrq.progress import console
 from fashionrq.hierarchy import Hierarchy
+from fashionrq.seeding import stream
 from fashionrq.tasks.records import AnchorQuery
 
 BACKENDS = ("verbalizer", "llm", "mcmr")
@@ -107,7 +108,7 @@ def sample_leaves(hierarchy: Hierarchy, max_leaves: int | None, seed: int = 0) -
         by_mid.setdefault(leaf.parent, []).append(leaf)
     mids = sorted(by_mid, key=lambda p: tuple(int(c) for c in p.split("-")))
     chosen, total = set(), 0
-    for i in np.random.default_rng([seed, 13]).permutation(len(mids)):
+    for i in stream(seed, "leaf-sample").permutation(len(mids)):
         if total >= max_leaves:
             break
         chosen.add(mids[i])

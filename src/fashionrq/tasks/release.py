@@ -16,7 +16,6 @@ import pyarrow.parquet as pq
 from fashionrq.catalog import write_items
 from fashionrq.catalog.synth import is_synthetic
 from fashionrq.catalog.tiers import price_tiers_of
-from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import InputError, WeakReleaseError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
@@ -25,8 +24,9 @@ from fashionrq.querygen.evidence import CatalogValues
 from fashionrq.querygen.mcmr import ConstraintMatches
 from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.systems.bench import PHOTOS
+from fashionrq.tasks.buildconfig import BuildConfig
 from fashionrq.tasks.construct import TierIndex, build_tasks
-from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, MIN_UNITS, TaskConfig, Tasks
+from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, MIN_UNITS, Tasks
 from fashionrq.tasks.secret import ConstructionSecret
 from fashionrq.tasks.sids import sha256_array
 from fashionrq.tasks.tree import fit_tree
@@ -88,32 +88,28 @@ def check_out(out: str | Path, force: bool = False) -> Path:
     return out
 
 
-def write_release(
-    out: str | Path,
-    items: pa.Table,
-    sids: np.ndarray,
-    hierarchy: Hierarchy,
-    tasks: Tasks,
-    phi: dict[int, dict],
-    secret: ConstructionSecret,
-    manifest_info: dict,
-    force: bool = False,
-) -> Path:
-    """Write ``out/public``, ``out/labels`` and ``out/manifest.json``; return the manifest path.
+def write_release(config: BuildConfig, items: pa.Table, sids: np.ndarray, hierarchy: Hierarchy, tasks: Tasks,
+                  phi: dict[int, dict], manifest_info: dict) -> Path:
+    """Write ``config.out``'s ``public/``, ``labels/`` and ``manifest.json``; return the manifest path.
 
-    ``phi`` maps each used query index to its hidden φ(q); ``secret`` seeds the opaque ids (and is stored in labels/).
-    The release is written into a temporary folder beside ``out`` and renamed into place when complete, so
-    an interrupted build leaves no half-written release; ``force`` replaces an existing release.
+    ``phi`` maps each used query index to its hidden φ(q); ``config.secret`` seeds the opaque ids (and is stored in
+    labels/). The release is written into a temporary folder beside ``out`` and renamed into place when complete, so
+    an interrupted build leaves no half-written release; ``config.force`` replaces an existing release.
     """
+    check_out(config.out, config.force)
+    return _publish(config, items, sids, hierarchy, tasks, phi, manifest_info)
+
+
+def _publish(config: BuildConfig, items, sids, hierarchy, tasks, phi, manifest_info) -> Path:
+    """:func:`write_release` once ``config.out`` has been checked."""
     from fashionrq.io import atomic_directory
 
-    check_out(out, force)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # a million small rows: collection passes would cost more than the writing
     try:
-        with atomic_directory(out, force=True, what="release folder") as tmp:
-            _write_release(tmp, items, sids, hierarchy, tasks, phi, secret, manifest_info)
-        return Path(out) / MANIFEST
+        with atomic_directory(config.out, force=True, what="release folder") as tmp:
+            _write_release(tmp, items, sids, hierarchy, tasks, phi, config.secret, manifest_info)
+        return Path(config.out) / MANIFEST
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -285,8 +281,8 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, secret: Construction
     public, labels = out / "public", out / "labels"
     public.mkdir(parents=True, exist_ok=True)
     labels.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng([secret.construction_seed, 7])
-    published = public_items(items, np.random.default_rng([secret.construction_seed, 11]))
+    rng = secret.rng("release-ids")
+    published = public_items(items, secret.rng("item-ids"))
     writer = _Writer(tasks, published.ids, phi, rng)
     writer.ranking("t1", tasks.t1, pooled_file=True)
     writer.open_corpus(TierIndex(hierarchy), out, tasks.matches)
@@ -360,56 +356,31 @@ def protocol_record(tasks: Tasks, open_depth: int) -> dict:
             "bootstrap_unit": {t: {"unit": BOOTSTRAP_UNITS[t], "n_units": units.get(t, 0)} for t in sorted(BOOTSTRAP_UNITS)}}
 
 
-def check_backend(backend: str, seed: int, llm_options: dict | None = None) -> None:
-    """Fail before any work when the query backend is unknown or (``llm``) has no endpoint configured."""
-    from fashionrq.tasks.queries import BACKENDS
+def construct_release(config: BuildConfig, items: pa.Table, sids: np.ndarray, *, vectors: np.ndarray | None = None,
+                      manifest_info: dict | None = None) -> Path:
+    """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``config.out``; returns the manifest path.
 
-    if backend not in BACKENDS:
-        raise InputError(f"unknown queries backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
-    if backend == "llm":
-        from fashionrq.querygen import LLMBackend
-
-        LLMBackend(seed=seed, **(llm_options or {}))  # raises InputError naming the FASHIONRQ_LLM_* variables when unset
-
-
-def construct_release(
-    out: str | Path,
-    items: pa.Table,
-    sids: np.ndarray,
-    seed: int | None = None,
-    queries_backend: str = "verbalizer",
-    min_purity: float = 0.80,
-    min_size: int = 2,
-    task_config: TaskConfig = TaskConfig(),
-    manifest_info: dict | None = None,
-    embeddings: np.ndarray | None = None,
-    llm_options: dict | None = None,
-    force: bool = False,
-    cache_dir: str | Path | None = None,
-    secret: str | ConstructionSecret | None = None,
-    allow_weak: bool = False,
-) -> Path:
-    """The construction stage: items + SIDs -> hierarchy -> queries -> tasks -> ``out``; returns the manifest path.
-
-    ``seed``/``secret``: see :class:`fashionrq.tasks.secret.ConstructionSecret` (neither given: a secret is drawn).
-    ``allow_weak``: write the release even when a task has fewer than ``MIN_UNITS`` bootstrap units (the quality
-    gate, :func:`check_quality`, refuses it otherwise, before anything is written).
-
-    ``embeddings``: the construction encoder's item vectors, used to draw hard negatives (docs/benchmark.md).
-    ``llm_options``: keyword arguments of ``querygen.LLMBackend`` for ``queries_backend="llm"``.
-    ``queries_backend="mcmr"`` reads the photos' derived attributes (cached under ``cache_dir``).
+    Of ``config`` it reads the output, seed and secret, queries backend (and ``llm_options``), cluster qualification,
+    task sizes, ``cache_dir`` and the quality gate (``allow_weak``: write the release even when a task has fewer than
+    ``MIN_UNITS`` bootstrap units; :func:`check_quality` refuses it otherwise, before anything is written).
+    ``vectors``: the construction encoder's item vectors, used to draw hard negatives (docs/benchmark.md).
     """
+    check_out(config.out, config.force)
+    return _construct(config, items, sids, vectors, manifest_info)
+
+
+def _construct(config: BuildConfig, items: pa.Table, sids: np.ndarray, vectors: np.ndarray | None,
+               manifest_info: dict | None) -> Path:
+    """:func:`construct_release` once ``config.out`` has been checked."""
     from fashionrq.tasks.queries import anchor_queries, hidden_phis, parser_agreement, verbalize_undescribed_leaves
 
-    check_out(out, force)
-    secret = secret if isinstance(secret, ConstructionSecret) else ConstructionSecret.resolve(seed, secret)
-    seed = secret.construction_seed
-    check_backend(queries_backend, seed, llm_options)
+    queries_backend, llm_options, task_config = config.queries_backend, config.llm_options, config.task_config
+    seed = config.secret.construction_seed
     with stage("hierarchy"):
         frame = items_frame(items)
-        hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
+        hierarchy = build_hierarchy(frame, sids, min_purity=config.min_purity, min_size=config.min_size)
     with stage("queries"):
-        photos = _photos(items, cache_dir) if queries_backend == "mcmr" else None
+        photos = _photos(items, config.cache_dir) if queries_backend == "mcmr" else None
         queries, query_report = anchor_queries(hierarchy, frame, backend=queries_backend, seed=seed, llm_options=llm_options,
                                                max_leaves=task_config.query_leaves, photos=photos)
     with stage("tasks"):
@@ -418,13 +389,13 @@ def construct_release(
         if queries_backend == "llm":
             queries, phi, query_report["verbalized_undescribed_leaves"] = verbalize_undescribed_leaves(
                 hierarchy, frame, queries, phi, full, seed)
-        vectors = None if embeddings is None else np.asarray(embeddings, dtype=np.float32)
+        vectors = None if vectors is None else np.asarray(vectors, dtype=np.float32)
         tasks = build_tasks(hierarchy, queries, task_config, seed=seed, embeddings=vectors,
                             matches=None if full is None else QueryMatches(full, [phi[qi] for qi in range(len(queries))]))
         if queries_backend == "mcmr":  # MCMR relevance: every condition satisfied (open-corpus grades only)
             tasks = replace(tasks, matches=ConstraintMatches(frame, photos, queries))
         tasks.report["open_depth"] = task_config.open_depth
-        check_quality(tasks.report["bootstrap_units"], out, allow_weak)
+        check_quality(tasks.report["bootstrap_units"], config.out, config.allow_weak)
         used = tasks.used_queries()
         query_report.update(phi_report, kept_in_tasks=len(used))
         query_report["parser_agreement"] = parser_agreement([queries[qi] for qi in used], [phi[qi] for qi in used], frame)
@@ -436,7 +407,7 @@ def construct_release(
     info.setdefault("construction", {})["components"] = construction_components(info)
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
     with stage("write release"):
-        return write_release(out, items, sids, hierarchy, tasks, phi, secret, info, force)
+        return _publish(config, items, sids, hierarchy, tasks, phi, info)
 
 
 def weak_tasks(units: dict[str, int]) -> dict[str, int]:
@@ -495,94 +466,51 @@ def construction_components(info: dict) -> dict:
     }
 
 
-def build_release(
-    catalog: str | Path = "bundled",
-    out: str | Path = "BENCH",
-    encoder: str = DEFAULT_ENCODER,
-    sid_method: str = "rqvae",
-    seed: int | None = None,
-    queries_backend: str = "verbalizer",
-    levels: int = 3,
-    codebook_size: int | None = None,
-    min_purity: float = 0.80,
-    min_size: int = 2,
-    task_config: TaskConfig = TaskConfig(),
-    split_leaves: bool = True,
-    sid_params: dict | None = None,
-    cache_dir: str | Path | None = None,
-    ingested=None,
-    mapping: str | Path | None = None,
-    llm_options: dict | None = None,
-    embeddings: str | Path | None = None,
-    force: bool = False,
-    secret: str | None = None,
-    allow_weak: bool = False,
-) -> Path:
-    """ingest -> embed -> SIDs -> hierarchy -> queries -> tasks -> frozen release in ``out``; returns the manifest path.
-
-    ``seed`` and ``secret`` (docs/benchmark.md, "Construction secret"): with neither, a secret is drawn and stored in
-    ``labels/secret.txt``, so nobody can replay the construction from the public inputs; an explicit ``seed`` alone
-    seeds everything (byte-identical and replayable); the same ``seed`` and ``secret`` give a byte-identical release.
-
-    ``codebook_size=None`` picks it from the catalog size, comparing a few sizes below 64 by the bootstrap units
-    their task plans give the weakest task (:func:`plan_units`, :func:`fashionrq.tasks.tree.fit_tree`); ``split_leaves`` splits leaves
-    big enough for two T1 pool tiers (docs/benchmark.md, "A tree that fits the catalog"). ``ingested``: the
-    ``IngestResult`` of ``catalog`` when the caller already has it (it is not ingested again).
-    ``mapping``: the TOML mapping file of a catalog in another schema (see docs/catalog.md).
-    ``llm_options``: keyword arguments of ``querygen.LLMBackend`` (``max_concurrency``, ``timeout``, ``max_tokens``,
-    ``max_failure_rate`` ...) for ``queries_backend="llm"``.
-    ``embeddings``: a file of precomputed item vectors (``fashionrq.encoders.given``) used instead of ``encoder``.
-    ``queries_backend="mcmr"`` builds the MCMR-style release: only the items with a photo, and the controlled
-    k_T = k_I queries of ``fashionrq.querygen.mcmr`` (docs/images.md, "MCMR release").
-    An existing release in ``out`` is refused unless ``force``; one with a task of fewer than ``MIN_UNITS``
-    bootstrap units unless ``allow_weak`` (:func:`check_quality`).
+def build_release(config: BuildConfig, *, ingested=None) -> Path:
+    """ingest -> embed -> SIDs -> hierarchy -> queries -> tasks -> frozen release in ``config.out``; returns the
+    manifest path. :class:`~fashionrq.tasks.buildconfig.BuildConfig` describes the settings. ``ingested``: the
+    ``IngestResult`` of ``config.catalog`` when the caller already has it (it is not ingested again).
     """
     from fashionrq.catalog import ingest
     from fashionrq.encoders.given import item_vectors
 
-    if levels != 3:
-        raise InputError(f"the benchmark tasks need levels=3 (got {levels}); rebuild with --levels 3.")
-    check_out(out, force)
-    secret = ConstructionSecret.resolve(seed, secret)
-    check_backend(queries_backend, secret.construction_seed, llm_options)
-    result = ingested if ingested is not None else ingest(catalog, mapping=mapping)
-    items, subset = photographed_only(result) if queries_backend == "mcmr" else (result.table, {})
-    with stage(f"read embeddings ({Path(embeddings).name})" if embeddings is not None else f"encode items ({encoder})"):
-        X, encoder_info = item_vectors(items, encoder, embeddings, cache_dir)
-    with stage(f"SID training ({sid_method})"):
-        units_of = plan_units(items, X, task_config, secret.construction_seed, min_purity, min_size)
-        sids, tokenizer_config, construction = fit_tree(items, X, sid_method, codebook_size, secret.tokenizer_seed,
-                                                        sid_params or {}, cache_dir, max(task_config.per_tier, min_size),
-                                                        units_of, split=split_leaves)
+    c = config
+    check_out(c.out, c.force)
+    result = ingested if ingested is not None else ingest(c.catalog, mapping=c.mapping)
+    items, subset = photographed_only(result) if c.queries_backend == "mcmr" else (result.table, {})
+    with stage(f"read embeddings ({Path(c.embeddings).name})" if c.embeddings is not None else f"encode items ({c.encoder})"):
+        X, encoder_info = item_vectors(items, c.encoder, c.embeddings, c.cache_dir)
+    with stage(f"SID training ({c.sid_method})"):
+        sids, tokenizer_config, construction = fit_tree(items, X, c.sid_method, c.codebook_size, c.secret.tokenizer_seed,
+                                                        c.sid_params, c.cache_dir, max(c.task_config.per_tier, c.min_size),
+                                                        plan_units(c, items, X), split=c.split_leaves)
     info = {
-        "config": {"catalog": _name_of(catalog), "mapping": _name_of(mapping) if mapping else None, "encoder": encoder_info["name"],
-                   "sid_method": sid_method, "levels": levels, "codebook_size": construction["codebook"]["size"],
-                   "min_purity": min_purity, "min_size": min_size},
+        "config": {"catalog": _name_of(c.catalog), "mapping": _name_of(c.mapping) if c.mapping else None,
+                   "encoder": encoder_info["name"], "sid_method": c.sid_method, "levels": c.levels,
+                   "codebook_size": construction["codebook"]["size"], "min_purity": c.min_purity, "min_size": c.min_size},
         "construction": construction,
         "catalog": {"source": _name_of(result.report.source), "items": items.num_rows, "synthetic": is_synthetic(items),
                     **result.report.counts(), **subset},
         "encoder": {**encoder_info, "embeddings_sha256": sha256_array(np.asarray(X))},
-        "tokenizer": secret.redact(tokenizer_config),
+        "tokenizer": c.secret.redact(tokenizer_config),
     }
-    return construct_release(out, items, sids, secret=secret, queries_backend=queries_backend, min_purity=min_purity,
-                             min_size=min_size, task_config=task_config, manifest_info=info, llm_options=llm_options,
-                             force=force, embeddings=X if isinstance(X, np.ndarray) else None, cache_dir=cache_dir,
-                             allow_weak=allow_weak)
+    return _construct(c, items, sids, X if isinstance(X, np.ndarray) else None, info)
 
 
-def plan_units(items: pa.Table, X: np.ndarray, task_config: TaskConfig, seed: int, min_purity: float, min_size: int):
+def plan_units(config: BuildConfig, items: pa.Table, X: np.ndarray):
     """What :func:`fashionrq.tasks.tree.fit_tree` compares codebook sizes by: ``units(sids)``, the bootstrap units per
     task of the task plan those SIDs give, with the verbalizer's queries whatever the build's backend (an LLM is not
     asked once per candidate size) and the construction's seed, so on a verbalizer build the chosen size's units are
     the release's."""
     from fashionrq.tasks.queries import anchor_queries, hidden_phis
 
+    task_config, seed = config.task_config, config.secret.construction_seed
     frame = items_frame(items)
     full = FullMatch(CatalogValues(frame))
     vectors = np.asarray(X, dtype=np.float32)
 
     def units(sids: np.ndarray) -> dict[str, int]:
-        hierarchy = build_hierarchy(frame, sids, min_purity=min_purity, min_size=min_size)
+        hierarchy = build_hierarchy(frame, sids, min_purity=config.min_purity, min_size=config.min_size)
         queries, _ = anchor_queries(hierarchy, frame, backend="verbalizer", seed=seed, max_leaves=task_config.query_leaves)
         phi, _ = hidden_phis(queries, list(range(len(queries))), "verbalizer", seed)
         matches = QueryMatches(full, [phi[qi] for qi in range(len(queries))])

@@ -18,7 +18,10 @@ import secrets as _secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from fashionrq.errors import InputError
+from fashionrq.seeding import STREAMS, stream
 
 SECRET_FILE = "secret.txt"
 #: Bits of a drawn secret.
@@ -57,6 +60,12 @@ class ConstructionSecret:
     def tokenizer_seed(self) -> int:
         """Seed of the SID tokenizer: the seed itself, or 31 bits of the secret (scikit-learn's k-means takes < 2**32)."""
         return self.seed if self.secret is None else int.from_bytes(self._digest("tokenizer")[:4], "big") >> 1
+
+    def rng(self, purpose: str, *key) -> np.random.Generator:
+        """The random stream ``purpose`` (a key of :data:`fashionrq.seeding.STREAMS`), drawn from this build's
+        construction or tokenizer seed."""
+        base = self.construction_seed if STREAMS[purpose].base == "construction" else self.tokenizer_seed
+        return stream(base, purpose, *key)
 
     def redact(self, tokenizer: dict) -> dict:
         """The tokenizer record for the manifest: with a secret, its seed and cache key (a hash of the seed) are withheld."""
