@@ -96,14 +96,9 @@ def write_release(config: BuildConfig, items: pa.Table, sids: np.ndarray, hierar
     labels/). The release is written into a temporary folder beside ``out`` and renamed into place when complete, so
     an interrupted build leaves no half-written release; ``config.force`` replaces an existing release.
     """
-    check_out(config.out, config.force)
-    return _publish(config, items, sids, hierarchy, tasks, phi, manifest_info)
-
-
-def _publish(config: BuildConfig, items, sids, hierarchy, tasks, phi, manifest_info) -> Path:
-    """:func:`write_release` once ``config.out`` has been checked."""
     from fashionrq.io import atomic_directory
 
+    check_out(config.out, config.force)  # just before the swap: a long build never replaces a folder made meanwhile
     gc_was_enabled = gc.isenabled()
     gc.disable()  # a million small rows: collection passes would cost more than the writing
     try:
@@ -407,7 +402,7 @@ def _construct(config: BuildConfig, items: pa.Table, sids: np.ndarray, vectors: 
     info.setdefault("construction", {})["components"] = construction_components(info)
     info["sids_sha256"] = sha256_array(np.asarray(sids, dtype=np.int64))
     with stage("write release"):
-        return _publish(config, items, sids, hierarchy, tasks, phi, info)
+        return write_release(config, items, sids, hierarchy, tasks, phi, info)
 
 
 def weak_tasks(units: dict[str, int]) -> dict[str, int]:
