@@ -181,7 +181,7 @@ def full_child(encoder: str, cache: str | None, threads: int, workers: int) -> N
 
 def publish(src: Path, cache: str | None) -> Path:
     """Copy a cache entry computed in a scratch dir into ``cache`` (default: the shared cache), atomically."""
-    from fashionrq.encoders import default_cache_dir
+    from fashionrq.layout import default_cache_dir
 
     root = Path(cache) if cache else default_cache_dir()
     dest = root / src.relative_to(src.parents[2])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from fashionrq.tasks import read_jsonl
+from fashionrq.io import read_jsonl
 
 
 def main(bench: Path) -> None:

@@ -30,7 +30,7 @@ def write_run(bench: Path, out: Path, variant: int, *, system: str = "hash-order
     Distinct variants give distinct predictions and run.json; committed unless ``commit`` is False."""
     from fashionrq.protocol import load_pools
     from fashionrq.protocol.commitment import commit_run
-    from fashionrq.protocol.manifest import release_hash
+    from fashionrq.release import release_hash
 
     pools = load_pools(bench)
     out.mkdir(parents=True)

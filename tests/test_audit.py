@@ -17,7 +17,8 @@ from fashionrq.protocol.scoring import score_run
 from fashionrq.querygen.evidence import CatalogValues
 from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.systems import run_system
-from fashionrq.tasks import read_jsonl, read_qrels
+from fashionrq.io import read_jsonl
+from fashionrq.tasks import read_qrels
 
 
 @pytest.fixture(scope="module")

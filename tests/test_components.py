@@ -81,7 +81,7 @@ def test_compare_and_the_html_report_show_the_flag(small_bench, runs, tmp_path):
 
 
 def test_home_advantage_is_the_difference_of_the_paired_gaps(small_bench, tmp_path):
-    from fashionrq.protocol.errors import ComparisonError
+    from fashionrq.errors import ComparisonError
     from fashionrq.protocol.home import home_advantage, home_markdown
     from fashionrq.tasks import BuildConfig, build_release
 

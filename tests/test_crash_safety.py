@@ -13,9 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fashionrq.protocol.commitment import LEDGER, check_commitment, commit_run, read_ledger
-from fashionrq.protocol.errors import LedgerCorruptError
-from fashionrq.protocol.manifest import release_hash, verify_release
+from fashionrq.errors import LedgerCorruptError
+from fashionrq.layout import LEDGER
+from fashionrq.protocol.commitment import check_commitment, commit_run, read_ledger
+from fashionrq.release import release_hash, verify_release
 
 from conftest import MYNTRA_SMALL, SMALL_BUILD
 

@@ -20,7 +20,7 @@ def random_run(small_bench, tmp_path_factory):
 
 def test_hf_export_loads_with_datasets(small_bench, tmp_path):
     datasets = pytest.importorskip("datasets")
-    from fashionrq.protocol.manifest import release_hash
+    from fashionrq.release import release_hash
 
     out = export_hf(small_bench, tmp_path / "hf")
     cache = tmp_path / "hf-cache"

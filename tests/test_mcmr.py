@@ -17,8 +17,8 @@ from fashionrq.io import read_jsonl
 from fashionrq.encoders.text import item_text
 from fashionrq.querygen.mcmr import MIN_JOINT, MIN_SHARE, TEXT_ATTRIBUTES, catalog_table, text_answerable
 from fashionrq.querygen.records import Constraint
+from fashionrq.release import Release
 from fashionrq.sid.io import read_sids
-from fashionrq.systems.bench import PublicBench
 from fashionrq.tasks import BuildConfig, TaskConfig, build_release
 
 #: Whole-module sealed runs and release builds over the fixture: tens of seconds; CI runs them with -m slow.
@@ -67,7 +67,7 @@ def test_every_query_combines_exactly_k_text_and_k_image_constraints(mcmr_bench,
 
 
 def test_constraints_hold_for_the_intent_leaf_and_nest_as_k_grows(mcmr_bench, records):
-    items = PublicBench(mcmr_bench).items()  # photos resolved under public/images/, as a sealed run sees them
+    items = Release(mcmr_bench).items()  # photos resolved under public/images/, as a sealed run sees them
     ids, sids = read_sids(mcmr_bench / "labels" / "sids.parquet")
     assert ids == items.column("item_id").to_pylist()
     table = catalog_table(items.to_pandas())
@@ -90,7 +90,7 @@ def test_constraints_hold_for_the_intent_leaf_and_nest_as_k_grows(mcmr_bench, re
 
 def _views(bench: Path):
     """The release's public items (photos resolved as a sealed run sees them), text fields, facets and leaves."""
-    items = PublicBench(bench).items()
+    items = Release(bench).items()
     ids, sids = read_sids(bench / "labels" / "sids.parquet")
     assert ids == items.column("item_id").to_pylist()
     photos = extract_items(items, vocabulary=catalog_vocabulary(items))

@@ -8,7 +8,7 @@ import pytest
 
 from fashionrq.cli import main
 from fashionrq.protocol.commitment import commit_run
-from fashionrq.protocol.manifest import verify_release
+from fashionrq.release import verify_release
 
 from conftest import OTHER_SCHEMA
 from test_crash_safety import _t1_run

@@ -12,10 +12,9 @@ from fashionrq.cli import main
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_write_json, atomic_write_jsonl, read_jsonl, sha256_file
 from fashionrq.protocol.compare import TASK_NAMES
-from fashionrq.protocol.manifest import with_digest
 from fashionrq.protocol.probe import QUERY_BLIND, probe_markdown, probe_release, query_blind_best
+from fashionrq.release import Release, with_digest
 from fashionrq.systems import LabelAccessError, run_system
-from fashionrq.systems.bench import PublicBench
 from fashionrq.systems.probes import PROBES, QUERY_BLIND_SYSTEMS, QueryBlindStructure
 from fashionrq.systems.probes.view import PublicView
 from fashionrq.tasks import MIN_UNITS
@@ -191,7 +190,7 @@ def test_an_against_run_already_scored_with_relevance_gives_the_same_row(small_b
 
 def test_the_structure_baseline_reads_nested_prefixes_of_a_retrained_tokenizer(small_bench):
 
-    view = PublicView.read(PublicBench(small_bench))
+    view = PublicView.read(Release(small_bench))
     first, second = QueryBlindStructure().fit(view), QueryBlindStructure().fit(view)
     assert np.array_equal(first.prefixes_, second.prefixes_)  # seeded: the same codes on every fit
     # a shared level-3 prefix implies a shared level-2 and level-1 prefix

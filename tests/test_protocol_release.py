@@ -20,14 +20,14 @@ from hypothesis import strategies as st
 from fashionrq.cli import main
 from fashionrq.errors import FashionRQError
 from fashionrq.io import sha256_file
-from fashionrq.protocol import errors as E
+from fashionrq import errors as E
 from fashionrq.protocol.commitment import check_commitment, commit_run, read_ledger
 from fashionrq.protocol.compare import compare_runs, compare_scored, gate, parse_headline, verdict_markdown
 from fashionrq.protocol.bootstrap import Interval
 from fashionrq.protocol.headline import _flips
-from fashionrq.protocol.manifest import release_hash, verify_release
 from fashionrq.protocol.scoring import score_run
 from fashionrq.protocol.validate import load_pools, validate_classification, validate_open_ranking, validate_ranking
+from fashionrq.release import release_hash, verify_release
 
 
 @pytest.fixture(scope="module")

@@ -23,12 +23,11 @@ from pathlib import Path
 import pytest
 
 import sealed_attacks
-from fashionrq.errors import FashionRQError
+from fashionrq.errors import FashionRQError, UnsealedRunError
 from fashionrq.io import process_alive
 from fashionrq.protocol.commitment import commit_run
-from fashionrq.protocol.errors import UnsealedRunError
-from fashionrq.protocol.manifest import verify_release
 from fashionrq.protocol.scoring import score_run
+from fashionrq.release import verify_release
 from fashionrq.systems import sandbox, sealed
 from fashionrq.systems.sandbox import landlock_abi, plan
 

@@ -23,7 +23,7 @@ def _files(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, bytes]:
 @pytest.fixture
 def stage_cache(tmp_path, monkeypatch):
     """An empty cache whose embeddings and SIDs are the session's (so only the stages are cold)."""
-    from fashionrq.encoders import default_cache_dir
+    from fashionrq.layout import default_cache_dir
 
     shared, cache = default_cache_dir(), tmp_path / "cache"
     cache.mkdir()
@@ -89,7 +89,7 @@ def test_a_committed_run_is_scored_once_and_a_cached_score_needs_an_intact_relea
     import shutil
 
     from fashionrq.protocol import commit_run, scoring
-    from fashionrq.protocol.errors import ReleaseTamperedError
+    from fashionrq.errors import ReleaseTamperedError
     from fashionrq.systems import run_system
 
     run = tmp_path / "random"

@@ -16,7 +16,8 @@ import pytest
 from conftest import MYNTRA_SMALL, SMALL_BUILD
 from fashionrq.catalog import FIELDS
 from fashionrq.errors import InputError
-from fashionrq.tasks import BuildConfig, bench_stats, build_release, export_beir, read_jsonl, read_qrels
+from fashionrq.io import read_jsonl
+from fashionrq.tasks import BuildConfig, bench_stats, build_release, export_beir, read_qrels
 
 
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import MYNTRA_SMALL
 
 from fashionrq.protocol import validate
-from fashionrq.protocol.errors import ProtocolError
+from fashionrq.errors import ProtocolError
 
 MUTATIONS = (b" ", b"  ", b"\t", b"\n", b"\n\n", b"\r", b"\x1f", b"\xc2\xa0", b"x", b"-", b"+", b"0", b".", b"e",
              b"nan", b"inf", b"\xff", b"Q0", b"1e999", b"\xd9\xa1", b"1_0", b"1.5e3")

@@ -7,12 +7,12 @@
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from fashionrq.release import Release, verify_release
 from fashionrq.results import Comparison, Evaluation
 
 
@@ -31,16 +31,12 @@ class Benchmark:
 
 def load_benchmark(path: str | Path) -> Benchmark:
     """Open the release at ``path`` after verifying every file against its manifest (raises if tampered)."""
-    from fashionrq.protocol.errors import ReleaseTamperedError
-    from fashionrq.protocol.manifest import release_hash, verify_release
-    from fashionrq.tasks import MANIFEST, release_dir
+    from fashionrq.tasks import release_dir
 
     folder = release_dir(path)
-    report = verify_release(folder, strict=True)
-    if not report.ok:
-        raise ReleaseTamperedError(report.sentence())
-    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    return Benchmark(folder, release_hash(folder), manifest)
+    verify_release(folder, strict=True)
+    release = Release(folder, verify=False)
+    return Benchmark(folder, release.release, release.manifest)
 
 
 def _bench(bench: Benchmark | str | Path) -> Benchmark:

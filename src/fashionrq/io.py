@@ -15,11 +15,11 @@ import os
 import shutil
 import signal
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from fashionrq.errors import InputError
+from fashionrq.errors import FashionRQError, InputError
 
 #: Test hook: ``NAME:N`` makes the process SIGKILL itself at the N-th pass of crash point NAME (see crash_point).
 CRASH_ENV = "FASHIONRQ_CRASH_AT"
@@ -88,11 +88,17 @@ def atomic_write_json(path: str | Path, obj, indent: int | None = 2) -> None:
     atomic_write_text(path, json.dumps(obj, indent=indent, sort_keys=True, allow_nan=False) + "\n")
 
 
-def atomic_write_jsonl(path: str | Path, records: Iterable[dict]) -> None:
-    """Write one JSON object per line (sorted keys, compact) to ``path`` atomically."""
+#: Canonical JSON lines: sorted keys, compact, ASCII escapes, no NaN (run files, whose bytes are committed and compared).
+CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False).encode
+#: Readable JSON lines: each record's own key order, ``", "`` and ``": "``, UTF-8 text (release and export files).
+READABLE_JSON = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def atomic_write_jsonl(path: str | Path, records: Iterable[dict], encode: Callable[[object], str] = CANONICAL_JSON) -> None:
+    """Write one JSON object per line (``encode``: :data:`CANONICAL_JSON` or :data:`READABLE_JSON`) to ``path`` atomically."""
     with atomic_writer(path, "w") as handle:
         for record in records:
-            handle.write(json.dumps(record, sort_keys=True, separators=(",", ":"), allow_nan=False) + "\n")
+            handle.write(encode(record) + "\n")
 
 
 @contextlib.contextmanager
@@ -187,20 +193,31 @@ def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
-def read_jsonl(path: str | Path) -> Iterator[dict]:
-    """Yield the JSON object on each non-blank line of ``path``; a bad line raises an error naming file and line."""
+def read_jsonl(path: str | Path, fields: tuple[str, ...] = (), error: type[FashionRQError] = InputError,
+               fix: str = "regenerate the file or fix that line") -> Iterator[dict]:
+    """Yield the JSON object on each non-blank line of ``path``, each holding ``fields``; a missing or unreadable
+    file or a bad line raises ``error``, one sentence naming the file (and line) and ``fix``."""
     path = Path(path)
-    with open(path, encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(f"{path} line {lineno} is not valid JSON ({err.msg}); regenerate the file or fix that line.") from None
-            if not isinstance(record, dict):
-                raise InputError(f"{path} line {lineno} is not a JSON object; every line must be one {{...}} record.")
-            yield record
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for lineno, line in enumerate(handle, start=1):
+                if line.strip():
+                    yield _record(path, lineno, line, fields, error, fix)
+    except (OSError, UnicodeDecodeError) as err:
+        raise error(f"{path} cannot be read as UTF-8 text ({getattr(err, 'strerror', None) or err.reason}); {fix}.") from None
+
+
+def _record(path: Path, lineno: int, line: str, fields: tuple[str, ...], error: type[FashionRQError], fix: str) -> dict:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise error(f"{path} line {lineno} is not valid JSON ({err.msg}); {fix}.") from None
+    if not isinstance(record, dict):
+        raise error(f"{path} line {lineno} is not a JSON object (one {{...}} record per line); {fix}.")
+    missing = [name for name in fields if name not in record]
+    if missing:
+        raise error(f"{path} line {lineno} lacks {', '.join(missing)}; {fix}.")
+    return record
 
 
 def read_json(path: str | Path) -> dict:

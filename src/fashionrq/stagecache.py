@@ -22,6 +22,7 @@ from importlib import metadata
 from pathlib import Path
 
 from fashionrq.io import atomic_directory, read_json, sha256_file
+from fashionrq.layout import check_folder_output, default_cache_dir, refuse_committed
 
 STAGES = "stages"
 _LIBRARIES = ("numpy", "pyarrow", "scipy", "scikit-learn", "torch", "onnxruntime", "tokenizers", "sentence-transformers")
@@ -29,7 +30,6 @@ _LIBRARIES = ("numpy", "pyarrow", "scipy", "scikit-learn", "torch", "onnxruntime
 
 def stages_dir(cache_dir: str | Path | None = None) -> Path:
     """``$FASHIONRQ_CACHE/stages`` (or ``cache_dir/stages``)."""
-    from fashionrq.encoders.cache import default_cache_dir
 
     return Path(cache_dir or default_cache_dir()) / STAGES
 
@@ -130,8 +130,6 @@ def cached_runs(bench: str | Path, wanted: dict[Path, dict], run: Callable[[list
     """:func:`cached_run` for many run folders (``wanted``: new folder -> its inputs): the hits are copied, and
     ``run`` gets every missed folder in one call (one sealed child for them all, ``systems.run_systems``); each run is
     cached under its own key, so a later single run finds it. Returns ``{folder: cache hit}``."""
-    from fashionrq.protocol.commitment import refuse_committed
-    from fashionrq.protocol.manifest import check_folder_output
 
     for out in wanted:
         refuse_committed(out)

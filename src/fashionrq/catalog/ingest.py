@@ -19,6 +19,7 @@ from fashionrq.catalog.schema import ITEMS_SCHEMA
 from fashionrq.catalog.tiers import currency_of, price_tiers_of, with_price_tiers
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_writer
+from fashionrq.layout import check_folder_output
 
 BUNDLED = "bundled"
 ITEMS_FILE = "items.parquet"
@@ -144,7 +145,6 @@ def save_ingest(result: IngestResult, out_dir: str | Path, force: bool = False) 
 
     ``out_dir`` inside a release is refused, an existing one unless ``force``; it appears only when complete.
     """
-    from fashionrq.protocol.manifest import check_folder_output
 
     out = check_folder_output(out_dir, force, "ingest folder")
     with atomic_directory(out, force=True, what="ingest folder") as tmp:

@@ -60,7 +60,7 @@ def ingest_command(
 ) -> None:
     """Ingest a catalog into the canonical items table (items.parquet) with an ingest report."""
     from fashionrq.catalog import ingest, save_ingest  # imported here so other commands start fast
-    from fashionrq.protocol.manifest import check_folder_output
+    from fashionrq.layout import check_folder_output
 
     check_folder_output(out, force, "ingest folder")  # refused before the (slower) ingest
     result = ingest(catalog, mapping=mapping, images=images)

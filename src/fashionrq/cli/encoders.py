@@ -10,8 +10,8 @@ import typer
 from fashionrq.cli.engine_options import ADDRESS_OPTION, CHUNK_OPTION, ENGINE_OPTION, make_engine
 from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import InputError
+from fashionrq.layout import check_file_output
 from fashionrq.progress import console
-from fashionrq.protocol.manifest import check_file_output
 
 
 def _items(source: str):

@@ -7,11 +7,12 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from fashionrq.layout import refuse_in_release
 from fashionrq.progress import console
 from fashionrq.protocol.commitment import commit_run, ledger_is_torn
 from fashionrq.protocol.components import SHARED_MARK
-from fashionrq.protocol.errors import ReleaseTamperedError
-from fashionrq.protocol.manifest import refuse_in_release, verify_release
+from fashionrq.errors import ReleaseTamperedError
+from fashionrq.release import verify_release
 
 
 def commit_command(

@@ -10,8 +10,8 @@ import typer
 from rich.table import Table
 
 from fashionrq.io import atomic_write_text
+from fashionrq.layout import check_file_output
 from fashionrq.progress import console
-from fashionrq.protocol.manifest import check_file_output
 
 weights_app = typer.Typer(help="Attribute weights for weighted query relevance R(q, p).", no_args_is_help=True)
 

@@ -11,8 +11,8 @@ from fashionrq.cli.engine_options import ADDRESS_OPTION, CHUNK_OPTION, ENGINE_OP
 from fashionrq.io import atomic_write_text
 from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import InputError
+from fashionrq.layout import check_file_output, check_folder_output
 from fashionrq.progress import console
-from fashionrq.protocol.manifest import check_file_output, check_folder_output
 
 #: The file in a model folder naming the encoder `sid train` embedded the items with.
 TRAINED_ENCODER = "encoder.json"

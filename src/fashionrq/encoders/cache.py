@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import os
 import shutil
 import time
 from collections.abc import Sequence
@@ -18,8 +17,9 @@ from fashionrq import cachedigest
 from fashionrq.encoders.base import Encoder, as_texts
 from fashionrq.encoders.registry import get_encoder
 from fashionrq.encoders.text import TEXT_COLUMNS, item_text
-from fashionrq.errors import FashionRQError, InputError
+from fashionrq.errors import FashionRQError
 from fashionrq.io import atomic_write_text, atomic_writer, crash_point
+from fashionrq.layout import default_cache_dir
 from fashionrq.progress import console
 
 KINDS = ("query", "document")
@@ -58,14 +58,6 @@ def _keep_by_text(enc, kind: str, texts: list[str], vectors) -> None:
     key = (enc.fingerprint, kind)
     if len(texts) >= len(_BY_TEXT.get(key, ({}, None))[0]):
         _BY_TEXT[key] = ({t: i for i, t in enumerate(texts)}, vectors.copy())
-
-
-def default_cache_dir() -> Path:
-    """``$FASHIONRQ_CACHE`` if set, else ``~/.cache/fashionrq``; refuses a path that is a file."""
-    path = Path(os.environ.get("FASHIONRQ_CACHE") or Path.home() / ".cache" / "fashionrq")
-    if path.exists() and not path.is_dir():
-        raise InputError(f"FASHIONRQ_CACHE={str(path)[:200]} is a file, not a folder; point it at a folder (or unset it).")
-    return path
 
 
 def texts_hash(texts: Sequence[str]) -> str:

@@ -29,6 +29,7 @@ from fashionrq.images.descriptor import DIM
 from fashionrq.images.extract import MAX_SIDE, extract_image
 from fashionrq.images.records import ImageAttributes
 from fashionrq.io import atomic_writer, sha256_file
+from fashionrq.layout import default_cache_dir
 from fashionrq.vocab import COLOURS
 
 #: Bump when extraction changes its output, so old cache entries are not reused.
@@ -172,7 +173,6 @@ def extract_items(items: pa.Table, cache_dir: str | Path | None = None, workers:
     Each distinct photo is extracted once, in digest order; the result is in catalog order and does not depend on
     ``workers`` (chunks are fixed and reassembled in order).
     """
-    from fashionrq.encoders import default_cache_dir
 
     pairs = photographed(items)
     vocabulary = vocabulary or catalog_vocabulary(items)

@@ -5,9 +5,10 @@ commitment -> public half of the release verifies -> predictions validate agains
 -> labels verify -> only then are labels opened.
 """
 
+from fashionrq.io import sha256_file
 from fashionrq.protocol.commitment import check_commitment, commit_run, read_ledger
-from fashionrq.protocol.manifest import release_hash, sha256_file, verify_release
 from fashionrq.protocol.validate import load_pools, validate_run
+from fashionrq.release import release_hash, verify_release
 
 __all__ = [
     "check_commitment",

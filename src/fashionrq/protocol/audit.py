@@ -23,11 +23,14 @@ import pyarrow.parquet as pq
 
 from fashionrq.errors import InputError
 from fashionrq.hierarchy.attributes import items_frame
-from fashionrq.io import read_json, read_jsonl
+from fashionrq.layout import (
+    ITEMS, PHI, QUERY_RECORDS, RUN_FILES, SIDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, qrels_file, queries_file,
+)
 from fashionrq.metrics import Qrels, Run, evaluate
 from fashionrq.protocol.bootstrap import mean_interval_bounds, resample_counts
 from fashionrq.protocol.validate import load_pools, submitted_order, validate_run
 from fashionrq.querygen.evidence import CatalogValues
+from fashionrq.release import Release
 from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.sid import read_sids
 from fashionrq.tasks.bench import read_qrels, release_dir
@@ -40,9 +43,7 @@ QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 ORACLE_METRICS = {"t1o": ("ndcg@10", "ndcg@10"), "t1": ("recall@10", "recall@10(rel=3)"),
                   "t3": ("recall@1", "recall@1(rel=3)"), "t4": ("recall@10", "recall@10(rel=3)")}
 #: What the audit reads besides public/items.parquet.
-LABEL_FILES = ("labels/sids.parquet", "labels/queries.jsonl", "labels/phi.jsonl", "labels/t1.qrels", "labels/t1o.qrels",
-               "labels/t3.qrels", "labels/t4.qrels", "labels/t2_test.jsonl")
-RUN_FILES = {"t1o": "t1o.run", "t1": "t1.run", "t3": "t3.run", "t4": "t4.run"}
+LABEL_FILES = (SIDS, QUERY_RECORDS, PHI, *map(qrels_file, RANKED), T2_TEST)
 
 
 @dataclass(frozen=True)
@@ -59,15 +60,15 @@ class ReleaseMatches:
 
     @classmethod
     def load(cls, bench: str | Path) -> ReleaseMatches:
-        bench = release_dir(bench)
+        release = Release(release_dir(bench), verify=False)
         for name in LABEL_FILES:
-            if not (bench / name).is_file():
-                raise InputError(f"{bench / name} is missing: the audit judges the labels, so run it on the full release "
-                                 "(public/ and labels/), where the host keeps them.")
-        table = pq.read_table(bench / "public" / "items.parquet")
+            if not release.label_path(name).is_file():
+                raise InputError(f"{release.label_path(name)} is missing: the audit judges the labels, so run it on the full "
+                                 "release (public/ and labels/), where the host keeps them.")
+        table = pq.read_table(release.path(ITEMS))
         ids = table.column("item_id").to_pylist()
         full = FullMatch(CatalogValues(items_frame(table)))
-        sid_ids, sids = read_sids(bench / "labels" / "sids.parquet")
+        sid_ids, sids = read_sids(release.label_path(SIDS))
         position = {item: i for i, item in enumerate(sid_ids)}
         sids = sids[[position[item] for item in ids]]
         leaf_of = np.array(["-".join(str(int(c)) for c in row) for row in sids], dtype=object)
@@ -75,8 +76,8 @@ class ReleaseMatches:
         for r, leaf in enumerate(leaf_of):
             for prefix in _prefixes(leaf):
                 rows[prefix].append(r)
-        meta = {m["qid"]: m for m in read_jsonl(bench / "labels" / "queries.jsonl")}
-        matches = {r["qid"]: full.rows(r["phi"]) for r in read_jsonl(bench / "labels" / "phi.jsonl")}
+        meta = {m["qid"]: m for m in release.label_jsonl(QUERY_RECORDS)}
+        matches = {r["qid"]: full.rows(r["phi"]) for r in release.label_jsonl(PHI)}
         children: dict[str, list[str]] = defaultdict(list)
         for prefix in rows:
             if "-" in prefix:
@@ -161,11 +162,10 @@ def _quantiles(values) -> dict[str, float] | None:
     return {f"q{int(q * 100)}": round(float(np.quantile(values, q)), 4) for q in QUANTILES} | {"mean": round(float(values.mean()), 4)}
 
 
-def _t2_labels(bench: Path) -> dict[str, dict[str, int]]:
-    labels = {r["pair_id"]: r["label"] for name in ("public/t2_dev_labels.jsonl", "labels/t2_test.jsonl")
-              for r in read_jsonl(bench / name)}
+def _t2_labels(release: Release) -> dict[str, dict[str, int]]:
+    labels = {r["pair_id"]: r["label"] for r in release.jsonl(T2_DEV_LABELS) + release.label_jsonl(T2_TEST)}
     judged: dict[str, dict[str, int]] = defaultdict(dict)
-    for pair in read_jsonl(bench / "public" / "t2_pairs.jsonl"):
+    for pair in release.jsonl(T2_PAIRS):
         judged[pair["qid"]][pair["item_id"]] = labels[pair["pair_id"]]
     return judged
 
@@ -203,9 +203,10 @@ def oracle_table(bench: Path, found: ReleaseMatches, judged: dict[str, Qrels], r
                  seed: int) -> dict[str, list[dict]]:
     """Per ranking task, each run's headline beside its attribute oracle's, with the oracle's 95% cluster-bootstrap
     interval over the task's bootstrap units (``labels/queries.jsonl`` ``unit``)."""
-    depth = read_json(bench / "manifest.json").get("protocol", {}).get("open_depth", 100)
+    release = Release(bench, verify=False)
+    depth = release.manifest.get("protocol", {}).get("open_depth", 100)
     pools = load_pools(bench)
-    groups = {row["qid"]: row["group_id"] for row in read_jsonl(bench / "public" / "t4_queries.jsonl")}
+    groups = {row["qid"]: row["group_id"] for row in release.jsonl(queries_file("t4"))}
     lead = {group: qid for qid, group in sorted(groups.items(), reverse=True)}  # each group's first query
     out: dict[str, list[dict]] = {}
     for task, (headline, metric) in ORACLE_METRICS.items():
@@ -341,10 +342,11 @@ class LabelAudit:
 def audit_release(bench: str | Path, runs: list[Path] = (), resamples: int = 1000, seed: int = 0) -> LabelAudit:
     """The label audit of a release (see the module docstring); with ``runs``, each run's attribute oracle beside it."""
     bench = release_dir(bench)
+    release = Release(bench, verify=False)
     found = ReleaseMatches.load(bench)
-    qrels = {t: read_qrels(bench / "labels" / f"{t}.qrels") for t in RANKED}
+    qrels = {t: read_qrels(release.label_path(qrels_file(t))) for t in RANKED}
     judged = {t: q.to_dict() for t, q in qrels.items()}
-    judged["t2"] = _t2_labels(bench)
+    judged["t2"] = _t2_labels(release)
     out: dict[str, dict] = {}
     for task in ("t1", "t2", "t4"):
         out[task] = _graded_task(found, judged[task])

@@ -15,7 +15,7 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from fashionrq.protocol.errors import (
+from fashionrq.errors import (
     CommitmentMismatchError,
     CommitmentMissingError,
     LedgerCorruptError,
@@ -25,24 +25,13 @@ from fashionrq.protocol.errors import (
     UnsealedRunError,
     examples,
 )
-from fashionrq.io import atomic_write_text
-from fashionrq.protocol.manifest import release_hash, sha256_file
+from fashionrq.io import atomic_write_text, sha256_file
+from fashionrq.layout import LEDGER, MANIFEST, RUN_FILES, RUN_JSON
+from fashionrq.release import release_hash
 
-TASK_FILES = {"t1o": "t1o.run", "t1": "t1.run", "t2": "t2.jsonl", "t3": "t3.run", "t4": "t4.run"}
-RUN_JSON = "run.json"
-LEDGER = "commitments.jsonl"
 LEDGER_VERSION = 1
 #: Isolation mechanisms (run.json "isolation.mechanism", see fashionrq.systems.sandbox) under which a run is sealed.
 SEALED = ("landlock", "mount-namespace")
-
-
-def refuse_committed(path: str | Path) -> None:
-    """Refuse, always, to write a committed run folder or onto its committed files (predictions, run.json, ledger)."""
-    path = Path(path)
-    if (path / LEDGER).is_file():
-        raise CommitmentMismatchError(f"{path} is a committed run; its files are evidence and are never replaced, so write to a new folder.")
-    if (path.parent / LEDGER).is_file() and path.name in {RUN_JSON, LEDGER, *TASK_FILES.values()}:
-        raise CommitmentMismatchError(f"{path} is a committed file of run {path.parent} and is never replaced; write to another path.")
 
 
 def read_run_config(run: str | Path) -> dict:
@@ -78,7 +67,7 @@ def check_release(run: str | Path, bench: str | Path) -> str:
     found = read_run_config(run)["release"]
     if found != expected:
         raise ReleaseMismatchError(
-            f"{Path(run) / RUN_JSON} was made for release {found[:12]}…, but {Path(bench) / 'manifest.json'} "
+            f"{Path(run) / RUN_JSON} was made for release {found[:12]}…, but {Path(bench) / MANIFEST} "
             f"has hash {expected[:12]}…; rerun the system on this release."
         )
     return expected
@@ -87,7 +76,7 @@ def check_release(run: str | Path, bench: str | Path) -> str:
 def prediction_files(run: str | Path) -> dict[str, Path]:
     """``{task: path}`` for the prediction files present in RUN."""
     root = Path(run)
-    return {task: root / name for task, name in TASK_FILES.items() if (root / name).is_file()}
+    return {task: root / name for task, name in RUN_FILES.items() if (root / name).is_file()}
 
 
 def count_rows(path: Path) -> int:
@@ -168,7 +157,7 @@ def _snapshot(run: Path) -> dict:
     files = prediction_files(run)
     if not files:
         raise MissingPredictionFileError(
-            f"{run} has no prediction file ({', '.join(TASK_FILES.values())}); write at least one before committing."
+            f"{run} has no prediction file ({', '.join(RUN_FILES.values())}); write at least one before committing."
         )
     config = read_run_config(run)
     return {

@@ -14,7 +14,7 @@ import numpy as np
 
 from fashionrq.protocol.bootstrap import Interval, mean_diff_draws, resample_counts, summarise, t2_diff_draws
 from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
-from fashionrq.protocol.errors import ComparisonError
+from fashionrq.errors import ComparisonError
 from fashionrq.protocol.multiplicity import attribute_comparisons, holm_pairs
 from fashionrq.protocol.scoring import TASKS, ScoredRun, score_run
 from fashionrq.tasks.records import HEADLINE, MIN_UNITS

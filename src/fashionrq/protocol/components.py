@@ -15,6 +15,10 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from fashionrq.errors import FashionRQError
+from fashionrq.layout import RUN_JSON
+from fashionrq.release import Release
+
 #: The mark the leaderboard puts after a run that shares a component with the construction.
 SHARED_MARK = "†"
 #: construction.components role -> how the leaderboard names it.
@@ -37,8 +41,8 @@ def _walk(config, key: str) -> Iterator:
 def construction_components(bench: str | Path) -> dict:
     """``manifest.json`` ``construction.components`` of a release ({} for a release built before they were recorded)."""
     try:
-        manifest = json.loads((Path(bench) / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        manifest = Release(bench, verify=False).manifest
+    except FashionRQError:
         return {}
     return (manifest.get("construction") or {}).get("components") or {}
 
@@ -69,7 +73,7 @@ def shared_components(components: dict, run_config: dict) -> list[str]:
 def run_shares(bench: str | Path, run: str | Path) -> list[str]:
     """:func:`shared_components` of the run folder ``run`` on release ``bench`` ([] when either records nothing)."""
     try:
-        run_config = json.loads((Path(run) / "run.json").read_text(encoding="utf-8"))
+        run_config = json.loads((Path(run) / RUN_JSON).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
     return shared_components(construction_components(bench), run_config)

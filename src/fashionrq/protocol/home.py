@@ -21,7 +21,7 @@ import numpy as np
 
 from fashionrq.protocol.bootstrap import Interval, degrees_of_freedom, summarise
 from fashionrq.protocol.compare import TASK_NAMES, pair_draws, registered_headline, resample_draws
-from fashionrq.protocol.errors import ComparisonError
+from fashionrq.errors import ComparisonError
 from fashionrq.protocol.scoring import TASKS, ScoredRun
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fashionrq.errors import InputError
+from fashionrq.errors import ComparisonError, InputError
 from fashionrq.io import atomic_directory, atomic_write_json
 from fashionrq.protocol.bootstrap import (
     balanced_accuracy_from_confusions,
@@ -42,7 +42,6 @@ from fashionrq.protocol.bootstrap import (
     resampled_means,
     summarise,
 )
-from fashionrq.protocol.errors import ComparisonError
 from fashionrq.protocol.commitment import commit_run
 from fashionrq.protocol.compare import DEFAULT_HEADLINE, TASK_NAMES, resample_draws
 from fashionrq.progress import track

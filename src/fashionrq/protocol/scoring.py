@@ -20,15 +20,15 @@ from pathlib import Path
 
 import numpy as np
 
-from fashionrq.errors import InputError
+from fashionrq.errors import CommitmentMismatchError, InputError, ReleaseTamperedError
+from fashionrq.layout import ITEMS, MCMR, PHI, PUBLIC, QUERY_RECORDS, T2_PAIRS, T2_TEST, qrels_file, refuse_committed, refuse_in_release
 from fashionrq.metrics import Qrels, classification_metrics, consistency, evaluate
 from fashionrq.metrics.trec_gains import parse_gain_pairs
 from fashionrq.protocol.bootstrap import macro_f1_interval_bounds, mean_interval_bounds, resample_counts
 from fashionrq.protocol.commitment import check_commitment, check_release, check_sealed, read_ledger, read_run_config
 from fashionrq.protocol.constraints import constraint_breakdown
-from fashionrq.protocol.errors import CommitmentMismatchError, ReleaseTamperedError
-from fashionrq.protocol.manifest import verify_release
 from fashionrq.protocol.validate import LABELS, load_pools, submitted_order, validate_run
+from fashionrq.release import Release, verify_release
 from fashionrq.tasks import read_qrels
 from fashionrq.timing import stage
 
@@ -104,13 +104,6 @@ class ScoredRun:
         if units.truth is not None:
             columns.update(label=units.truth, predicted=units.pred)
         return {uid: {name: column[i].item() for name, column in columns.items()} for i, uid in enumerate(units.ids)}
-
-
-def _jsonl(path: Path) -> list[dict]:
-    try:
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    except (OSError, ValueError, UnicodeDecodeError):
-        raise ReleaseTamperedError(f"{path} is unreadable; the release is damaged, rebuild it.") from None
 
 
 def _means(units: TaskUnits, rows: np.ndarray | None = None) -> dict[str, float]:
@@ -220,12 +213,12 @@ def _t4_units(ranked, qrels_path: Path, unit_of: dict[str, str], group_of: dict[
     return units, queries
 
 
-def _t2_units(predictions, labels_path: Path, pair_qid: dict[str, str], unit_of: dict[str, str]) -> tuple[TaskUnits, dict]:
-    truth_rows = {row["pair_id"]: row["label"] for row in _jsonl(labels_path)}
+def _t2_units(predictions, reader: Release, pair_qid: dict[str, str], unit_of: dict[str, str]) -> tuple[TaskUnits, dict]:
+    truth_rows = {row["pair_id"]: row["label"] for row in reader.label_jsonl(T2_TEST)}
     ids = sorted(truth_rows)
     unknown = [pair for pair in ids if pair not in predictions]
     if unknown:
-        raise ReleaseTamperedError(f"{labels_path} labels pairs that t2_pairs.jsonl does not mark as test; the release is damaged.")
+        raise ReleaseTamperedError(f"{reader.label_path(T2_TEST)} labels pairs that {T2_PAIRS} does not mark as test; the release is damaged.")
     truth = np.array([truth_rows[p] for p in ids], dtype=np.int64)
     pred = np.array([predictions[p][0] for p in ids], dtype=np.int64)
     units = TaskUnits("test pair", ids, [unit_of[pair_qid[p]] for p in ids], truth=truth, pred=pred)
@@ -233,13 +226,13 @@ def _t2_units(predictions, labels_path: Path, pair_qid: dict[str, str], unit_of:
     return units, classification_metrics(truth.tolist(), pred.tolist(), LABELS)
 
 
-def _relevance(bench: Path, ranked, phi: dict[str, dict], cache_dir) -> dict:
+def _relevance(reader: Release, ranked, phi: dict[str, dict], cache_dir) -> dict:
     import pyarrow.parquet as pq
 
     from fashionrq.relevance import AttributeMatcher
 
     with stage("relevance (R@10, AttrScore)"):
-        matcher = AttributeMatcher(pq.read_table(bench / "public" / "items.parquet"), cache_dir=cache_dir)
+        matcher = AttributeMatcher(pq.read_table(reader.path(ITEMS)), cache_dir=cache_dir)
         return matcher.score_run({qid: phi[qid] for qid in ranked}, {qid: [i for i, _ in items] for qid, items in ranked.items()}, k=10)
 
 
@@ -259,7 +252,7 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
     commitment = check_commitment(run)
     if commitment.get("release") != release:
         raise CommitmentMismatchError(f"{run}'s latest commitment names release {str(commitment.get('release'))[:12]}…, not {release[:12]}…; commit again for this release.")
-    verify_release(bench, under="public", strict=True)
+    verify_release(bench, under=PUBLIC, strict=True)
     from fashionrq.stagecache import cached_object
 
     # the commitment fixes the run's bytes, so committed files with the same hashes score the same on the same
@@ -290,16 +283,15 @@ def _score_committed(bench: Path, run: Path, relevance: bool, cache_dir, gain_ma
     predictions = validate_run(run, pools)
     verify_release(bench, strict=True)
     # --- labels are opened only from here on ---
-    labels = bench / "labels"
-    meta = {row["qid"]: row for row in _jsonl(labels / "queries.jsonl")}
+    reader = Release(bench, verify=False, release=release)
+    meta = {row["qid"]: row for row in reader.label_jsonl(QUERY_RECORDS)}
     unit_of = {qid: row["unit"] for qid, row in meta.items()}
-    protocol = json.loads((bench / "manifest.json").read_text(encoding="utf-8")).get("protocol", {})
-    phi_rows = {row["qid"]: row for row in _jsonl(labels / "phi.jsonl")}
+    protocol = reader.manifest.get("protocol", {})
+    phi_rows = {row["qid"]: row for row in reader.label_jsonl(PHI)}
     expressed = {qid: list(row.get("expressed") or []) for qid, row in phi_rows.items()}
     attributes = sorted({a for names in expressed.values() for a in names})
-    mcmr_path = labels / "mcmr.jsonl"
-    mcmr = {row["qid"]: row for row in _jsonl(mcmr_path)} if mcmr_path.is_file() else {}
-    pair_qid = {row["pair_id"]: row["qid"] for row in _jsonl(bench / "public" / "t2_pairs.jsonl")}
+    mcmr = {row["qid"]: row for row in reader.label_jsonl(MCMR, required=False)}
+    pair_qid = {row["pair_id"]: row["qid"] for row in reader.jsonl(T2_PAIRS)}
 
     units: dict[str, TaskUnits] = {}
     tasks: dict[str, dict] = {}
@@ -309,23 +301,23 @@ def _score_committed(bench: Path, run: Path, relevance: bool, cache_dir, gain_ma
             continue
         entry: dict = {}
         if task == "t2":
-            units[task], metrics = _t2_units(predictions[task], labels / "t2_test.jsonl", pair_qid, unit_of)
+            units[task], metrics = _t2_units(predictions[task], reader, pair_qid, unit_of)
             entry["aggregate"] = {"accuracy": metrics["accuracy"], "macro_f1": metrics["macro_f1"]}
             entry["per_class"] = {str(k): v for k, v in metrics["per_class"].items()}
             entry["confusion_matrix"] = metrics["confusion_matrix"]
             entry["cluster_macro"] = _cluster_macro(units[task])
         else:
             if task == "t4":
-                units[task], queries = _t4_units(predictions[task], labels / "t4.qrels", unit_of, pools.t4_group, gain_map)
+                units[task], queries = _t4_units(predictions[task], reader.label_path(qrels_file("t4")), unit_of, pools.t4_group, gain_map)
                 entry["breakdowns"] = _breakdowns(queries, expressed, attributes)
             else:
-                units[task] = _ranking_units(task, predictions[task], labels / f"{task}.qrels", unit_of, gain_map)
+                units[task] = _ranking_units(task, predictions[task], reader.label_path(qrels_file(task)), unit_of, gain_map)
                 entry["breakdowns"] = _breakdowns(units[task], expressed, attributes)
                 by_constraints = constraint_breakdown(units[task].ids, units[task].values, mcmr)
                 if by_constraints is not None:
                     entry["breakdowns"]["by_constraints"] = by_constraints
             if task == "t1" and relevance:
-                attr = _relevance(bench, predictions[task], {q: r["phi"] for q, r in phi_rows.items()}, cache_dir)
+                attr = _relevance(reader, predictions[task], {q: r["phi"] for q, r in phi_rows.items()}, cache_dir)
                 ids = units[task].ids
                 units[task].values["R@10"] = np.array([attr["per_query"][q] for q in ids])
             entry["aggregate"] = _means(units[task])
@@ -368,8 +360,6 @@ def check_output(path: str | Path, force: bool = False) -> Path:
     """Refuse an output file that is a folder, lies inside a release or on a committed run's files (always),
     or exists (unless ``force``); return it as a Path."""
     from fashionrq.io import refuse_existing
-    from fashionrq.protocol.commitment import refuse_committed
-    from fashionrq.protocol.manifest import refuse_in_release
 
     path = Path(path)
     if path.is_dir():

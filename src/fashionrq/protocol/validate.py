@@ -17,9 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from fashionrq.metrics import Run
-from fashionrq.protocol.commitment import TASK_FILES
-from fashionrq.protocol.errors import (
+from fashionrq.errors import (
     DuplicateError,
     EmptyFileError,
     ExtraIdsError,
@@ -32,6 +30,9 @@ from fashionrq.protocol.errors import (
     WrongTypeError,
     examples,
 )
+from fashionrq.layout import ITEMS, RUN_FILES, T2_PAIRS, T4_GROUPS, candidates_file, queries_file
+from fashionrq.metrics import Run
+from fashionrq.release import Release
 
 LABELS = (0, 1, 2, 3)
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -60,41 +61,21 @@ class Pools:
         return {pair for pair, split in self.t2_split.items() if split == "test"}
 
 
-def _public_rows(path: Path, fields: tuple[str, ...]) -> list[dict]:
-    rows = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        raise ReleaseTamperedError(f"{path} cannot be read as UTF-8; the release is incomplete, rebuild it.") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            if not isinstance(row, dict) or any(name not in row for name in fields):
-                raise ValueError
-        except ValueError:
-            raise ReleaseTamperedError(f"{path} line {number} lacks {', '.join(fields)}; the release is damaged, rebuild it.") from None
-        rows.append(row)
-    return rows
-
-
 def load_pools(bench: str | Path) -> Pools:
     """Read the candidate pools and ids of every task from BENCH/public (labels are not touched)."""
-    public = Path(bench) / "public"
-    t1 = {row["qid"]: frozenset(row["candidates"]) for row in _public_rows(public / "t1_candidates.jsonl", ("qid", "candidates"))}
-    t3 = {row["qid"]: frozenset(row["candidates"]) for row in _public_rows(public / "t3_queries.jsonl", ("qid", "candidates"))}
-    groups = {row["group_id"]: frozenset(row["candidates"]) for row in _public_rows(public / "t4_groups.jsonl", ("group_id", "candidates"))}
-    t4_group = {row["qid"]: row["group_id"] for row in _public_rows(public / "t4_queries.jsonl", ("qid", "group_id"))}
+    release = Release(bench, verify=False)
+    t1 = {row["qid"]: frozenset(row["candidates"]) for row in release.jsonl(candidates_file("t1"), fields=("qid", "candidates"))}
+    t3 = {row["qid"]: frozenset(row["candidates"]) for row in release.jsonl(queries_file("t3"), fields=("qid", "candidates"))}
+    groups = {row["group_id"]: frozenset(row["candidates"]) for row in release.jsonl(T4_GROUPS, fields=("group_id", "candidates"))}
+    t4_group = {row["qid"]: row["group_id"] for row in release.jsonl(queries_file("t4"), fields=("qid", "group_id"))}
     unknown = {group for group in t4_group.values() if group not in groups}
     if unknown:
-        raise ReleaseTamperedError(f"{public / 't4_queries.jsonl'} names groups missing from t4_groups.jsonl ({examples(unknown)}); rebuild the release.")
+        raise ReleaseTamperedError(f"{release.path(queries_file('t4'))} names groups missing from {T4_GROUPS} ({examples(unknown)}); rebuild the release.")
     t4 = {qid: groups[group] for qid, group in t4_group.items()}
-    t2 = {row["pair_id"]: row["split"] for row in _public_rows(public / "t2_pairs.jsonl", ("pair_id", "split"))}
-    t1o = frozenset(row["qid"] for row in _public_rows(public / "t1o_queries.jsonl", ("qid", "text")))
-    catalog = frozenset(pq.read_table(public / "items.parquet", columns=["item_id"]).column("item_id").to_pylist())
-    manifest = json.loads((Path(bench) / "manifest.json").read_text(encoding="utf-8"))
-    depth = int(manifest.get("protocol", {}).get("open_depth", 100))
+    t2 = {row["pair_id"]: row["split"] for row in release.jsonl(T2_PAIRS, fields=("pair_id", "split"))}
+    t1o = frozenset(row["qid"] for row in release.jsonl(queries_file("t1o"), fields=("qid", "text")))
+    catalog = frozenset(pq.read_table(release.path(ITEMS), columns=["item_id"]).column("item_id").to_pylist())
+    depth = int(release.manifest.get("protocol", {}).get("open_depth", 100))
     return Pools(t1=t1, t3=t3, t4=t4, t4_group=t4_group, t2_split=t2, t1o=t1o, catalog=catalog, open_depth=depth)
 
 
@@ -298,7 +279,7 @@ def validate_run(run: str | Path, pools: Pools, tasks=None) -> dict:
     """Validate every prediction file of RUN (or only ``tasks``); returns ``{task: parsed predictions}``."""
     root = Path(run)
     out = {}
-    for task, name in TASK_FILES.items():
+    for task, name in RUN_FILES.items():
         path = root / name
         if (tasks is not None and task not in tasks) or not path.is_file():
             continue

@@ -24,6 +24,7 @@ import httpx
 
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_write_text
+from fashionrq.layout import default_cache_dir
 from fashionrq.querygen.pacing import AdaptiveLimit, CallProgress
 
 ENV_BASE_URL = "FASHIONRQ_LLM_BASE_URL"
@@ -44,11 +45,6 @@ def response_format(style: str, schema: dict) -> dict:
     if style == "json_schema":
         return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": True}}
     return {"type": "json_object", "schema": schema}
-
-
-def default_cache_dir() -> Path:
-    """``$FASHIONRQ_CACHE/llm`` (default ``~/.cache/fashionrq/llm``)."""
-    return Path(os.environ.get("FASHIONRQ_CACHE", Path.home() / ".cache" / "fashionrq")) / "llm"
 
 
 @dataclass(frozen=True)
@@ -121,7 +117,7 @@ class LLMBackend:
             raise InputError(f"max_failure_rate is {max_failure_rate}; pass a share between 0 and 1, e.g. 0.5.")
         self.max_failure_rate = max_failure_rate
         self.min_calls = max(1, int(min_calls))
-        self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir() / "llm"
         self.seed = seed
         if response_format not in RESPONSE_FORMATS:
             raise InputError(f"LLM response format {response_format!r} is unknown; choose one of {', '.join(RESPONSE_FORMATS)}.")

@@ -18,6 +18,7 @@ import numpy as np
 
 from fashionrq.errors import FashionRQError
 from fashionrq.exact import Grid, grid_scores
+from fashionrq.layout import default_cache_dir
 
 
 #: A batch adds this many new strings or more before the on-disk store is rewritten.
@@ -35,12 +36,11 @@ def _key(text: str) -> str:
 class TextSimilarity:
     """Cosine similarity between strings under one text encoder (``fashionrq.encoders.get_encoder`` name).
 
-    ``cache_dir``: root of the on-disk store (default ``fashionrq.encoders.default_cache_dir()``); ``False``
+    ``cache_dir``: root of the on-disk store (default ``fashionrq.layout.default_cache_dir()``); ``False``
     keeps vectors in memory only.
     """
 
     def __init__(self, encoder: str = SIMILARITY_ENCODER, cache_dir: str | Path | bool | None = None) -> None:
-        from fashionrq.encoders import default_cache_dir
 
         self.encoder_name = encoder
         if cache_dir is False:

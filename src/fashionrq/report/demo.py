@@ -17,6 +17,8 @@ from rich.console import Console
 from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_write_json, atomic_write_text
+from fashionrq.layout import check_folder_output
+from fashionrq.release import release_hash
 from fashionrq.report.leaderboard import labelled, leaderboard_of, markdown
 from fashionrq.report.page import render
 from fashionrq.timing import StageTimer, adopt, stage
@@ -168,7 +170,6 @@ DEMO_ENTRIES = frozenset({"catalog", "bench", "runs", "probes", "mcmr-bench", "m
 
 def _fresh_demo_folder(out: Path, force: bool) -> Path:
     """``out`` empty and ready: a new or empty folder, or (``force``) an earlier demo's folder, removed first."""
-    from fashionrq.protocol.manifest import check_folder_output
 
     check_folder_output(out, force, what="demo folder")  # a rerun never mixes with (or silently overwrites) an earlier demo
     if out.is_dir() and any(out.iterdir()):
@@ -469,7 +470,6 @@ def _cached_audit(bench: Path, runs: list[Path], resamples: int, seed: int):
     from fashionrq.io import sha256_file
     from fashionrq.protocol.audit import audit_release
     from fashionrq.protocol.commitment import prediction_files
-    from fashionrq.protocol.manifest import release_hash
     from fashionrq.stagecache import cached_object
 
     inputs = {"release": release_hash(bench), "resamples": resamples, "seed": seed,

@@ -9,11 +9,11 @@ comparison, never from a fixed list. Every number shown from a score file carrie
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 
+from fashionrq.release import Release
 from fashionrq.report import svg
 from fashionrq.report.leaderboard import Scored, quality_notes, weak_label, weak_units
 
@@ -261,7 +261,7 @@ def tier_section(bench: Path) -> str:
     labels = bench_stats(bench)["labels"]
     tiers = list(next(iter(labels.values())))
     rows = [(task.upper(), [labels[task][t]["share"] for t in tiers]) for task in labels]
-    manifest = json.loads((bench / "manifest.json").read_text(encoding="utf-8"))
+    manifest = Release(bench, verify=False).manifest
     balance = ((manifest.get("report") or {}).get("tasks") or {}).get("tier_balance") or {}
     table = _table(["task", *tiers, "within tolerance"],
                    [f"<tr><td>{t.upper()}</td>" + "".join(f"<td class=num>{b.get('counts', {}).get(x, 0):,}</td>" for x in tiers)

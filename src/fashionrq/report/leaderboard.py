@@ -24,6 +24,7 @@ from fashionrq.errors import InputError
 from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
 from fashionrq.progress import print_table
 from fashionrq.protocol.scoring import ScoredRun
+from fashionrq.release import release_hash
 from fashionrq.tasks.records import MIN_UNITS
 
 #: (task, metric key in the score JSON, column header) of the task table.
@@ -119,7 +120,6 @@ def load_scores(bench: str | Path, paths: Sequence[str | Path], unsealed: bool =
     A file scored on another release, edited by hand, or stale (its run committed again since) is refused;
     an unsealed run is refused unless ``unsealed``, and then labelled ``(unsealed)``.
     """
-    from fashionrq.protocol.manifest import release_hash
 
     bench = Path(bench)
     release = release_hash(bench)

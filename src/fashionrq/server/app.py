@@ -20,6 +20,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
 
 from fashionrq.errors import FashionRQError
+from fashionrq.release import release_hash, verify_release
 from fashionrq.server import auth, ledger as chain, store
 from fashionrq.server.board import Board
 from fashionrq.server.db import jobs, ledger
@@ -126,7 +127,6 @@ def public_tar(bench: Path, data: Path, release: str) -> Path:
 
 def create_app(settings: Settings, engine) -> FastAPI:
     """The application over a migrated ``engine`` (see :func:`fashionrq.server.db.connect`)."""
-    from fashionrq.protocol.manifest import release_hash, verify_release
 
     bench, data = Path(settings.bench), Path(settings.data)
     report = verify_release(bench, strict=True)

@@ -14,10 +14,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from fashionrq.errors import FashionRQError, InputError
-from fashionrq.protocol.commitment import LEDGER, RUN_JSON, TASK_FILES
+from fashionrq.errors import FashionRQError, InputError, ReleaseMismatchError
+from fashionrq.layout import LEDGER, RUN_FILES, RUN_JSON
 
-ALLOWED = frozenset({RUN_JSON, LEDGER, *TASK_FILES.values()})
+ALLOWED = frozenset({RUN_JSON, LEDGER, *RUN_FILES.values()})
 
 
 class UploadTooLarge(FashionRQError):
@@ -67,7 +67,6 @@ def receive(data: Path, files, limit: int) -> Path:
 def commit_upload(folder: Path, release: str) -> dict:
     """Check an uploaded folder's latest commitment against its files and this release; return the ledger body."""
     from fashionrq.protocol.commitment import check_commitment, read_run_config
-    from fashionrq.protocol.errors import ReleaseMismatchError
 
     config = read_run_config(folder)
     if config["release"] != release:

@@ -21,6 +21,7 @@ import numpy as np
 
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_write_bytes
+from fashionrq.layout import default_cache_dir
 from fashionrq.systems.base import top_rows
 from fashionrq.exact import Grid, grid_scores
 from fashionrq.systems.stable import stable_scores
@@ -133,7 +134,6 @@ class DenseIndex:
     (``.faiss`` beside them), so engine chunks load it by path."""
 
     def __init__(self, vectors: np.ndarray, config: IndexConfig = IndexConfig(), cache_dir: str | Path | None = None) -> None:
-        from fashionrq.encoders.cache import default_cache_dir
 
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         self.config = config
@@ -211,7 +211,7 @@ def bm25_index(texts: list[str], tokenize, k1: float, b: float, cache_dir: str |
     (keyed by the texts' content hash, the tokenizer, k1, b and the bm25s version)."""
     import bm25s
 
-    from fashionrq.encoders.cache import default_cache_dir, texts_hash
+    from fashionrq.encoders.cache import texts_hash
 
     recipe = [texts_hash(texts), f"{tokenize.__module__}.{tokenize.__qualname__}", k1, b, bm25s.__version__]
     path = Path(cache_dir or default_cache_dir()) / "indexes" / f"bm25-{hashlib.sha256(json.dumps(recipe).encode()).hexdigest()[:32]}"

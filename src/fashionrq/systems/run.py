@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -13,11 +12,12 @@ import numpy as np
 from fashionrq.encoders.text import item_text
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_jsonl, atomic_writer
+from fashionrq.layout import MANIFEST, check_folder_output, refuse_committed
 from fashionrq.limits import Limits
 from fashionrq.progress import track
+from fashionrq.release import Release
 from fashionrq.systems.adapter import as_retriever
 from fashionrq.systems.base import Retriever, ranking_order
-from fashionrq.systems.bench import PublicBench
 from fashionrq.systems.regimes import candidate_view, check_regime
 from fashionrq.systems.t2 import (FIRST_STAGE_FEATURES, RERANKER_FEATURES, GradeCalibrator, corpus_percentile, set_closeness,
                                   within_sets)
@@ -32,7 +32,7 @@ def _tag(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.:+-]", "_", name) or "system"
 
 
-def ranking_task(bench: PublicBench, task: str) -> tuple[list[str], list[str], list[list[str]]]:
+def ranking_task(bench: Release, task: str) -> tuple[list[str], list[str], list[list[str]]]:
     """``(qids, texts, candidate id lists)`` of T1, T3 or T4 from the public files."""
     if task == "t1":
         queries = bench.jsonl("t1_queries.jsonl")
@@ -83,7 +83,7 @@ def _first_scores(system, texts, rows) -> list[np.ndarray]:
     return [np.asarray(s, dtype=np.float64) for s in system.score_batch(texts, rows)]
 
 
-def _t2_pairs(bench: PublicBench) -> tuple[list[dict], dict[str, str], dict[str, np.ndarray]]:
+def _t2_pairs(bench: Release) -> tuple[list[dict], dict[str, str], dict[str, np.ndarray]]:
     """T2 pairs in file order, query texts by qid, and each query's pair indices (its candidate set), by qid."""
     pairs = bench.jsonl("t2_pairs.jsonl")
     text_of = {q["qid"]: q["text"] for q in bench.jsonl("t2_queries.jsonl")}
@@ -109,7 +109,7 @@ def _closeness(system, items, item_rows: np.ndarray, sets: list[np.ndarray]) -> 
     return within_sets(closeness, sets)[1]
 
 
-def _t2_features(bench: PublicBench, system, reranker, rows_of: _Rows, items) -> tuple[list[dict], np.ndarray]:
+def _t2_features(bench: Release, system, reranker, rows_of: _Rows, items) -> tuple[list[dict], np.ndarray]:
     """T2 pairs and their label-free features (:data:`~fashionrq.systems.t2.FIRST_STAGE_FEATURES`, then with a
     reranker :data:`~fashionrq.systems.t2.RERANKER_FEATURES`)."""
     pairs, text_of, at_of = _t2_pairs(bench)
@@ -137,7 +137,7 @@ def _t2_features(bench: PublicBench, system, reranker, rows_of: _Rows, items) ->
     return pairs, features
 
 
-def calibrated_t2(bench: PublicBench, pairs: list[dict], features: np.ndarray, calibrator: GradeCalibrator) -> list[dict]:
+def calibrated_t2(bench: Release, pairs: list[dict], features: np.ndarray, calibrator: GradeCalibrator) -> list[dict]:
     """Fit ``calibrator`` on the public dev labels of ``pairs`` (rows of ``features``) and label every test pair
     (none when the release has no T2 pair: a catalog too small for a dev/test split gets no T2)."""
     if not pairs:
@@ -155,10 +155,10 @@ def calibrated_t2(bench: PublicBench, pairs: list[dict], features: np.ndarray, c
             for i, label, score in zip(test, labels, expected)]
 
 
-def open_depth(bench: PublicBench) -> int:
-    """Items per open-corpus T1 query, as the release's manifest registers it (protocol.open_depth)."""
-    path = bench.root / "manifest.json"
-    manifest = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+def open_depth(bench: Release) -> int:
+    """Items per open-corpus T1 query, as the release's manifest registers it (protocol.open_depth; 100 in a sealed
+    child's staged copy, which holds public/ only)."""
+    manifest = bench.manifest if (bench.root / MANIFEST).is_file() else {}
     return int(manifest.get("protocol", {}).get("open_depth", 100))
 
 
@@ -178,7 +178,7 @@ class Output:
         return first if self.reranker is None else rerank(self.reranker, texts, rows, first, item_ids, depth)
 
 
-def _open_corpus(bench: PublicBench, system, item_ids: np.ndarray, outputs: list[Output], depth: int, job) -> dict:
+def _open_corpus(bench: Release, system, item_ids: np.ndarray, outputs: list[Output], depth: int, job) -> dict:
     """Open-corpus T1: the top ``open_depth`` catalog items per query through the system's cached index
     (``systems.open_search.corpus_search`` on the job's engine and index); a two-stage output reranks their top
     ``depth``. Returns the index record (kind, backend and, for hnsw/ivf, recall against exact search)."""
@@ -242,7 +242,7 @@ def execute(job, public: Path, out: Path, shared: dict | None = None) -> dict[st
     elif reranker is not None:
         reranker = check_reranker(reranker, type(reranker).__name__)
     calibrator = job.calibrator or GradeCalibrator()
-    bench = PublicBench(public.parent, verify=False, release=job.release)
+    bench = Release(public.parent, verify=False, release=job.release)
     if hasattr(system, "score_pool"):
         from fashionrq.systems.probes.run import execute_pool, public_view
 
@@ -279,7 +279,7 @@ def _outputs(system, reranker, out: Path, first_stage: bool) -> dict[str, Output
     return outputs
 
 
-def _write_runs(bench: PublicBench, system, reranker, rows_of: _Rows, items, outputs: dict[str, Output], job,
+def _write_runs(bench: Release, system, reranker, rows_of: _Rows, items, outputs: dict[str, Output], job,
                 calibrator: GradeCalibrator) -> dict:
     """Every output's ranking files and T2 labels; the first stage is scored once for all of them. Returns the
     open-corpus index record."""
@@ -362,7 +362,7 @@ def run_system(
     depth = check_depth(depth)
     check_search(engine, address, chunk_rows, index)
     targets = _targets(out, first_stage_out, reranker, force)
-    public = PublicBench(bench)
+    public = Release(bench)
     job = Job(system, dict(params or {}), reranker, dict(reranker_params or {}), regime, calibrator, public.release,
               depth, first_stage_out is not None, engine, address, chunk_rows, index)
     with staged_public(public.public, photos=regime != "text") as work:  # the text regime shows no photo
@@ -389,7 +389,7 @@ def run_systems(bench: str | Path, runs: Mapping[str | Path, tuple[str | Retriev
         raise InputError("two runs of one batch name the same run folder; give each system its own folder.")
     for target in targets:
         _targets(target, None, None, force)
-    public = PublicBench(bench)
+    public = Release(bench)
     jobs = tuple(Job(system, dict(params), regime=regime, release=public.release, depth=DEFAULT_DEPTH) for system, params in runs.values())
     with staged_public(public.public, photos=regime != "text") as work:  # the text regime shows no photo
         label = ", ".join(_label(system, None) for system, _ in runs.values())
@@ -425,8 +425,6 @@ def _write_run_folder(out: Path, key: str, target: Path, record: dict, bench: st
 
 def _targets(out, first_stage_out, reranker, force: bool) -> dict[str, Path]:
     """``{child subfolder: run folder}``, each checked as a new run folder (see :func:`run_system`)."""
-    from fashionrq.protocol.commitment import refuse_committed
-    from fashionrq.protocol.manifest import check_folder_output
 
     targets = {"": Path(out)}
     if first_stage_out is not None:

@@ -31,8 +31,9 @@ import cloudpickle
 from fashionrq.cachedigest import DIGESTS, SEALED_ENV
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_write_bytes, atomic_write_json, process_alive
-from fashionrq.systems.bench import PHOTOS
+from fashionrq.layout import PHOTOS, default_cache_dir
 from fashionrq.limits import Limits
+from fashionrq.release import LabelAccessError
 
 JOB = "job.pickle"
 RESULT = "result.json"
@@ -170,7 +171,6 @@ def _child_env(work: Path) -> dict[str, str]:
 
 def _cache_folder() -> Path:
     """``$FASHIONRQ_CACHE`` with every folder the seal names (Landlock admits rules on existing folders only)."""
-    from fashionrq.encoders import default_cache_dir
 
     cache = default_cache_dir().resolve()
     for name in (*SHARED_CACHE_FOLDERS, *DENIED_CACHE_FOLDERS, DIGESTS):
@@ -331,7 +331,6 @@ def _child_json(out: Path, name: str) -> dict | None:
 
 def _child_records(out: Path, code: int, label: str, limits: Limits) -> dict:
     """The run records the child wrote (``WORK/out/result.json``), each checked; its error (``error.json``) raised."""
-    from fashionrq.systems.bench import LabelAccessError
 
     error = _child_json(out, ERROR)
     if error is not None:

@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from fashionrq.layout import default_cache_dir
+
 
 class VerifierReranker:
     """Pointwise per-condition reranker: R(q, p) of each (query, item) pair (a :class:`~fashionrq.systems.twostage.PointwiseReranker`).
@@ -39,7 +41,6 @@ class VerifierReranker:
         self.cache_dir = cache_dir
 
     def fit(self, items: pa.Table) -> VerifierReranker:
-        from fashionrq.encoders import default_cache_dir
         from fashionrq.querygen import LexiconParser
         from fashionrq.relevance import AttributeMatcher
 

@@ -7,16 +7,16 @@ shared prefix length, every unlisted item irrelevant). Pooled T1 (re-ranking) st
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fashionrq.encoders import item_text
-from fashionrq.io import atomic_directory
-from fashionrq.protocol.manifest import check_folder_output
-from fashionrq.tasks.bench import read_jsonl, read_qrels, release_dir
+from fashionrq.io import READABLE_JSON, atomic_directory, atomic_write_jsonl
+from fashionrq.layout import ITEMS, check_folder_output, qrels_file, queries_file
+from fashionrq.release import Release, release_hash
+from fashionrq.tasks.bench import read_qrels, release_dir
 
 #: Hugging Face dataset-card front matter of the MTEB retrieval layout: qrels are the default config.
 HF_CONFIGS = """configs:
@@ -36,17 +36,12 @@ HF_CONFIGS = """configs:
 
 def t1_records(bench: Path) -> tuple[list[dict], list[dict], list[dict]]:
     """``(corpus, queries, qrels)`` rows of open-corpus T1 in the BEIR/MTEB field names."""
-    items = pq.read_table(bench / "public" / "items.parquet")
+    release = Release(bench, verify=False)
+    items = pq.read_table(release.path(ITEMS))
     corpus = [{"_id": row["item_id"], "title": row["name"] or "", "text": item_text(row)} for row in items.to_pylist()]
-    queries = [{"_id": row["qid"], "text": row["text"]} for row in read_jsonl(bench / "public" / "t1o_queries.jsonl")]
-    qrels = [{"query-id": q, "corpus-id": i, "score": g} for q, i, g in read_qrels(bench / "labels" / "t1o.qrels")]
+    queries = [{"_id": row["qid"], "text": row["text"]} for row in release.jsonl(queries_file("t1o"))]
+    qrels = [{"query-id": q, "corpus-id": i, "score": g} for q, i, g in read_qrels(release.label_path(qrels_file("t1o")))]
     return corpus, queries, qrels
-
-
-def _write_jsonl(path: Path, rows: list[dict]) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def export_beir(bench: str | Path, out: str | Path, force: bool = False) -> Path:
@@ -55,8 +50,8 @@ def export_beir(bench: str | Path, out: str | Path, force: bool = False) -> Path
     out = check_folder_output(out, force, "export folder")  # never inside a release
     corpus, queries, qrels = t1_records(bench)
     with atomic_directory(out, force=True, what="export folder") as tmp:
-        _write_jsonl(tmp / "corpus.jsonl", corpus)
-        _write_jsonl(tmp / "queries.jsonl", queries)
+        atomic_write_jsonl(tmp / "corpus.jsonl", corpus, READABLE_JSON)
+        atomic_write_jsonl(tmp / "queries.jsonl", queries, READABLE_JSON)
         (tmp / "qrels").mkdir()
         with open(tmp / "qrels" / "test.tsv", "w", encoding="utf-8", newline="\n") as fh:
             fh.write("query-id\tcorpus-id\tscore\n")
@@ -70,7 +65,6 @@ def export_hf(bench: str | Path, out: str | Path, force: bool = False) -> Path:
     ``datasets.load_dataset(out)`` loads the qrels (config ``default``, split ``test``); ``"corpus"`` and
     ``"queries"`` name the other configs. The card (``README.md``) carries the release's manifest hash.
     """
-    from fashionrq.protocol.manifest import release_hash
 
     bench = release_dir(bench)
     out = check_folder_output(out, force, "export folder")  # never inside a release

@@ -1,14 +1,13 @@
-"""Read a frozen release: locate it; its JSONL reader is fashionrq.io.read_jsonl, its qrels reader :func:`read_qrels`."""
+"""Locate a frozen release, read its qrels (:func:`read_qrels`) and its private id map (files: fashionrq.release.Release)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from fashionrq.errors import InputError
-from fashionrq.io import read_jsonl  # noqa: F401  (re-exported: the release JSONL reader)
+from fashionrq.layout import ITEM_IDS, ITEMS, LABELS, MANIFEST, PUBLIC
 from fashionrq.metrics import Qrels
 from fashionrq.metrics import read_qrels as read_trec_qrels
-from fashionrq.tasks.release import ITEM_IDS, MANIFEST
 
 
 def read_qrels(path: str | Path) -> Qrels:
@@ -20,7 +19,7 @@ def read_qrels(path: str | Path) -> Qrels:
 def release_dir(bench: str | Path) -> Path:
     """The release folder, checked to hold a manifest and public/labels folders."""
     path = Path(bench)
-    if not (path / MANIFEST).is_file() or not (path / "public").is_dir():
+    if not (path / MANIFEST).is_file() or not (path / PUBLIC).is_dir():
         raise InputError(f"{path} is not a benchmark release (no {MANIFEST} or public/); build one with `fashionrq build --out {path}`.")
     return path
 
@@ -30,9 +29,9 @@ def catalog_ids(bench: str | Path) -> dict[str, str]:
     system). A release written before opaque ids has no such file and published the catalog ids: they map to themselves."""
     import pyarrow.parquet as pq
 
-    path = Path(bench) / "labels" / ITEM_IDS
+    path = Path(bench) / LABELS / ITEM_IDS
     if not path.is_file():
-        ids = pq.read_table(Path(bench) / "public" / "items.parquet", columns=["item_id"]).column("item_id").to_pylist()
+        ids = pq.read_table(Path(bench) / PUBLIC / ITEMS, columns=["item_id"]).column("item_id").to_pylist()
         return dict(zip(ids, ids))
     table = pq.read_table(path)
     return dict(zip(table.column("item_id").to_pylist(), table.column("catalog_id").to_pylist()))

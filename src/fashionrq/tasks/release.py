@@ -19,11 +19,15 @@ from fashionrq.catalog.tiers import price_tiers_of
 from fashionrq.errors import InputError, WeakReleaseError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
-from fashionrq.io import link_or_copy, sha256_file
+from fashionrq.io import READABLE_JSON, atomic_write_jsonl, link_or_copy, sha256_file
+from fashionrq.layout import (
+    CLUSTERS, ITEM_IDS, ITEMS, LABELS, MANIFEST, MCMR, PHI, PHOTOS, PUBLIC, QUERY_RECORDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, T4_GROUPS,
+    candidates_file, label_file, public_file, qrels_file, queries_file, refuse_in_release,
+)
 from fashionrq.querygen.evidence import CatalogValues
 from fashionrq.querygen.mcmr import ConstraintMatches
+from fashionrq.release import with_digest
 from fashionrq.relevance.fullmatch import FullMatch
-from fashionrq.systems.bench import PHOTOS
 from fashionrq.tasks.buildconfig import BuildConfig
 from fashionrq.tasks.construct import TierIndex, build_tasks
 from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, MIN_UNITS, Tasks
@@ -33,9 +37,6 @@ from fashionrq.tasks.tree import fit_tree
 from fashionrq.tasks.validity import QueryMatches
 from fashionrq.timing import stage
 
-MANIFEST = "manifest.json"
-#: The private map from each public (opaque) item id to the catalog's own id.
-ITEM_IDS = "item_ids.parquet"
 RELEASE_FORMAT = 3
 _PACKAGES = ("fashionrq", "numpy", "pandas", "pyarrow", "scikit-learn", "torch", "sentence-transformers")
 
@@ -48,14 +49,6 @@ def _versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             out[name] = None
     return out
-
-
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def _jsonl(path: Path, rows: list[dict]) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write("".join(_ENCODE(row) + "\n" for row in rows))
 
 
 def _sorted_lines(path: Path, lines: list[str]) -> None:
@@ -76,7 +69,6 @@ def check_out(out: str | Path, force: bool = False) -> Path:
     """The output folder: refused inside another release, when it exists (unless ``force``), and, even with
     ``force``, when it holds anything but a release (a build never replaces other data)."""
     from fashionrq.io import refuse_existing
-    from fashionrq.protocol.manifest import refuse_in_release
 
     out = Path(out)
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST).is_file())):
@@ -150,10 +142,10 @@ class _Writer:
                 queries.append({"qid": qid, "text": self.tasks.queries[qi].text, "candidates": ids})
             qrels += self.qrels(qid, inst.candidates, inst.grades)
             self.remember(qid, task, qi, inst.unit)
-        self.files[f"public/{task}_queries.jsonl"] = queries
+        self.files[public_file(queries_file(task))] = queries
         if pooled_file:
-            self.files[f"public/{task}_candidates.jsonl"] = cands
-        self.files[f"labels/{task}.qrels"] = qrels
+            self.files[public_file(candidates_file(task))] = cands
+        self.files[label_file(qrels_file(task))] = qrels
 
     def open_corpus(self, index: TierIndex, out: Path, matches: QueryMatches | None) -> None:
         """Open-corpus T1: query texts only; qrels grade every item sharing the anchor's level-1 prefix and every
@@ -167,8 +159,8 @@ class _Writer:
             queries.append({"qid": qid, "text": self.tasks.queries[oq.query].text})
             order.append((qid, oq.leaf, oq.query))
             self.remember(qid, "t1o", oq.query, oq.unit)
-        self.files["public/t1o_queries.jsonl"] = queries
-        self.t1o_judged = _write_open_qrels(out / "labels" / "t1o.qrels", sorted(order), index, self.item_ids, matches)
+        self.files[public_file(queries_file("t1o"))] = queries
+        self.t1o_judged = _write_open_qrels(out / label_file(qrels_file("t1o")), sorted(order), index, self.item_ids, matches)
 
     def pairs(self, rng: np.random.Generator) -> None:
         """T2: one qid per query with pairs, opaque pair ids, public dev labels, hidden test labels."""
@@ -180,13 +172,13 @@ class _Writer:
         for q in self.t2_queries:
             self.remember(self.qids[("t2", q)], "t2", q, units[q])
         for pid, pair in zip(_opaque(rng, len(self.tasks.t2), "p"), self.tasks.t2):
-            item = _ENCODE(self.item_ids[pair.row])
+            item = READABLE_JSON(self.item_ids[pair.row])
             pairs.append(f'{{"pair_id": "{pid}", "qid": "{self.qids[("t2", pair.query)]}", "item_id": {item}, "split": "{pair.split}"}}')
             (dev if pair.split == "dev" else test).append(f'{{"pair_id": "{pid}", "label": {pair.grade}}}')
-        self.files["public/t2_queries.jsonl"] = queries
-        self.files["public/t2_pairs.jsonl"] = pairs
-        self.files["public/t2_dev_labels.jsonl"] = dev
-        self.files["labels/t2_test.jsonl"] = test
+        self.files[public_file(queries_file("t2"))] = queries
+        self.files[public_file(T2_PAIRS)] = pairs
+        self.files[public_file(T2_DEV_LABELS)] = dev
+        self.files[label_file(T2_TEST)] = test
 
     def groups(self, rng: np.random.Generator) -> None:
         """T4: paraphrase groups with one shared pool (the T1 pool of their leaf)."""
@@ -201,21 +193,21 @@ class _Writer:
                 queries.append({"qid": qid, "text": self.tasks.queries[qi].text, "group_id": gid})
                 qrels += self.qrels(qid, group.candidates, group.grades)
                 self.remember(qid, "t4", qi, group.unit)
-        self.files["public/t4_queries.jsonl"] = queries
-        self.files["public/t4_groups.jsonl"] = groups
-        self.files["labels/t4.qrels"] = qrels
+        self.files[public_file(queries_file("t4"))] = queries
+        self.files[public_file(T4_GROUPS)] = groups
+        self.files[label_file(qrels_file("t4"))] = qrels
 
     def write(self, out: Path) -> None:
-        self.files["labels/phi.jsonl"] = self.phi_rows
-        self.files["labels/queries.jsonl"] = self.meta
+        self.files[label_file(PHI)] = self.phi_rows
+        self.files[label_file(QUERY_RECORDS)] = self.meta
         if self.mcmr_rows:
-            self.files["labels/mcmr.jsonl"] = self.mcmr_rows
+            self.files[label_file(MCMR)] = self.mcmr_rows
         for name, rows in sorted(self.files.items()):
             if rows and isinstance(rows[0], str):
                 _sorted_lines(out / name, rows)
             else:
-                key = "group_id" if name.endswith("t4_groups.jsonl") else "qid"
-                _jsonl(out / name, sorted(rows, key=lambda r: r[key]))
+                key = "group_id" if name == public_file(T4_GROUPS) else "qid"
+                atomic_write_jsonl(out / name, sorted(rows, key=lambda r: r[key]), READABLE_JSON)
 
 
 def _write_open_qrels(path: Path, queries: list[tuple[str, str, int]], index: TierIndex, item_ids: list[str],
@@ -273,7 +265,7 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, secret: Construction
     from fashionrq.sid import write_sids
 
     out = Path(out)
-    public, labels = out / "public", out / "labels"
+    public, labels = out / PUBLIC, out / LABELS
     public.mkdir(parents=True, exist_ok=True)
     labels.mkdir(parents=True, exist_ok=True)
     rng = secret.rng("release-ids")
@@ -285,9 +277,9 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, secret: Construction
     writer.ranking("t3", tasks.t3, pooled_file=False)
     writer.groups(rng)
     items, photos = publish_photos(published.table, public)
-    write_items(items, public / "items.parquet")
+    write_items(items, public / ITEMS)
     writer.write(out)
-    pq.write_table(pa.Table.from_pandas(hierarchy.to_frame(), preserve_index=False), labels / "clusters.parquet",
+    pq.write_table(pa.Table.from_pandas(hierarchy.to_frame(), preserve_index=False), labels / CLUSTERS,
                    compression="zstd", write_statistics=False)
     write_sids(published.id_map.column("item_id").to_pylist(), sids[published.order], labels / "sids.parquet")
     pq.write_table(published.id_map, labels / ITEM_IDS, compression="zstd", write_statistics=False)
@@ -323,12 +315,12 @@ def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, 
     counts = {
         "items": items.num_rows,
         "clusters": hierarchy.level_counts(),
-        "queries": {"anchor": len(tasks.used_queries()), **{t: len(f[f"public/{t}_queries.jsonl"]) for t in ("t1", "t1o", "t2", "t3", "t4")}},
-        "t1_candidates": len(f["labels/t1.qrels"]),
+        "queries": {"anchor": len(tasks.used_queries()), **{t: len(f[public_file(queries_file(t))]) for t in ("t1", "t1o", "t2", "t3", "t4")}},
+        "t1_candidates": len(f[label_file(qrels_file("t1"))]),
         "t1o_judged": writer.t1o_judged,
-        "t2_pairs": {"dev": len(f["public/t2_dev_labels.jsonl"]), "test": len(f["labels/t2_test.jsonl"])},
-        "t3_candidates": len(f["labels/t3.qrels"]),
-        "t4_groups": len(f["public/t4_groups.jsonl"]),
+        "t2_pairs": {"dev": len(f[public_file(T2_DEV_LABELS)]), "test": len(f[label_file(T2_TEST)])},
+        "t3_candidates": len(f[label_file(qrels_file("t3"))]),
+        "t4_groups": len(f[public_file(T4_GROUPS)]),
         "photos": photos,
     }
     manifest = {"format": RELEASE_FORMAT, **manifest_info, "seed": secret.seed, "versions": _versions(), "counts": counts,
@@ -337,7 +329,6 @@ def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, 
     manifest.setdefault("report", {})["tasks"] = tasks.report
     # the tiers public/items.parquet records too (its schema metadata), so a parser reading the release uses them
     manifest.setdefault("catalog", {})["price_tiers"] = price_tiers_of(items).to_dict()
-    from fashionrq.protocol.manifest import with_digest
 
     path = out / MANIFEST
     path.write_text(json.dumps(with_digest(manifest), indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")

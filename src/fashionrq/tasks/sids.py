@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from fashionrq.io import atomic_writer
+from fashionrq.layout import default_cache_dir
 
 
 def sha256_array(array: np.ndarray) -> str:
@@ -23,7 +24,6 @@ def sha256_array(array: np.ndarray) -> str:
 def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codebook_size: int, seed: int,
                  params: dict, cache_dir: str | Path | None = None) -> tuple[np.ndarray, dict]:
     """Fit the tokenizer on ``X`` and return the SIDs and the tokenizer's config, cached on disk by content."""
-    from fashionrq.encoders import default_cache_dir
     from fashionrq.sid import attributes_from_items, make_tokenizer
 
     tokenizer = make_tokenizer(method, levels=levels, codebook_size=codebook_size, seed=seed, **params)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 
-from fashionrq.tasks.bench import read_jsonl, read_qrels, release_dir
+from fashionrq.layout import ITEMS, PHI, QUERY_RECORDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, T4_GROUPS, qrels_file
+from fashionrq.release import Release
+from fashionrq.tasks.bench import read_qrels, release_dir
 from fashionrq.tasks.records import TIER_NAMES
 
 PHI_ATTRIBUTES = ("product_type", "gender", "age_group", "color", "pattern", "material", "occasion", "brand", "price_hint", "style_tags")
@@ -28,15 +29,14 @@ def _per_query(rows: list[tuple[str, str, int]]) -> dict:
 
 def bench_stats(bench: str | Path) -> dict:
     """Statistics of a release: clusters per level, queries per task, label balance, φ coverage, catalog coverage."""
-    bench = release_dir(bench)
-    manifest = json.loads((bench / "manifest.json").read_text())
-    pub, lab = bench / "public", bench / "labels"
-    items = pq.read_table(pub / "items.parquet", columns=["item_id", "master_category", "gender", "price"]).to_pandas()
-    meta = list(read_jsonl(lab / "queries.jsonl"))
-    phi = {r["qid"]: r["phi"] for r in read_jsonl(lab / "phi.jsonl")}
-    qrels = {t: read_qrels(lab / f"{t}.qrels") for t in ("t1", "t1o", "t3", "t4")}
-    pairs = list(read_jsonl(pub / "t2_pairs.jsonl"))
-    t2_labels = list(read_jsonl(pub / "t2_dev_labels.jsonl")) + list(read_jsonl(lab / "t2_test.jsonl"))
+    release = Release(release_dir(bench), verify=False)
+    manifest = release.manifest
+    items = pq.read_table(release.path(ITEMS), columns=["item_id", "master_category", "gender", "price"]).to_pandas()
+    meta = release.label_jsonl(QUERY_RECORDS)
+    phi = {r["qid"]: r["phi"] for r in release.label_jsonl(PHI)}
+    qrels = {t: read_qrels(release.label_path(qrels_file(t))) for t in ("t1", "t1o", "t3", "t4")}
+    pairs = release.jsonl(T2_PAIRS)
+    t2_labels = release.jsonl(T2_DEV_LABELS) + release.label_jsonl(T2_TEST)
 
     tasks: dict[str, dict] = {}
     for task in ("t1", "t1o", "t2", "t3", "t4"):
@@ -48,7 +48,7 @@ def bench_stats(bench: str | Path) -> dict:
         tasks[task]["candidates_per_query"] = _per_query(qrels[task])
     tasks["t1o"]["judged_pairs"] = len(qrels["t1o"])
     tasks["t2"]["pairs"] = dict(Counter(p["split"] for p in pairs))
-    tasks["t4"]["groups"] = sum(1 for _ in read_jsonl(pub / "t4_groups.jsonl"))
+    tasks["t4"]["groups"] = len(release.jsonl(T4_GROUPS))
     labels = {task: _balance([r["label"] for r in t2_labels] if task == "t2" else [g for _, _, g in qrels[task]])
               for task in ("t1", "t2", "t3", "t4")}
 

@@ -12,13 +12,13 @@ import numpy as np
 
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_write_jsonl
-from fashionrq.systems.bench import PublicBench
+from fashionrq.release import Release
 from fashionrq.systems.probes.view import RANKING_TASKS, PublicView
 from fashionrq.systems.run import _tag, calibrated_t2, write_trec
 from fashionrq.systems.t2 import GradeCalibrator
 
 
-def _t2_features(public: PublicBench, view: PublicView, system) -> tuple[list[dict], np.ndarray]:
+def _t2_features(public: Release, view: PublicView, system) -> tuple[list[dict], np.ndarray]:
     """The T2 pairs in file order and one feature row per pair, from the system's view of its query's pool."""
     pairs = public.jsonl("t2_pairs.jsonl")
     at: dict[tuple[str, str], list[int]] = {}
@@ -37,7 +37,7 @@ def _t2_features(public: PublicBench, view: PublicView, system) -> tuple[list[di
     return pairs, features
 
 
-def _open_corpus(public: PublicBench, view: PublicView, system, out: Path) -> None:
+def _open_corpus(public: Release, view: PublicView, system, out: Path) -> None:
     """Open-corpus T1 (when the release has it): the top ``protocol.open_depth`` catalog items per query."""
     pools = view.pools.get("t1o")
     if not pools:
@@ -54,7 +54,7 @@ def _open_corpus(public: PublicBench, view: PublicView, system, out: Path) -> No
     write_trec(out / "t1o.run", qids, candidates, scores, _tag(system.name))
 
 
-def public_view(public: PublicBench, shared: dict | None = None) -> PublicView:
+def public_view(public: Release, shared: dict | None = None) -> PublicView:
     """The public view of the staged files, read once for every pool system of a batch (``shared``: the batch's store).
     A pool system must not change the view it is given."""
     if shared is None:
@@ -64,7 +64,7 @@ def public_view(public: PublicBench, shared: dict | None = None) -> PublicView:
     return shared["view"]
 
 
-def execute_pool(public: PublicBench, system, out: Path, calibrator: GradeCalibrator, view: PublicView | None = None) -> dict:
+def execute_pool(public: Release, system, out: Path, calibrator: GradeCalibrator, view: PublicView | None = None) -> dict:
     """Fit a pool system on the public view (``view``, else read from ``public``), score every pool of every task
     into ``out``; returns the run record.
 

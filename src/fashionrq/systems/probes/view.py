@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from fashionrq.systems.bench import PublicBench
+from fashionrq.release import Release
 from fashionrq.systems.lexical import tokenize
 
 RANKING_TASKS = ("t1", "t3", "t4")
@@ -70,13 +70,13 @@ def _record(source: str, row: dict) -> Record:
     return Record(source, tuple(links), text, tuple(items))
 
 
-def scan_public(bench: PublicBench) -> list[Record]:
+def scan_public(bench: Release) -> list[Record]:
     """Every record of every ``public/*.jsonl`` file, in file-name then line order."""
     return [_record(path.stem, row) for path in sorted(bench.public.glob("*.jsonl"))
             for row in bench.jsonl(path.name) if isinstance(row, dict)]
 
 
-def _t2_pools(bench: PublicBench) -> list[Pool]:
+def _t2_pools(bench: Release) -> list[Pool]:
     """One pool per T2 query: the items of its pairs, in file order."""
     text_of = {q["qid"]: q["text"] for q in bench.jsonl("t2_queries.jsonl", required=False)}
     items: dict[str, list[str]] = defaultdict(list)
@@ -99,7 +99,7 @@ class PublicView:
     _rows: dict[str, int] | None = field(default=None, repr=False)
 
     @classmethod
-    def read(cls, bench: PublicBench) -> PublicView:
+    def read(cls, bench: Release) -> PublicView:
         from fashionrq.systems.run import ranking_task
 
         pools = {}

@@ -1,4 +1,8 @@
-"""Release integrity: re-hash every file listed in BENCH/manifest.json and find extra or missing ones."""
+"""Read a built release: the :class:`Release` reader every stage uses for manifest.json, public/ and labels/, and
+the release's integrity (re-hash every file manifest.json lists; find extra or missing ones).
+
+Where the files lie is :mod:`fashionrq.layout`; the release is written by :mod:`fashionrq.tasks.release`.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,16 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
-from fashionrq.io import sha256_file
-from fashionrq.protocol.errors import ReleaseTamperedError, examples
+import pyarrow as pa
+import pyarrow.parquet as pq
 
-MANIFEST = "manifest.json"
+from fashionrq.errors import FashionRQError, InputError, ReleaseTamperedError, examples
+from fashionrq.io import read_jsonl, sha256_file
+from fashionrq.layout import ITEMS, LABELS, MANIFEST, PUBLIC
+
 #: The manifest's field holding the digest of all its other fields.
 DIGEST = "manifest_sha256"
 
@@ -24,21 +32,29 @@ def release_hash(bench: str | Path) -> str:
     return sha256_file(path)
 
 
-def manifest_files(bench: str | Path) -> dict[str, str]:
-    """The ``{relative path: sha256}`` table of BENCH/manifest.json (key ``files``)."""
+def read_manifest(bench: str | Path) -> dict:
+    """BENCH/manifest.json as a dict: the one parser of a release's manifest (:attr:`Release.manifest` uses it)."""
     path = Path(bench) / MANIFEST
     release_hash(bench)
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
-        entries = manifest["files"]
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-        raise ReleaseTamperedError(
-            f"{path} is not a release manifest (no JSON object with a 'files' table); rebuild the release."
-        ) from None
+    except (ValueError, UnicodeDecodeError):
+        manifest = None
+    if not isinstance(manifest, dict):
+        raise ReleaseTamperedError(f"{path} is not a JSON object; rebuild the release.")
+    return manifest
+
+
+def manifest_files(bench: str | Path) -> dict[str, str]:
+    """The ``{relative path: sha256}`` table of BENCH/manifest.json (key ``files``)."""
+    path = Path(bench) / MANIFEST
+    entries = read_manifest(bench).get("files")
+    if not isinstance(entries, (dict, list)):
+        raise ReleaseTamperedError(f"{path} is not a release manifest (no JSON object with a 'files' table); rebuild the release.")
     if isinstance(entries, list):
         entries = {entry.get("path"): entry for entry in entries if isinstance(entry, dict)}
     table = {}
-    for name, value in entries.items() if isinstance(entries, dict) else ():
+    for name, value in entries.items():
         digest = value.get("sha256") if isinstance(value, dict) else value
         if not isinstance(name, str) or not isinstance(digest, str):
             raise ReleaseTamperedError(f"{path} has a malformed 'files' entry {name!r}; rebuild the release.")
@@ -147,53 +163,80 @@ def with_digest(manifest: dict) -> dict:
 def unhashed_fields(bench: str | Path) -> list[str]:
     """The top-level fields of BENCH/manifest.json that no hash covers: none when its digest matches, every field but
     ``files`` (whose files are hashed) when the digest is missing or does not match."""
-    manifest = json.loads((Path(bench) / MANIFEST).read_text(encoding="utf-8"))
+    manifest = read_manifest(bench)
     if manifest.get(DIGEST) == manifest_digest(manifest):
         return []
     return sorted(key for key in manifest if key not in ("files", DIGEST))
 
 
-def enclosing_release(path: str | Path) -> Path | None:
-    """The release folder (manifest.json beside public/) that ``path`` is, or lies in; None if none."""
-    path = Path(path).resolve()
-    for folder in (path, *path.parents):
-        if (folder / MANIFEST).is_file() and (folder / "public").is_dir():
-            return folder
-    return None
+class LabelAccessError(FashionRQError):
+    """A system reached for a file outside its sealed view (BENCH/labels/, the release, the SID cache)."""
+
+    exit_code = 3
 
 
-def refuse_in_release(path: str | Path, what: str = "output") -> None:
-    """Refuse, always, an output at or inside a release: a release stays byte-for-byte as built."""
-    release = enclosing_release(path)
-    if release is not None:
-        raise ReleaseTamperedError(f"{what} {path} is inside the release {release}, which must stay as built; write it outside the release.")
+class Release:
+    """A built release: its manifest, public files (``BENCH/public/``, what a system sees) and label files
+    (``BENCH/labels/``, what scoring and the audit open), each file name checked and each JSONL file read alike.
+
+    ``verify`` re-hashes public/ against the manifest first. A sealed child passes its staged folder (which holds
+    ``public/`` only) with ``verify=False`` and the ``release`` hash the parent computed.
+    """
+
+    def __init__(self, bench: str | Path, verify: bool = True, release: str | None = None) -> None:
+        self.root = Path(bench)
+        self.public = self.root / PUBLIC
+        self.labels = self.root / LABELS
+        if not self.public.is_dir():
+            raise InputError(f"{self.public} does not exist; pass the release folder written by `fashionrq build` as BENCH.")
+        self.release = release or release_hash(self.root)
+        if verify:
+            verify_release(self.root, under=PUBLIC, strict=True)
+
+    @cached_property
+    def manifest(self) -> dict:
+        """The records of manifest.json (construction, protocol, counts, files)."""
+        return read_manifest(self.root)
+
+    def path(self, name: str) -> Path:
+        """``BENCH/public/<name>``; names with a folder part are refused."""
+        return _file_in(self.public, name, "systems read only files directly in BENCH/public/")
+
+    def label_path(self, name: str) -> Path:
+        """``BENCH/labels/<name>``; names with a folder part are refused."""
+        return _file_in(self.labels, name, "label files lie directly in BENCH/labels/")
+
+    def items(self) -> pa.Table:
+        """The items table (``public/items.parquet``), each ``image_path`` resolved to its photo in ``public/images/``."""
+        items = pq.read_table(_present(self.path(ITEMS)))
+        if "image_path" not in items.column_names:
+            return items
+        index = items.schema.get_field_index("image_path")
+        photos = [None if p is None else str(self.public / p) for p in items.column(index).to_pylist()]
+        return items.set_column(index, items.schema.field(index), pa.array(photos, pa.string()))
+
+    def jsonl(self, name: str, required: bool = True, fields: tuple[str, ...] = ()) -> list[dict]:
+        """The records of ``public/<name>`` (``[]`` when absent and not ``required``), each holding ``fields``."""
+        return _records(self.path(name), required, fields)
+
+    def label_jsonl(self, name: str, required: bool = True, fields: tuple[str, ...] = ()) -> list[dict]:
+        """The records of ``labels/<name>`` (``[]`` when absent and not ``required``), each holding ``fields``."""
+        return _records(self.label_path(name), required, fields)
 
 
-def check_folder_output(path: str | Path, force: bool = False, what: str = "output folder") -> Path:
-    """Refuse a folder output that lies in a release (always), names an existing file, or exists and is not
-    empty (unless ``force``). Once it passes, the caller may replace ``path`` (``atomic_directory(force=True)``)."""
-    from fashionrq.errors import InputError
-    from fashionrq.io import refuse_existing
+def _file_in(folder: Path, name: str, rule: str) -> Path:
+    if Path(name).name != name or name in {"", ".", ".."}:
+        raise InputError(f"'{name}' is not a file name in {folder}; {rule}.")
+    return folder / name
 
-    path = Path(path)
-    refuse_in_release(path, what)
-    if path.exists() and not path.is_dir():
-        raise InputError(f"--out {path} is an existing file; name a folder for the {what}.")
-    if path.is_dir() and any(path.iterdir()):
-        refuse_existing(path, force, what)
+
+def _present(path: Path) -> Path:
+    if not path.is_file():
+        raise ReleaseTamperedError(f"{path} is missing; the release is incomplete, rebuild it with `fashionrq build`.")
     return path
 
 
-def check_file_output(path: str | Path | None, force: bool = False, what: str = "output file") -> Path | None:
-    """Refuse a file output that lies in a release (always), names a folder, or exists (unless ``force``)."""
-    from fashionrq.errors import InputError
-    from fashionrq.io import refuse_existing
-
-    if path is None:
-        return None
-    path = Path(path)
-    refuse_in_release(path, what)
-    if path.is_dir():
-        raise InputError(f"--out {path} is a folder; name a file for the {what}.")
-    refuse_existing(path, force, what)
-    return path
+def _records(path: Path, required: bool, fields: tuple[str, ...]) -> list[dict]:
+    if not required and not path.is_file():
+        return []
+    return list(read_jsonl(_present(path), fields, ReleaseTamperedError, "the release is damaged, rebuild it"))
