@@ -6,7 +6,7 @@ import json
 import multiprocessing
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -138,16 +138,17 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
         ingested, items = _ingest_and_embed(out, config, section)
         with _mcmr_beside(out, config) as mcmr_process:  # it needs only the catalog and its cached vectors
             bench = _build(out, ingested, items, config, console, section)
-            scored = _run_all(bench, out / "runs", config, console)
             runs = [out / "runs" / label for label, _, _ in config.systems]
-            shown = labelled([(s, run / "scores.json") for s, run in zip(scored, runs)], bench)
-            with stage("leaderboard"):
-                section("4. Leaderboard", leaderboard_of(bench, shown))
-            comparison = _compare(scored, out, config, console, section)
             with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as beside:
-                pending = _audit_beside(beside, bench, runs, config, console)
+                pending = []  # the label audit starts once the demo's own runs are scored, beside the probes' runs
+                scored = _run_all(bench, out / "runs", config, console,
+                                  lambda: pending.append(_audit_beside(beside, bench, runs, config, console)))
+                shown = labelled([(s, run / "scores.json") for s, run in zip(scored, runs)], bench)
+                with stage("leaderboard"):
+                    section("4. Leaderboard", leaderboard_of(bench, shown))
+                comparison = _compare(scored, out, config, console, section)
                 probes = _probes(bench, scored, out, config, console, section)
-                audit = _audit(pending, out)
+                audit = _audit(pending[0], out)
             mcmr, mcmr_text = _mcmr_join(mcmr_process) if mcmr_process else (None, None)
         with stage("report.html"):
             atomic_write_text(out / "report.html", render(bench, shown, comparison, config.images, "fashionrq demo report",
@@ -242,9 +243,10 @@ PARALLEL_RUNS = 2
 PROBE_RUN_PARTS = 3
 
 
-def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console) -> list:
+def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console, own_runs_done: Callable[[], None]) -> list:
     """Every system of ``config`` run, committed and scored (a first stage comes with its two-stage run),
-    :data:`PARALLEL_RUNS` at a time, two-stage and fused runs (the longest) started first; returns their
+    :data:`PARALLEL_RUNS` at a time, two-stage and fused runs (the longest) started first, then the probes' runs;
+    ``own_runs_done`` is called once the systems' own runs are scored, while the probes' may still run. Returns the
     ScoredRuns in the order listed. Each run's stages join the timer under one stage, in that order."""
     from fashionrq.images.store import available_cores
 
@@ -267,6 +269,7 @@ def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console) ->
             # the probes' runs, in parts that the workers take as they come free, into the stage cache
             probe_runs = [pool.submit(_timed_probe_runs, bench, config, (i, PROBE_RUN_PARTS)) for i in range(PROBE_RUN_PARTS)]
             results = {label: future.result() for label, future in pending.items()}
+            own_runs_done()
             for future in probe_runs:
                 adopt(future.result())
         for label in jobs:  # the order listed
@@ -459,7 +462,7 @@ def _probes(bench: Path, scored: list, out: Path, config: DemoConfig, console: C
 
 def _audit_beside(pool: ProcessPoolExecutor, bench: Path, runs: list[Path], config: DemoConfig, console: Console) -> Future:
     """The label audit with every run's attribute oracle (docs/benchmark.md, "Label audit"), started in ``pool``'s
-    process so that it runs beside the probes (each is mostly single-threaded)."""
+    process so that it runs beside the probes' runs and the probes (each is mostly single-threaded)."""
     console.print("label audit (full matches of every query against its labels), beside the probes …")
     return pool.submit(_cached_audit, bench, runs, min(config.resamples, 1000), config.seed)
 
