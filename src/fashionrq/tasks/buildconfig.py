@@ -69,7 +69,7 @@ class BuildConfig:
                              f"choose one of {', '.join(METHODS)}.")
         if self.codebook_size is not None and self.codebook_size < 2:
             raise InputError(f"BuildConfig.codebook_size (--codebook-size) is {self.codebook_size}; pass at least 2 codes "
-                             "per level, or None to pick it from the catalog size.")
+                             "per level, or leave it out (None) to pick it from the catalog size.")
         if not 0.0 <= self.min_purity <= 1.0:
             raise InputError(f"BuildConfig.min_purity (--min-purity) is {self.min_purity}; pass a share between 0 and 1, "
                              "e.g. 0.8.")
