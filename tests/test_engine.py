@@ -135,11 +135,11 @@ def test_ray_cluster_run_is_byte_identical_to_local(ray_cluster, small_bench, tm
     import json
 
     from fashionrq.systems import run_system
-    from fashionrq.systems.run import RUN_FILES
+    from fashionrq.taskspec import run_files
 
     for engine, address in (("local", None), ("ray", ray_cluster)):
         run_system(small_bench, "minilm", tmp_path / engine, engine=engine, address=address, chunk_rows=64, index="hnsw")
-    for name in RUN_FILES:
+    for name in run_files().values():
         assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "ray" / name).read_bytes(), name
     local, ray = (json.loads((tmp_path / engine / "run.json").read_text()) for engine in ("local", "ray"))
     assert ray["isolation"].pop("network") == "open (asked for: --engine ray)"  # Ray's actors are reached over it

@@ -11,13 +11,13 @@ import pytest
 from fashionrq.cli import main
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_write_json, atomic_write_jsonl, read_jsonl, sha256_file
-from fashionrq.protocol.compare import TASK_NAMES
 from fashionrq.protocol.probe import QUERY_BLIND, probe_markdown, probe_release, query_blind_best
 from fashionrq.release import Release, with_digest
 from fashionrq.systems import LabelAccessError, run_system
 from fashionrq.systems.probes import PROBES, QUERY_BLIND_SYSTEMS, QueryBlindStructure
 from fashionrq.systems.probes.view import PublicView
 from fashionrq.tasks import MIN_UNITS
+from fashionrq.taskspec import TASKS
 
 #: Whole-module sealed runs and release builds over the fixture: tens of seconds; CI runs them with -m slow.
 pytestmark = pytest.mark.slow
@@ -83,7 +83,7 @@ def test_random_runs_judged_as_probes_stay_inside_their_chance_bands(small_bench
     release, docs/protocol.md)."""
     from fashionrq.protocol.commitment import commit_run
     from fashionrq.protocol.probe import _random_reference, _random_runs, judge
-    from fashionrq.protocol.scoring import TASKS, score_run
+    from fashionrq.protocol.scoring import score_run
     from fashionrq.systems import run_systems
 
     reference = _random_reference([score_run(small_bench, probe_folder / label, relevance=False) for label in _random_runs()])
@@ -214,7 +214,7 @@ def test_the_probe_table_sets_every_real_run_against_the_best_query_blind_baseli
     position = {(c.task, c.metric): c.score for c in report.cells if c.kind == "against" and c.system == "probe-position"}
     worst = [position[b.task, b.metric] - blind[b.task, b.metric] for b in report.bands]  # random's run is no real system
     assert worst_row == "| worst − best query-blind | " + " | ".join(f"{w:+.3f}" for w in worst) + " |"
-    behind = [f"{TASK_NAMES[b.task]} {b.metric}" for b, w in zip(report.bands, worst) if w <= 0]
+    behind = [f"{TASKS[b.task].name} {b.metric}" for b, w in zip(report.bands, worst) if w <= 0]
     check = next(line for line in text.splitlines() if line.startswith("query-blind check: "))
     assert behind and check.startswith(f"query-blind check: some real run is not above the best query-blind baseline on {', '.join(behind)};")
 

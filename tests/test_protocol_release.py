@@ -296,7 +296,7 @@ def test_open_corpus_runs_rank_catalog_items_to_the_registered_depth(world, tmp_
 
 
 def test_rejections_name_counts_and_at_most_five_examples(world, tmp_path):
-    pools = world["pools"].t1
+    pools = world["pools"].ranking("t1")
     lines = _lines(world["runs"]["bm25"] / "t1.run")
     qids = sorted({line.split()[0] for line in lines})
     path = tmp_path / "t1.run"
@@ -419,7 +419,7 @@ def _check_fuzzed(path: Path, validate, original):
 @given(data=st.data(), kind=_MUTATION)
 def test_fuzzed_t3_runs_are_rejected_or_still_complete(world, data, kind, tmp_path_factory):
     source = world["runs"]["bm25"] / "t3.run"
-    pools = world["pools"].t3
+    pools = world["pools"].ranking("t3")
     path = tmp_path_factory.mktemp("fuzz") / "t3.run"
     path.write_bytes(_mutate(source.read_bytes(), kind, data.draw))
     _check_fuzzed(path, lambda p: validate_ranking(p, pools), pools)
@@ -444,7 +444,7 @@ def test_fuzzed_t2_predictions_are_rejected_or_still_complete(world, data, kind,
 
 @pytest.mark.parametrize("kind", ["drop", "duplicate"])
 def test_dropping_or_duplicating_any_line_is_always_rejected(world, tmp_path, kind):
-    pools = world["pools"].t1
+    pools = world["pools"].ranking("t1")
     lines = _lines(world["runs"]["bm25"] / "t1.run")
     rng = np.random.default_rng(0)
     for i in rng.choice(len(lines), size=10, replace=False):
@@ -526,7 +526,7 @@ def test_t2_accuracy_and_t4_consistency_recomputed_by_hand(world, scored):
     truth = {json.loads(l)["pair_id"]: json.loads(l)["label"] for l in _lines(world["bench"] / "labels" / "t2_test.jsonl")}
     pred = {json.loads(l)["pair_id"]: json.loads(l)["label"] for l in _lines(world["runs"]["bm25"] / "t2.jsonl")}
     assert scored["bm25"].report["tasks"]["t2"]["aggregate"]["accuracy"] == pytest.approx(np.mean([pred[p] == t for p, t in truth.items()]))
-    group_of = world["pools"].t4_group
+    group_of = world["pools"].group_of["t4"]
     group = sorted(set(group_of.values()))[0]
     members = sorted(q for q, g in group_of.items() if g == group)
     tops = {q: set() for q in members}

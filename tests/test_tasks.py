@@ -276,11 +276,12 @@ def test_hidden_phi_is_the_generators_record(bench, release):
 
 
 def test_manifest_registers_protocol_and_construction(release):
-    from fashionrq.tasks import BOOTSTRAP_UNITS, HEADLINE, auto_codebook_size, codebook_candidates
+    from fashionrq.tasks import auto_codebook_size, codebook_candidates
+    from fashionrq.taskspec import TASKS, headlines
 
     manifest = release["manifest"]
-    assert manifest["protocol"]["headline"] == HEADLINE
-    assert set(manifest["protocol"]["bootstrap_unit"]) == set(BOOTSTRAP_UNITS) and manifest["protocol"]["open_depth"] == 100
+    assert manifest["protocol"]["headline"] == headlines()
+    assert set(manifest["protocol"]["bootstrap_unit"]) == set(TASKS) and manifest["protocol"]["open_depth"] == 100
     codebook = manifest["construction"]["codebook"]
     # the fixture compares K = 4..9 (half to one and a half times auto_codebook_size = 6) and keeps the size whose
     # task plan gives its weakest task the most bootstrap units; a verbalizer build's plan is the release's

@@ -16,11 +16,13 @@ from fashionrq.protocol import commit_run, load_pools, validate_run
 from fashionrq.protocol.scoring import score_run, write_json
 from fashionrq.systems import candidate_view, get_reranker, get_system, run_system
 from fashionrq.systems.twostage import rerank
+from fashionrq.layout import RUN_JSON
+from fashionrq.taskspec import run_files
 
 #: Whole-module sealed runs and release builds over the fixture: tens of seconds; CI runs them with -m slow.
 pytestmark = pytest.mark.slow
 
-RUN_FILES = ("run.json", "t1o.run", "t1.run", "t2.jsonl", "t3.run", "t4.run")
+RUN_FILES = (RUN_JSON, *run_files().values())
 
 
 @pytest.fixture(scope="module")

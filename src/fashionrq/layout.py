@@ -1,5 +1,6 @@
 """Where fashionrq's files live: a release's layout (``BENCH/manifest.json``, ``public/``, ``labels/``), a run
-folder's files, the cache folder, and the guards that keep every output out of a release and off a committed run.
+folder's record and ledger, the cache folder, and the guards that keep every output out of a release (each task's
+files, its prediction file included, are named in :mod:`fashionrq.taskspec`, beside the guard off a committed run).
 
 The bottom layer beside :mod:`fashionrq.io`: it imports nothing of fashionrq but ``errors`` and ``io``. Readers of
 a release go through :class:`fashionrq.release.Release`; its writer is :mod:`fashionrq.tasks.release`.
@@ -10,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from fashionrq.errors import CommitmentMismatchError, InputError, ReleaseTamperedError
+from fashionrq.errors import InputError, ReleaseTamperedError
 from fashionrq.io import refuse_existing
 
 #: The release's identity and table of contents: the sha256 of every other file, construction and protocol records.
@@ -47,8 +48,6 @@ CLUSTERS = "clusters.parquet"
 RUN_JSON = "run.json"
 #: A run folder's hash-chained commitments.
 LEDGER = "commitments.jsonl"
-#: A run folder's prediction file of each task.
-RUN_FILES = {"t1o": "t1o.run", "t1": "t1.run", "t2": "t2.jsonl", "t3": "t3.run", "t4": "t4.run"}
 
 
 def queries_file(task: str) -> str:
@@ -98,15 +97,6 @@ def refuse_in_release(path: str | Path, what: str = "output") -> None:
     release = enclosing_release(path)
     if release is not None:
         raise ReleaseTamperedError(f"{what} {path} is inside the release {release}, which must stay as built; write it outside the release.")
-
-
-def refuse_committed(path: str | Path) -> None:
-    """Refuse, always, to write a committed run folder or onto its committed files (predictions, run.json, ledger)."""
-    path = Path(path)
-    if (path / LEDGER).is_file():
-        raise CommitmentMismatchError(f"{path} is a committed run; its files are evidence and are never replaced, so write to a new folder.")
-    if (path.parent / LEDGER).is_file() and path.name in {RUN_JSON, LEDGER, *RUN_FILES.values()}:
-        raise CommitmentMismatchError(f"{path} is a committed file of run {path.parent} and is never replaced; write to another path.")
 
 
 def check_folder_output(path: str | Path, force: bool = False, what: str = "output folder") -> Path:

@@ -22,7 +22,8 @@ from importlib import metadata
 from pathlib import Path
 
 from fashionrq.io import atomic_directory, read_json, sha256_file
-from fashionrq.layout import check_folder_output, default_cache_dir, refuse_committed
+from fashionrq.layout import MANIFEST, check_folder_output, default_cache_dir
+from fashionrq.taskspec import refuse_committed
 
 STAGES = "stages"
 _LIBRARIES = ("numpy", "pyarrow", "scipy", "scikit-learn", "torch", "onnxruntime", "tokenizers", "sentence-transformers")
@@ -134,5 +135,5 @@ def cached_runs(bench: str | Path, wanted: dict[Path, dict], run: Callable[[list
     for out in wanted:
         refuse_committed(out)
         check_folder_output(out, force, "run folder")
-    release = sha256_file(Path(bench) / "manifest.json")
+    release = sha256_file(Path(bench) / MANIFEST)
     return cached_folders("run", {Path(out): {"release": release, **inputs} for out, inputs in wanted.items()}, run, cache_dir)

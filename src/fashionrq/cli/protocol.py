@@ -94,7 +94,8 @@ def score_command(
 
 
 def _print_comparison(result: dict) -> None:
-    from fashionrq.protocol.compare import TASK_NAMES, cell_text
+    from fashionrq.protocol.compare import cell_text
+    from fashionrq.taskspec import TASKS
 
     boot = result["bootstrap"]
     heads = result["headline"]
@@ -116,7 +117,7 @@ def _print_comparison(result: dict) -> None:
         console.print(f"  {pair['b']} over {pair['a']}: {pair['gate']['verdict']}; Holm p {pair['gate']['p_holm']:.4f}: {holm}",
                       soft_wrap=True, highlight=False)
     if result.get("not_scored"):
-        console.print("  not scored (no queries in this release): " + ", ".join(TASK_NAMES[t] for t in result["not_scored"]), soft_wrap=True)
+        console.print("  not scored (no queries in this release): " + ", ".join(TASKS[t].name for t in result["not_scored"]), soft_wrap=True)
     for flag in result.get("analysis", {}).get("flags", []):
         console.print(f"  aggregation flip: {flag}", soft_wrap=True)
     for name, entry in result["runs"].items():

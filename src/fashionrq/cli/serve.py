@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from fashionrq.errors import InputError
+from fashionrq.layout import MANIFEST
 from fashionrq.progress import console
 
 DATA_HELP = "The server's data folder (uploaded runs, the SQLite database by default); default: BENCH's sibling BENCH.serve."
@@ -36,7 +37,7 @@ def serve_command(
     from fashionrq.server.db import database_url
     from fashionrq.server.run import serve
 
-    if not (bench / "manifest.json").is_file():
+    if not (bench / MANIFEST).is_file():
         raise InputError(f"{bench} holds no manifest.json; pass a release folder built by `fashionrq build`.")
     data = _data(bench, data)
     settings = Settings(bench=bench.resolve(), data=data.resolve(), url=database_url(db, data), quota=quota,

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from fashionrq.errors import InputError
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.layout import (
-    ITEMS, PHI, QUERY_RECORDS, RUN_FILES, SIDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, qrels_file, queries_file,
+    ITEMS, PHI, QUERY_RECORDS, SIDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, qrels_file, queries_file,
 )
 from fashionrq.metrics import Qrels, Run, evaluate
 from fashionrq.protocol.bootstrap import mean_interval_bounds, resample_counts
@@ -35,6 +35,7 @@ from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.sid import read_sids
 from fashionrq.tasks.bench import read_qrels, release_dir
 from fashionrq.tasks.records import GRADES, TIER_NAMES
+from fashionrq.taskspec import TASKS
 
 RANKED = ("t1", "t1o", "t3", "t4")
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -212,9 +213,9 @@ def oracle_table(bench: Path, found: ReleaseMatches, judged: dict[str, Qrels], r
     for task, (headline, metric) in ORACLE_METRICS.items():
         rows = []
         for folder in runs:
-            path = Path(folder) / RUN_FILES[task]
+            path = Path(folder) / TASKS[task].run_file
             if not path.is_file():
-                raise InputError(f"{folder} has no {RUN_FILES[task]}: pass run folders written by `fashionrq run`.")
+                raise InputError(f"{folder} has no {TASKS[task].run_file}: pass run folders written by `fashionrq run`.")
             # in the submitted rank order, as the scorer reads it (trec_eval's order breaks score ties by docno)
             run = submitted_order(validate_run(folder, pools, tasks=[task])[task], Path(folder).name)
             base = _headline_values(judged[task], run, metric)

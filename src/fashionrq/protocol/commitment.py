@@ -26,8 +26,9 @@ from fashionrq.errors import (
     examples,
 )
 from fashionrq.io import atomic_write_text, sha256_file
-from fashionrq.layout import LEDGER, MANIFEST, RUN_FILES, RUN_JSON
+from fashionrq.layout import LEDGER, MANIFEST, RUN_JSON
 from fashionrq.release import release_hash
+from fashionrq.taskspec import run_files
 
 LEDGER_VERSION = 1
 #: Isolation mechanisms (run.json "isolation.mechanism", see fashionrq.systems.sandbox) under which a run is sealed.
@@ -76,7 +77,7 @@ def check_release(run: str | Path, bench: str | Path) -> str:
 def prediction_files(run: str | Path) -> dict[str, Path]:
     """``{task: path}`` for the prediction files present in RUN."""
     root = Path(run)
-    return {task: root / name for task, name in RUN_FILES.items() if (root / name).is_file()}
+    return {task: root / name for task, name in run_files().items() if (root / name).is_file()}
 
 
 def count_rows(path: Path) -> int:
@@ -157,7 +158,7 @@ def _snapshot(run: Path) -> dict:
     files = prediction_files(run)
     if not files:
         raise MissingPredictionFileError(
-            f"{run} has no prediction file ({', '.join(RUN_FILES.values())}); write at least one before committing."
+            f"{run} has no prediction file ({', '.join(run_files().values())}); write at least one before committing."
         )
     config = read_run_config(run)
     return {

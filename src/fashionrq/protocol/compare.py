@@ -16,18 +16,17 @@ from fashionrq.protocol.bootstrap import Interval, mean_diff_draws, resample_cou
 from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
 from fashionrq.errors import ComparisonError
 from fashionrq.protocol.multiplicity import attribute_comparisons, holm_pairs
-from fashionrq.protocol.scoring import TASKS, ScoredRun, score_run
-from fashionrq.tasks.records import HEADLINE, MIN_UNITS
+from fashionrq.protocol.scoring import ScoredRun, score_run
+from fashionrq.tasks.records import MIN_UNITS
+from fashionrq.taskspec import TASKS, headlines
 
-DEFAULT_HEADLINE = dict(HEADLINE)
 FEW_CLUSTER_METHOD = ("paired cluster bootstrap, few-cluster interval: Δ ± t(df) · SE · sqrt(G/(G-1)), SE = sd of the resampled Δ, "
                       "df = G_eff - 1, G_eff = (Σ m²)² / Σ m⁴ over the units m per cluster (G for equal clusters)")
-TASK_NAMES = {"t1o": "T1-open", "t1": "T1", "t2": "T2", "t3": "T3", "t4": "T4"}
 
 
 def registered_headline(scored: list[ScoredRun]) -> dict[str, str]:
     """The headline metric of each task as registered in the release's manifest at build time."""
-    out = dict(DEFAULT_HEADLINE)
+    out = headlines()
     for s in scored:
         out.update({task: entry["headline"] for task, entry in s.report["tasks"].items() if entry.get("headline")})
     return out
@@ -38,15 +37,15 @@ def parse_headline(spec: str | dict | None, registered: dict[str, str] | None = 
 
     An override is exploratory: :func:`compare_scored` labels it so, since it was chosen after the build.
     """
-    headline = dict(registered or DEFAULT_HEADLINE)
+    headline = dict(registered or headlines())
     if isinstance(spec, str):
         pairs = [part.split("=", 1) for part in spec.split(",") if part.strip()]
         if any(len(pair) != 2 for pair in pairs):
             raise ComparisonError(f"headline {spec!r} is not of the form t1=ndcg@10,t3=ndcg@3; write task=metric pairs.")
         spec = {task.strip().lower(): metric.strip() for task, metric in pairs}
     for task, metric in (spec or {}).items():
-        if task not in DEFAULT_HEADLINE:
-            raise ComparisonError(f"headline names task {task!r}; use t1o, t1, t2, t3 or t4.")
+        if task not in TASKS:
+            raise ComparisonError(f"headline names task {task!r}; use one of {', '.join(TASKS)}.")
         headline[task] = metric
     return headline
 
@@ -95,19 +94,19 @@ def gate(intervals: dict[str, dict[str, Interval]], headline: dict[str, str], ta
     for task in tasks:
         if task in missing:
             per_task[task] = {"metric": headline[task], "passes": False, "reason": missing[task]}
-            failing.append(f"{TASK_NAMES[task]} {missing[task]}")
+            failing.append(f"{TASKS[task].name} {missing[task]}")
             continue
         interval = intervals[task][headline[task]]
         passes = interval.lower > 0
         per_task[task] = {"metric": headline[task], "passes": passes, **interval.to_dict()}
         if interval.n_clusters < 2:
             per_task[task]["reason"] = f"{interval.n_clusters} bootstrap unit, too few to test"
-            failing.append(f"{TASK_NAMES[task]} has {per_task[task]['reason']} (build from a larger catalog)")
+            failing.append(f"{TASKS[task].name} has {per_task[task]['reason']} (build from a larger catalog)")
             continue
         per_task[task]["weak"] = interval.n_clusters < MIN_UNITS
         if not passes:
             where = "includes 0" if interval.upper >= 0 else "is below 0"
-            failing.append(f"{TASK_NAMES[task]} {headline[task]} interval [{_fmt(interval.lower)}, {_fmt(interval.upper)}] {where}")
+            failing.append(f"{TASKS[task].name} {headline[task]} interval [{_fmt(interval.lower)}, {_fmt(interval.upper)}] {where}")
     scored = [t for t in tasks if t not in missing]
     binding = min(scored, key=lambda t: intervals[t][headline[t]].lower) if scored else None
     failing_tasks = [t for t in tasks if not per_task[t]["passes"]]
@@ -115,10 +114,10 @@ def gate(intervals: dict[str, dict[str, Interval]], headline: dict[str, str], ta
     if promoted:
         b = intervals[binding][headline[binding]]
         verdict = (f"promoted: every headline lower bound of the {level:.0%} interval is above 0 "
-                   f"(binding: {TASK_NAMES[binding]} {headline[binding]}, lower bound {_fmt(b.lower)})")
+                   f"(binding: {TASKS[binding].name} {headline[binding]}, lower bound {_fmt(b.lower)})")
     else:
         verdict = "not promoted: " + "; ".join(failing)
-    weak = [f"{TASK_NAMES[t]} ({per_task[t]['n_clusters']} units)" for t in tasks if per_task[t].get("weak")]
+    weak = [f"{TASKS[t].name} ({per_task[t]['n_clusters']} units)" for t in tasks if per_task[t].get("weak")]
     if weak:
         verdict += (f"; weak: {', '.join(weak)} have fewer than {MIN_UNITS} bootstrap units, so those intervals are "
                     "too wide to rank systems by")
@@ -274,7 +273,7 @@ def verdict_markdown(result: dict) -> str:
              "equal size), "
              f"{boot['resamples']:,} resamples, seed {boot['seed']}. Multiple comparisons: {corr['method']} over the "
              f"{corr['family']} (α = {corr['alpha']:.2f}); p_Holm is the adjusted p-value.", "",
-             "| B | A | " + " | ".join(f"{TASK_NAMES[t]} {m}" + (" (exploratory)" if t in result.get("exploratory", ()) else "")
+             "| B | A | " + " | ".join(f"{TASKS[t].name} {m}" + (" (exploratory)" if t in result.get("exploratory", ()) else "")
                                       for t, m in heads.items()) + " | verdict | p_Holm | Holm verdict |",
              "|---|---|" + "---|" * len(heads) + "---|---|---|"]
     shares = {name: entry.get("shares_construction") or [] for name, entry in result.get("runs", {}).items()}
@@ -289,7 +288,7 @@ def verdict_markdown(result: dict) -> str:
                      + f" | {pair['gate']['verdict']} | {pair['gate']['p_holm']:.4f} | {holm} |")
     note = shared_note({mark[n]: what for n, what in shares.items()})
     if result.get("not_scored"):
-        lines += ["", "Not scored (no queries in this release): " + ", ".join(TASK_NAMES[t] for t in result["not_scored"]) + "."]
+        lines += ["", "Not scored (no queries in this release): " + ", ".join(TASKS[t].name for t in result["not_scored"]) + "."]
     return "\n".join(lines) + "\n" + (f"\n{note}" if note else "") + attribute_markdown(result.get("by_attribute"))
 
 

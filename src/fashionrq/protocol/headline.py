@@ -17,8 +17,8 @@ from itertools import combinations
 import numpy as np
 
 from fashionrq.protocol.bootstrap import paired_mean_bootstrap, summarise, weighted
-from fashionrq.protocol.compare import TASK_NAMES
 from fashionrq.protocol.scoring import ScoredRun
+from fashionrq.taskspec import TASKS
 
 
 PLURAL = {"query": "queries", "test pair": "test pairs", "paraphrase group": "paraphrase groups"}
@@ -71,7 +71,7 @@ def headline_analysis(scored: list[ScoredRun], comparison: dict, draws: tuple[di
             continue
         values = {n: (s.report["tasks"][task]["aggregate"][metric], s.report["tasks"][task]["cluster_macro"][metric]) for n, s in have.items()}
         unit = next(iter(have.values())).units[task].unit
-        axis = _axis(f"{TASK_NAMES[task]} {metric}: mean over {PLURAL.get(unit, unit)} vs mean over bootstrap units",
+        axis = _axis(f"{TASKS[task].name} {metric}: mean over {PLURAL.get(unit, unit)} vs mean over bootstrap units",
                      "units", "clusters", values)
         for flip in axis["flips"]:
             x, y = flip["leads_micro"], flip["leads_macro"]
@@ -83,7 +83,7 @@ def headline_analysis(scored: list[ScoredRun], comparison: dict, draws: tuple[di
             flip["delta"] = f"{x} - {y}"
             flip["micro_interval"] = micro.to_dict()
             flip["macro_interval"] = macro.to_dict()
-            flags.append(f"{TASK_NAMES[task]} {metric}: {x} leads {y} over units ({micro.delta:+.4f} [{micro.lower:+.4f}, {micro.upper:+.4f}]) "
+            flags.append(f"{TASKS[task].name} {metric}: {x} leads {y} over units ({micro.delta:+.4f} [{micro.lower:+.4f}, {micro.upper:+.4f}]) "
                          f"but trails over clusters ({macro.delta:+.4f} [{macro.lower:+.4f}, {macro.upper:+.4f}])")
         axes.append(axis)
     t2 = {n: s for n, s in by_name.items() if "t2" in s.units}

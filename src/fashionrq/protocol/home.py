@@ -20,9 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from fashionrq.protocol.bootstrap import Interval, degrees_of_freedom, summarise
-from fashionrq.protocol.compare import TASK_NAMES, pair_draws, registered_headline, resample_draws
+from fashionrq.protocol.compare import pair_draws, registered_headline, resample_draws
 from fashionrq.errors import ComparisonError
-from fashionrq.protocol.scoring import TASKS, ScoredRun
+from fashionrq.protocol.scoring import ScoredRun
+from fashionrq.taskspec import TASKS
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def home_markdown(results: Sequence[HomeAdvantage]) -> str:
     blocks = []
     for r in results:
         a, b = r.encoders
-        lines = [f"**{TASK_NAMES.get(r.task, r.task)} {r.metric}** (A = {a}, B = {b})", "",
+        lines = [f"**{TASKS[r.task].name} {r.metric}** (A = {a}, B = {b})", "",
                  f"| system \\ release built from | {a} | {b} | own gain (home − away) |", "|---|---|---|---|"]
         lines += [f"| {s} | {r.scores[(s, a)]:.4f} | {r.scores[(s, b)]:.4f} | {r.own_gain(s):+.4f} |" for s in r.encoders]
         lines.append(f"| Δ = A − B [{r.advantage.level:.0%}] | {_interval(r.delta[a])} | {_interval(r.delta[b])} | "

@@ -31,6 +31,7 @@ import numpy as np
 
 from fashionrq.errors import ComparisonError, InputError
 from fashionrq.io import atomic_directory, atomic_write_json
+from fashionrq.layout import RUN_JSON
 from fashionrq.protocol.bootstrap import (
     balanced_accuracy_from_confusions,
     cluster_sums,
@@ -43,15 +44,12 @@ from fashionrq.protocol.bootstrap import (
     summarise,
 )
 from fashionrq.protocol.commitment import commit_run
-from fashionrq.protocol.compare import DEFAULT_HEADLINE, TASK_NAMES, resample_draws
+from fashionrq.protocol.compare import resample_draws
 from fashionrq.progress import track
-from fashionrq.protocol.scoring import TASKS, ScoredRun, score_run
+from fashionrq.protocol.scoring import ScoredRun, score_run
+from fashionrq.taskspec import TASKS
 
-#: Metrics a probe is judged on besides each task's headline: a tuple names alternatives, the first one the
-#: scorer reports is used (releases before the leak-proof construction name Exact recall "recall@k(rel=3)").
-#: consistency@k is left out: it never reads a label, so any ranking that ignores the query text scores 1.0 on it.
-PROBE_METRICS = {"t1o": ("ndcg@10", "recall@100"), "t1": ("ndcg@10", ("recall@10(rel=3)", "recall@10")),
-                 "t2": ("balanced_accuracy",), "t3": (("recall@1(rel=3)", "recall@1"), "ndcg@3"), "t4": ("ndcg@10",)}
+#: Metrics that read no label, never judged: any ranking that ignores the query text scores 1.0 on consistency@k.
 LABEL_FREE = ("consistency@",)
 #: Metrics shown but never judged, with the reason.
 UNGATED = {
@@ -205,7 +203,7 @@ def _untestable_note(report: ProbeReport) -> str:
     tasks = dict.fromkeys(c.task for c in report.untestable)
     if not tasks:
         return ""
-    return ("; untestable: " + ", ".join(f"{TASK_NAMES[t]} ({units[t]} bootstrap unit{'' if units[t] == 1 else 's'})" for t in tasks)
+    return ("; untestable: " + ", ".join(f"{TASKS[t].name} ({units[t]} bootstrap unit{'' if units[t] == 1 else 's'})" for t in tasks)
             + ", where even a perfect score would lie inside the chance band; build from a larger catalog to test them")
 
 
@@ -214,7 +212,7 @@ def probe_verdict(report: ProbeReport) -> str:
     leaks, judged = report.leaks, [c for c in report.cells if c.judged]
     if leaks:
         return (f"LEAK: {len({c.system for c in leaks})} probes leak on {len(leaks)} cells: "
-                + "; ".join(f"{c.system} {TASK_NAMES[c.task]} {c.metric} {c.score:.3f} above [{c.band[0]:.3f}, {c.band[1]:.3f}]" for c in leaks))
+                + "; ".join(f"{c.system} {TASKS[c.task].name} {c.metric} {c.score:.3f} above [{c.band[0]:.3f}, {c.band[1]:.3f}]" for c in leaks))
     if not judged:
         return "pass: no judged probe cell (every probe was silent)"
     random = {(b.task, b.metric): b.score for b in report.bands}
@@ -225,7 +223,7 @@ def probe_verdict(report: ProbeReport) -> str:
     if tested:
         top = max(tested, key=lambda c: (c.score - random[c.task, c.metric], c.system, c.task, c.metric))
         line += (f"; the largest gain over random on a tested cell is {top.score - random[top.task, top.metric]:+.4f} "
-                 f"({top.system}, {TASK_NAMES[top.task]} {top.metric})")
+                 f"({top.system}, {TASKS[top.task].name} {top.metric})")
     return line + _untestable_note(report)
 
 
@@ -261,7 +259,7 @@ def probe_markdown(report: ProbeReport) -> str:
              f"every candidate of every pool alike, so its order is a seeded shuffle; not judged). Random's row gives its own "
              f"{boot['level']:.0%} few-cluster interval, which is narrower than a chance band: a query-free probe ranks every "
              f"query of a pool alike and varies more than random, which shuffles each query afresh.", "",
-             "| system | " + " | ".join(f"{TASK_NAMES[t]} {m}" + ("" if b.gated else " †") for (t, m), b in zip(heads, report.bands)) + " |",
+             "| system | " + " | ".join(f"{TASKS[t].name} {m}" + ("" if b.gated else " †") for (t, m), b in zip(heads, report.bands)) + " |",
              "|---|" + "---|" * len(heads)]
     lines.append(f"| {BASELINE} | " + " | ".join(f"{b.score:.3f} [{b.lower:.3f}, {b.upper:.3f}]" for b in report.bands) + " |")
     systems = list(dict.fromkeys((c.system, c.kind) for c in report.cells if c.kind != "against"))
@@ -281,7 +279,7 @@ def probe_markdown(report: ProbeReport) -> str:
                 lines.append("| worst − best query-blind | " + " | ".join(f"{worst[h] - blind[h]:+.3f}" for h in heads) + " |")
     notes = [f"† {m}: shown, not judged: {why}." for m, why in UNGATED.items() if any(b.metric == m for b in report.bands)]
     if against and blind and worst:
-        behind = [f"{TASK_NAMES[t]} {m}" for (t, m) in heads if worst[t, m] <= blind[t, m]]
+        behind = [f"{TASKS[t].name} {m}" for (t, m) in heads if worst[t, m] <= blind[t, m]]
         notes.append("query-blind check: " + (f"some real run is not above the best query-blind baseline on {', '.join(behind)}; "
                                               "there the task does not measure reading the query for it" if behind else
                                               "every real --against run scores above every query-blind baseline on every column"))
@@ -290,15 +288,15 @@ def probe_markdown(report: ProbeReport) -> str:
 
 def probe_metrics(scored: ScoredRun) -> list[tuple[str, str]]:
     """``(task, metric)`` pairs to judge: each task's headline (as the release registers it, else the default) when it
-    reads labels, then :data:`PROBE_METRICS`, as far as the scorer reports them."""
+    reads labels, then its ``probe_metrics`` (fashionrq.taskspec), as far as the scorer reports them."""
     pairs = []
     for task in TASKS:
         if task not in scored.units:
             continue
         entry = scored.report["tasks"][task]
         known = set(entry["aggregate"]) | (set(CONFUSION_METRICS) if scored.units[task].truth is not None else set())
-        wanted = [entry.get("headline") or DEFAULT_HEADLINE.get(task)]
-        for choice in PROBE_METRICS.get(task, ()):
+        wanted = [entry.get("headline") or TASKS[task].headline]
+        for choice in TASKS[task].probe_metrics:
             wanted.append(next((m for m in ((choice,) if isinstance(choice, str) else choice) if m in known), None))
         pairs += [(task, m) for m in dict.fromkeys(wanted) if m in known and not m.startswith(LABEL_FREE)]
     return pairs
@@ -413,7 +411,7 @@ def _commit_and_score(bench: Path, run: Path) -> tuple[ScoredRun, set]:
     records them; an ordinary retriever counts as informative everywhere)."""
     from fashionrq.io import read_json
 
-    informative = set(read_json(run / "run.json")["config"].get("informative_tasks", TASKS))
+    informative = set(read_json(run / RUN_JSON)["config"].get("informative_tasks", TASKS))
     commit_run(run, bench)
     return score_run(bench, run, relevance=False), informative
 

@@ -21,29 +21,20 @@ from pathlib import Path
 import numpy as np
 
 from fashionrq.errors import CommitmentMismatchError, InputError, ReleaseTamperedError
-from fashionrq.layout import ITEMS, MCMR, PHI, PUBLIC, QUERY_RECORDS, T2_PAIRS, T2_TEST, qrels_file, refuse_committed, refuse_in_release
+from fashionrq.layout import ITEMS, MCMR, PHI, PUBLIC, QUERY_RECORDS, T2_PAIRS, T2_TEST, refuse_in_release
 from fashionrq.metrics import Qrels, classification_metrics, consistency, evaluate
 from fashionrq.metrics.trec_gains import parse_gain_pairs
 from fashionrq.protocol.bootstrap import macro_f1_interval_bounds, mean_interval_bounds, resample_counts
 from fashionrq.protocol.commitment import check_commitment, check_release, check_sealed, read_ledger, read_run_config
 from fashionrq.protocol.constraints import constraint_breakdown
-from fashionrq.protocol.validate import LABELS, load_pools, submitted_order, validate_run
+from fashionrq.protocol.validate import LABELS, Pools, load_pools, submitted_order, validate_run
 from fashionrq.release import Release, verify_release
 from fashionrq.tasks import read_qrels
+from fashionrq.taskspec import GROUPED, OPEN, PAIRS, POOLED, TARGETED, TASKS, refuse_committed
 from fashionrq.timing import stage
 
-TASKS = ("t1o", "t1", "t2", "t3", "t4")
-#: Ranking metrics per task: reported name -> fashionrq.metrics name. "recall@k" and "mrr@10" count Exact items
-#: only (grade 3; for T3 the target); "(rel=1)" names the older variants that count grades 1-3.
-RANKING_METRICS = {
-    "t1o": {"ndcg@1": "ndcg@1", "ndcg@5": "ndcg@5", "ndcg@10": "ndcg@10", "ndcg@50": "ndcg@50",
-            "recall@1": "recall@1(rel=3)", "recall@5": "recall@5(rel=3)", "recall@10": "recall@10(rel=3)",
-            "recall@50": "recall@50(rel=3)", "recall@100": "recall@100(rel=3)", "mrr@10": "mrr@10(rel=3)"},
-    "t1": {"ndcg@5": "ndcg@5", "ndcg@10": "ndcg@10", "recall@5": "recall@5(rel=3)", "recall@10": "recall@10(rel=3)",
-           "mrr@10": "mrr@10(rel=3)", "recall@5(rel=1)": "recall@5", "recall@10(rel=1)": "recall@10"},
-    "t3": {"graded_ndcg@1": "ndcg@1", "graded_ndcg@3": "ndcg@3"},
-    "t4": {"ndcg@10": "ndcg@10", "recall@10": "recall@10(rel=3)"},
-}
+#: The task whose T1 queries weighted relevance (R@10, AttrScore) is computed on.
+RELEVANCE_TASK = "t1"
 #: T3's headline metrics are target-only: scored on qrels that keep only the target (gain 1; distractors 0).
 T3_TARGET_METRICS = {"ndcg@1": "ndcg@1", "ndcg@3": "ndcg@3", "recall@1": "recall@1", "recall@3": "recall@3", "mrr": "mrr@10"}
 CONSISTENCY_K = (5, 10)
@@ -180,8 +171,8 @@ def _parsed_qrels(key: tuple[str, int, int], targets: bool) -> Qrels:
 
 
 def _ranking_units(task: str, ranked, qrels_path: Path, unit_of: dict[str, str], gains: dict[int, float] | None = None) -> TaskUnits:
-    per_query = _evaluate(_parsed_qrels(_file_key(qrels_path), False), ranked, task, RANKING_METRICS[task], gains)
-    if task == "t3":
+    per_query = _evaluate(_parsed_qrels(_file_key(qrels_path), False), ranked, task, dict(TASKS[task].measures), gains)
+    if TASKS[task].kind == TARGETED:
         target = _evaluate(_parsed_qrels(_file_key(qrels_path), True), ranked, task, T3_TARGET_METRICS)
         per_query = {qid: {**target.get(qid, {}), **values} for qid, values in per_query.items()}
     missing = set(ranked) - set(per_query)
@@ -194,15 +185,15 @@ def _ranking_units(task: str, ranked, qrels_path: Path, unit_of: dict[str, str],
     return units
 
 
-def _t4_units(ranked, qrels_path: Path, unit_of: dict[str, str], group_of: dict[str, str],
-              gains: dict[int, float] | None = None) -> tuple[TaskUnits, TaskUnits]:
-    queries = _ranking_units("t4", ranked, qrels_path, unit_of, gains)
+def _group_units(task: str, ranked, qrels_path: Path, unit_of: dict[str, str], group_of: dict[str, str],
+                 gains: dict[int, float] | None = None) -> tuple[TaskUnits, TaskUnits]:
+    queries = _ranking_units(task, ranked, qrels_path, unit_of, gains)
     groups: dict[str, list[str]] = defaultdict(list)
     for qid in sorted(group_of):
         groups[group_of[qid]].append(qid)
     ids = sorted(groups)
     units = TaskUnits("paraphrase group", ids, [unit_of[groups[g][0]] for g in ids])
-    run = submitted_order(ranked, "t4")
+    run = submitted_order(ranked, task)
     for k in CONSISTENCY_K:
         per_group = consistency(run, groups, k)
         units.values[f"consistency@{k}"] = np.array([per_group[g] for g in ids])
@@ -224,6 +215,46 @@ def _t2_units(predictions, reader: Release, pair_qid: dict[str, str], unit_of: d
     units = TaskUnits("test pair", ids, [unit_of[pair_qid[p]] for p in ids], truth=truth, pred=pred)
     units.values = {"accuracy": (truth == pred).astype(np.float64)}
     return units, classification_metrics(truth.tolist(), pred.tolist(), LABELS)
+
+
+@dataclass(frozen=True)
+class _Labels:
+    """What the scorers read once the labels are open."""
+
+    reader: Release
+    pools: Pools
+    unit_of: dict[str, str]
+    expressed: dict[str, list[str]]
+    attributes: list[str]
+    mcmr: dict[str, dict]
+    pair_qid: dict[str, str]
+    gains: dict[int, float] | None
+
+
+def _score_pairs(task: str, predictions, labels: _Labels) -> tuple[TaskUnits, dict]:
+    units, metrics = _t2_units(predictions, labels.reader, labels.pair_qid, labels.unit_of)
+    return units, {"aggregate": {"accuracy": metrics["accuracy"], "macro_f1": metrics["macro_f1"]},
+                   "per_class": {str(k): v for k, v in metrics["per_class"].items()},
+                   "confusion_matrix": metrics["confusion_matrix"], "cluster_macro": _cluster_macro(units)}
+
+
+def _score_ranking(task: str, ranked, labels: _Labels) -> tuple[TaskUnits, dict]:
+    units = _ranking_units(task, ranked, labels.reader.label_path(TASKS[task].labels), labels.unit_of, labels.gains)
+    breakdowns = _breakdowns(units, labels.expressed, labels.attributes)
+    by_constraints = constraint_breakdown(units.ids, units.values, labels.mcmr)
+    if by_constraints is not None:
+        breakdowns["by_constraints"] = by_constraints
+    return units, {"breakdowns": breakdowns}
+
+
+def _score_groups(task: str, ranked, labels: _Labels) -> tuple[TaskUnits, dict]:
+    units, queries = _group_units(task, ranked, labels.reader.label_path(TASKS[task].labels), labels.unit_of,
+                                  labels.pools.group_of[task], labels.gains)
+    return units, {"breakdowns": _breakdowns(queries, labels.expressed, labels.attributes)}
+
+
+#: The scorer of each kind of task (fashionrq.taskspec): per-unit values and the task's score entry so far.
+SCORERS = {POOLED: _score_ranking, OPEN: _score_ranking, TARGETED: _score_ranking, GROUPED: _score_groups, PAIRS: _score_pairs}
 
 
 def _relevance(reader: Release, ranked, phi: dict[str, dict], cache_dir) -> dict:
@@ -293,33 +324,19 @@ def _score_committed(bench: Path, run: Path, relevance: bool, cache_dir, gain_ma
     mcmr = {row["qid"]: row for row in reader.label_jsonl(MCMR, required=False)}
     pair_qid = {row["pair_id"]: row["qid"] for row in reader.jsonl(T2_PAIRS)}
 
+    labels = _Labels(reader, pools, unit_of, expressed, attributes, mcmr, pair_qid, gain_map)
     units: dict[str, TaskUnits] = {}
     tasks: dict[str, dict] = {}
     attr = None
-    for task in TASKS:
+    for task, spec in TASKS.items():
         if not predictions.get(task):  # a task the release has no query for (a catalog too small for it) is not scored
             continue
-        entry: dict = {}
-        if task == "t2":
-            units[task], metrics = _t2_units(predictions[task], reader, pair_qid, unit_of)
-            entry["aggregate"] = {"accuracy": metrics["accuracy"], "macro_f1": metrics["macro_f1"]}
-            entry["per_class"] = {str(k): v for k, v in metrics["per_class"].items()}
-            entry["confusion_matrix"] = metrics["confusion_matrix"]
-            entry["cluster_macro"] = _cluster_macro(units[task])
-        else:
-            if task == "t4":
-                units[task], queries = _t4_units(predictions[task], reader.label_path(qrels_file("t4")), unit_of, pools.t4_group, gain_map)
-                entry["breakdowns"] = _breakdowns(queries, expressed, attributes)
-            else:
-                units[task] = _ranking_units(task, predictions[task], reader.label_path(qrels_file(task)), unit_of, gain_map)
-                entry["breakdowns"] = _breakdowns(units[task], expressed, attributes)
-                by_constraints = constraint_breakdown(units[task].ids, units[task].values, mcmr)
-                if by_constraints is not None:
-                    entry["breakdowns"]["by_constraints"] = by_constraints
-            if task == "t1" and relevance:
-                attr = _relevance(reader, predictions[task], {q: r["phi"] for q, r in phi_rows.items()}, cache_dir)
-                ids = units[task].ids
-                units[task].values["R@10"] = np.array([attr["per_query"][q] for q in ids])
+        units[task], entry = SCORERS[spec.kind](task, predictions[task], labels)
+        if task == RELEVANCE_TASK and relevance:
+            attr = _relevance(reader, predictions[task], {q: r["phi"] for q, r in phi_rows.items()}, cache_dir)
+            ids = units[task].ids
+            units[task].values["R@10"] = np.array([attr["per_query"][q] for q in ids])
+        if spec.kind != PAIRS:  # a ranking task's aggregates, with the R@10 column
             entry["aggregate"] = _means(units[task])
             entry["cluster_macro"] = _cluster_macro(units[task])
         entry["interval"] = _intervals(units[task])
@@ -347,7 +364,7 @@ def _score_committed(bench: Path, run: Path, relevance: bool, cache_dir, gain_ma
         report["gains"] = {str(grade): gain for grade, gain in sorted(gain_map.items())}
     if attr is not None:
         report["relevance"] = {
-            "task": "t1", "k": attr["k"], "R@10": attr["R@k"],
+            "task": RELEVANCE_TASK, "k": attr["k"], "R@10": attr["R@k"],
             "attributes": {a: {"attr_score": attr["attr_score"][a], "coverage": attr["coverage"][a],
                                "n_queries": attr["attr_queries"][a], "sources": attr["sources"][a]}
                            for a in attr["attr_score"]},

@@ -30,9 +30,10 @@ from fashionrq.errors import (
     WrongTypeError,
     examples,
 )
-from fashionrq.layout import ITEMS, RUN_FILES, T2_PAIRS, T4_GROUPS, candidates_file, queries_file
+from fashionrq.layout import ITEMS, T2_PAIRS, queries_file
 from fashionrq.metrics import Run
 from fashionrq.release import Release
+from fashionrq.taskspec import GROUPED, OPEN, PAIRS, POOLED, POOLED_KINDS, TARGETED, TASKS, TaskSpec, run_files, tasks_of
 
 LABELS = (0, 1, 2, 3)
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -44,39 +45,62 @@ _RANK = re.compile(r"\d+")
 class Pools:
     """What a system may see and must answer, read from BENCH/public."""
 
-    t1: dict[str, frozenset[str]]
-    t3: dict[str, frozenset[str]]
-    t4: dict[str, frozenset[str]]
-    t4_group: dict[str, str]
+    ranked: dict[str, dict[str, frozenset[str]]]  # task -> qid -> its pool (pooled, targeted and grouped tasks)
+    group_of: dict[str, dict[str, str]]  # grouped task -> qid -> its paraphrase group
     t2_split: dict[str, str]
     t1o: frozenset[str] = frozenset()  # open-corpus T1 query ids: each ranks the whole catalog
     catalog: frozenset[str] = frozenset()  # item ids of public/items.parquet
     open_depth: int = 100
 
     def ranking(self, task: str) -> dict[str, frozenset[str]]:
-        return {"t1": self.t1, "t3": self.t3, "t4": self.t4}[task]
+        return self.ranked[task]
 
     def t2_required(self) -> set[str]:
         """Pairs a T2 prediction file must cover: the test split (dev pairs are optional)."""
         return {pair for pair, split in self.t2_split.items() if split == "test"}
 
 
+def _candidate_sets(release: Release, name: str, key: str) -> dict[str, frozenset[str]]:
+    return {row[key]: frozenset(row["candidates"]) for row in release.jsonl(name, fields=(key, "candidates"))}
+
+
+def _group_of(release: Release, spec: TaskSpec) -> dict[str, str]:
+    return {row["qid"]: row["group_id"] for row in release.jsonl(spec.public[0], fields=("qid", "group_id"))}
+
+
+def _own_pools(release: Release, spec: TaskSpec, group_of: dict[str, str]) -> dict[str, frozenset[str]]:
+    """A pooled task's pools: public/{key}_candidates.jsonl."""
+    return _candidate_sets(release, spec.public[1], "qid")
+
+
+def _carried_pools(release: Release, spec: TaskSpec, group_of: dict[str, str]) -> dict[str, frozenset[str]]:
+    """A targeted task's pools: the candidates each query carries."""
+    return _candidate_sets(release, spec.public[0], "qid")
+
+
+def _group_pools(release: Release, spec: TaskSpec, group_of: dict[str, str]) -> dict[str, frozenset[str]]:
+    """A grouped task's pools: its query's paraphrase group's shared pool."""
+    groups = _candidate_sets(release, spec.public[1], "group_id")
+    unknown = {group for group in group_of.values() if group not in groups}
+    if unknown:
+        raise ReleaseTamperedError(f"{release.path(spec.public[0])} names groups missing from {spec.public[1]} ({examples(unknown)}); rebuild the release.")
+    return {qid: groups[group] for qid, group in group_of.items()}
+
+
+#: How a ranking task's pools are read, by kind.
+POOL_READERS = {POOLED: _own_pools, TARGETED: _carried_pools, GROUPED: _group_pools}
+
+
 def load_pools(bench: str | Path) -> Pools:
     """Read the candidate pools and ids of every task from BENCH/public (labels are not touched)."""
     release = Release(bench, verify=False)
-    t1 = {row["qid"]: frozenset(row["candidates"]) for row in release.jsonl(candidates_file("t1"), fields=("qid", "candidates"))}
-    t3 = {row["qid"]: frozenset(row["candidates"]) for row in release.jsonl(queries_file("t3"), fields=("qid", "candidates"))}
-    groups = {row["group_id"]: frozenset(row["candidates"]) for row in release.jsonl(T4_GROUPS, fields=("group_id", "candidates"))}
-    t4_group = {row["qid"]: row["group_id"] for row in release.jsonl(queries_file("t4"), fields=("qid", "group_id"))}
-    unknown = {group for group in t4_group.values() if group not in groups}
-    if unknown:
-        raise ReleaseTamperedError(f"{release.path(queries_file('t4'))} names groups missing from {T4_GROUPS} ({examples(unknown)}); rebuild the release.")
-    t4 = {qid: groups[group] for qid, group in t4_group.items()}
+    group_of = {task: _group_of(release, TASKS[task]) for task in tasks_of(GROUPED)}
+    ranked = {task: POOL_READERS[TASKS[task].kind](release, TASKS[task], group_of.get(task, {})) for task in tasks_of(*POOLED_KINDS)}
     t2 = {row["pair_id"]: row["split"] for row in release.jsonl(T2_PAIRS, fields=("pair_id", "split"))}
     t1o = frozenset(row["qid"] for row in release.jsonl(queries_file("t1o"), fields=("qid", "text")))
     catalog = frozenset(pq.read_table(release.path(ITEMS), columns=["item_id"]).column("item_id").to_pylist())
     depth = int(release.manifest.get("protocol", {}).get("open_depth", 100))
-    return Pools(t1=t1, t3=t3, t4=t4, t4_group=t4_group, t2_split=t2, t1o=t1o, catalog=catalog, open_depth=depth)
+    return Pools(ranked=ranked, group_of=group_of, t2_split=t2, t1o=t1o, catalog=catalog, open_depth=depth)
 
 
 def _lines(path: Path, allow_empty: bool = False) -> list[tuple[int, str]]:
@@ -279,13 +303,13 @@ def validate_run(run: str | Path, pools: Pools, tasks=None) -> dict:
     """Validate every prediction file of RUN (or only ``tasks``); returns ``{task: parsed predictions}``."""
     root = Path(run)
     out = {}
-    for task, name in RUN_FILES.items():
+    for task, name in run_files().items():
         path = root / name
         if (tasks is not None and task not in tasks) or not path.is_file():
             continue
-        if task == "t2":
+        if TASKS[task].kind == PAIRS:
             out[task] = validate_classification(path, pools.t2_split)
-        elif task == "t1o":
+        elif TASKS[task].kind == OPEN:
             out[task] = validate_open_ranking(path, pools.t1o, pools.catalog, pools.open_depth)
         else:
             out[task] = validate_ranking(path, pools.ranking(task))

@@ -17,8 +17,8 @@ from rich.console import Console
 from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_write_json, atomic_write_text
-from fashionrq.layout import check_folder_output
-from fashionrq.release import release_hash
+from fashionrq.layout import ITEMS, SIDS, check_folder_output
+from fashionrq.release import Release, release_hash
 from fashionrq.report.leaderboard import labelled, leaderboard_of, markdown
 from fashionrq.report.page import render
 from fashionrq.timing import StageTimer, adopt, stage
@@ -221,8 +221,9 @@ def _build(out: Path, ingested, items: Path, config: DemoConfig, console: Consol
             allow_weak=config.allow_weak), ingested=ingested))
     if hit:
         console.print("release: the same items, configuration and code were built before; copied from the stage cache.")
-    _, sids = read_sids(bench / "labels" / "sids.parquet")  # in the order of public/items.parquet
-    section("2. Semantic-ID hierarchy", sid_markdown(sid_report(sids, pq.read_table(bench / "public" / "items.parquet"))))
+    release = Release(bench, verify=False)
+    _, sids = read_sids(release.label_path(SIDS))  # in the order of public/items.parquet
+    section("2. Semantic-ID hierarchy", sid_markdown(sid_report(sids, pq.read_table(release.path(ITEMS)))))
     section("3. Benchmark", stats_markdown(bench_stats(bench)))
     return bench
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 
+from fashionrq.layout import CLUSTERS, label_file
 from fashionrq.release import Release
 from fashionrq.report import svg
 from fashionrq.report.leaderboard import Scored, quality_notes, weak_label, weak_units
@@ -20,7 +21,6 @@ from fashionrq.report.leaderboard import Scored, quality_notes, weak_label, weak
 #: Score-file system names of the integrity checks: adversarial probes and the query-blind baseline.
 PROBE_PREFIX = "probe-"
 QUERY_BLIND = "query-blind"
-FALLBACK_HEADLINE = {"t1": "ndcg@10", "t2": "macro_f1", "t3": "ndcg@3", "t4": "consistency@10"}
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#222;line-height:1.4}
@@ -43,14 +43,12 @@ b.setAttribute('data-selfcheck','done');})();
 def headline_metrics(scored: Sequence[Scored], comparison: dict | None) -> dict[str, str]:
     """Headline metric per task: the comparison's, else the manifest-registered one, else the first metric scored."""
     tasks = sorted({t for s in scored for t in s.report.get("tasks", {})})
-    if comparison and comparison.get("headline"):
-        chosen = dict(comparison["headline"])
-    else:
-        chosen = {}
+    registered = {t: e["headline"] for s in scored for t, e in s.report.get("tasks", {}).items() if e.get("headline")}
+    chosen = {**registered, **((comparison or {}).get("headline") or {})}
     out = {}
     for task in tasks:
         known = sorted({m for s in scored for m in s.report["tasks"].get(task, {}).get("aggregate", {})})
-        preferred = chosen.get(task) or FALLBACK_HEADLINE.get(task)
+        preferred = chosen.get(task)
         if known:
             out[task] = preferred if preferred in known else known[0]
     return out
@@ -237,7 +235,7 @@ def sid_tree_section(bench: Path) -> str:
     """Treemap of level-1 clusters split into their level-2 clusters, area = items, colour = article-type purity."""
     import pyarrow.parquet as pq
 
-    path = bench / "labels" / "clusters.parquet"
+    path = bench / label_file(CLUSTERS)
     if not path.is_file():
         return '<p class="notrun">not available: the release has no labels/clusters.parquet.</p>'
     rows = pq.read_table(path, columns=["cluster_id", "level", "size", "purity", "parent"]).to_pylist()

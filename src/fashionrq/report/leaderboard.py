@@ -21,20 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fashionrq.errors import InputError
+from fashionrq.layout import LEDGER, RUN_JSON, qrels_file
 from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
 from fashionrq.progress import print_table
 from fashionrq.protocol.scoring import ScoredRun
-from fashionrq.release import release_hash
+from fashionrq.release import Release, release_hash
 from fashionrq.tasks.records import MIN_UNITS
+from fashionrq.taskspec import TASKS
 
-#: (task, metric key in the score JSON, column header) of the task table.
-TASK_COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("t1o", "ndcg@10", "T1-open nDCG@10"), ("t1o", "recall@100", "T1-open R@100"),
-    ("t1", "recall@10", "T1 R@10"), ("t1", "ndcg@10", "T1 nDCG@10"),
-    ("t2", "macro_f1", "T2 Macro-F1"), ("t2", "accuracy", "T2 Acc"),
-    ("t3", "recall@1", "T3 R@1"), ("t3", "ndcg@3", "T3 nDCG@3"),
-    ("t4", "recall@10", "T4 R@10"), ("t4", "consistency@10", "T4 Cons@10"),
-)
+#: Short column labels of metric names (by prefix).
+SHORT_METRICS = {"ndcg@": "nDCG@", "recall@": "R@", "consistency@": "Cons@", "macro_f1": "Macro-F1", "accuracy": "Acc"}
 #: T1 metrics of the conditional table ("recall@10" and "mrr@10" count Exact items; "(rel=1)" grades 1-3).
 CONDITIONAL_METRICS = ("ndcg@10", "recall@10", "recall@10(rel=1)", "mrr@10")
 SCORES_JSON = "scores.json"
@@ -62,7 +58,7 @@ class Scored:
         return (self.report.get("tasks", {}).get(task, {}).get("interval") or {}).get(metric)
 
     def run_config(self) -> dict:
-        path = Path(self.report.get("run", "")) / "run.json"
+        path = Path(self.report.get("run", "")) / RUN_JSON
         try:
             return json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -71,10 +67,10 @@ class Scored:
 
 def _run_folder(path: Path, report: dict, given_folder: bool) -> Path:
     """The run a score file belongs to: the folder given, else the folder holding the file, else its ``run`` field."""
-    if given_folder or (path.parent / "commitments.jsonl").is_file():
+    if given_folder or (path.parent / LEDGER).is_file():
         return path.parent
     recorded = Path(str(report.get("run", "")))
-    if (recorded / "commitments.jsonl").is_file():
+    if (recorded / LEDGER).is_file():
         return recorded
     raise InputError(f"{path} names run {recorded}, which holds no commitments.jsonl; keep the score file in its run folder or pass the run folder.")
 
@@ -182,9 +178,20 @@ def _with_interval(value: float | None, interval: list[float] | None) -> str:
     return _fmt(value) + (f" [{interval[0]:.4f}, {interval[1]:.4f}]" if value is not None and interval else "")
 
 
+def short_metric(metric: str) -> str:
+    """A metric's column label: ``recall@10`` -> ``R@10``."""
+    prefix = next((p for p in SHORT_METRICS if metric.startswith(p)), None)
+    return metric if prefix is None else SHORT_METRICS[prefix] + metric[len(prefix):]
+
+
+def registered_columns() -> list[tuple[str, str, str]]:
+    """(task, metric key in the score JSON, column header) of each task's headline and secondary metric."""
+    return [(key, metric, f"{spec.name} {short_metric(metric)}") for key, spec in TASKS.items() for metric in (spec.headline, spec.secondary)]
+
+
 def task_columns(scored: Sequence[Scored]) -> list[tuple[str, str, str]]:
-    """The :data:`TASK_COLUMNS` some score file has; a task with none of them gets every metric its scores hold."""
-    columns = [c for c in TASK_COLUMNS if any(s.aggregate(c[0], c[1]) is not None for s in scored)]
+    """The :func:`registered_columns` some score file has; a task with none of them gets every metric its scores hold."""
+    columns = [c for c in registered_columns() if any(s.aggregate(c[0], c[1]) is not None for s in scored)]
     for task in sorted({t for s in scored for t in s.report.get("tasks", {})}):
         if not any(c[0] == task for c in columns):
             metrics = sorted({m for s in scored for m in s.report["tasks"][task].get("aggregate", {})})
@@ -315,8 +322,8 @@ def _exact_hits(bench: Path, run_dir: Path, depth: int) -> tuple[set[str], int]:
     from fashionrq.tasks import read_qrels
 
     check_commitment(run_dir)
-    qrels = read_qrels(bench / "labels" / "t1.qrels").to_dict()
-    ranked = validate_ranking(run_dir / "t1.run", load_pools(bench).t1)
+    qrels = read_qrels(Release(bench, verify=False).label_path(qrels_file("t1"))).to_dict()
+    ranked = validate_ranking(run_dir / TASKS["t1"].run_file, load_pools(bench).ranking("t1"))
     hits = {qid for qid, items in ranked.items()
             if any(qrels.get(qid, {}).get(item, 0) >= 3 for item, _ in items[:depth])}
     return hits, len(ranked)
@@ -330,7 +337,7 @@ def conditional_table(bench: str | Path, scored: Sequence[Scored], depth: int | 
     for s in scored:
         per_unit = s.per_unit("t1")
         run_dir = Path(s.report.get("run", ""))
-        if not per_unit or not (run_dir / "t1.run").is_file():
+        if not per_unit or not (run_dir / TASKS["t1"].run_file).is_file():
             continue
         rerank = (s.run_config().get("config") or {}).get("rerank") or {}
         k = depth or rerank.get("depth") or 50

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fashionrq.errors import InputError
+from fashionrq.layout import MCMR, label_file
 from fashionrq.report import svg
 from fashionrq.report.leaderboard import markdown
 from fashionrq.timing import stage
@@ -102,7 +103,7 @@ def modality_ablation(bench: str | Path, out: str | Path, systems: Sequence[str]
     from fashionrq.systems.regimes import check_regime
 
     bench, out = Path(bench), Path(out)
-    if not (bench / "labels" / "mcmr.jsonl").is_file():
+    if not (bench / label_file(MCMR)).is_file():
         raise InputError(f"{bench} is not an MCMR release (no labels/mcmr.jsonl); build one with `fashionrq build --mcmr`.")
     for regime in regimes:
         check_regime(regime)

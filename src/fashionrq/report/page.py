@@ -12,6 +12,7 @@ from fashionrq.report import html
 from fashionrq.report.leaderboard import Scored, load_scores
 from fashionrq.report.twostage import two_stage_section
 from fashionrq.report.worst import WorstQueries, WorstQuery
+from fashionrq.taskspec import TASKS
 
 SECTIONS = ("leaderboard", "verdicts", "two-stage", "attributes", "by-attribute", "constraints", "sid-tree", "tiers", "probes", "worst-queries")
 
@@ -52,8 +53,8 @@ def worst_section(bench: Path, scored: Sequence[Scored], heads: dict[str, str], 
 
 def _run_file(s: Scored) -> Path | None:
     for folder in (Path(s.report.get("run", "")), s.path.parent):
-        if (folder / "t1.run").is_file():
-            return folder / "t1.run"
+        if (folder / TASKS["t1"].run_file).is_file():
+            return folder / TASKS["t1"].run_file
     return None
 
 

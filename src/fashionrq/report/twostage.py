@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from fashionrq.errors import InputError
+from fashionrq.layout import QUERY_RECORDS
+from fashionrq.release import Release
 from fashionrq.report.leaderboard import Scored, _fmt, _with_interval, markdown
 
 #: (score JSON key of open-corpus T1, column header), in the order of MCMR's tables.
@@ -82,13 +84,12 @@ def two_stage_pairs(bench: str | Path, scored: Sequence[Scored]) -> list[TwoStag
 
 def _paired_intervals(bench: Path, pair: TwoStagePair) -> list[tuple[float, float]]:
     """95% cluster-bootstrap interval of the mean per-query difference (two-stage − first) of every metric."""
-    from fashionrq.io import read_jsonl
     from fashionrq.protocol.bootstrap import mean_interval_bounds, resample_counts
     from fashionrq.protocol.scoring import RUN_BOOTSTRAP
 
     first, second = (s.per_unit("t1o") for s in (pair.first, pair.second))
     qids = sorted(first)
-    unit_of = {row["qid"]: row["unit"] for row in read_jsonl(bench / "labels" / "queries.jsonl")}
+    unit_of = {row["qid"]: row["unit"] for row in Release(bench, verify=False).label_jsonl(QUERY_RECORDS)}
     clusters = sorted({unit_of[q] for q in qids})
     index = np.searchsorted(np.asarray(clusters), np.asarray([unit_of[q] for q in qids]))
     diffs = np.array([[second[q][m] - first[q][m] for m, _ in TWO_STAGE_METRICS] for q in qids])

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from fashionrq.io import read_jsonl
+from fashionrq.layout import ITEMS, PHI, qrels_file, queries_file
+from fashionrq.release import Release
 
 #: A product fails an attribute when its match m_a(q, p) is below this (the comparators' neutral value).
 FAIL_BELOW = 0.5
@@ -73,13 +74,13 @@ class WorstQueries:
         from fashionrq.relevance import AttributeMatcher
         from fashionrq.tasks import catalog_ids, read_qrels
 
-        bench = Path(bench)
-        items = pq.read_table(bench / "public" / "items.parquet")
+        release = Release(bench, verify=False)
+        items = pq.read_table(release.path(ITEMS))
         self.names = dict(zip(items.column("item_id").to_pylist(), items.column("name").to_pylist()))
-        self.text = {r["qid"]: r["text"] for r in read_jsonl(bench / "public" / "t1_queries.jsonl")}
-        self.phi = {r["qid"]: r["phi"] for r in read_jsonl(bench / "labels" / "phi.jsonl")}
+        self.text = {r["qid"]: r["text"] for r in release.jsonl(queries_file("t1"))}
+        self.phi = {r["qid"]: r["phi"] for r in release.label_jsonl(PHI)}
         self.grades: dict[tuple[str, str], int] = {}
-        for qid, item, grade in read_qrels(bench / "labels" / "t1.qrels"):
+        for qid, item, grade in read_qrels(release.label_path(qrels_file("t1"))):
             self.grades[(qid, item)] = grade
         self.matcher = AttributeMatcher(items)
         self.images = Path(images) if images else None

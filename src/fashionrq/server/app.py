@@ -20,6 +20,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
 
 from fashionrq.errors import FashionRQError
+from fashionrq.layout import MANIFEST, PUBLIC
 from fashionrq.release import release_hash, verify_release
 from fashionrq.server import auth, ledger as chain, store
 from fashionrq.server.board import Board
@@ -116,7 +117,7 @@ def public_tar(bench: Path, data: Path, release: str) -> Path:
         return path
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for file in [bench / "manifest.json", *sorted(p for p in (bench / "public").rglob("*") if p.is_file() and not p.is_symlink())]:
+        for file in [bench / MANIFEST, *sorted(p for p in (bench / PUBLIC).rglob("*") if p.is_file() and not p.is_symlink())]:
             info = tarfile.TarInfo(file.relative_to(bench).as_posix())
             info.size, info.mode, info.mtime = file.stat().st_size, 0o644, 0
             with file.open("rb") as handle:
@@ -168,7 +169,7 @@ def create_app(settings: Settings, engine) -> FastAPI:
     @app.get(f"{API}/manifest")
     def manifest() -> Response:
         """The release's manifest.json, byte for byte."""
-        return Response((bench / "manifest.json").read_bytes(), media_type="application/json")
+        return Response((bench / MANIFEST).read_bytes(), media_type="application/json")
 
     @app.get(f"{API}/public.tar")
     def public() -> Response:

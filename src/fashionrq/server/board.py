@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
+from fashionrq.taskspec import OPEN, TASKS
+
 #: the fields of a task's score entry a summary keeps
 TASK_FIELDS = ("aggregate", "interval", "n_units", "n_clusters", "unit", "leakage_unit", "headline")
-#: the order of tasks in which the headline metrics rank submissions
-ORDER = ("t1", "t2", "t3", "t4", "t1o")
 #: The fewest queries a served per-attribute cell aggregates, and the fewest outside it (the task's aggregate less a
 #: cell gives the cell's complement, so a cell is served only when both are this large): one query moves a served
 #: number by at most 1/50 of its range, no more than a task aggregate of 50 queries, which small releases serve anyway.
@@ -57,10 +57,15 @@ def _attribute_cells(entry: dict) -> dict:
     return {"breakdowns": {"by_attribute": cells}} if cells else {}
 
 
+def rank_order() -> tuple[str, ...]:
+    """The order of tasks in which the headline metrics rank submissions: the pooled tasks, then the open corpus."""
+    return (*(key for key, spec in TASKS.items() if spec.kind != OPEN), *(key for key, spec in TASKS.items() if spec.kind == OPEN))
+
+
 def rank_key(summary: dict) -> tuple:
-    """Sort key (descending) of a summary: the headline metric of each task in :data:`ORDER` (missing: -inf)."""
+    """Sort key (descending) of a summary: the headline metric of each task in :func:`rank_order` (missing: -inf)."""
     out = []
-    for task in ORDER:
+    for task in rank_order():
         entry = summary["tasks"].get(task)
         value = entry["aggregate"].get(entry.get("headline") or "") if entry else None
         out.append(float("-inf") if value is None else value)
@@ -166,7 +171,7 @@ class Board:
                                    for t, e in entry.summary["tasks"].items()},
                          "gate_vs_champion": gate})
         return {"release": shown[0].summary["release"] if shown else None, "ledger_head": now,
-                "champion": champion.label if champion else None, "order": list(ORDER),
+                "champion": champion.label if champion else None, "order": list(rank_order()),
                 "rule": "one row per team: its newest submission marked publish, else its best; rows ordered by each task's "
                         "registered headline metric in the order of 'order' (never averaged); the gate is the protocol's promotion "
                         "gate of the row over the champion (paired cluster bootstrap)",

@@ -15,9 +15,10 @@ import tempfile
 from pathlib import Path
 
 from fashionrq.errors import FashionRQError, InputError, ReleaseMismatchError
-from fashionrq.layout import LEDGER, RUN_FILES, RUN_JSON
+from fashionrq.layout import LEDGER, RUN_JSON
+from fashionrq.taskspec import run_files
 
-ALLOWED = frozenset({RUN_JSON, LEDGER, *RUN_FILES.values()})
+ALLOWED = frozenset({RUN_JSON, LEDGER, *run_files().values()})
 
 
 class UploadTooLarge(FashionRQError):

@@ -12,7 +12,7 @@ import numpy as np
 from fashionrq.encoders.text import item_text
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_jsonl, atomic_writer
-from fashionrq.layout import MANIFEST, check_folder_output, refuse_committed
+from fashionrq.layout import MANIFEST, RUN_JSON, T2_DEV_LABELS, T2_PAIRS, check_folder_output, queries_file
 from fashionrq.limits import Limits
 from fashionrq.progress import track
 from fashionrq.release import Release
@@ -22,8 +22,8 @@ from fashionrq.systems.regimes import candidate_view, check_regime
 from fashionrq.systems.t2 import (FIRST_STAGE_FEATURES, RERANKER_FEATURES, GradeCalibrator, corpus_percentile, set_closeness,
                                   within_sets)
 from fashionrq.systems.twostage import DEFAULT_DEPTH, check_depth, check_reranker, rerank
+from fashionrq.taskspec import GROUPED, POOLED_KINDS, TARGETED, TASKS, refuse_committed, run_files, tasks_of
 
-RANKING_TASKS = ("t1", "t3", "t4")  # pooled; open-corpus T1 (t1o) ranks the whole catalog
 #: Queries scored per call in T2 corpus scoring (bounds memory at chunk x corpus size floats).
 T2_CHUNK = 64
 
@@ -33,20 +33,17 @@ def _tag(name: str) -> str:
 
 
 def ranking_task(bench: Release, task: str) -> tuple[list[str], list[str], list[list[str]]]:
-    """``(qids, texts, candidate id lists)`` of T1, T3 or T4 from the public files."""
-    if task == "t1":
-        queries = bench.jsonl("t1_queries.jsonl")
-        pools = {r["qid"]: r["candidates"] for r in bench.jsonl("t1_candidates.jsonl")}
-        cands = [pools.get(q["qid"]) for q in queries]
-    elif task == "t3":
-        queries = bench.jsonl("t3_queries.jsonl")
+    """``(qids, texts, candidate id lists)`` of a pooled, targeted or grouped task (T1, T3, T4) from the public files."""
+    spec = TASKS[task]
+    queries = bench.jsonl(spec.public[0])
+    if spec.kind == TARGETED:
         cands = [q.get("candidates") for q in queries]
-    elif task == "t4":
-        queries = bench.jsonl("t4_queries.jsonl")
-        pools = {g["group_id"]: g["candidates"] for g in bench.jsonl("t4_groups.jsonl")}
+    elif spec.kind == GROUPED:
+        pools = {g["group_id"]: g["candidates"] for g in bench.jsonl(spec.public[1])}
         cands = [pools.get(q.get("group_id")) for q in queries]
     else:
-        raise ValueError(task)
+        pools = {r["qid"]: r["candidates"] for r in bench.jsonl(spec.public[1])}
+        cands = [pools.get(q["qid"]) for q in queries]
     for q, pool in zip(queries, cands):
         if not pool:
             raise InputError(f"{bench.public}: {task} query {q.get('qid')} has no candidates; the release is incomplete, rebuild it.")
@@ -85,8 +82,8 @@ def _first_scores(system, texts, rows) -> list[np.ndarray]:
 
 def _t2_pairs(bench: Release) -> tuple[list[dict], dict[str, str], dict[str, np.ndarray]]:
     """T2 pairs in file order, query texts by qid, and each query's pair indices (its candidate set), by qid."""
-    pairs = bench.jsonl("t2_pairs.jsonl")
-    text_of = {q["qid"]: q["text"] for q in bench.jsonl("t2_queries.jsonl")}
+    pairs = bench.jsonl(T2_PAIRS)
+    text_of = {q["qid"]: q["text"] for q in bench.jsonl(queries_file("t2"))}
     by_query: dict[str, list[int]] = {}
     for i, p in enumerate(pairs):
         if p["qid"] not in text_of:
@@ -142,7 +139,7 @@ def calibrated_t2(bench: Release, pairs: list[dict], features: np.ndarray, calib
     (none when the release has no T2 pair: a catalog too small for a dev/test split gets no T2)."""
     if not pairs:
         return []
-    dev = {r["pair_id"]: int(r["label"]) for r in bench.jsonl("t2_dev_labels.jsonl")}
+    dev = {r["pair_id"]: int(r["label"]) for r in bench.jsonl(T2_DEV_LABELS)}
     split = {p["pair_id"]: p.get("split") for p in pairs}
     leaked = sorted(pair for pair in dev if split.get(pair) != "dev")
     if leaked:
@@ -185,7 +182,7 @@ def _open_corpus(bench: Release, system, item_ids: np.ndarray, outputs: list[Out
     from fashionrq.systems.index import IndexConfig
     from fashionrq.systems.open_search import corpus_search
 
-    queries = bench.jsonl("t1o_queries.jsonl")
+    queries = bench.jsonl(queries_file("t1o"))
     qids, texts = [q["qid"] for q in queries], [q["text"] for q in queries]
     engine = None
     if job.engine is not None:
@@ -195,12 +192,9 @@ def _open_corpus(bench: Release, system, item_ids: np.ndarray, outputs: list[Out
     hits = corpus_search(system, texts, open_depth(bench), IndexConfig(kind=job.index), engine)
     first = [np.asarray(s, dtype=np.float64) for s in hits.scores]
     for output in outputs:
-        write_trec(output.folder / "t1o.run", qids, [list(item_ids[rs]) for rs in hits.rows],
+        write_trec(output.folder / TASKS["t1o"].run_file, qids, [list(item_ids[rs]) for rs in hits.rows],
                    output.scores(texts, hits.rows, first, item_ids, depth), output.tag)
     return hits.index
-
-
-RUN_FILES = ("t1o.run", "t1.run", "t2.jsonl", "t3.run", "t4.run")
 
 
 #: Subfolder of the child's output where a two-stage job also writes its first stage alone.
@@ -285,7 +279,7 @@ def _write_runs(bench: Release, system, reranker, rows_of: _Rows, items, outputs
     open-corpus index record."""
     depth = job.depth
     item_ids = np.asarray(rows_of.item_ids, dtype=object)
-    for task in RANKING_TASKS:
+    for task in tasks_of(*POOLED_KINDS):
         qids, texts, cands = ranking_task(bench, task)
         rows = [rows_of(pool) for pool in cands]
         first = _first_scores(system, texts, rows)
@@ -295,7 +289,7 @@ def _write_runs(bench: Release, system, reranker, rows_of: _Rows, items, outputs
     pairs, features = _t2_features(bench, system, reranker, rows_of, items)
     for output in outputs.values():
         columns = features if output.reranker is not None else features[:, :len(FIRST_STAGE_FEATURES)]
-        atomic_write_jsonl(output.folder / "t2.jsonl", calibrated_t2(bench, pairs, columns, calibrator))
+        atomic_write_jsonl(output.folder / TASKS["t2"].run_file, calibrated_t2(bench, pairs, columns, calibrator))
     return index
 
 
@@ -414,13 +408,13 @@ def _write_run_folder(out: Path, key: str, target: Path, record: dict, bench: st
     from fashionrq.systems.sealed import read_child_file
 
     with atomic_directory(target, force=True, what="run folder") as tmp:
-        for name in RUN_FILES:
+        for name in run_files().values():
             data = read_child_file(out, (*Path(key).parts, name))
             if data is None:
                 raise FashionRQError(f"the sealed child wrote no {name} for {record['system'][:80]}; the system broke the run.")
             (tmp / name).write_bytes(data)
         validate_run(tmp, load_pools(bench))
-        atomic_write_json(tmp / "run.json", record)
+        atomic_write_json(tmp / RUN_JSON, record)
 
 
 def _targets(out, first_stage_out, reranker, force: bool) -> dict[str, Path]:

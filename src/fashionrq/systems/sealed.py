@@ -31,7 +31,7 @@ import cloudpickle
 from fashionrq.cachedigest import DIGESTS, SEALED_ENV
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_write_bytes, atomic_write_json, process_alive
-from fashionrq.layout import PHOTOS, default_cache_dir
+from fashionrq.layout import PHOTOS, PUBLIC, default_cache_dir
 from fashionrq.limits import Limits
 from fashionrq.release import LabelAccessError
 
@@ -96,12 +96,12 @@ def staged_public(public: Path, photos: bool = False):
     _remove_stale_work()
     work = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-"))
     try:
-        for name in ("public", "job", "out", "tmp"):
+        for name in (PUBLIC, "job", "out", "tmp"):
             (work / name).mkdir()
-        _copy_files(public, work / "public")
+        _copy_files(public, work / PUBLIC)
         if photos and (public / PHOTOS).is_dir():
-            (work / "public" / PHOTOS).mkdir()
-            _copy_files(public / PHOTOS, work / "public" / PHOTOS)
+            (work / PUBLIC / PHOTOS).mkdir()
+            _copy_files(public / PHOTOS, work / PUBLIC / PHOTOS)
         yield work
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -144,7 +144,7 @@ def _access(work: Path, cache: Path) -> tuple[list[Path], list[Path]]:
     and ``cache`` (and a few devices); it reads its staged ``public``, its job, the shared cache folders, the
     digests, the model folders, Python and the system's libraries."""
     shared = [cache / name for name in (*SHARED_CACHE_FOLDERS, DIGESTS)]
-    readable = [work / "public", work / "job", *shared, *_model_folders(), *_python_folders(), *map(Path, SYSTEM_FOLDERS)]
+    readable = [work / PUBLIC, work / "job", *shared, *_model_folders(), *_python_folders(), *map(Path, SYSTEM_FOLDERS)]
     return readable, [work / "out", work / "tmp", work / "cache", *map(Path, DEVICES)]
 
 
@@ -366,7 +366,7 @@ def child_main(work: Path) -> None:
             job: Job | Batch = pickle.load(handle)
         from fashionrq.systems.run import execute_job
 
-        result = execute_job(job, work / "public", out)
+        result = execute_job(job, work / PUBLIC, out)
     except FashionRQError as err:
         _fail(out, str(err), err.exit_code)
     except OSError as err:

@@ -1,7 +1,7 @@
 """Tasks stage: pooled and open-corpus T1, T2-T4 from the cluster hierarchy, the frozen release, BEIR export, statistics."""
 
 from fashionrq.tasks.records import (
-    BOOTSTRAP_UNITS, GRADES, HEADLINE, MIN_UNITS, TASK_KEYS, TIER_NAMES, AnchorQuery, OpenQuery, PairInstance, RankingInstance,
+    GRADES, MIN_UNITS, TIER_NAMES, AnchorQuery, OpenQuery, PairInstance, RankingInstance,
     TaskConfig, Tasks,
 )
 from fashionrq.tasks.construct import TierIndex, build_tasks, recurrence, tier_balance
@@ -16,7 +16,7 @@ from fashionrq.tasks.beir import export_beir, export_hf
 from fashionrq.tasks.stats import bench_stats
 
 __all__ = [
-    "BOOTSTRAP_UNITS", "GRADES", "HEADLINE", "MIN_UNITS", "TASK_KEYS", "TIER_NAMES", "AnchorQuery", "BuildConfig", "OpenQuery",
+    "GRADES", "MIN_UNITS", "TIER_NAMES", "AnchorQuery", "BuildConfig", "OpenQuery",
     "PairInstance", "RankingInstance", "TaskConfig", "Tasks", "TierIndex", "auto_codebook_size", "bench_stats", "catalog_ids",
     "build_release", "build_tasks", "check_quality", "codebook_candidates", "construct_release", "export_beir", "export_hf", "fit_tree",
     "read_qrels", "t1_anchor_capacity",

@@ -9,18 +9,6 @@ from fashionrq.tasks.validity import QueryMatches
 
 GRADES = (3, 2, 1, 0)
 TIER_NAMES = {3: "exact", 2: "sibling", 1: "related", 0: "irrelevant"}
-#: Task keys: pooled T1, open-corpus T1 (the whole catalog ranked), T2, T3, T4.
-TASK_KEYS = ("t1", "t1o", "t2", "t3", "t4")
-#: The headline metric of each task, registered in manifest.json at build time (docs/benchmark.md, "Headroom").
-HEADLINE = {"t1o": "ndcg@10", "t1": "recall@10", "t2": "macro_f1", "t3": "recall@1", "t4": "recall@10"}
-#: The bootstrap unit of each task: the smallest unit whose candidate lists share no item with another's.
-BOOTSTRAP_UNITS = {
-    "t1": "T1 pool component (pools sharing no item; one pool per unit of two sibling leaves)",
-    "t1o": "anchor leaf (its queries share the open corpus' qrels)",
-    "t2": "T2 pair-unit component (units of two sibling leaves sharing no item)",
-    "t3": "T3 candidate group (one item from each of up to 5 neighbouring leaves)",
-    "t4": "T1 pool component (T4 groups use their leaf's T1 pool)",
-}
 #: Fewest bootstrap units a task needs for a meaningful interval (docs/benchmark.md, "Quality gate"): below it a
 #: build is refused unless ``allow_weak``, and ``compare`` and the report flag the task's intervals in words.
 MIN_UNITS = 8

@@ -21,7 +21,7 @@ from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.io import READABLE_JSON, atomic_write_jsonl, link_or_copy, sha256_file
 from fashionrq.layout import (
-    CLUSTERS, ITEM_IDS, ITEMS, LABELS, MANIFEST, MCMR, PHI, PHOTOS, PUBLIC, QUERY_RECORDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, T4_GROUPS,
+    CLUSTERS, ITEM_IDS, ITEMS, LABELS, MANIFEST, MCMR, PHI, PHOTOS, PUBLIC, QUERY_RECORDS, SIDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, T4_GROUPS,
     candidates_file, label_file, public_file, qrels_file, queries_file, refuse_in_release,
 )
 from fashionrq.querygen.evidence import CatalogValues
@@ -30,11 +30,12 @@ from fashionrq.release import with_digest
 from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.tasks.buildconfig import BuildConfig
 from fashionrq.tasks.construct import TierIndex, build_tasks
-from fashionrq.tasks.records import BOOTSTRAP_UNITS, HEADLINE, MIN_UNITS, Tasks
+from fashionrq.tasks.records import MIN_UNITS, Tasks
 from fashionrq.tasks.secret import ConstructionSecret
 from fashionrq.tasks.sids import sha256_array
 from fashionrq.tasks.tree import fit_tree
 from fashionrq.tasks.validity import QueryMatches
+from fashionrq.taskspec import TASKS, headlines
 from fashionrq.timing import stage
 
 RELEASE_FORMAT = 3
@@ -281,7 +282,7 @@ def _write_release(out, items, sids, hierarchy, tasks, phi, secret: Construction
     writer.write(out)
     pq.write_table(pa.Table.from_pandas(hierarchy.to_frame(), preserve_index=False), labels / CLUSTERS,
                    compression="zstd", write_statistics=False)
-    write_sids(published.id_map.column("item_id").to_pylist(), sids[published.order], labels / "sids.parquet")
+    write_sids(published.id_map.column("item_id").to_pylist(), sids[published.order], labels / SIDS)
     pq.write_table(published.id_map, labels / ITEM_IDS, compression="zstd", write_statistics=False)
     secret.write(labels)
     return _write_manifest(out, items, hierarchy, tasks, writer, secret, manifest_info, photos)
@@ -338,8 +339,8 @@ def _write_manifest(out: Path, items, hierarchy, tasks: Tasks, writer: _Writer, 
 def protocol_record(tasks: Tasks, open_depth: int) -> dict:
     """What the protocol fixes before any run: headline metric and bootstrap unit per task, open-corpus depth."""
     units = tasks.report.get("bootstrap_units", {})
-    return {"headline": dict(HEADLINE), "open_depth": open_depth,
-            "bootstrap_unit": {t: {"unit": BOOTSTRAP_UNITS[t], "n_units": units.get(t, 0)} for t in sorted(BOOTSTRAP_UNITS)}}
+    return {"headline": headlines(), "open_depth": open_depth,
+            "bootstrap_unit": {key: {"unit": TASKS[key].bootstrap_unit, "n_units": units.get(key, 0)} for key in sorted(TASKS)}}
 
 
 def construct_release(config: BuildConfig, items: pa.Table, sids: np.ndarray, *, vectors: np.ndarray | None = None,

@@ -12,15 +12,17 @@ import numpy as np
 
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_write_jsonl
+from fashionrq.layout import T2_PAIRS
 from fashionrq.release import Release
-from fashionrq.systems.probes.view import RANKING_TASKS, PublicView
+from fashionrq.systems.probes.view import PublicView
 from fashionrq.systems.run import _tag, calibrated_t2, write_trec
 from fashionrq.systems.t2 import GradeCalibrator
+from fashionrq.taskspec import POOLED_KINDS, TASKS, tasks_of
 
 
 def _t2_features(public: Release, view: PublicView, system) -> tuple[list[dict], np.ndarray]:
     """The T2 pairs in file order and one feature row per pair, from the system's view of its query's pool."""
-    pairs = public.jsonl("t2_pairs.jsonl")
+    pairs = public.jsonl(T2_PAIRS)
     at: dict[tuple[str, str], list[int]] = {}
     for i, pair in enumerate(pairs):
         at.setdefault((pair["qid"], pair["item_id"]), []).append(i)
@@ -51,7 +53,7 @@ def _open_corpus(public: Release, view: PublicView, system, out: Path) -> None:
         qids.append(pool.qid)
         candidates.append([pool.candidates[i] for i in top])
         scores.append(values)
-    write_trec(out / "t1o.run", qids, candidates, scores, _tag(system.name))
+    write_trec(out / TASKS["t1o"].run_file, qids, candidates, scores, _tag(system.name))
 
 
 def public_view(public: Release, shared: dict | None = None) -> PublicView:
@@ -75,13 +77,13 @@ def execute_pool(public: Release, system, out: Path, calibrator: GradeCalibrator
     """
     view = PublicView.read(public) if view is None else view
     system.fit(view)
-    for task in RANKING_TASKS:
+    for task in tasks_of(*POOLED_KINDS):
         pools = view.pools[task]
         write_trec(out / f"{task}.run", [p.qid for p in pools], [p.candidates for p in pools],
                    [system.score_pool(p) for p in pools], _tag(system.name))
     _open_corpus(public, view, system, out)
     pairs, features = _t2_features(public, view, system)
-    atomic_write_jsonl(out / "t2.jsonl", calibrated_t2(public, pairs, features, calibrator))
+    atomic_write_jsonl(out / TASKS["t2"].run_file, calibrated_t2(public, pairs, features, calibrator))
     config = {"system_config": system.config(), "regime": "public files", "rerank": None, "t2": calibrator.config(),
               "informative_tasks": sorted(getattr(system, "informative_", ()))}
     return {"system": system.name, "config": config, "release": public.release}

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from fashionrq.layout import T2_DEV_LABELS, T2_PAIRS, queries_file
 from fashionrq.release import Release
 from fashionrq.systems.lexical import tokenize
-
-RANKING_TASKS = ("t1", "t3", "t4")
+from fashionrq.taskspec import POOLED_KINDS, tasks_of
 
 
 @dataclass(frozen=True)
@@ -78,9 +78,9 @@ def scan_public(bench: Release) -> list[Record]:
 
 def _t2_pools(bench: Release) -> list[Pool]:
     """One pool per T2 query: the items of its pairs, in file order."""
-    text_of = {q["qid"]: q["text"] for q in bench.jsonl("t2_queries.jsonl", required=False)}
+    text_of = {q["qid"]: q["text"] for q in bench.jsonl(queries_file("t2"), required=False)}
     items: dict[str, list[str]] = defaultdict(list)
-    for pair in bench.jsonl("t2_pairs.jsonl", required=False):
+    for pair in bench.jsonl(T2_PAIRS, required=False):
         items[pair["qid"]].append(pair["item_id"])
     return [Pool("t2", qid, text_of.get(qid, ""), tuple(items[qid])) for qid in sorted(items)]
 
@@ -103,14 +103,14 @@ class PublicView:
         from fashionrq.systems.run import ranking_task
 
         pools = {}
-        for task in RANKING_TASKS:
+        for task in tasks_of(*POOLED_KINDS):
             qids, texts, cands = ranking_task(bench, task)
             pools[task] = [Pool(task, q, t, tuple(c)) for q, t, c in zip(qids, texts, cands)]
         pools["t2"] = _t2_pools(bench)
         items = bench.items()
         catalog = tuple(str(i) for i in items.column("item_id").to_pylist())
-        pools["t1o"] = [Pool("t1o", q["qid"], q["text"], catalog) for q in bench.jsonl("t1o_queries.jsonl", required=False)]
-        dev = {r["pair_id"]: int(r["label"]) for r in bench.jsonl("t2_dev_labels.jsonl", required=False)}
+        pools["t1o"] = [Pool("t1o", q["qid"], q["text"], catalog) for q in bench.jsonl(queries_file("t1o"), required=False)]
+        dev = {r["pair_id"]: int(r["label"]) for r in bench.jsonl(T2_DEV_LABELS, required=False)}
         return cls(pools, scan_public(bench), items, dev, catalog)
 
     def values(self, table: Mapping[str, float], candidates: tuple[str, ...]) -> np.ndarray:
