@@ -52,15 +52,18 @@ def test_warm_demo_is_byte_identical_to_cold_still_commits_and_reruns_only_with_
     cold_log = _demo(tmp_path / "cold")
     assert "stage cache" not in cold_log
     from fashionrq.protocol.probe import RANDOM_SEEDS, default_systems
+    from fashionrq.report.demo import PROBE_RUN_PARTS
 
     cold = tmp_path / "cold"
     probe_runs = RANDOM_SEEDS + len(default_systems())  # random's reference runs, every probe and the query-blind baseline
     mcmr_runs = len(list((cold / "mcmr-runs").iterdir())) if (cold / "mcmr-runs").is_dir() else 0
     assert len(list((stage_cache / "stages" / "run").iterdir())) == len(SYSTEMS) + probe_runs + mcmr_runs
     assert len(list((stage_cache / "stages" / "release").iterdir())) == 1 + (cold / "mcmr-bench").is_dir()
-    # the probes' runs ran beside the demo's own runs, into the stage cache, and the probe stage copied them from there
+    # the probes' runs ran beside the demo's own runs in PROBE_RUN_PARTS parts, into the stage cache, and the probe
+    # stage copied them from there
     stages = [s["stage"] for s in json.loads((cold / "stages.json").read_text())]
-    assert any(s.startswith("probe runs (beside the runs") for s in stages), stages
+    parts = [s for s in stages if s.startswith("probe runs, part ")]
+    assert [p.split(" (")[0] for p in parts] == [f"probe runs, part {i + 1} of {PROBE_RUN_PARTS}" for i in range(PROBE_RUN_PARTS)], stages
     warm_log = _demo(tmp_path / "warm")
     assert warm_log.count("copied from the stage cache") == 1 + len(SYSTEMS)
     warm = tmp_path / "warm"
