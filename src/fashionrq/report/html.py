@@ -165,8 +165,9 @@ ATTRIBUTE_BREAKDOWN_TITLE = "Headline metric over the queries expressing each at
 
 
 def attribute_breakdown_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
-    """Per task with a per-attribute breakdown (T1): its headline metric over all queries, then over the queries
-    whose φ(q) expresses each attribute, one row per run (the column head gives the queries)."""
+    """Per task with a per-attribute breakdown (T1, T1-open, T3, T4): its headline metric over all queries, then over
+    the queries whose φ(q) expresses each attribute, one row per run (the column head gives the queries). The Markdown
+    leaderboard's T1-only twin is ``leaderboard.attribute_recall_table``."""
     tables = []
     for task, metric in heads.items():
         splits = [s.report["tasks"].get(task, {}).get("breakdowns", {}).get("by_attribute", {}) for s in scored]
