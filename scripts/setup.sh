@@ -2,6 +2,7 @@
 # Create .venv and install fashionrq: `bash scripts/setup.sh` installs what the CLI and the demo need,
 # `bash scripts/setup.sh test` adds the test extras (pytest, the parity references, the server's). torch is pinned
 # to the CPU build 2.13.0 (constraints.txt) and installed first, so nothing later can pull a multi-GB CUDA build.
+# uv installs (installed into .venv by pip, reading pip's configuration), pip where uv cannot.
 # A rerun returns at once when nothing changed: .venv/.fashionrq-setup holds the hash of pyproject.toml,
 # constraints.txt and this script as last installed, with the extras installed then (the test set-up covers the
 # plain one), and the venv must still import this clone's fashionrq.
@@ -21,9 +22,35 @@ if [ -x .venv/bin/python ] && [ "${had:-}" = "$want" ] && { [ "${had_extras:-}" 
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 rm -f "$stamp"
-# --no-compile: a module is byte-compiled when first imported (below), not every file of every package now
-.venv/bin/python -m pip install -q --no-compile -c constraints.txt torch==2.13.0
-.venv/bin/python -m pip install -q --no-compile -c constraints.txt -e ".$extras"
+# The installer: uv, with pip's own configuration (its find-links, indexes and constraints, so the CPU wheel of
+# torch is found where pip finds it) and pip's choice among indexes (the best version anywhere); it installs the
+# same packages as pip in a fifth of the time. pip itself where uv cannot be installed or fails.
+# --no-compile: a module is byte-compiled when first imported (below), not every file of every package now.
+uv_options() {
+    .venv/bin/python - <<'PY'
+import subprocess, sys
+flags = {"find-links": "--find-links", "extra-index-url": "--extra-index-url", "index-url": "--index-url", "constraint": "-c"}
+listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
+options = []
+for line in listed.splitlines():
+    key, _, value = line.partition("=")
+    flag = flags.get(key.rpartition(".")[2])
+    for item in value.strip("'\"").split() if flag else ():
+        if [flag, item] not in [options[i:i + 2] for i in range(0, len(options), 2)]:
+            options += [flag, item]
+print(" ".join(options))
+PY
+}
+install() {
+    if { [ -x .venv/bin/uv ] || .venv/bin/python -m pip install -q uv 2>/dev/null; } && \
+        .venv/bin/uv pip install -q --python .venv/bin/python --index-strategy unsafe-best-match $(uv_options) "$@"; then
+        return
+    fi
+    echo "setup: uv could not install $*; installing with pip" >&2
+    .venv/bin/python -m pip install -q --no-compile "$@"
+}
+install -c constraints.txt torch==2.13.0
+install -c constraints.txt -e ".$extras"
 # Bytecode for what fashionrq's processes load, written once here: every worker and sealed child then reads it
 # instead of compiling its imports again (about 3.5 s of CPU each), also where PYTHONDONTWRITEBYTECODE is set, as
 # in many containers (Python still reads bytecode then; a sealed child could not write it anyway)
