@@ -157,6 +157,11 @@ def test_same_seed_same_queries_other_seed_other_wording(items, mixed_clusters):
     assert first != other
 
 
+def test_two_processes_write_the_same_queries(items, all_sets):
+    clusters, sets = all_sets
+    assert generate_all(clusters, items, seed=0, processes=2) == sets
+
+
 def test_lexicon_parser_reads_shopper_spellings(items):
     parser = LexiconParser(items)
     phi = parser.parse("Men's navy slim fit shirts under ₹700")
