@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from fashionrq.io import sha256_file
-from fashionrq.protocol.probe import probe_release
+from fashionrq.pipeline.probes import probe_release
 
 HASHED = ("t1o.run", "t1.run", "t3.run", "t4.run", "t2.jsonl", "run.json", "probe.json")
 

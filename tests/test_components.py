@@ -12,7 +12,7 @@ from fashionrq.protocol import commit_run
 from fashionrq.protocol.components import construction_components, shared_components
 from fashionrq.protocol.compare import compare_runs, verdict_markdown
 from fashionrq.protocol.scoring import score_run, write_json
-from fashionrq.report import leaderboard
+from fashionrq.report.leaderboard import leaderboard
 from fashionrq.systems import get_reranker, get_system, run_system
 
 from conftest import main_code

@@ -369,7 +369,7 @@ def test_build_run_and_the_demo_share_one_default_encoder():
 
     from fashionrq.cli import bench, demo, encoders, sid
     from fashionrq.encoders import DEFAULT_ENCODER
-    from fashionrq.report.demo import DemoConfig
+    from fashionrq.pipeline.demo import DemoConfig
     from fashionrq.systems.hybrid import DEFAULT_COMPONENTS
     from fashionrq.tasks import BuildConfig
 

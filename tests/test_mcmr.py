@@ -171,7 +171,8 @@ def test_public_files_carry_no_modality_record_and_no_grade(mcmr_bench, records)
 
 
 def test_a_label_blind_probe_cannot_read_the_grades(mcmr_bench, tmp_path):
-    from fashionrq.protocol.probe import QUERY_BLIND, probe_release
+    from fashionrq.pipeline.probes import probe_release
+    from fashionrq.protocol.probe import QUERY_BLIND
 
     report = probe_release(mcmr_bench, systems=["probe-copool", "probe-frequency", "probe-qid-order", QUERY_BLIND],
                            resamples=500, out=tmp_path / "probe")
@@ -180,9 +181,10 @@ def test_a_label_blind_probe_cannot_read_the_grades(mcmr_bench, tmp_path):
 
 @pytest.fixture(scope="module")
 def ablation(mcmr_bench, tmp_path_factory):
-    from fashionrq.report.mcmr import modality_ablation
+    from fashionrq.pipeline.mcmr import modality_ablation
+    from fashionrq.report.mcmr import MCMRAblation
 
-    return modality_ablation(mcmr_bench, tmp_path_factory.mktemp("mcmr-runs"), ["bm25", "image-descriptor"], workers=2)
+    return MCMRAblation.of(modality_ablation(mcmr_bench, tmp_path_factory.mktemp("mcmr-runs"), ["bm25", "image-descriptor"], workers=2))
 
 
 def test_every_regime_runs_and_scores_by_constraint_count(ablation):

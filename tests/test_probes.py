@@ -11,7 +11,8 @@ import pytest
 from fashionrq.cli import main
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_write_json, atomic_write_jsonl, read_jsonl, sha256_file
-from fashionrq.protocol.probe import QUERY_BLIND, probe_markdown, probe_release, query_blind_best
+from fashionrq.pipeline.probes import probe_release
+from fashionrq.protocol.probe import QUERY_BLIND, probe_markdown, query_blind_best
 from fashionrq.release import Release, with_digest
 from fashionrq.systems import LabelAccessError, run_system
 from fashionrq.systems.probes import PROBES, QUERY_BLIND_SYSTEMS, QueryBlindStructure
@@ -220,17 +221,17 @@ def test_the_probe_table_sets_every_real_run_against_the_best_query_blind_baseli
 
 
 def test_the_parts_of_the_probe_runs_are_disjoint_and_together_every_run(monkeypatch, small_bench):
-    from fashionrq.protocol import probe
+    from fashionrq.pipeline import probes
 
     asked, scored = [], []
-    monkeypatch.setattr(probe, "_run_all", lambda bench, folder, runs: asked.append(runs))
-    monkeypatch.setattr(probe, "_commit_and_score", lambda bench, run: scored.append(run.name))
+    monkeypatch.setattr(probes, "_run_all", lambda bench, folder, runs: asked.append(runs))
+    monkeypatch.setattr(probes, "_commit_and_score", lambda bench, run: scored.append(run.name))
     for i in range(3):
-        probe.prepare_probe_runs(small_bench, part=(i, 3))
-    probe.prepare_probe_runs(small_bench)
+        probes.prepare_probe_runs(small_bench, part=(i, 3))
+    probes.prepare_probe_runs(small_bench)
     *parts, whole = asked
     assert sum(len(p) for p in parts) == len(whole) == len({k for p in parts for k in p})
     assert {k: v for p in parts for k, v in p.items()} == whole
     assert scored == [k for p in parts for k in p] + list(whole)  # each run committed and scored where it ran
     with pytest.raises(ValueError, match="part 3 of 3"):
-        probe.prepare_probe_runs(small_bench, part=(3, 3))
+        probes.prepare_probe_runs(small_bench, part=(3, 3))

@@ -140,7 +140,8 @@ def test_thumbnails_are_downscaled_inline_jpegs(tmp_path):
 
 @pytest.mark.slow
 def test_demo_writes_report_html(tmp_path):
-    from fashionrq.report.demo import DemoConfig, run_demo
+    from fashionrq.pipeline.demo import DemoConfig
+    from fashionrq.report.demo import run_demo
 
     config = DemoConfig(catalog=str(MYNTRA_SMALL), sid_method="rkmeans", resamples=200, images=str(MYNTRA_SMALL / "images"),
                         systems=(("random", "random", None), ("bm25", "bm25", None), ("minilm-int8", "minilm-int8", None)))

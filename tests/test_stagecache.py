@@ -35,7 +35,8 @@ def stage_cache(tmp_path, monkeypatch):
 
 
 def _demo(out: Path, force: bool = False) -> str:
-    from fashionrq.report.demo import DemoConfig, run_demo
+    from fashionrq.pipeline.demo import DemoConfig
+    from fashionrq.report.demo import run_demo
 
     config = DemoConfig(catalog=str(MYNTRA_SMALL), encoder=SMALL_BUILD["encoder"], seed=SMALL_BUILD["seed"], resamples=200,
                         systems=SYSTEMS)
@@ -51,8 +52,9 @@ def test_warm_demo_is_byte_identical_to_cold_still_commits_and_reruns_only_with_
 
     cold_log = _demo(tmp_path / "cold")
     assert "stage cache" not in cold_log
-    from fashionrq.protocol.probe import RANDOM_SEEDS, default_systems
-    from fashionrq.report.demo import PROBE_RUN_PARTS
+    from fashionrq.pipeline.demo import PROBE_RUN_PARTS
+    from fashionrq.pipeline.probes import default_systems
+    from fashionrq.protocol.probe import RANDOM_SEEDS
 
     cold = tmp_path / "cold"
     probe_runs = RANDOM_SEEDS + len(default_systems())  # random's reference runs, every probe and the query-blind baseline

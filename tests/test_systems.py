@@ -396,7 +396,7 @@ def test_verifier_improves_bm25(bench, runs):
 
 def test_leaderboard_prints_tasks_side_by_side(bench, runs, tmp_path, capsys):
     from fashionrq.protocol.scoring import score_run, write_json
-    from fashionrq.report import leaderboard
+    from fashionrq.report.leaderboard import leaderboard
 
     paths = []
     for name in ("random", "bm25"):

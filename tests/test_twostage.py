@@ -151,8 +151,7 @@ def test_scores_equal_pytrec_eval_before_and_after(small_bench, runs):
 
 
 def test_before_and_after_table(small_bench, runs, tmp_path):
-    from fashionrq.report import leaderboard
-    from fashionrq.report.leaderboard import load_scores
+    from fashionrq.report.leaderboard import leaderboard, load_scores
     from fashionrq.report.twostage import TWO_STAGE_METRICS, two_stage_pairs, two_stage_section
 
     text = leaderboard(small_bench, [runs["first"], runs["second"]])

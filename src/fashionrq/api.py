@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fashionrq.release import Release, verify_release
+from fashionrq.systems import as_retriever
 from fashionrq.results import Comparison, Evaluation
 
 
@@ -31,6 +32,7 @@ class Benchmark:
 
 def load_benchmark(path: str | Path) -> Benchmark:
     """Open the release at ``path`` after verifying every file against its manifest (raises if tampered)."""
+    # deferred: torch (the tasks package imports the SID trainer)
     from fashionrq.tasks import release_dir
 
     folder = release_dir(path)
@@ -52,24 +54,22 @@ def evaluate(system, bench: Benchmark | str | Path, *, out: str | Path | None = 
     run folder (default: a new temporary folder); it also receives ``scores.json``. ``reranker`` (a name such as
     ``"verifier"`` or a pointwise reranker) re-scores each query's top ``depth`` first-stage candidates.
     """
-    from fashionrq.protocol.commitment import commit_run
-    from fashionrq.protocol.scoring import score_run, write_json
-    from fashionrq.systems import as_retriever, run_system
+    # deferred: torch (scoring reads the tasks package, which imports the SID trainer)
+    from fashionrq.pipeline.runs import run_commit_score
 
     bench = _bench(bench)
     if not isinstance(system, str):
         system = as_retriever(system)  # refuses, in this process, an object that is no retriever
     out = Path(tempfile.mkdtemp(prefix="fashionrq-run-")) if out is None else Path(out)
-    run = run_system(bench.path, system, out, reranker=reranker, depth=depth, params=params, force=force)
-    commit_run(out, bench.path)
-    report = score_run(bench.path, out, relevance=relevance).report
-    write_json(report, out / "scores.json")
-    return Evaluation(run["system"], out, report)
+    (scored,), _ = run_commit_score(bench.path, system, out, reranker=reranker, depth=depth, params=params,
+                                    relevance=relevance, force=force)
+    return Evaluation(scored.report["system"], out, scored.report)
 
 
 def compare(bench: Benchmark | str | Path, runs: Sequence[Evaluation | str | Path], *, resamples: int = 10_000, seed: int = 0,
             level: float = 0.95, headline: str | dict | None = None) -> Comparison:
     """Paired cluster bootstrap of every pair of ``runs`` with the promotion gate and Holm correction."""
+    # deferred: torch (comparing rescores the runs, and scoring reads the tasks package, which imports the SID trainer)
     from fashionrq.protocol.compare import compare_runs
 
     bench = _bench(bench)

@@ -48,6 +48,8 @@ CLUSTERS = "clusters.parquet"
 RUN_JSON = "run.json"
 #: A run folder's hash-chained commitments.
 LEDGER = "commitments.jsonl"
+#: A run folder's score report, written after its commitment (``protocol.scoring.score_run``'s report).
+SCORES = "scores.json"
 
 
 def queries_file(task: str) -> str:

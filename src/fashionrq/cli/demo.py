@@ -31,7 +31,8 @@ def demo_command(
     A rerun reuses the cached embeddings, semantic IDs, release, sealed runs and bootstrap ($FASHIONRQ_CACHE) when
     nothing they depend on changed; every run is still committed and scored.
     """
-    from fashionrq.report.demo import DemoConfig, parse_systems, run_demo
+    from fashionrq.pipeline.demo import DemoConfig, parse_systems
+    from fashionrq.report.demo import run_demo
 
     config = DemoConfig(catalog=catalog, encoder=encoder, sid_method=sid_method, seed=seed, resamples=resamples,
                         systems=parse_systems(systems), images=str(images) if images else None, allow_weak=allow_weak)

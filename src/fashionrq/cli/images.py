@@ -87,12 +87,13 @@ def ablation_command(
 ) -> None:
     """MCMR Tables 3, 7 and 8: every system under text / image / fused candidates, query variants, constraint count."""
     from fashionrq.io import atomic_write_json, atomic_write_text, refuse_existing
-    from fashionrq.report.mcmr import ABLATION_SYSTEMS, modality_ablation
+    from fashionrq.pipeline.mcmr import ABLATION_SYSTEMS, modality_ablation
+    from fashionrq.report.mcmr import MCMRAblation
 
     for name in ("mcmr.md", "mcmr.json"):
         refuse_existing(out / name, force)
     names = [s.strip() for s in systems.split(",") if s.strip()] if systems else ABLATION_SYSTEMS
-    result = modality_ablation(bench, out, names, force=force, workers=workers)
+    result = MCMRAblation.of(modality_ablation(bench, out, names, force=force, workers=workers))
     text = result.to_markdown()
     console.print(text, markup=False, highlight=False, soft_wrap=True)
     atomic_write_text(out / "mcmr.md", text)

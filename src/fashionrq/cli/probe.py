@@ -24,7 +24,7 @@ def probe_command(
     force: bool = typer.Option(False, "--force", help="Replace an existing --out folder."),
 ) -> None:
     """Run every probe-* attack, the query-blind baseline and random; exit 1 when a probe scores above its chance band."""
-    from fashionrq.protocol.probe import probe_release
+    from fashionrq.pipeline.probes import probe_release
 
     report = probe_release(bench, out=out, against=against or (), systems=system or None, resamples=resamples, seed=seed,
                            level=level, force=force, query_blind_encoder=query_blind_encoder)

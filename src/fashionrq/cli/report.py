@@ -24,7 +24,7 @@ def report_command(
     """Write report.html: leaderboard with intervals, verdicts, AttrScore, constraints, SID tree, tiers, probes, worst queries."""
     from fashionrq.io import atomic_write_text, refuse_existing
     from fashionrq.protocol.compare import compare_runs, verdict_markdown
-    from fashionrq.report import leaderboard
+    from fashionrq.report.leaderboard import leaderboard
     from fashionrq.report.page import write_report
 
     refuse_existing(out, force)

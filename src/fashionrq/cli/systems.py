@@ -73,7 +73,7 @@ def leaderboard_command(
     Every number is verified first: each run is rescored from its committed predictions, and a score file
     that was edited or is stale is refused."""
     from fashionrq.protocol.scoring import check_output, write_output
-    from fashionrq.report import leaderboard
+    from fashionrq.report.leaderboard import leaderboard
 
     if out is not None:
         check_output(out, force)

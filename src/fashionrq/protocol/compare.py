@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from fashionrq.protocol.bootstrap import Interval, mean_diff_draws, resample_counts, summarise, t2_diff_draws
+from fashionrq.protocol.headline import headline_analysis
 from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
 from fashionrq.errors import ComparisonError
 from fashionrq.protocol.multiplicity import attribute_comparisons, holm_pairs
@@ -254,8 +255,6 @@ def compare_runs(bench: str | Path, runs: list[str | Path], *, resamples: int = 
 def compare_with_analysis(scored: list[ScoredRun], *, resamples: int = 10_000, seed: int = 0, level: float = 0.95,
                           headline: str | dict | None = None) -> dict:
     """:func:`compare_scored` over runs already scored (every gate passed in ``score_run``), plus the headline analysis."""
-    from fashionrq.protocol.headline import headline_analysis
-
     check_options(len(scored), resamples, level)
     draws = resample_draws(scored, resamples, seed)
     result = compare_scored(scored, resamples=resamples, seed=seed, level=level, headline=headline, draws=draws)

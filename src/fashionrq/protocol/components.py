@@ -15,8 +15,10 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from fashionrq.encoders import encoder_model
 from fashionrq.errors import FashionRQError
 from fashionrq.layout import RUN_JSON
+from fashionrq.relevance import ATTRIBUTES, default_weights
 from fashionrq.release import Release
 
 #: The mark the leaderboard puts after a run that shares a component with the construction.
@@ -49,16 +51,12 @@ def construction_components(bench: str | Path) -> dict:
 
 def _label_weights(weights) -> bool:
     """Whether ``weights`` are the shipped attribute weights, the ones the relevance labels R(q, p) are computed with."""
-    from fashionrq.relevance import ATTRIBUTES, default_weights
-
     shipped = default_weights()
     return isinstance(weights, dict) and all(weights.get(a, 0.0) == shipped.get(a, 0.0) for a in ATTRIBUTES)
 
 
 def shared_components(components: dict, run_config: dict) -> list[str]:
     """What a run (its ``run.json``) shares with a construction's ``components``, e.g. ``"SID encoder (minilm)"``."""
-    from fashionrq.encoders import encoder_model
-
     config = run_config.get("config") or {}
     models = {encoder_model(name) for name in _walk(config, "encoder") if isinstance(name, str)}
     shared = [f"{label} ({components[role]})" for role, label in ENCODER_ROLES.items()

@@ -1,6 +1,7 @@
-"""``probe_release``: run every label-blind probe, the query-blind baseline and ``random`` through the protocol.
+"""The probes' judgement: every label-blind probe and the query-blind baseline placed against random's chance band.
 
-Each system is run over ``BENCH/public/`` only, committed and scored like any other run. Every probe cell is
+The runs themselves (``fashionrq.pipeline.probes.probe_release``) are run over ``BENCH/public/`` only, committed
+and scored like any other run; :func:`probe_report` judges them. Every probe cell is
 judged against its **chance band**: the scores a label-blind run of the same form reaches by chance, i.e.
 random's score plus or minus t(G−1) times the paired cluster-bootstrap standard error of Δ = probe − random over
 the scorer's G leakage units (the few-cluster correction), at the family-wise level over every judged cell.
@@ -11,6 +12,7 @@ outside it). The query-blind baseline and any real runs (``against``) are shown 
 
 Example::
 
+    >>> from fashionrq.pipeline.probes import probe_release
     >>> report = probe_release("BENCH")
     >>> print(report)                     # the Markdown table
     >>> report.passed, report.leaks       # False and the cells above their chance band on a leaky release
@@ -19,18 +21,14 @@ Example::
 from __future__ import annotations
 
 import math
-import multiprocessing
-import os
-import tempfile
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from fashionrq.errors import ComparisonError, InputError
-from fashionrq.io import atomic_directory, atomic_write_json
+from fashionrq.io import read_json
 from fashionrq.layout import RUN_JSON
 from fashionrq.protocol.bootstrap import (
     balanced_accuracy_from_confusions,
@@ -43,10 +41,8 @@ from fashionrq.protocol.bootstrap import (
     resampled_means,
     summarise,
 )
-from fashionrq.protocol.commitment import commit_run
 from fashionrq.protocol.compare import resample_draws
-from fashionrq.progress import track
-from fashionrq.protocol.scoring import ScoredRun, score_run
+from fashionrq.protocol.scoring import ScoredRun
 from fashionrq.taskspec import TASKS
 
 #: Metrics that read no label, never judged: any ranking that ignores the query text scores 1.0 on consistency@k.
@@ -63,8 +59,6 @@ UNGATED = {
 CONFUSION_METRICS = {"macro_f1": macro_f1_from_confusions, "balanced_accuracy": balanced_accuracy_from_confusions}
 BASELINE = "random"
 QUERY_BLIND = "query-blind"
-#: Processes that score the probed runs at once.
-SCORING_WORKERS = 4
 
 
 @dataclass(frozen=True)
@@ -395,38 +389,19 @@ def _system_params(name: str, cache_dir, encoder: str) -> dict:
     return {}
 
 
-def _run_all(bench: Path, folder: Path, runs: dict[str, tuple[str, dict]]) -> None:
-    """Every run (folder name -> ``(system, params)``) sealed and label-blind into ``folder``: the stage cache's hits
-    are copied, the misses run together in one sealed child (``systems.run_systems``)."""
-    from fashionrq.stagecache import cached_runs
-    from fashionrq.systems import run_systems
-
-    wanted = {folder / label: spec for label, spec in runs.items()}
-    cached_runs(bench, {out: {"system": name, "params": params} for out, (name, params) in wanted.items()},
-                lambda missing: run_systems(bench, {out: wanted[out] for out in missing}))
+def probe_runs(systems: Sequence[str], cache_dir, encoder: str) -> dict[str, tuple[str, dict]]:
+    """Every run the probes need (folder name -> ``(system, params)``): random's seeds, then each probed system."""
+    randoms = _random_runs()
+    runs = {**randoms, **{name: (name, _system_params(name, cache_dir, encoder)) for name in systems}}
+    if len(runs) < len(randoms) + len(systems):
+        raise InputError(f"the probed systems {', '.join(systems)} name one twice or name {BASELINE}, the reference itself; name each once.")
+    return runs
 
 
-def _commit_and_score(bench: Path, run: Path) -> tuple[ScoredRun, set]:
-    """Commit and score a run; also returns the tasks on which its scores varied within some pool (a pool system
-    records them; an ordinary retriever counts as informative everywhere)."""
-    from fashionrq.io import read_json
-
-    informative = set(read_json(run / RUN_JSON)["config"].get("informative_tasks", TASKS))
-    commit_run(run, bench)
-    return score_run(bench, run, relevance=False), informative
-
-
-def _commit_and_score_all(bench: Path, folder: Path, labels: list[str]) -> dict[str, tuple[ScoredRun, set]]:
-    """:func:`_commit_and_score` of every run ``folder/label``, on as many cores as this process may use (each run
-    is scored alone, so the results do not depend on how many; at most :data:`SCORING_WORKERS`, each holds a
-    release's qrels)."""
-    workers = min(len(labels), len(os.sched_getaffinity(0)), SCORING_WORKERS)
-    label = f"scoring {len(labels)} probe runs"
-    if workers < 2:
-        return {name: _commit_and_score(bench, folder / name) for name in track(labels, label, total=len(labels))}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        scored = pool.map(_commit_and_score, [bench] * len(labels), [folder / name for name in labels])
-        return dict(zip(labels, track(scored, label, total=len(labels))))
+def informative_tasks(run: Path) -> set[str]:
+    """The tasks on which a run's scores varied within some pool: a pool system records them in run.json; an ordinary
+    retriever counts as informative everywhere."""
+    return set(read_json(run / RUN_JSON)["config"].get("informative_tasks", TASKS))
 
 
 def _cells(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], bands: tuple[Band, ...], draws,
@@ -466,17 +441,13 @@ def judge(baseline: ScoredRun, scored: list[tuple[str, str, ScoredRun, set]], re
     return bands, _cells(baseline, scored, bands, resample_draws([baseline], resamples, seed), family_level), family_level
 
 
-def _probe_all(bench: Path, folder: Path, against: Sequence[Path | ScoredRun], systems: Sequence[str], resamples: int,
-               seed: int, level: float, cache_dir, encoder: str) -> ProbeReport:
-    randoms = _random_runs()
-    runs = _probe_runs(systems, cache_dir, encoder)
-    _run_all(bench, folder, runs)
-    results = _commit_and_score_all(bench, folder, list(runs))
-    baseline = _random_reference([results[label][0] for label in randoms])
+def probe_report(results: dict[str, tuple[ScoredRun, set]], systems: Sequence[str], against: Sequence[ScoredRun],
+                 resamples: int, seed: int, level: float) -> ProbeReport:
+    """Judge the scored probe runs against random's reference: ``results`` maps every run of :func:`probe_runs` to its
+    ScoredRun and informative tasks; ``against`` are real runs, shown beside the probes, not judged."""
+    baseline = _random_reference([results[label][0] for label in _random_runs()])
     scored = [(name, _kind(name), *results[name]) for name in systems]
-    for run in against:
-        result = run if isinstance(run, ScoredRun) else score_run(bench, run, relevance=False)
-        scored.append((str(result.report.get("system") or Path(result.report["run"]).name), "against", result, set(TASKS)))
+    scored += [(str(run.report.get("system") or Path(run.report["run"]).name), "against", run, set(TASKS)) for run in against]
     bands, cells, family_level = judge(baseline, scored, resamples, seed, level)
     units = {task: entry.get("leakage_unit") for task, entry in baseline.report["tasks"].items()}
     boot = {"resamples": resamples, "seed": seed, "level": level, "units": units, "family_level": family_level,
@@ -485,63 +456,3 @@ def _probe_all(bench: Path, folder: Path, against: Sequence[Path | ScoredRun], s
                       "at the Bonferroni family-wise level over every judged probe cell (its chance band); a judged "
                       "probe cell above its band is a leak"}
     return ProbeReport(baseline.report["release"], boot, bands, cells)
-
-
-def _probe_runs(systems: Sequence[str], cache_dir, encoder: str) -> dict[str, tuple[str, dict]]:
-    """Every run the probes need (folder name -> ``(system, params)``): random's seeds, then each probed system."""
-    randoms = _random_runs()
-    runs = {**randoms, **{name: (name, _system_params(name, cache_dir, encoder)) for name in systems}}
-    if len(runs) < len(randoms) + len(systems):
-        raise InputError(f"the probed systems {', '.join(systems)} name one twice or name {BASELINE}, the reference itself; name each once.")
-    return runs
-
-
-def prepare_probe_runs(bench: str | Path, *, systems: Sequence[str] | None = None, cache_dir: str | Path | None = None,
-                       query_blind_encoder: str = "minilm", part: tuple[int, int] = (0, 1)) -> None:
-    """Run, sealed and label-blind, every run :func:`probe_release` with the same arguments will need, then commit and
-    score each, into the stage cache only: a caller can do this beside other work (the demo does, beside its own
-    runs), and the probes then copy the runs from the cache and find their scores there (a score is cached by the
-    committed files' hashes, so a copy committed again scores from the cache).
-
-    ``part=(i, n)``: only every n-th of those runs from the i-th (in one sealed child), so that n callers can share
-    them out; each run is cached on its own, so the parts together are the whole."""
-    index, parts = part
-    if not 0 <= index < parts:
-        raise ValueError(f"part {index} of {parts}: a part is 0 to {parts - 1}")
-    systems = list(systems) if systems is not None else default_systems()
-    runs = dict(list(_probe_runs(systems, cache_dir, query_blind_encoder).items())[index::parts])
-    with tempfile.TemporaryDirectory(prefix="fashionrq-probe-runs-") as tmp:
-        _run_all(Path(bench), Path(tmp), runs)
-        for label in runs:
-            _commit_and_score(Path(bench), Path(tmp) / label)
-
-
-def default_systems() -> list[str]:
-    """Every built-in probe, then the query-blind baselines."""
-    from fashionrq.systems.probes import PROBES, QUERY_BLIND_SYSTEMS
-
-    return [*PROBES, *QUERY_BLIND_SYSTEMS]
-
-
-def probe_release(bench: str | Path, *, out: str | Path | None = None, against: Sequence[str | Path | ScoredRun] = (),
-                  systems: Sequence[str] | None = None, resamples: int = 10_000, seed: int = 0, level: float = 0.95,
-                  force: bool = False, cache_dir: str | Path | None = None, query_blind_encoder: str = "minilm") -> ProbeReport:
-    """Run, commit and score ``random``, every probe and the query-blind baseline on BENCH; returns a ProbeReport.
-
-    ``query_blind_encoder``: the dense encoder whose item vectors the query-blind baseline averages.
-
-    ``against`` are committed runs of real systems, scored and shown beside the probes (or their ScoredRuns from
-    ``score_run`` on BENCH, which are not scored again). Every run the probes need that the stage cache lacks runs in
-    one sealed child. With ``out`` the runs and ``probe.json`` are kept there (an existing folder is refused unless
-    ``force``).
-    """
-    bench = Path(bench)
-    systems = list(systems) if systems is not None else default_systems()
-    against = [run if isinstance(run, ScoredRun) else Path(run) for run in against]
-    if out is None:
-        with tempfile.TemporaryDirectory(prefix="fashionrq-probe-") as tmp:
-            return _probe_all(bench, Path(tmp), against, systems, resamples, seed, level, cache_dir, query_blind_encoder)
-    with atomic_directory(out, force=force, what="probe folder") as tmp:
-        report = _probe_all(bench, tmp, against, systems, resamples, seed, level, cache_dir, query_blind_encoder)
-        atomic_write_json(tmp / "probe.json", report.to_dict())
-    return report

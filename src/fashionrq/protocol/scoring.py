@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 
 from fashionrq.errors import CommitmentMismatchError, InputError, ReleaseTamperedError
+from fashionrq.io import atomic_write_text, refuse_existing
 from fashionrq.layout import ITEMS, MCMR, PHI, PUBLIC, QUERY_RECORDS, T2_PAIRS, T2_TEST, refuse_in_release
 from fashionrq.metrics import Qrels, classification_metrics, consistency, evaluate
 from fashionrq.metrics.trec_gains import parse_gain_pairs
@@ -29,6 +31,8 @@ from fashionrq.protocol.commitment import check_commitment, check_release, check
 from fashionrq.protocol.constraints import constraint_breakdown
 from fashionrq.protocol.validate import LABELS, Pools, load_pools, submitted_order, validate_run
 from fashionrq.release import Release, verify_release
+from fashionrq.relevance import AttributeMatcher
+from fashionrq.stagecache import cached_object
 from fashionrq.tasks import read_qrels
 from fashionrq.taskspec import GROUPED, OPEN, PAIRS, POOLED, TARGETED, TASKS, refuse_committed
 from fashionrq.timing import stage
@@ -258,10 +262,6 @@ SCORERS = {POOLED: _score_ranking, OPEN: _score_ranking, TARGETED: _score_rankin
 
 
 def _relevance(reader: Release, ranked, phi: dict[str, dict], cache_dir) -> dict:
-    import pyarrow.parquet as pq
-
-    from fashionrq.relevance import AttributeMatcher
-
     with stage("relevance (R@10, AttrScore)"):
         matcher = AttributeMatcher(pq.read_table(reader.path(ITEMS)), cache_dir=cache_dir)
         return matcher.score_run({qid: phi[qid] for qid in ranked}, {qid: [i for i, _ in items] for qid, items in ranked.items()}, k=10)
@@ -284,7 +284,6 @@ def score_run(bench: str | Path, run: str | Path, *, relevance: bool = True, cac
     if commitment.get("release") != release:
         raise CommitmentMismatchError(f"{run}'s latest commitment names release {str(commitment.get('release'))[:12]}…, not {release[:12]}…; commit again for this release.")
     verify_release(bench, under=PUBLIC, strict=True)
-    from fashionrq.stagecache import cached_object
 
     # the commitment fixes the run's bytes, so committed files with the same hashes score the same on the same
     # release and code (a warm demo recommits a cached run: a new ledger record over the same files)
@@ -376,8 +375,6 @@ def _score_committed(bench: Path, run: Path, relevance: bool, cache_dir, gain_ma
 def check_output(path: str | Path, force: bool = False) -> Path:
     """Refuse an output file that is a folder, lies inside a release or on a committed run's files (always),
     or exists (unless ``force``); return it as a Path."""
-    from fashionrq.io import refuse_existing
-
     path = Path(path)
     if path.is_dir():
         raise InputError(f"--out {path} is a folder; name a file to write, e.g. {path / 'scores.json'}.")
@@ -389,8 +386,6 @@ def check_output(path: str | Path, force: bool = False) -> Path:
 
 def write_output(text: str, path: str | Path, force: bool = False) -> Path:
     """Write ``text`` to the file ``path`` atomically (temporary name, then rename) after :func:`check_output`."""
-    from fashionrq.io import atomic_write_text
-
     path = check_output(path, force)
     atomic_write_text(path, text)
     return path

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from fashionrq.errors import (
@@ -32,6 +33,7 @@ from fashionrq.errors import (
 )
 from fashionrq.layout import ITEMS, T2_PAIRS, queries_file
 from fashionrq.metrics import Run
+from fashionrq.metrics.trec import read_columns
 from fashionrq.release import Release
 from fashionrq.taskspec import GROUPED, OPEN, PAIRS, POOLED, POOLED_KINDS, TARGETED, TASKS, TaskSpec, run_files, tasks_of
 
@@ -159,10 +161,6 @@ _NOT_SINGLE_SPACED = re.compile(rb"[\t\r\x0b\x0c\x1c-\x1f]|\n\n|\A\n")
 def _well_formed_rows(path: Path) -> dict[str, list[tuple[int, str, float]]] | None:
     """The rows of a well-formed non-empty TREC run (six single-space fields a line), parsed and checked column-wise
     with Arrow; None when anything is off, so the line-by-line reader names the first bad line."""
-    import pyarrow.compute as pc
-
-    from fashionrq.metrics.trec import read_columns
-
     with path.open("rb") as handle:
         data = handle.read()
     if not data.isascii() or _NOT_SINGLE_SPACED.search(data):

@@ -13,10 +13,22 @@ from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
 from fashionrq.layout import CLUSTERS, label_file
+from fashionrq.protocol.probe import probe_mark
 from fashionrq.release import Release
 from fashionrq.report import svg
-from fashionrq.report.leaderboard import Scored, quality_notes, weak_label, weak_units
+from fashionrq.report.leaderboard import (
+    constraint_count_table,
+    constraint_count_title,
+    controlled_counts,
+    quality_notes,
+    weak_label,
+    weak_units,
+)
+from fashionrq.report.tables import Scored, html_table
+from fashionrq.tasks import bench_stats
 
 #: Score-file system names of the integrity checks: adversarial probes and the query-blind baseline.
 PROBE_PREFIX = "probe-"
@@ -65,11 +77,6 @@ def _value_cell(s: Scored, task: str, metric: str) -> str:
             f'data-value="{value!r}">{value:.4f}{ci}</td>')
 
 
-def _table(header: Sequence[str], rows: Sequence[str], cls: str = "") -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in header)
-    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
-
-
 def _shared_note(scored: Sequence[Scored]) -> str:
     """One line per run that shares a model with the release's construction (its label ends in †)."""
     lines = [f"{escape(s.label)} shares with the construction: {escape(', '.join(s.shares))}." for s in scored if s.shares]
@@ -82,14 +89,14 @@ def _shared_note(scored: Sequence[Scored]) -> str:
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """A table of plain-text cells (numbers right-aligned)."""
     cell = lambda v: f'<td class="num">{escape(v)}</td>' if v[:1].isdigit() or v == "-" else f"<td>{escape(v)}</td>"  # noqa: E731
-    return _table(header, ["<tr>" + "".join(cell(str(v)) for v in row) + "</tr>" for row in rows])
+    return html_table(header, ["<tr>" + "".join(cell(str(v)) for v in row) + "</tr>" for row in rows])
 
 
 def leaderboard_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
     """Headline table (tasks side by side, never averaged), interval charts, and every metric in a details block."""
     rows = [f"<tr><td>{escape(s.label)}</td>" + "".join(_value_cell(s, t, m) for t, m in heads.items()) + "</tr>" for s in scored]
     weak = weak_units(scored)
-    table = _table(["system", *(f"{t.upper()} {m}{weak_label(t, weak)}" for t, m in heads.items())], rows, "leaderboard")
+    table = html_table(["system", *(f"{t.upper()} {m}{weak_label(t, weak)}" for t, m in heads.items())], rows, "leaderboard")
     charts = []
     for task, metric in heads.items():
         bars = []
@@ -104,7 +111,7 @@ def leaderboard_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
     for task in heads:
         metrics = sorted({m for s in scored for m in s.report["tasks"].get(task, {}).get("aggregate", {})})
         body = [f"<tr><td>{escape(s.label)}</td>" + "".join(_value_cell(s, task, m) for m in metrics) + "</tr>" for s in scored]
-        full.append(f"<h3>{task.upper()}</h3>" + _table(["system", *metrics], body))
+        full.append(f"<h3>{task.upper()}</h3>" + html_table(["system", *metrics], body))
     boot = next((s.report.get("bootstrap") for s in scored if s.report.get("bootstrap")), None)
     note = (f'<p class="note">Each score carries its own {boot["level"]:.0%} interval: {escape(boot["method"])}, '
             f'{boot["resamples"]:,} resamples, seed {boot["seed"]}. Tasks are never averaged.</p>') if boot else ""
@@ -142,7 +149,7 @@ def verdict_section(comparison: dict | None) -> str:
             f'({escape(heads)}); the binding constraint is the task with the lowest lower bound. Paired cluster bootstrap, '
             f'{boot["resamples"]:,} resamples, {boot["level"]:.0%} interval. Multiple comparisons: '
             f'{escape(corr.get("method", "none"))} over the {escape(corr.get("family", "pairs"))}.</p>')
-    return _table(["B \\ A", *names], rows, "verdicts") + note + _attribute_verdicts(comparison.get("by_attribute"))
+    return html_table(["B \\ A", *names], rows, "verdicts") + note + _attribute_verdicts(comparison.get("by_attribute"))
 
 
 def _bounds(lower: float | None, upper: float | None, spec: str) -> str:
@@ -158,7 +165,7 @@ def _attribute_verdicts(by_attribute: dict | None) -> str:
             f"<td class=num>{c['p_holm']:.4f}</td><td>{escape(c['verdict'])}</td></tr>" for c in by_attribute["cells"]]
     return (f"<details><summary>Per-attribute T1 {escape(by_attribute['metric'])} verdicts ({escape(by_attribute['method'])} "
             f"over {escape(by_attribute['family'])})</summary>"
-            + _table(["B", "A", "attribute", "queries", "Δ [interval]", "p Holm", "verdict"], rows) + "</details>")
+            + html_table(["B", "A", "attribute", "queries", "Δ [interval]", "p Holm", "verdict"], rows) + "</details>")
 
 
 ATTRIBUTE_BREAKDOWN_TITLE = "Headline metric over the queries expressing each attribute"
@@ -188,7 +195,7 @@ def attribute_breakdown_section(scored: Sequence[Scored], heads: dict[str, str])
                              f'data-metric="{escape(metric)}" data-value="{value!r}">{value:.4f}</td>')
             rows.append(f"<tr><td>{escape(s.label)}</td>{''.join(cells)}</tr>")
         header = ["system", "all queries", *(f"{a} (n={n:,})" for a, n in sizes.items())]
-        tables.append(f"<h3>{task.upper()} {escape(metric)}</h3>" + _table(header, rows))
+        tables.append(f"<h3>{task.upper()} {escape(metric)}</h3>" + html_table(header, rows))
     if not tables:
         return '<p class="notrun">not run: no per-attribute breakdown in the score files.</p>'
     return "".join(tables)
@@ -207,8 +214,6 @@ def attribute_section(scored: Sequence[Scored]) -> str:
 def constraint_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
     """Metric against the number of constraints (seed 003 §5.2): the controlled k_T = k_I curve of an MCMR release,
     else T1's headline by the number of attributes φ(q) happens to express."""
-    from fashionrq.report.leaderboard import constraint_count_table, constraint_count_title, controlled_counts
-
     task, labels = controlled_counts(scored)
     if task is not None:
         charts = []
@@ -234,8 +239,6 @@ def constraint_section(scored: Sequence[Scored], heads: dict[str, str]) -> str:
 
 def sid_tree_section(bench: Path) -> str:
     """Treemap of level-1 clusters split into their level-2 clusters, area = items, colour = article-type purity."""
-    import pyarrow.parquet as pq
-
     path = bench / label_file(CLUSTERS)
     if not path.is_file():
         return '<p class="notrun">not available: the release has no labels/clusters.parquet.</p>'
@@ -255,14 +258,12 @@ def sid_tree_section(bench: Path) -> str:
 
 def tier_section(bench: Path) -> str:
     """Relevance-tier shares per task (from the release's labels) and the manifest's tier-balance report."""
-    from fashionrq.tasks import bench_stats
-
     labels = bench_stats(bench)["labels"]
     tiers = list(next(iter(labels.values())))
     rows = [(task.upper(), [labels[task][t]["share"] for t in tiers]) for task in labels]
     manifest = Release(bench, verify=False).manifest
     balance = ((manifest.get("report") or {}).get("tasks") or {}).get("tier_balance") or {}
-    table = _table(["task", *tiers, "within tolerance"],
+    table = html_table(["task", *tiers, "within tolerance"],
                    [f"<tr><td>{t.upper()}</td>" + "".join(f"<td class=num>{b.get('counts', {}).get(x, 0):,}</td>" for x in tiers)
                     + f"<td>{b.get('within_tolerance', '–')}</td></tr>" for t, b in sorted(balance.items())]) if balance else ""
     return svg.stacked_bars(rows, tiers, "Share of judged items per relevance tier") + table
@@ -279,7 +280,7 @@ def probe_section(scored: Sequence[Scored], heads: dict[str, str], probes: dict 
                 "Pass their run folders, or <code>--probes PROBE_DIR/probe.json</code>, to <code>fashionrq report</code> to show them here.</p>")
     refs = [s for s in scored if s.report.get("system") == "random"] + [s for s in scored if s not in probes and s.report.get("system") != "random"]
     rows = [f"<tr><td>{escape(s.label)}</td>" + "".join(_value_cell(s, t, m) for t, m in heads.items()) + "</tr>" for s in [*probes, *refs]]
-    return (_table(["run", *(f"{t.upper()} {m}" for t, m in heads.items())], rows, "probes")
+    return (html_table(["run", *(f"{t.upper()} {m}" for t, m in heads.items())], rows, "probes")
             + '<p class="note">A probe reads only public files; it should score like random on every task (<code>fashionrq probe</code> '
               "judges each cell against its chance band). "
               "The query-blind baseline never reads the query; the best real system should beat it clearly.</p>")
@@ -292,8 +293,6 @@ def _band(cell: dict) -> str:
 
 
 def _probe_mark(cell: dict) -> str:
-    from fashionrq.protocol.probe import probe_mark
-
     return probe_mark(cell["verdict"], leak=bool(cell.get("leak")), silent=bool(cell.get("silent")), gated=cell.get("gated", True))
 
 
@@ -311,7 +310,7 @@ def probe_report_table(probes: dict) -> str:
             "<td>–</td>" if c is None else f'<td class=num data-probe="{escape(system)}" data-task="{t}" data-metric="{escape(m)}" '
             f'data-score="{c["score"]}">{c["score"]:.3f} {_probe_mark(c)}{_band(c)}</td>' for (t, m), c in zip(heads, row)) + "</tr>")
     boot = probes.get("bootstrap") or {}
-    return (_table(["system", *(f"{t.upper()} {m}" + ("" if b.get("gated", True) else " †") for (t, m), b in zip(heads, bands))], rows, "probes")
+    return (html_table(["system", *(f"{t.upper()} {m}" + ("" if b.get("gated", True) else " †") for (t, m), b in zip(heads, bands))], rows, "probes")
             + f'<p class="note"><b>{escape(probes.get("verdict") or "")}.</b> Each probe cell shows its chance band: random\'s '
               f'score ± t(G−1) times the paired cluster-bootstrap standard error of Δ over random, G the task\'s bootstrap '
               f'units ({boot.get("resamples", 0):,} resamples), at the family-wise level {boot.get("family_level", 0.95):.4f}. '

@@ -1,7 +1,7 @@
 """Leaderboard tables from score JSON files (``fashionrq score``): tasks side by side, attributes, rerank conditionals.
 
-Every score file is verified before it is shown: its run is rescored from the committed predictions and
-the labels, and a file that differs in any number (hand-edited, stale, from an older commitment) is refused.
+Every score file is verified before it is shown (``fashionrq.pipeline.scores``): its run is rescored from the
+committed predictions and the labels, and a file that differs in any number is refused.
 
 * Table 2 equivalent: each task's metrics in its own columns, one row per run, never averaged over tasks.
 * Table 3 equivalent: weighted relevance R@10 and, per φ attribute, AttrScore with its annotation coverage;
@@ -15,17 +15,23 @@ the labels, and a file that differs in any number (hand-edited, stale, from an o
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from rich.table import Table
+
 from fashionrq.errors import InputError
-from fashionrq.layout import LEDGER, RUN_JSON, qrels_file
-from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
+from fashionrq.layout import qrels_file
+from fashionrq.pipeline.scores import as_written, verified_scores
 from fashionrq.progress import print_table
+from fashionrq.protocol import check_commitment, load_pools
+from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
 from fashionrq.protocol.scoring import ScoredRun
-from fashionrq.release import Release, release_hash
+from fashionrq.protocol.validate import validate_ranking
+from fashionrq.release import Release
+from fashionrq.report.tables import Scored, markdown, value_text, with_interval
+from fashionrq.report.twostage import two_stage_pairs, two_stage_table
+from fashionrq.tasks import read_qrels
 from fashionrq.tasks.records import MIN_UNITS
 from fashionrq.taskspec import TASKS
 
@@ -33,110 +39,12 @@ from fashionrq.taskspec import TASKS
 SHORT_METRICS = {"ndcg@": "nDCG@", "recall@": "R@", "consistency@": "Cons@", "macro_f1": "Macro-F1", "accuracy": "Acc"}
 #: T1 metrics of the conditional table ("recall@10" and "mrr@10" count Exact items; "(rel=1)" grades 1-3).
 CONDITIONAL_METRICS = ("ndcg@10", "recall@10", "recall@10(rel=1)", "mrr@10")
-SCORES_JSON = "scores.json"
-
-
-@dataclass
-class Scored:
-    """One score JSON and the run it came from; ``scored`` is its fresh scoring, whose per-unit values no file holds."""
-
-    label: str
-    report: dict
-    path: Path
-    scored: ScoredRun
-    #: what the run shares with the release's construction (``protocol.components``); its label then ends in †
-    shares: tuple[str, ...] = ()
-
-    def per_unit(self, task: str) -> dict[str, dict[str, float]]:
-        return self.scored.per_unit(task)
-
-    def aggregate(self, task: str, metric: str) -> float | None:
-        return self.report.get("tasks", {}).get(task, {}).get("aggregate", {}).get(metric)
-
-    def interval(self, task: str, metric: str) -> list[float] | None:
-        """The run's own 95% bootstrap interval of ``metric`` (score files written before intervals have none)."""
-        return (self.report.get("tasks", {}).get(task, {}).get("interval") or {}).get(metric)
-
-    def run_config(self) -> dict:
-        path = Path(self.report.get("run", "")) / RUN_JSON
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-
-
-def _run_folder(path: Path, report: dict, given_folder: bool) -> Path:
-    """The run a score file belongs to: the folder given, else the folder holding the file, else its ``run`` field."""
-    if given_folder or (path.parent / LEDGER).is_file():
-        return path.parent
-    recorded = Path(str(report.get("run", "")))
-    if (recorded / LEDGER).is_file():
-        return recorded
-    raise InputError(f"{path} names run {recorded}, which holds no commitments.jsonl; keep the score file in its run folder or pass the run folder.")
-
-
-def _first_difference(found, fresh, where: str = "") -> str | None:
-    """The first key path (``tasks.t1.aggregate.ndcg@10: 0.999 vs 0.4123``) where two reports differ, or None."""
-    if isinstance(found, dict) and isinstance(fresh, dict):
-        for key in sorted(set(found) | set(fresh), key=str):
-            if key not in found or key not in fresh:
-                return f"{where}{key}: {'missing' if key not in found else 'extra'} in the file"
-            diff = _first_difference(found[key], fresh[key], f"{where}{key}.")
-            if diff:
-                return diff
-        return None
-    return None if found == fresh else f"{where.rstrip('.')}: file {str(found)[:40]}, recomputed {str(fresh)[:40]}"
-
-
-def verify_scores(bench: Path, path: Path, report: dict, given_folder: bool, unsealed: bool = False) -> ScoredRun:
-    """Re-score the committed run against the ledger and the labels; refuse a score file that differs in any number.
-
-    Returns the fresh scoring (what the leaderboard shows).
-    """
-    from fashionrq.protocol.scoring import score_run
-
-    run = _run_folder(path, report, given_folder)
-    scored = score_run(bench, run, relevance="relevance" in report, unsealed=unsealed)
-    fresh = _as_written(scored.report)
-    diff = _first_difference({k: v for k, v in report.items() if k != "run"}, {k: v for k, v in fresh.items() if k != "run"})
-    if diff:
-        raise InputError(f"{path} does not match a fresh scoring of {run} ({diff}): it was edited, or is stale; "
-                         f"rescore with `fashionrq score {run} --bench {bench} --force`.")
-    return scored
-
-
-def _as_written(report: dict) -> dict:
-    """``report`` in the form a score file holds (tuples become lists)."""
-    return json.loads(json.dumps(report, sort_keys=True))
 
 
 def load_scores(bench: str | Path, paths: Sequence[str | Path], unsealed: bool = False) -> list[Scored]:
-    """Read score JSON files (or RUN folders holding ``scores.json``) and verify each by rescoring its run.
-
-    A file scored on another release, edited by hand, or stale (its run committed again since) is refused;
-    an unsealed run is refused unless ``unsealed``, and then labelled ``(unsealed)``.
-    """
-
-    bench = Path(bench)
-    release = release_hash(bench)
-    out: list[tuple[ScoredRun, Path]] = []
-    for raw in paths:
-        path = Path(raw)
-        folder = path.is_dir()
-        if folder:
-            path = path / SCORES_JSON
-        if not path.is_file():
-            raise InputError(f"{path} does not exist; pass a score JSON written by `fashionrq score` or the RUN folder holding {SCORES_JSON}.")
-        try:
-            report = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(report["tasks"], dict):
-                raise TypeError
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-            raise InputError(f"{path} is not a score JSON (no 'tasks' object); write it with `fashionrq score`.") from None
-        if report.get("release") != release:
-            raise InputError(f"{path} scores release {str(report.get('release'))[:12]}…, not {bench}'s {release[:12]}…; score the run on this release.")
-        out.append((verify_scores(bench, path, report, folder, unsealed), path))
-    return labelled(out, bench)
+    """Score JSON files (or RUN folders holding ``scores.json``), each verified by rescoring its run
+    (``pipeline.scores.verified_scores``), as labelled :class:`Scored` runs."""
+    return labelled(verified_scores(bench, paths, unsealed), bench)
 
 
 def labelled(reports: Sequence[tuple[ScoredRun, Path]], bench: str | Path | None = None) -> list[Scored]:
@@ -145,7 +53,7 @@ def labelled(reports: Sequence[tuple[ScoredRun, Path]], bench: str | Path | None
     out: list[Scored] = []
     taken: set[str] = set()
     for scored, path in reports:
-        report = _as_written(scored.report)
+        report = as_written(scored.report)
         shares = tuple(run_shares(bench, report["run"])) if bench is not None else ()
         base = str(report.get("system") or path.parent.name) + ("" if report["isolation"]["sealed"] else " (unsealed)")
         label = base if base not in taken else f"{base} ({path.parent.name})"
@@ -154,10 +62,6 @@ def labelled(reports: Sequence[tuple[ScoredRun, Path]], bench: str | Path | None
     if not out:
         raise InputError("no score files given; pass at least one score JSON or RUN folder.")
     return out
-
-
-def _fmt(value: float | None) -> str:
-    return "–" if value is None else f"{value:.4f}"
 
 
 def _mark_best(rows: list[list[str]], values: list[list[float | None]], start: int) -> list[list[str]]:
@@ -172,10 +76,6 @@ def _mark_best(rows: list[list[str]], values: list[list[float | None]], start: i
                 elif len(column) > 1 and value == column[1]:
                     row[col] = f"_{row[col]}_"
     return rows
-
-
-def _with_interval(value: float | None, interval: list[float] | None) -> str:
-    return _fmt(value) + (f" [{interval[0]:.4f}, {interval[1]:.4f}]" if value is not None and interval else "")
 
 
 def short_metric(metric: str) -> str:
@@ -230,7 +130,7 @@ def task_table(scored: Sequence[Scored]) -> tuple[list[str], list[list[str]]]:
     weak = weak_units(scored)
     header = ["system", *(name + weak_label(task, weak) for task, _, name in columns)]
     values = [[s.aggregate(task, metric) for task, metric, _ in columns] for s in scored]
-    rows = [[s.label, *(_with_interval(v, s.interval(t, m)) for v, (t, m, _) in zip(vals, columns))]
+    rows = [[s.label, *(with_interval(v, s.interval(t, m)) for v, (t, m, _) in zip(vals, columns))]
             for s, vals in zip(scored, values)]
     return header, _mark_best(rows, values, 1)
 
@@ -258,10 +158,10 @@ def attribute_table(scored: Sequence[Scored]) -> tuple[list[str], list[list[str]
         relevance = s.report.get("relevance") or {}
         entries = [relevance.get("attributes", {}).get(a) or {} for a in counts]
         vals = [relevance.get("R@10"), *(e.get("attr_score") for e in entries)]
-        cells = [_fmt(vals[0])]
+        cells = [value_text(vals[0])]
         for e in entries:
             score, coverage = e.get("attr_score"), e.get("coverage")
-            cells.append(_fmt(score) + (f" ({coverage:.0%})" if score is not None and coverage is not None else ""))
+            cells.append(value_text(score) + (f" ({coverage:.0%})" if score is not None and coverage is not None else ""))
         rows.append([s.label, *cells])
         values.append(vals)
     return header, _mark_best(rows, values, 1)
@@ -277,7 +177,7 @@ def attribute_recall_table(scored: Sequence[Scored]) -> tuple[list[str], list[li
         by_attr = t1.get("breakdowns", {}).get("by_attribute", {})
         vals = [t1.get("aggregate", {}).get("recall@10"),
                 *((by_attr.get(a, {}).get("present") or {}).get("recall@10") for a in counts)]
-        rows.append([s.label, *map(_fmt, vals)])
+        rows.append([s.label, *map(value_text, vals)])
         values.append(vals)
     return header, _mark_best(rows, values, 1)
 
@@ -310,17 +210,13 @@ def constraint_count_table(scored: Sequence[Scored], metric: str = "ndcg@10") ->
     rows, values = [], []
     for s, table in zip(scored, tables):
         vals = [(table.get(k) or {}).get(metric) for k in keys]
-        rows.append([s.label, *map(_fmt, vals)])
+        rows.append([s.label, *map(value_text, vals)])
         values.append(vals)
     return header, _mark_best(rows, values, 1)
 
 
 def _exact_hits(bench: Path, run_dir: Path, depth: int) -> tuple[set[str], int]:
     """T1 queries whose run (in submitted rank order) has a grade-3 item in its top ``depth``, and the T1 query count."""
-    from fashionrq.protocol import check_commitment, load_pools
-    from fashionrq.protocol.validate import validate_ranking
-    from fashionrq.tasks import read_qrels
-
     check_commitment(run_dir)
     qrels = read_qrels(Release(bench, verify=False).label_path(qrels_file("t1"))).to_dict()
     ranked = validate_ranking(run_dir / TASKS["t1"].run_file, load_pools(bench).ranking("t1"))
@@ -345,20 +241,11 @@ def conditional_table(bench: str | Path, scored: Sequence[Scored], depth: int | 
         end = [sum(u[m] for u in per_unit.values()) / len(per_unit) for m in CONDITIONAL_METRICS]
         sub = [per_unit[q] for q in per_unit if q in hits]
         cond = [sum(u[m] for u in sub) / len(sub) if sub else None for m in CONDITIONAL_METRICS]
-        rows.append([s.label, rerank.get("name", "–"), str(k), f"{len(hits):,}/{total:,}", *map(_fmt, end), *map(_fmt, cond)])
+        rows.append([s.label, rerank.get("name", "–"), str(k), f"{len(hits):,}/{total:,}", *map(value_text, end), *map(value_text, cond)])
     return header, rows
 
 
-def markdown(title: str, header: list[str], rows: list[list[str]]) -> str:
-    """A Markdown table with a heading."""
-    lines = [f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
-
-
-def _rich(title: str, header: list[str], rows: list[list[str]]):
-    from rich.table import Table
-
+def _rich(title: str, header: list[str], rows: list[list[str]]) -> Table:
     table = Table(title=title, show_edge=False)
     for i, name in enumerate(header):
         table.add_column(name, justify="left" if i == 0 else "right")
@@ -397,8 +284,6 @@ def leaderboard_of(bench: str | Path, scored: Sequence[Scored], depth: int | Non
     if has_t1:
         tables.append(("T1 end to end and given a hit (an Exact item in the run's top depth; pools no larger than depth always hit)",
                        *conditional_table(bench, scored, depth)))
-    from fashionrq.report.twostage import two_stage_pairs, two_stage_table
-
     tables += [two_stage_table(bench, pair) for pair in two_stage_pairs(bench, scored)]
     note = "\n".join(n for n in [shared_note({s.label: list(s.shares) for s in scored}), *quality_notes(scored)] if n)
     if console is not None:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from fashionrq.io import atomic_write_text, refuse_existing
 from fashionrq.report import html
-from fashionrq.report.leaderboard import Scored, load_scores
+from fashionrq.report.leaderboard import load_scores
+from fashionrq.report.tables import Scored, html_table
 from fashionrq.report.twostage import two_stage_section
 from fashionrq.report.worst import WorstQueries, WorstQuery
 from fashionrq.taskspec import TASKS
@@ -30,7 +31,7 @@ def _worst_table(rows: Sequence[WorstQuery], metric: str) -> str:
                          f"<br>grade <b>{grade}</b><br>{failed}</td>")
         body.append(f"<tr><td><b>{escape(q.text)}</b><br><span class=ci>{escape(q.qid)}</span></td><td>{escape(phi)}</td>"
                     f"<td class=num>{q.value:.4f}</td>{''.join(items)}</tr>")
-    return html._table(["query", "φ(q)", metric, "#1", "#2", "#3", "#4", "#5"], body, "worst")
+    return html_table(["query", "φ(q)", metric, "#1", "#2", "#3", "#4", "#5"], body, "worst")
 
 
 def worst_section(bench: Path, scored: Sequence[Scored], heads: dict[str, str], images: Path | None, n: int = 5) -> str:

@@ -13,14 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 
 import numpy as np
 
 from fashionrq.errors import InputError
 from fashionrq.layout import QUERY_RECORDS
+from fashionrq.protocol import check_commitment, load_pools, validate_run
+from fashionrq.protocol.bootstrap import mean_interval_bounds, resample_counts
+from fashionrq.protocol.scoring import RUN_BOOTSTRAP
 from fashionrq.release import Release
-from fashionrq.report.leaderboard import Scored, _fmt, _with_interval, markdown
+from fashionrq.report import svg
+from fashionrq.report.tables import Scored, html_table, markdown, value_text, with_interval
 
 #: (score JSON key of open-corpus T1, column header), in the order of MCMR's tables.
 TWO_STAGE_METRICS: tuple[tuple[str, str], ...] = (
@@ -53,8 +58,6 @@ def _is_first_stage(first: Scored, second: Scored) -> bool:
 
 def _check_pairing(bench: Path, pair: TwoStagePair) -> None:
     """Refuse a pair whose committed t1o.run files are not one first stage and its rerank at ``depth``."""
-    from fashionrq.protocol import check_commitment, load_pools, validate_run
-
     pools = load_pools(bench)
     ranked = []
     for s in (pair.first, pair.second):
@@ -84,9 +87,6 @@ def two_stage_pairs(bench: str | Path, scored: Sequence[Scored]) -> list[TwoStag
 
 def _paired_intervals(bench: Path, pair: TwoStagePair) -> list[tuple[float, float]]:
     """95% cluster-bootstrap interval of the mean per-query difference (two-stage − first) of every metric."""
-    from fashionrq.protocol.bootstrap import mean_interval_bounds, resample_counts
-    from fashionrq.protocol.scoring import RUN_BOOTSTRAP
-
     first, second = (s.per_unit("t1o") for s in (pair.first, pair.second))
     qids = sorted(first)
     unit_of = {row["qid"]: row["unit"] for row in Release(bench, verify=False).label_jsonl(QUERY_RECORDS)}
@@ -100,14 +100,14 @@ def _paired_intervals(bench: Path, pair: TwoStagePair) -> list[tuple[float, floa
 def two_stage_table(bench: str | Path, pair: TwoStagePair) -> tuple[str, list[str], list[list[str]]]:
     """``(title, header, rows)``: first stage, two-stage and Δ [paired 95% interval] over :data:`TWO_STAGE_METRICS`."""
     header = ["stage", *(name for _, name in TWO_STAGE_METRICS)]
-    rows = [[f"{label}: {s.label}", *(_with_interval(s.aggregate("t1o", m), s.interval("t1o", m)) for m, _ in TWO_STAGE_METRICS)]
+    rows = [[f"{label}: {s.label}", *(with_interval(s.aggregate("t1o", m), s.interval("t1o", m)) for m, _ in TWO_STAGE_METRICS)]
             for label, s in (("first stage", pair.first), (f"after rerank (top {pair.depth})", pair.second))]
     bounds = _paired_intervals(Path(bench), pair)
     deltas = [pair.second.aggregate("t1o", m) - pair.first.aggregate("t1o", m) for m, _ in TWO_STAGE_METRICS]
     rows.append(["Δ (after − before)", *(f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]" for d, (lo, hi) in zip(deltas, bounds))])
     ceiling = pair.first.aggregate("t1o", f"recall@{pair.depth}")
     title = (f"Two-stage retrieval over the catalog (T1-open): {pair.first.label} top {pair.depth} reranked by {pair.reranker}; "
-             f"reranker ceiling (first-stage R@{pair.depth}) = {_fmt(ceiling)}; [95% interval]")
+             f"reranker ceiling (first-stage R@{pair.depth}) = {value_text(ceiling)}; [95% interval]")
     return title, header, rows
 
 
@@ -118,11 +118,6 @@ def two_stage_markdown(bench: str | Path, scored: Sequence[Scored]) -> str:
 
 def two_stage_section(bench: str | Path, scored: Sequence[Scored]) -> str:
     """The report.html section: per pair, the table and a chart of nDCG@K and R@K before and after reranking."""
-    from html import escape
-
-    from fashionrq.report import svg
-    from fashionrq.report.html import _table
-
     pairs = two_stage_pairs(bench, scored)
     if not pairs:
         return ('<p class="notrun">not run: no two-stage run with its first stage among the runs (`fashionrq run --rerank '
@@ -136,5 +131,5 @@ def two_stage_section(bench: str | Path, scored: Sequence[Scored]) -> str:
                                  [[s.aggregate("t1o", m) for m, _ in TWO_STAGE_METRICS if m.startswith(kind)] for s in (pair.first, pair.second)],
                                  f"T1-open {kind} before and after rerank", "cutoff K")
                   for kind in ("ndcg", "recall")]
-        parts.append(f"<h3>{escape(title)}</h3>" + _table(header, body) + "".join(charts))
+        parts.append(f"<h3>{escape(title)}</h3>" + html_table(header, body) + "".join(charts))
     return "".join(parts)

@@ -10,7 +10,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from fashionrq.layout import ITEMS, PHI, qrels_file, queries_file
+from fashionrq.relevance import AttributeMatcher
 from fashionrq.release import Release
+from fashionrq.tasks import catalog_ids, read_qrels
 
 #: A product fails an attribute when its match m_a(q, p) is below this (the comparators' neutral value).
 FAIL_BELOW = 0.5
@@ -71,9 +73,6 @@ class WorstQueries:
     """Everything the view needs from one release, read once and shared by every run."""
 
     def __init__(self, bench: str | Path, images: str | Path | None = None) -> None:
-        from fashionrq.relevance import AttributeMatcher
-        from fashionrq.tasks import catalog_ids, read_qrels
-
         release = Release(bench, verify=False)
         items = pq.read_table(release.path(ITEMS))
         self.names = dict(zip(items.column("item_id").to_pylist(), items.column("name").to_pylist()))

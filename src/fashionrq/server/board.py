@@ -196,7 +196,7 @@ class Board:
         """The leaderboard page: the report's leaderboard and verdict sections (``fashionrq.report.html``) over the
         shown submissions, one offline file like report.html."""
         from fashionrq.report import html
-        from fashionrq.report.leaderboard import Scored
+        from fashionrq.report.tables import Scored
 
         board, shown, comparison = self.state()
         scored = [Scored(e.label, e.summary, Path(e.label), None) for e in shown]
