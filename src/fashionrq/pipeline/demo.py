@@ -127,14 +127,15 @@ def run_pipeline(out: str | Path, config: DemoConfig = DemoConfig(), *, console:
     with _mcmr_beside(results.out, config) as mcmr_process:  # it needs only the catalog and its cached vectors
         _build(results, ingested, items, console)
         show("release", results)
-        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as beside:
+        with ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn")) as beside:
             pending = []  # the label audit starts once the demo's own runs are scored, beside the probes' runs
             results.scored = _run_all(results.bench, results.out / "runs", config, console,
                                       lambda: pending.append(_audit_beside(beside, results, console)))
+            probing = _probes_beside(beside, results, console)  # beside the leaderboard and the bootstrap
             show("runs", results)
             results.comparison = _compare(results, console)
             show("comparison", results)
-            results.probes = _probes(results, console)
+            results.probes = _probes(probing)
             show("probes", results)
             results.audit = _audit(pending[0], results.out)
         results.mcmr = _mcmr_join(mcmr_process) if mcmr_process else None
@@ -319,14 +320,30 @@ def _mcmr_join(started) -> PhotographedAblation:
     return result
 
 
-def _probes(results: DemoResults, console: Console) -> ProbeReport:
+def _probes_beside(pool: ProcessPoolExecutor, results: DemoResults, console: Console) -> Future:
     """Every label-blind probe and the query-blind baseline against its chance band, the demo's scored runs beside
-    them (docs/protocol.md, "Adversarial probes"), kept in ``probes/`` with ``probe.json``."""
-    config = results.config
-    console.print("adversarial probes (label-blind attacks on the public files) …")
-    with stage("probes"):
-        return probe_release(results.bench, out=results.out / "probes", against=results.scored, resamples=config.resamples,
-                             seed=config.seed, query_blind_encoder=config.encoder, force=True)
+    them (docs/protocol.md, "Adversarial probes"), kept in ``probes/`` with ``probe.json``: started in ``pool``'s
+    process, beside the leaderboard and the bootstrap (each is single-threaded)."""
+    console.print("adversarial probes (label-blind attacks on the public files), beside the bootstrap …")
+    return pool.submit(_timed_probes, results.bench, results.out / "probes", results.scored, results.config)
+
+
+def _timed_probes(bench: Path, out: Path, scored: list[ScoredRun], config: DemoConfig) -> tuple[ProbeReport, list]:
+    """:func:`~fashionrq.pipeline.probes.probe_release` in a worker process, with a stage timer of its own:
+    (report, stages)."""
+    timer = StageTimer()
+    with timer.active():
+        report = probe_release(bench, out=out, against=scored, resamples=config.resamples, seed=config.seed,
+                               query_blind_encoder=config.encoder, force=True)
+    return report, timer.stages
+
+
+def _probes(pending: Future) -> ProbeReport:
+    """The probes :func:`_probes_beside` started; their stages join the timer under the stage that waited for them."""
+    with stage("probes (beside the leaderboard and the bootstrap)"):
+        report, stages = pending.result()
+        adopt(stages)
+    return report
 
 
 def _audit_beside(pool: ProcessPoolExecutor, results: DemoResults, console: Console) -> Future:
