@@ -49,6 +49,11 @@ RUN_JSON = "run.json"
 #: A run folder's hash-chained commitments.
 LEDGER = "commitments.jsonl"
 
+#: Folders of the cache (:func:`default_cache_dir`) that hold labels, denied to a sealed system: the SIDs of the
+#: catalogs built from, and the stage outputs (:mod:`fashionrq.stagecache`; a release's labels/ among them).
+SIDS_CACHE = "sids"
+STAGES_CACHE = "stages"
+
 
 def queries_file(task: str) -> str:
     """public/: the queries of ``task`` (T3's carry their candidates)."""
