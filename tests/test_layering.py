@@ -14,8 +14,6 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 KNOWN_CYCLES = (
     {"fashionrq.engine.base", "fashionrq.engine.local", "fashionrq.engine.ray_engine"},
     {"fashionrq.relevance", "fashionrq.relevance.matcher"},
-    {"fashionrq.querygen", "fashionrq.querygen.enrich", "fashionrq.querygen.generate", "fashionrq.querygen.parser",
-     "fashionrq.querygen.prompt", "fashionrq.querygen.verbalizer"},
     {"fashionrq.catalog.ingest", "fashionrq.catalog.synth"},
     {"fashionrq.systems.hybrid", "fashionrq.systems.probes", "fashionrq.systems.probes.attacks",
      "fashionrq.systems.probes.centroid", "fashionrq.systems.probes.run", "fashionrq.systems.probes.structure",
