@@ -10,8 +10,7 @@ from pathlib import Path
 
 from fashionrq.errors import InputError
 from fashionrq.server.app import Settings, create_app
-from fashionrq.server.db import connect
-from fashionrq.server.worker import DB_ENV
+from fashionrq.server.db import DB_ENV, connect
 
 
 class Workers:

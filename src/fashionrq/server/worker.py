@@ -23,7 +23,15 @@ import traceback
 import uuid
 from pathlib import Path
 
-DB_ENV = "FASHIONRQ_SERVER_DB"
+import sqlalchemy as sa
+
+from fashionrq.errors import FashionRQError
+from fashionrq.io import crash_point
+from fashionrq.protocol.scoring import score_run
+from fashionrq.server.board import public_summary
+from fashionrq.server.db import DB_ENV, connect, jobs, ledger
+from fashionrq.server.ledger import Duplicate, append
+from fashionrq.server.store import run_folder
 
 
 class LostClaim(Exception):
@@ -32,10 +40,6 @@ class LostClaim(Exception):
 
 def claim(engine, lease: float) -> dict | None:
     """Claim the oldest queued submission, or one whose lease ran out; None when there is none."""
-    import sqlalchemy as sa
-
-    from fashionrq.server.db import jobs, ledger
-
     with engine.begin() as conn:
         now = time.time()
         free = sa.or_(jobs.c.state == "queued", sa.and_(jobs.c.state == "scoring", jobs.c.lease_until < now))
@@ -56,10 +60,6 @@ def claim(engine, lease: float) -> dict | None:
 @contextlib.contextmanager
 def renewing(engine, job: dict, lease: float):
     """Renew ``job``'s lease every third of ``lease`` seconds while the block runs."""
-    import sqlalchemy as sa
-
-    from fashionrq.server.db import jobs
-
     stop = threading.Event()
 
     def renew() -> None:
@@ -79,12 +79,6 @@ def renewing(engine, job: dict, lease: float):
 
 def score_body(bench: Path, data: Path, job: dict) -> dict:
     """The score row's body: the public summary of a scoring, or the scorer's one-sentence refusal."""
-    from fashionrq.errors import FashionRQError
-    from fashionrq.io import crash_point
-    from fashionrq.protocol.scoring import score_run
-    from fashionrq.server.board import public_summary
-    from fashionrq.server.store import run_folder
-
     run = run_folder(data, job["commitment"])
     try:
         scored = score_run(bench, run, relevance=False, cache_dir=Path(data) / "cache", unsealed=True)
@@ -101,11 +95,6 @@ def score_body(bench: Path, data: Path, job: dict) -> dict:
 
 def finish(engine, job: dict, body: dict) -> dict:
     """Append the score row and mark the job done in one transaction, only while the claim is still held."""
-    import sqlalchemy as sa
-
-    from fashionrq.server.db import jobs
-    from fashionrq.server.ledger import append
-
     def held(conn) -> None:
         if conn.execute(sa.select(jobs.c.claim).where(jobs.c.submission == job["submission"])).scalar() != job["claim"]:
             raise LostClaim(job["submission"])
@@ -121,9 +110,6 @@ def finish(engine, job: dict, body: dict) -> dict:
 
 def work(bench: Path, data: Path, url: str, *, lease: float = 60.0, poll: float = 0.2, once: bool = False) -> int:
     """Score submissions until stopped (or, with ``once``, until none is left); returns how many it scored."""
-    from fashionrq.server.db import connect
-    from fashionrq.server.ledger import Duplicate
-
     engine = connect(url, migrate=False)
     count = 0
     while True:
