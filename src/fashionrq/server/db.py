@@ -52,8 +52,6 @@ tokens = sa.Table(
 )
 
 MIGRATIONS = Path(__file__).parent / "migrations"
-#: The variable that hands a worker process the database URL (never on its command line).
-DB_ENV = "FASHIONRQ_SERVER_DB"
 
 
 def database_url(db: str | None, data: Path) -> str:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from fashionrq.errors import InputError
 from fashionrq.server.app import Settings, create_app
-from fashionrq.server.db import DB_ENV, connect
+from fashionrq.server.db import connect
+from fashionrq.server.worker import DB_ENV
 
 
 class Workers:
