@@ -57,7 +57,7 @@ def _auth(served, team):
 
 
 def _score_all(served) -> int:
-    from fashionrq.server.worker import work
+    from fashionrq.server.scorer import work
 
     return work(served["bench"], served["data"], served["url"], once=True)
 

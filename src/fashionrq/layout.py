@@ -51,6 +51,11 @@ LEDGER = "commitments.jsonl"
 #: A run folder's score report, written after its commitment (``protocol.scoring.score_run``'s report).
 SCORES = "scores.json"
 
+#: Folders of the cache (:func:`default_cache_dir`) that hold labels, denied to a sealed system: the SIDs of the
+#: catalogs built from, and the stage outputs (:mod:`fashionrq.stagecache`; a release's labels/ among them).
+SIDS_CACHE = "sids"
+STAGES_CACHE = "stages"
+
 
 def queries_file(task: str) -> str:
     """public/: the queries of ``task`` (T3's carry their candidates)."""

@@ -98,6 +98,7 @@ class Comparison(_Tabular):
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per ordered pair: Δ and interval of every headline metric, verdict, Holm-adjusted p and verdict."""
+        # deferred: torch (protocol.compare scores through fashionrq.tasks, whose SID training imports torch)
         from fashionrq.protocol.compare import cell_text
 
         rows = []

@@ -21,18 +21,17 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from fashionrq.io import atomic_directory, read_json, sha256_file
-from fashionrq.layout import MANIFEST, check_folder_output, default_cache_dir
+from fashionrq.io import atomic_directory, atomic_write_bytes, atomic_write_json, read_json, sha256_file
+from fashionrq.layout import MANIFEST, STAGES_CACHE, check_folder_output, default_cache_dir
 from fashionrq.taskspec import refuse_committed
 
-STAGES = "stages"
 _LIBRARIES = ("numpy", "pyarrow", "scipy", "scikit-learn", "torch", "onnxruntime", "tokenizers", "sentence-transformers")
 
 
 def stages_dir(cache_dir: str | Path | None = None) -> Path:
     """``$FASHIONRQ_CACHE/stages`` (or ``cache_dir/stages``)."""
 
-    return Path(cache_dir or default_cache_dir()) / STAGES
+    return Path(cache_dir or default_cache_dir()) / STAGES_CACHE
 
 
 @lru_cache(maxsize=1)
@@ -103,16 +102,12 @@ def _cached_file(kind: str, inputs: dict, compute: Callable[[], object], cache_d
 
 def cached_json(kind: str, inputs: dict, compute: Callable[[], dict], cache_dir: str | Path | None = None) -> dict:
     """Stage ``kind``'s JSON result over ``inputs``: the cached one, or ``compute()`` stored afterwards."""
-    from fashionrq.io import atomic_write_json
-
     return _cached_file(kind, inputs, compute, cache_dir, "json", read_json, atomic_write_json)
 
 
 def cached_object(kind: str, inputs: dict, compute: Callable[[], object], cache_dir: str | Path | None = None):
     """Stage ``kind``'s Python result over ``inputs`` (pickled: the folder is the user's own and sealed systems are
     denied it): the cached one, or ``compute()`` stored afterwards."""
-    from fashionrq.io import atomic_write_bytes
-
     return _cached_file(kind, inputs, compute, cache_dir, "pickle", lambda path: pickle.loads(path.read_bytes()),
                         lambda path, value: atomic_write_bytes(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)))
 

@@ -15,7 +15,7 @@ from fashionrq.catalog.mapping import Mapping, read_generic
 from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.report import IngestReport, rows_to_table
-from fashionrq.catalog.schema import ITEMS_SCHEMA
+from fashionrq.catalog.schema import ITEMS_SCHEMA, SYNTHETIC_KEY
 from fashionrq.catalog.tiers import currency_of, price_tiers_of, with_price_tiers
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_writer
@@ -90,8 +90,6 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
 
 def _keep_synthetic_flag(table: pa.Table, path: Path) -> pa.Table:
     """A synthetic catalog (``fashionrq synth``) stays marked as such through ingestion."""
-    from fashionrq.catalog.synth import SYNTHETIC_KEY
-
     if path.is_file() and path.suffix == ".parquet" and (pq.read_schema(path).metadata or {}).get(SYNTHETIC_KEY) == b"true":
         return table.replace_schema_metadata({SYNTHETIC_KEY: b"true"})
     return table

@@ -33,6 +33,9 @@ ITEMS_SCHEMA = pa.schema(
     ]
 )
 
+#: Parquet metadata key marking a synthetic catalog (``fashionrq synth``), kept through ingestion.
+SYNTHETIC_KEY = b"fashionrq.synthetic"
+
 FIELDS: tuple[str, ...] = tuple(ITEMS_SCHEMA.names)
 #: Fields every catalog must provide: an id, a name to read, and the product type purity is measured on.
 REQUIRED_FIELDS: tuple[str, ...] = ("item_id", "name", "article_type")

@@ -29,14 +29,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from fashionrq.catalog.ingest import write_items
-from fashionrq.catalog.schema import ITEMS_SCHEMA
+from fashionrq.catalog.ingest import ITEMS_FILE, bundled_items, write_items
+from fashionrq.catalog.schema import ITEMS_SCHEMA, SYNTHETIC_KEY
 from fashionrq.catalog.tiers import currency_of, with_price_tiers
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_text, write_vectors_parquet
 
-SYNTHETIC_KEY = b"fashionrq.synthetic"
-ITEMS_FILE = "items.parquet"
 EMBEDDINGS_FILE = "embeddings.parquet"
 #: Row-group size of the written Parquet files (bounded memory for readers of 10^6+ items).
 ROW_GROUP = 131_072
@@ -85,8 +83,6 @@ def synthesize(n_items: int, seed: int = 0, dim: int = 64, base: pa.Table | None
     if dim < 2:
         raise InputError(f"--dim must be at least 2 (got {dim}).")
     if base is None:
-        from fashionrq.catalog.ingest import bundled_items
-
         base = bundled_items()
     rng = np.random.default_rng(seed)
     core = rng.integers(0, base.num_rows, n_items)

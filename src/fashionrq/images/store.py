@@ -30,6 +30,7 @@ from fashionrq.images.extract import MAX_SIDE, extract_image
 from fashionrq.images.records import ImageAttributes
 from fashionrq.io import atomic_writer, sha256_file
 from fashionrq.layout import default_cache_dir
+from fashionrq.progress import track
 from fashionrq.vocab import COLOURS
 
 #: Bump when extraction changes its output, so old cache entries are not reused.
@@ -189,8 +190,6 @@ def extract_items(items: pa.Table, cache_dir: str | Path | None = None, workers:
 
 def _extract_photos(photos: Sequence[tuple[str, str]], vocabulary: ColourVocabulary, seed: int, workers: int) -> ImageAttributeSet:
     """The attributes of every ``(digest, path)`` photo, each labelled by its digest, in the order given."""
-    from fashionrq.progress import track
-
     jobs = [(photos[i:i + CHUNK], vocabulary.names, vocabulary.counts, seed) for i in range(0, len(photos), CHUNK)]
     label = f"image attributes: {len(photos):,} photos"
     if workers > 1 and len(jobs) > 1:

@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from fashionrq.errors import InputError
 from fashionrq.metrics.trec import Qrels, Run, group_positions, judged_values
+from fashionrq.metrics.trec_gains import parse_gain_pairs
 
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 UNJUDGED = -1
@@ -223,8 +224,6 @@ def evaluate(
 def _gain_map(gains: Mapping[int, float] | str | None) -> dict[int, float] | None:
     if gains is None or isinstance(gains, Mapping):
         return None if gains is None else {int(g): float(v) for g, v in gains.items()}
-    from fashionrq.metrics.trec_gains import parse_gain_pairs
-
     return dict(parse_gain_pairs(gains, where="gain map"))
 
 

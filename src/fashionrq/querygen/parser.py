@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+import fashionrq.querygen.surface as surface
 from fashionrq.catalog.tiers import price_tiers_of
-from fashionrq.querygen import surface
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.querygen.evidence import OCCASION_CANON
 from fashionrq.querygen.records import PHI_KEYS

@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 
+import fashionrq.querygen.surface as surface
 from fashionrq.hierarchy import Cluster
-from fashionrq.querygen import surface
 from fashionrq.querygen.evidence import MIN_SUPPORT, SUBTYPE_SHARE, CatalogValues, Evidence, required_subtypes, subtype_axis
 from fashionrq.querygen.records import PHI_KEYS
 

@@ -12,8 +12,9 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+import fashionrq.querygen.heldout as heldout
+import fashionrq.querygen.surface as surface
 from fashionrq.hierarchy import Cluster
-from fashionrq.querygen import heldout, surface
 from fashionrq.querygen.evidence import (
     ATTRIBUTE_TO_PHI,
     MIN_SUPPORT,

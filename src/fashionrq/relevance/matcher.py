@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
+import fashionrq.relevance.comparators as cmp
 from fashionrq.catalog.tiers import price_tiers_of
 from fashionrq.errors import InputError
 from fashionrq.progress import track
-from fashionrq.relevance import comparators as cmp
 from fashionrq.relevance.similarity import SIMILARITY_ENCODER, TextSimilarity
 from fashionrq.vocab import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, STYLE_TERMS, find_terms
 
@@ -48,10 +48,15 @@ DESCRIPTION_WORDS = 40
 SOURCES = ("structured", "backfill", "text", "missing")
 
 
+def shipped_weights() -> dict:
+    """``fashionrq/data/attribute_weights.json``: the shipped weights (``weights``) and how they were estimated
+    (``oracle`` ...)."""
+    return json.loads(resources.files("fashionrq").joinpath("data/attribute_weights.json").read_text(encoding="utf-8"))
+
+
 def default_weights() -> dict[str, float]:
-    """The shipped attribute weights (``fashionrq/data/attribute_weights.json``)."""
-    text = resources.files("fashionrq").joinpath("data/attribute_weights.json").read_text(encoding="utf-8")
-    return {a: float(w) for a, w in json.loads(text)["weights"].items()}
+    """The shipped attribute weights (:func:`shipped_weights`)."""
+    return {a: float(w) for a, w in shipped_weights()["weights"].items()}
 
 
 def load_weights(path: str | Path) -> dict[str, float]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fashionrq.encoders import get_encoder
 from fashionrq.errors import FashionRQError
 from fashionrq.exact import Grid, grid_scores
 from fashionrq.layout import default_cache_dir
@@ -58,8 +59,6 @@ class TextSimilarity:
     def encoder(self):
         """The underlying encoder, loaded on first use."""
         if self._encoder is None:
-            from fashionrq.encoders import get_encoder
-
             self._encoder = get_encoder(self.encoder_name)
             if getattr(self._encoder, "kind", "dense") != "dense":
                 raise FashionRQError(

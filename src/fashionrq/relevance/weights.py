@@ -13,6 +13,8 @@ import numpy as np
 import pyarrow as pa
 
 from fashionrq import __version__
+from fashionrq.encoders import embed_texts, get_encoder, item_text
+from fashionrq.encoders.sentence import hf_offline
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.progress import track
 from fashionrq.relevance.matcher import ATTRIBUTES, SOFT_KEYS, AttributeMatcher, _phi_variants
@@ -36,16 +38,12 @@ class BiEncoderOracle(Oracle):
     """Cosine(query, item text) under a dense text encoder (``fashionrq.encoders.get_encoder`` name)."""
 
     def __init__(self, encoder: str = "minilm") -> None:
-        from fashionrq.encoders import get_encoder
-
         self.name = encoder
         self.encoder = get_encoder(encoder)
         if self.encoder.kind != "dense":
             raise FashionRQError(f"oracle encoder '{encoder}' is sparse: use a dense encoder or a cross-encoder.")
 
     def score(self, queries: Sequence[str], texts: Sequence[str]) -> np.ndarray:
-        from fashionrq.encoders import embed_texts
-
         uq, qi = np.unique(np.asarray(queries, dtype=object), return_inverse=True)
         ut, ti = np.unique(np.asarray(texts, dtype=object), return_inverse=True)
         q = embed_texts(list(uq), self.encoder, kind="query")
@@ -62,8 +60,6 @@ class CrossEncoderOracle(Oracle):
     def __init__(self, model: str, batch_size: int = 32) -> None:
         import torch
         from sentence_transformers import CrossEncoder
-
-        from fashionrq.encoders.sentence import hf_offline
 
         self.name = f"st:{model}"
         self.batch_size = batch_size
@@ -94,8 +90,6 @@ def load_oracle(spec: str) -> Oracle:
         raise InputError(f"--oracle '{spec}' is unknown: use minilm or st:<cross-encoder or bi-encoder id>.")
     model = spec[3:]
     from transformers import AutoConfig
-
-    from fashionrq.encoders.sentence import hf_offline
 
     try:
         config = AutoConfig.from_pretrained(model, local_files_only=hf_offline())
@@ -297,8 +291,6 @@ def estimate_weights(
     from scipy.stats import spearmanr
     from sklearn.linear_model import Ridge
     from sklearn.preprocessing import StandardScaler
-
-    from fashionrq.encoders import item_text
 
     rng = np.random.default_rng(seed)
     matcher = AttributeMatcher(items, weights={a: 1.0 for a in ATTRIBUTES})

@@ -2,7 +2,7 @@
 
 Modules: :mod:`.db` (tables, engines, alembic migrations), :mod:`.ledger` (the hash-chained, append-only
 submission ledger), :mod:`.auth` (hashed team tokens, daily quotas, failed-token throttling), :mod:`.store`
-(uploads into run folders), :mod:`.worker` (scoring processes), :mod:`.board` (public summaries, the leaderboard
+(uploads into run folders), :mod:`.worker` (scoring processes), :mod:`.scorer` (their scoring loop), :mod:`.board` (public summaries, the leaderboard
 and its page), :mod:`.app` (the FastAPI application), :mod:`.run` (uvicorn and the worker processes) and :mod:`.client` (``fashionrq submit`` and
 ``fashionrq verify-ledger``; needs only httpx). Everything but the client needs the ``serve`` extra.
 """

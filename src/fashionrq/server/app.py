@@ -20,10 +20,11 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
 
 from fashionrq.errors import FashionRQError
+from fashionrq.io import atomic_write_bytes
 from fashionrq.layout import MANIFEST, PUBLIC
 from fashionrq.release import release_hash, verify_release
 from fashionrq.server import auth, ledger as chain, store
-from fashionrq.server.board import Board
+from fashionrq.server.board import Board, Entry
 from fashionrq.server.db import jobs, ledger
 
 API = "/api/v1"
@@ -110,8 +111,6 @@ async def _too_large(send, limit: int) -> None:
 
 def public_tar(bench: Path, data: Path, release: str) -> Path:
     """``DATA/public-<release>.tar``: manifest.json and public/ (sorted, mtime 0, no owner: the same bytes every time)."""
-    from fashionrq.io import atomic_write_bytes
-
     path = data / f"public-{release[:16]}.tar"
     if path.is_file():
         return path
@@ -225,8 +224,6 @@ def create_app(settings: Settings, engine) -> FastAPI:
     def scores(ident: int = PathParam(ge=1, le=MAX_ID), who: str = Depends(team)) -> ScoresOut:
         """Your submission's scores (aggregates with their 95% intervals; no per-query value) and its promotion gate
         against the current champion, once scored."""
-        from fashionrq.server.board import Entry
-
         state = _status(ident, who)
         if state.state != "scored":
             return ScoresOut(id=ident, state=state.state, error=state.error)

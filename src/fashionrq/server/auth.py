@@ -13,7 +13,11 @@ import threading
 import time
 from datetime import datetime, timezone
 
+import sqlalchemy as sa
+
 from fashionrq.errors import InputError
+from fashionrq.server.db import ledger, tokens
+from fashionrq.server.ledger import now_utc
 
 TEAM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 TOKEN_PREFIX = "frq_"
@@ -35,9 +39,6 @@ def check_team(team: str) -> str:
 
 def issue_token(engine, team: str) -> str:
     """A new token for ``team`` (shown once; only its sha256 is stored)."""
-    from fashionrq.server.db import tokens
-    from fashionrq.server.ledger import now_utc
-
     check_team(team)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with engine.begin() as conn:
@@ -47,11 +48,6 @@ def issue_token(engine, team: str) -> str:
 
 def revoke(engine, team: str) -> int:
     """Revoke every live token of ``team``; returns how many were revoked."""
-    import sqlalchemy as sa
-
-    from fashionrq.server.db import tokens
-    from fashionrq.server.ledger import now_utc
-
     with engine.begin() as conn:
         done = conn.execute(sa.update(tokens).where(tokens.c.team == team, tokens.c.revoked_at.is_(None))
                             .values(revoked_at=now_utc()))
@@ -60,10 +56,6 @@ def revoke(engine, team: str) -> int:
 
 def team_of(engine, token: str | None) -> str | None:
     """The team a live token belongs to, or None."""
-    import sqlalchemy as sa
-
-    from fashionrq.server.db import tokens
-
     if not token or len(token) > 256:
         return None
     with engine.connect() as conn:
@@ -77,10 +69,6 @@ def today() -> str:
 
 def quota_check(team: str, quota: int):
     """A ``check`` for :func:`fashionrq.server.ledger.append`: refuse a submission past ``quota`` today (UTC)."""
-    import sqlalchemy as sa
-
-    from fashionrq.server.db import ledger
-
     def check(conn) -> None:
         used = conn.execute(sa.select(sa.func.count()).select_from(ledger).where(
             ledger.c.kind == "submit", ledger.c.team == team, ledger.c.created_at >= today())).scalar()

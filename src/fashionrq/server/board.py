@@ -20,6 +20,11 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
+import sqlalchemy as sa
+
+from fashionrq.server.db import ledger
+from fashionrq.server.ledger import head
+from fashionrq.server.store import run_folder
 from fashionrq.taskspec import OPEN, TASKS
 
 #: the fields of a task's score entry a summary keeps
@@ -90,10 +95,6 @@ class Entry:
 
 def scored_entries(conn) -> list[Entry]:
     """Every scored submission (rejected ones aside), oldest first."""
-    import sqlalchemy as sa
-
-    from fashionrq.server.db import ledger
-
     score = ledger.alias("score")
     rows = conn.execute(sa.select(ledger.c.id, ledger.c.team, ledger.c.body, score.c.body.label("score"), score.c.created_at)
                         .join(score, sa.and_(score.c.submission == ledger.c.id, score.c.kind == "score"))
@@ -128,8 +129,8 @@ class Board:
 
     def _scored(self, entry: Entry):
         """The submission's scoring with per-unit values, held in memory only (the worker's scoring, from the cache)."""
+        # deferred: torch (protocol.scoring reads labels through fashionrq.tasks, whose SID training imports torch)
         from fashionrq.protocol.scoring import ScoredRun, score_run
-        from fashionrq.server.store import run_folder
 
         scored = score_run(self.bench, run_folder(self.data, entry.commitment), relevance=False,
                            cache_dir=self.data / "cache", unsealed=True)
@@ -137,20 +138,21 @@ class Board:
 
     def state(self) -> tuple[dict, list, dict | None]:
         """``(leaderboard JSON, shown entries, comparison)`` for the current ledger head."""
-        from fashionrq.server.ledger import head
-
         with self._lock:
             with self.engine.connect() as conn:
                 now, entries = head(conn), scored_entries(conn)
             if self._cached is None or self._cached[0] != now:
                 shown = published(entries)
-                comparison = None
-                if len(shown) >= 2:
-                    from fashionrq.protocol.compare import compare_scored
-
-                    comparison = compare_scored([self._scored(e) for e in shown], resamples=self.resamples, seed=self.seed)
+                comparison = self._compare(shown) if len(shown) >= 2 else None
                 self._cached = (now, self._json(now, shown, comparison), shown, comparison)
             return self._cached[1:]
+
+    def _compare(self, entries: list[Entry]) -> dict:
+        """The protocol's comparison of ``entries`` (their scorings with per-unit values, :meth:`_scored`)."""
+        # deferred: torch (protocol.compare scores runs through protocol.scoring, see _scored)
+        from fashionrq.protocol.compare import compare_scored
+
+        return compare_scored([self._scored(e) for e in entries], resamples=self.resamples, seed=self.seed)
 
     def _json(self, now: str, shown: list[Entry], comparison: dict | None) -> dict:
         champion = shown[0] if shown else None
@@ -181,22 +183,21 @@ class Board:
     def verdict(self, entry: Entry) -> dict | None:
         """The promotion gate of one scored submission against the current champion (None: it is the champion, or
         there is none)."""
-        from fashionrq.protocol.compare import compare_scored
-
         with self.engine.connect() as conn:
             shown = published(scored_entries(conn))
         if not shown or shown[0].submission == entry.submission:
             return None
         champion = shown[0]
-        result = compare_scored([self._scored(entry), self._scored(champion)], resamples=self.resamples, seed=self.seed)
+        result = self._compare([entry, champion])
         cell = result["matrix"][entry.label][champion.label]
         return {"champion": champion.label, **{k: cell[k] for k in ("promoted", "binding", "failing")}}
 
     def html(self, title: str = "fashionrq leaderboard") -> str:
         """The leaderboard page: the report's leaderboard and verdict sections (``fashionrq.report.html``) over the
         shown submissions, one offline file like report.html."""
+        # deferred: torch (the report reads releases through fashionrq.tasks, whose SID training imports torch)
         from fashionrq.report import html
-        from fashionrq.report.tables import Scored
+        from fashionrq.report.tables import Scored  # deferred: torch (as the line above)
 
         board, shown, comparison = self.state()
         scored = [Scored(e.label, e.summary, Path(e.label), None) for e in shown]

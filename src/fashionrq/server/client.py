@@ -6,6 +6,8 @@ import time
 from pathlib import Path
 
 from fashionrq.errors import FashionRQError, InputError
+from fashionrq.server.ledger import LedgerError, verify_rows
+from fashionrq.server.store import ALLOWED
 
 #: how long ``submit`` waits for its scores before it stops waiting (the submission stays queued on the server)
 WAIT = 3600.0
@@ -43,8 +45,6 @@ def _call(client, method: str, path: str, **kwargs) -> dict:
 
 def upload(run: Path, server: str, token: str, *, publish: bool = False) -> dict:
     """Send RUN's committed files; returns the new submission's status."""
-    from fashionrq.server.store import ALLOWED
-
     files = sorted(p for p in Path(run).iterdir() if p.name in ALLOWED and p.is_file())
     with _client(server, token) as client:
         handles = [(p.name, p.open("rb")) for p in files]
@@ -87,8 +87,6 @@ def fetch_ledger(server: str) -> tuple[list[dict], str]:
 def verify_ledger(server: str, anchor: str | None = None) -> dict:
     """Fetch the ledger and check it (:func:`fashionrq.server.ledger.verify_rows`); also that it ends at the head
     the server reports. Raises ``LedgerError`` on any break."""
-    from fashionrq.server.ledger import LedgerError, verify_rows
-
     rows, head = fetch_ledger(server)
     result = verify_rows(rows, anchor)
     if result["head"] != head:

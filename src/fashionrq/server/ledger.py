@@ -57,6 +57,7 @@ def head(conn) -> str:
     """The hash of the newest row, or :data:`GENESIS` for an empty ledger."""
     import sqlalchemy as sa
 
+    # deferred: sqlalchemy (the serve extra; the client, which needs only fashionrq, imports verify_rows from here)
     from fashionrq.server.db import ledger
 
     found = conn.execute(sa.select(ledger.c.hash).order_by(ledger.c.id.desc()).limit(1)).scalar()
@@ -78,6 +79,7 @@ def append(engine, kind: str, ref: str, team: str, submission: int | None, body:
     """
     import sqlalchemy as sa
 
+    # deferred: sqlalchemy (the serve extra; the client, which needs only fashionrq, imports verify_rows from here)
     from fashionrq.server.db import ledger
 
     for attempt in range(tries):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from fashionrq.errors import FashionRQError, InputError, ReleaseMismatchError
 from fashionrq.layout import LEDGER, RUN_JSON
+from fashionrq.protocol.commitment import check_commitment, read_run_config
 from fashionrq.taskspec import run_files
 
 ALLOWED = frozenset({RUN_JSON, LEDGER, *run_files().values()})
@@ -67,8 +68,6 @@ def receive(data: Path, files, limit: int) -> Path:
 
 def commit_upload(folder: Path, release: str) -> dict:
     """Check an uploaded folder's latest commitment against its files and this release; return the ledger body."""
-    from fashionrq.protocol.commitment import check_commitment, read_run_config
-
     config = read_run_config(folder)
     if config["release"] != release:
         raise ReleaseMismatchError(f"run.json names release {config['release'][:12]}…, not this server's {release[:12]}…; run the system on this release.")

@@ -9,6 +9,7 @@ import pyarrow as pa
 from rich.table import Table
 
 from fashionrq.sid.base import attributes_from_items
+from fashionrq.sid.methods import make_tokenizer
 from fashionrq.sid.report import REPORT_ATTRIBUTES, sid_report
 from fashionrq.sid.rqvae import DEFAULT_LEVEL_ATTRIBUTES
 
@@ -16,8 +17,6 @@ from fashionrq.sid.rqvae import DEFAULT_LEVEL_ATTRIBUTES
 def run_ablation(X: np.ndarray, items: pa.Table, methods: Sequence[str] = ("rqvae",), sizes: Sequence[int] = (64,),
                  seeds: Sequence[int] = (0,), **params) -> list[dict]:
     """Fit every (method, codebook size, seed) on ``X`` and return one row with its ``sid_report`` each."""
-    from fashionrq.sid import make_tokenizer
-
     names = tuple(name for name in params.get("level_attributes", DEFAULT_LEVEL_ATTRIBUTES) if name)
     attributes = attributes_from_items(items, names)
     rows = []

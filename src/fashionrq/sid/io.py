@@ -13,6 +13,7 @@ import torch
 from fashionrq.io import atomic_write_text, atomic_writer
 from fashionrq.errors import InputError
 from fashionrq.sid.base import Tokenizer
+from fashionrq.sid.methods import make_tokenizer
 
 CONFIG_FILE = "config.json"
 STATE_FILE = "state.pt"
@@ -32,8 +33,6 @@ def save_tokenizer(model: Tokenizer, out_dir: str | Path) -> Path:
 
 def load_tokenizer(model_dir: str | Path) -> Tokenizer:
     """Load a tokenizer written by ``save_tokenizer``."""
-    from fashionrq.sid import make_tokenizer
-
     path = Path(model_dir)
     if not (path / CONFIG_FILE).is_file() or not (path / STATE_FILE).is_file():
         raise InputError(f"{path} is not a semantic-ID model folder (it needs {CONFIG_FILE} and {STATE_FILE}); create one with `fashionrq sid train`.")

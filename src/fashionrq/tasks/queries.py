@@ -7,11 +7,16 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
+from fashionrq import querygen
 from fashionrq.errors import InputError
-from fashionrq.progress import console
 from fashionrq.hierarchy import Hierarchy
+from fashionrq.progress import console
+from fashionrq.querygen import PHI_KEYS, normalise_query
+from fashionrq.querygen.mcmr import mcmr_queries
+from fashionrq.querygen.verbalizer import SOURCE as VERBALIZER
 from fashionrq.seeding import stream
 from fashionrq.tasks.records import AnchorQuery
+from fashionrq.tasks.validity import QueryMatches, describes_leaf
 
 BACKENDS = ("verbalizer", "llm", "mcmr")
 
@@ -19,8 +24,6 @@ BACKENDS = ("verbalizer", "llm", "mcmr")
 def deduplicate(queries: list[AnchorQuery]) -> tuple[list[AnchorQuery], dict[str, int]]:
     """Drop repeated texts (keyed by ``querygen.normalise_query``): a text generated for two different leaves
     is ambiguous and dropped everywhere; repeats within one leaf keep their first occurrence."""
-    from fashionrq.querygen import normalise_query
-
     leaves: dict[str, set[str]] = {}
     for q in queries:
         leaves.setdefault(normalise_query(q.text), set()).add(q.leaf)
@@ -42,8 +45,6 @@ def deduplicate(queries: list[AnchorQuery]) -> tuple[list[AnchorQuery], dict[str
 def hidden_phi(query: AnchorQuery) -> dict[str, list[str] | None]:
     """The hidden φ(q) of a verbalizer query: what its clauses asserted (``expressed``), every φ key present,
     ``None`` when not asserted. It never comes from the public ``LexiconParser`` a system may call."""
-    from fashionrq.querygen import PHI_KEYS
-
     return {key: sorted(query.expressed[key]) if query.expressed.get(key) else None for key in PHI_KEYS}
 
 
@@ -52,8 +53,6 @@ class _NoParse:
     wrote it rather than respelled by the public parser (the hidden φ never comes from that parser)."""
 
     def parse(self, text: str) -> dict:
-        from fashionrq.querygen import PHI_KEYS
-
         return dict.fromkeys(PHI_KEYS)
 
     def parse_many(self, texts: list[str]) -> list[dict]:
@@ -67,9 +66,6 @@ def hidden_phis(queries: list[AnchorQuery], used: list[int], backend: str, seed:
     A query the verbalizer wrote because the LLM's answer failed keeps the verbalizer's record."""
     if backend != "llm":
         return {qi: hidden_phi(queries[qi]) for qi in used}, {"phi_source": "verbalizer record (GeneratedQuery.expressed)"}
-    from fashionrq import querygen
-    from fashionrq.querygen.verbalizer import SOURCE as VERBALIZER
-
     asked = [qi for qi in used if queries[qi].source != VERBALIZER]
     phis = {qi: hidden_phi(queries[qi]) for qi in used if queries[qi].source == VERBALIZER}
     llm = querygen.LLMBackend(seed=seed, **(llm_options or {}))
@@ -128,12 +124,8 @@ def _generated(hierarchy: Hierarchy, items: pd.DataFrame, backend: str, seed: in
                max_leaves: int | None) -> tuple[list, dict]:
     """The generated queries of the qualified leaves (a seeded sample of at most about ``max_leaves``, see
     :func:`sample_leaves`) and the generation counters."""
-    from fashionrq import querygen
-
     leaves, sample = sample_leaves(hierarchy, max_leaves, seed)
     if backend == "mcmr":
-        from fashionrq.querygen.mcmr import mcmr_queries
-
         queries, report = mcmr_queries(leaves, items, photos)
         return queries, [], {"leaves": len(leaves), "leaf_sample": sample, "mcmr": report}
     lexicon = querygen.LexiconParser(items)
@@ -194,8 +186,6 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
     """
     if backend not in BACKENDS:
         raise InputError(f"unknown queries backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
-    from fashionrq.querygen import normalise_query
-
     generated, broad, generation = _generated(hierarchy, items, backend, seed, llm_options, photos, max_leaves)
     queries, report = deduplicate([_anchor_query(g) for g in generated])
     taken = {normalise_query(q.text) for q in queries}
@@ -209,8 +199,6 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
 
 def parser_agreement(queries: list[AnchorQuery], phis: list[dict], items: pd.DataFrame) -> dict[str, dict[str, float]]:
     """Per φ attribute: precision and recall of the public ``LexiconParser`` against the hidden φ ``phis``."""
-    from fashionrq import querygen
-
     gold = [AnchorQuery(q.text, q.leaf, {k: v for k, v in phi.items() if v}, q.covers, q.source) for q, phi in zip(queries, phis)]
     scores = querygen.parser_agreement(gold, querygen.LexiconParser(items))
     return {k: {"precision": round(v["precision"], 4), "recall": round(v["recall"], 4), "support": v["support"]}
@@ -227,10 +215,6 @@ def verbalize_undescribed_leaves(hierarchy: Hierarchy, items: pd.DataFrame, quer
     already has is left out). ``full``: the :class:`~fashionrq.relevance.fullmatch.FullMatch` of ``items``.
     Returns the queries and hidden φ with the new ones appended, and a report.
     """
-    from fashionrq import querygen
-    from fashionrq.querygen.verbalizer import SOURCE as VERBALIZER
-    from fashionrq.tasks.validity import QueryMatches, describes_leaf
-
     clusters = hierarchy.clusters
     matches = QueryMatches(full, [phis[qi] for qi in range(len(queries))])
     described: dict[str, bool] = {}  # leaf -> some query describes it, or the verbalizer already wrote its queries
@@ -242,8 +226,8 @@ def verbalize_undescribed_leaves(hierarchy: Hierarchy, items: pd.DataFrame, quer
     report = {"leaves": len(leaves), "queries": 0}
     if not leaves:
         return queries, phis, report
-    taken = {querygen.normalise_query(q.text) for q in queries}
+    taken = {normalise_query(q.text) for q in queries}
     sets = querygen.generate_all(leaves, items, seed=seed, siblings=sibling_rows(hierarchy, leaves))
-    added = [_anchor_query(g) for qs in sets for g in qs.queries if querygen.normalise_query(g.text) not in taken]
+    added = [_anchor_query(g) for qs in sets for g in qs.queries if normalise_query(g.text) not in taken]
     phis = {**phis, **{len(queries) + i: hidden_phi(q) for i, q in enumerate(added)}}
     return queries + added, phis, {**report, "queries": len(added)}

@@ -13,13 +13,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from fashionrq.catalog import write_items
+from fashionrq.catalog import ingest, write_items
 from fashionrq.catalog.synth import is_synthetic
 from fashionrq.catalog.tiers import price_tiers_of
+from fashionrq.encoders.given import item_vectors
 from fashionrq.errors import InputError, WeakReleaseError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
-from fashionrq.io import READABLE_JSON, atomic_write_jsonl, link_or_copy, sha256_file
+from fashionrq.images.store import available_cores, catalog_vocabulary, extract_items, photographed
+from fashionrq.io import READABLE_JSON, atomic_directory, atomic_write_jsonl, link_or_copy, refuse_existing, sha256_file
 from fashionrq.layout import (
     CLUSTERS, ITEM_IDS, ITEMS, LABELS, MANIFEST, MCMR, PHI, PHOTOS, PUBLIC, QUERY_RECORDS, SIDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, T4_GROUPS,
     candidates_file, label_file, public_file, qrels_file, queries_file, refuse_in_release,
@@ -28,8 +30,12 @@ from fashionrq.querygen.evidence import CatalogValues
 from fashionrq.querygen.mcmr import ConstraintMatches
 from fashionrq.release import with_digest
 from fashionrq.relevance.fullmatch import FullMatch
+from fashionrq.relevance.matcher import shipped_weights
+from fashionrq.relevance.similarity import SIMILARITY_ENCODER
+from fashionrq.sid import write_sids
 from fashionrq.tasks.buildconfig import BuildConfig
 from fashionrq.tasks.construct import TierIndex, build_tasks
+from fashionrq.tasks.queries import anchor_queries, hidden_phis, parser_agreement, verbalize_undescribed_leaves
 from fashionrq.tasks.records import MIN_UNITS, Tasks
 from fashionrq.tasks.secret import ConstructionSecret
 from fashionrq.tasks.sids import sha256_array
@@ -69,8 +75,6 @@ def _opaque(rng: np.random.Generator, n: int, prefix: str) -> list[str]:
 def check_out(out: str | Path, force: bool = False) -> Path:
     """The output folder: refused inside another release, when it exists (unless ``force``), and, even with
     ``force``, when it holds anything but a release (a build never replaces other data)."""
-    from fashionrq.io import refuse_existing
-
     out = Path(out)
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST).is_file())):
         raise InputError(f"output folder {out} exists and is not a release; pass a new folder to --out.")
@@ -89,8 +93,6 @@ def write_release(config: BuildConfig, items: pa.Table, sids: np.ndarray, hierar
     labels/). The release is written into a temporary folder beside ``out`` and renamed into place when complete, so
     an interrupted build leaves no half-written release; ``config.force`` replaces an existing release.
     """
-    from fashionrq.io import atomic_directory
-
     check_out(config.out, config.force)  # just before the swap: a long build never replaces a folder made meanwhile
     gc_was_enabled = gc.isenabled()
     gc.disable()  # a million small rows: collection passes would cost more than the writing
@@ -263,8 +265,6 @@ def public_items(items: pa.Table, rng: np.random.Generator) -> PublicItems:
 
 
 def _write_release(out, items, sids, hierarchy, tasks, phi, secret: ConstructionSecret, manifest_info) -> Path:
-    from fashionrq.sid import write_sids
-
     out = Path(out)
     public, labels = out / PUBLIC, out / LABELS
     public.mkdir(parents=True, exist_ok=True)
@@ -295,8 +295,6 @@ def publish_photos(items: pa.Table, public: Path) -> tuple[pa.Table, dict]:
     A photo is a hard link to the catalog's file where the filesystem allows, else a copy (same bytes either way,
     so the manifest does not depend on it). Returns the table and ``{"count", "bytes"}`` of the photos.
     """
-    from fashionrq.images.store import photographed
-
     relative, total = {}, 0
     for item_id, source in photographed(items):  # refuses a photo that is not a file, naming its item
         name = f"{item_id}{Path(source).suffix.lower()}"
@@ -359,8 +357,6 @@ def construct_release(config: BuildConfig, items: pa.Table, sids: np.ndarray, *,
 def _construct(config: BuildConfig, items: pa.Table, sids: np.ndarray, vectors: np.ndarray | None,
                manifest_info: dict | None) -> Path:
     """:func:`construct_release` once ``config.out`` has been checked."""
-    from fashionrq.tasks.queries import anchor_queries, hidden_phis, parser_agreement, verbalize_undescribed_leaves
-
     queries_backend, llm_options, task_config = config.queries_backend, config.llm_options, config.task_config
     seed = config.secret.construction_seed
     with stage("hierarchy"):
@@ -417,8 +413,6 @@ def check_quality(units: dict[str, int], out: str | Path, allow_weak: bool) -> N
 def _photos(items: pa.Table, cache_dir: str | Path | None):
     """The derived image attributes of ``items``, named with the catalog's colour vocabulary (extracted on every
     core when not cached; the release's sealed image and fused runs read them from the same cache entry)."""
-    from fashionrq.images.store import available_cores, catalog_vocabulary, extract_items
-
     return extract_items(items, cache_dir=cache_dir, workers=available_cores(), vocabulary=catalog_vocabulary(items))
 
 
@@ -436,15 +430,12 @@ def photographed_only(result) -> tuple[pa.Table, dict]:
 
 def construction_components(info: dict) -> dict:
     """Models the construction used: a system built on one of them is flagged on the leaderboard (docs/benchmark.md)."""
-    from fashionrq.relevance.similarity import SIMILARITY_ENCODER
-
-    weights = json.loads((Path(__file__).parents[1] / "data" / "attribute_weights.json").read_text(encoding="utf-8"))
     backend = info.get("config", {}).get("queries_backend")
     return {
         "sid_encoder": info.get("encoder", {}).get("name"),
         "hard_negative_encoder": info.get("encoder", {}).get("name"),
         "comparator_similarity": SIMILARITY_ENCODER,
-        "weight_oracle": weights.get("oracle"),
+        "weight_oracle": shipped_weights().get("oracle"),
         "phi": info.get("report", {}).get("querygen", {}).get("phi_source"),
         # the verbalizer writes each asserted value in one of querygen.surface's spellings, which the public
         # LexiconParser reads back: a system calling that parser recovers the hidden φ of verbalizer queries
@@ -458,9 +449,6 @@ def build_release(config: BuildConfig, *, ingested=None) -> Path:
     manifest path. :class:`~fashionrq.tasks.buildconfig.BuildConfig` describes the settings. ``ingested``: the
     ``IngestResult`` of ``config.catalog`` when the caller already has it (it is not ingested again).
     """
-    from fashionrq.catalog import ingest
-    from fashionrq.encoders.given import item_vectors
-
     c = config
     check_out(c.out, c.force)
     result = ingested if ingested is not None else ingest(c.catalog, mapping=c.mapping)
@@ -489,8 +477,6 @@ def plan_units(config: BuildConfig, items: pa.Table, X: np.ndarray):
     task of the task plan those SIDs give, with the verbalizer's queries whatever the build's backend (an LLM is not
     asked once per candidate size) and the construction's seed, so on a verbalizer build the chosen size's units are
     the release's."""
-    from fashionrq.tasks.queries import anchor_queries, hidden_phis
-
     task_config, seed = config.task_config, config.secret.construction_seed
     frame = items_frame(items)
     full = FullMatch(CatalogValues(frame))

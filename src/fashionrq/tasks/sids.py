@@ -10,7 +10,9 @@ import numpy as np
 import pyarrow as pa
 
 from fashionrq.io import atomic_writer
-from fashionrq.layout import default_cache_dir
+from fashionrq.layout import SIDS_CACHE, default_cache_dir
+from fashionrq.progress import console
+from fashionrq.sid import attributes_from_items, make_tokenizer
 
 
 def sha256_array(array: np.ndarray) -> str:
@@ -24,12 +26,10 @@ def sha256_array(array: np.ndarray) -> str:
 def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codebook_size: int, seed: int,
                  params: dict, cache_dir: str | Path | None = None) -> tuple[np.ndarray, dict]:
     """Fit the tokenizer on ``X`` and return the SIDs and the tokenizer's config, cached on disk by content."""
-    from fashionrq.sid import attributes_from_items, make_tokenizer
-
     tokenizer = make_tokenizer(method, levels=levels, codebook_size=codebook_size, seed=seed, **params)
     config = tokenizer.config() if hasattr(tokenizer, "config") else {"method": method}
     key = hashlib.sha256((sha256_array(np.asarray(X)) + json.dumps(config, sort_keys=True)).encode()).hexdigest()[:32]
-    path = Path(cache_dir or default_cache_dir()) / "sids" / f"{method}-{key}.npy"
+    path = Path(cache_dir or default_cache_dir()) / SIDS_CACHE / f"{method}-{key}.npy"
     sids = _cached_sids(path, len(X))
     if sids is None:
         names = [a for a in getattr(tokenizer, "level_attributes", ()) if a]
@@ -49,7 +49,5 @@ def _cached_sids(path: Path, rows: int) -> np.ndarray | None:
             return sids
     except (OSError, ValueError, EOFError):
         pass
-    from fashionrq.progress import console
-
     console.print(f"SID cache file {path} is damaged (an interrupted write?); recomputing it.", soft_wrap=True)
     return None

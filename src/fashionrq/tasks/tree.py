@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from fashionrq.hierarchy import Hierarchy
 from fashionrq.progress import track
+from fashionrq.sid import split_leaves
 from fashionrq.tasks.sids import semantic_ids
 from fashionrq.timing import stage
 
@@ -63,8 +64,6 @@ def fit_tree(items: pa.Table, X: np.ndarray, method: str, codebook_size: int | N
     leaves into parts that can both anchor a pool and qualify: parts of at least ``min_items`` items
     (``fashionrq.sid.split_leaves``).
     """
-    from fashionrq.sid import split_leaves
-
     sizes = [codebook_size] if codebook_size is not None else codebook_candidates(items.num_rows)
     trials = {}
     for k in track(sizes, f"codebook search over {sizes}", total=len(sizes)) if len(sizes) > 1 else sizes:
