@@ -3,13 +3,9 @@ or through an engine (``fashionrq.engine``) in length-sorted chunks."""
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
-
 import numpy as np
-import scipy.sparse as sp
-
 import pyarrow as pa
+import scipy.sparse as sp
 
 from fashionrq.encoders.base import Encoder
 from fashionrq.encoders.registry import get_encoder
@@ -36,6 +32,9 @@ def encode_in_workers(encoder: Encoder, texts: list[str], is_query: bool, worker
     order. The encoder must be a registry name (each worker builds it with ``get_encoder``); each worker runs
     torch with one thread.
     """
+    import multiprocessing  # a process pool only when workers are asked for (not at every import of the encoders)
+    from concurrent.futures import ProcessPoolExecutor
+
     order = np.argsort([len(t) for t in texts], kind="stable")
     size = encoder.batch_size
     starts = range(0, len(texts), size)
