@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +21,8 @@ from fashionrq.protocol import commit_run, load_pools, validate_run
 from fashionrq.systems import BaseRetriever, LabelAccessError, get_reranker, get_system, run_system
 from fashionrq.systems.hybrid import ranks, rrf
 from fashionrq.systems.lexical import tokenize
+from fashionrq.systems.probes import POOL_SYSTEMS
+from fashionrq.systems.registry import BUILTIN_SYSTEMS, ENCODER_SYSTEM, load_object
 from fashionrq.systems.t2 import FIRST_STAGE_FEATURES, RERANKER_FEATURES, set_closeness, within_sets
 
 
@@ -231,6 +235,24 @@ def test_plugins_load_from_an_installed_entry_point(tmp_path, monkeypatch):
     (dist / "entry_points.txt").write_text("[fashionrq.systems]\nname-overlap = test_systems:NameOverlap\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert isinstance(get_system("name-overlap"), NameOverlap)
+
+
+def test_every_builtin_name_names_its_class():
+    """The registry is a table of ``module:Class`` names: each built-in's class carries that name, and its probe
+    entries are exactly the pool systems."""
+    classes = {name: load_object(spec) for name, spec in BUILTIN_SYSTEMS.items() if spec != ENCODER_SYSTEM}
+    assert {name: cls.name for name, cls in classes.items()} == {name: name for name in classes}
+    assert {name for name, spec in BUILTIN_SYSTEMS.items() if ".probes." in spec} == set(POOL_SYSTEMS)
+
+
+def test_the_sealed_child_starts_and_builds_bm25_without_the_heavy_libraries():
+    """The child's start-up (``python -m fashionrq.systems.child``) and naming one system import none of torch,
+    pandas, numba or sklearn: each built-in is imported only when named."""
+    heavy = ("torch", "pandas", "numba", "sklearn", "onnxruntime")
+    script = (f"import sys, fashionrq.systems.child; from fashionrq.systems import get_system; get_system('bm25'); "
+              f"print([m for m in {heavy!r} if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 def test_verifier_checks_every_condition(fixture_items):

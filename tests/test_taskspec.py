@@ -14,7 +14,7 @@ from fashionrq.layout import MANIFEST, RUN_JSON, candidates_file, label_file, pu
 from fashionrq.protocol.commitment import commit_run
 from fashionrq.protocol.scoring import score_run
 from fashionrq.release import Release, release_hash, with_digest
-from fashionrq.systems.run import ranking_task, write_trec
+from fashionrq.systems.runfiles import ranking_task, write_trec
 from fashionrq.taskspec import POOLED, TASKS, TaskSpec, register_task, run_files
 
 #: A pooled toy task: T1's queries, pools and judgments under names of its own.

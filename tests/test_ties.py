@@ -144,7 +144,7 @@ def test_image_descriptor_scores_identical_photos_alike():
 def test_engine_search_chunks_score_identical_items_alike(twins):
     """Open-corpus search through an engine's chunk tasks (the path Ray actors run: the cached index loaded by path,
     queries in chunks of 3, 3 and 1): every copy of an item gets its score and is listed after it, lower row first."""
-    from fashionrq.engine.base import get_engine
+    from fashionrq.engine import get_engine
     from fashionrq.systems import get_system
     from fashionrq.systems.open_search import corpus_search
 

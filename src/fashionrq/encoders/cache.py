@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from fashionrq import cachedigest
 from fashionrq.encoders.base import Encoder, as_texts
+from fashionrq.encoders.parallel import encode_in_workers, encode_with_engine
 from fashionrq.encoders.registry import get_encoder
 from fashionrq.encoders.text import TEXT_COLUMNS, item_text
 from fashionrq.errors import FashionRQError
@@ -220,12 +221,8 @@ def _compute_once(path: Path, texts: list[str], compute, kind: str, chunked: boo
 
 def _compute(enc: Encoder, texts: list[str], kind: str, workers: int, engine=None):
     if engine is not None:
-        from fashionrq.engine.stages import encode_with_engine
-
         return encode_with_engine(engine, enc, texts, kind == "query")
     if workers > 1 and len(texts) > workers * enc.batch_size:
-        from fashionrq.encoders.parallel import encode_in_workers
-
         return encode_in_workers(enc, texts, kind == "query", workers)
     return enc.encode_queries(texts) if kind == "query" else enc.encode_documents(texts)
 

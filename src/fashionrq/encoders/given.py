@@ -21,7 +21,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from fashionrq.catalog.clean import first_duplicate
+from fashionrq.encoders.cache import embed_items
+from fashionrq.encoders.registry import get_encoder
 from fashionrq.errors import InputError
+from fashionrq.io import atomic_write_text, atomic_writer, write_vectors_parquet
 
 ENCODER_KEY = b"fashionrq.encoder"
 
@@ -122,8 +125,6 @@ def _align(path: Path, ids: pa.ChunkedArray, item_ids: pa.ChunkedArray) -> np.nd
 
 def save_embeddings(path: str | Path, item_ids, vectors: np.ndarray, encoder: dict) -> Path:
     """Write vectors in a layout ``load_given_embeddings`` reads: ``.parquet`` (with the encoder in its metadata) or ``.npy`` + id list."""
-    from fashionrq.io import atomic_write_text, atomic_writer, write_vectors_parquet
-
     path = Path(path)
     ids = item_ids.to_pylist() if hasattr(item_ids, "to_pylist") else list(item_ids)
     if path.suffix == ".parquet":
@@ -147,8 +148,6 @@ def item_vectors(items: pa.Table, encoder: str, embeddings: str | Path | None,
     if embeddings is not None:
         given = load_given_embeddings(embeddings, items.column("item_id"))
         return given.vectors, {"name": given.encoder["name"], "fingerprint": given.encoder["fingerprint"]}
-    from fashionrq.encoders import embed_items, get_encoder
-
     enc = get_encoder(encoder)
     X = embed_items(items, enc, cache_dir=Path(cache_dir) if cache_dir else None)
     return X, {"name": enc.name, "fingerprint": enc.fingerprint}

@@ -1,15 +1,17 @@
-"""Encode one long list of texts in several single-threaded worker processes (shards of whole batches)."""
+"""Encode one long list of texts in parallel: in several single-threaded worker processes (shards of whole batches),
+or through an engine (``fashionrq.engine``) in length-sorted chunks."""
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
-
 import numpy as np
+import pyarrow as pa
 import scipy.sparse as sp
 
 from fashionrq.encoders.base import Encoder
 from fashionrq.encoders.registry import get_encoder
+from fashionrq.engine.base import CHUNK_COLUMN, Engine, only_chunk, run_chunked
+from fashionrq.engine.tasks import column_vectors, set_threads, vectors_column
+from fashionrq.errors import InputError
 from fashionrq.progress import track
 
 
@@ -30,6 +32,9 @@ def encode_in_workers(encoder: Encoder, texts: list[str], is_query: bool, worker
     order. The encoder must be a registry name (each worker builds it with ``get_encoder``); each worker runs
     torch with one thread.
     """
+    import multiprocessing  # a process pool only when workers are asked for (not at every import of the encoders)
+    from concurrent.futures import ProcessPoolExecutor
+
     order = np.argsort([len(t) for t in texts], kind="stable")
     size = encoder.batch_size
     starts = range(0, len(texts), size)
@@ -46,3 +51,37 @@ def encode_in_workers(encoder: Encoder, texts: list[str], is_query: bool, worker
     if encoder.kind == "sparse":
         return sp.vstack(parts, format="csr", dtype=np.float32)[inverse]
     return np.concatenate(parts, axis=0)[inverse]
+
+
+class EncodeChunk:
+    """A chunk task: dense document/query vectors of a chunk's ``text`` column with the registry encoder ``name``."""
+
+    def __init__(self, name: str, is_query: bool, threads: int = 1) -> None:
+        set_threads(threads)
+        self.encoder = get_encoder(name)
+        self.is_query = is_query
+
+    def __call__(self, chunk: pa.Table) -> pa.Table:
+        index = only_chunk(chunk)
+        texts = chunk.column("text").to_pylist()
+        vectors = self.encoder.encode_queries(texts) if self.is_query else self.encoder.encode_documents(texts)
+        return pa.table({CHUNK_COLUMN: np.full(len(texts), index, np.int64), "vector": vectors_column(vectors)})
+
+
+def encode_with_engine(engine: Engine, encoder, texts: list[str], is_query: bool) -> np.ndarray:
+    """What ``encoder.encode_queries/encode_documents(texts)`` returns, computed by ``engine`` in length-sorted chunks.
+
+    Texts are length-sorted (stable) once, as the encoders batch them, and cut into ``engine.chunk_rows`` chunks; a
+    chunk size that is a multiple of the encoder's batch size keeps every batch the one an unchunked call forms.
+    """
+    if encoder.kind != "dense":
+        raise InputError(f"--engine {engine.name} encodes with dense encoders only; {encoder.name} is {encoder.kind}: use --engine local.")
+    if engine.chunk_rows % encoder.batch_size:
+        raise InputError(f"--chunk-rows {engine.chunk_rows} is not a multiple of {encoder.name}'s batch size {encoder.batch_size}; use a multiple such as {encoder.batch_size * 64}.")
+    order = np.argsort([len(t) for t in texts], kind="stable")
+    table = pa.table({"text": pa.array([texts[i] for i in order], pa.string())})
+    vectors = column_vectors(run_chunked(engine, EncodeChunk, (encoder.name, is_query, engine.threads), table).column("vector"))
+    encoder.texts_encoded += len(texts)
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    return vectors[inverse]

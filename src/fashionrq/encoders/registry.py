@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fashionrq.encoders.base import Encoder
+from fashionrq.encoders.clip import OpenClipEncoder
+from fashionrq.encoders.e5 import E5SmallEncoder
+from fashionrq.encoders.sentence import SentenceTransformerEncoder, minilm
+from fashionrq.encoders.splade import SpladeEncoder
 from fashionrq.errors import FashionRQError
 
 #: The encoder ``build``, ``demo``, ``sid`` and ``embed`` use when none is named: one default, so the vectors a build
@@ -12,13 +16,16 @@ from fashionrq.errors import FashionRQError
 DEFAULT_ENCODER = "minilm-int8"
 
 
-def _builtins() -> dict[str, Callable[[], Encoder]]:
-    from fashionrq.encoders.e5 import E5SmallEncoder
+def _minilm_int8() -> Encoder:
+    # deferred: numba (minilm-int8's compiled kernels)
     from fashionrq.encoders.minilm_int8 import MiniLMInt8Encoder
-    from fashionrq.encoders.sentence import minilm
-    from fashionrq.encoders.splade import SpladeEncoder
 
-    return {"minilm": minilm, "minilm-int8": MiniLMInt8Encoder, "e5-small": E5SmallEncoder, "splade-tiny": SpladeEncoder}
+    return MiniLMInt8Encoder()
+
+
+#: The built-in encoders by name.
+BUILTINS: dict[str, Callable[[], Encoder]] = {"minilm": minilm, "minilm-int8": _minilm_int8, "e5-small": E5SmallEncoder,
+                                             "splade-tiny": SpladeEncoder}
 
 
 #: The model weights behind each built-in encoder name: two names with the same weights are one component
@@ -41,23 +48,18 @@ _LOADED: dict[str, Encoder] = {}
 
 def encoder_names() -> list[str]:
     """The offline encoder names; ``st:<id>`` and ``open_clip:<id>`` are accepted too."""
-    return sorted(_builtins())
+    return sorted(BUILTINS)
 
 
 def get_encoder(name: str) -> Encoder:
     """The encoder called ``name`` (built once per process)."""
     if name in _LOADED:
         return _LOADED[name]
-    builtins = _builtins()
-    if name in builtins:
-        encoder = builtins[name]()
+    if name in BUILTINS:
+        encoder = BUILTINS[name]()
     elif name.startswith("st:") and len(name) > 3:
-        from fashionrq.encoders.sentence import SentenceTransformerEncoder
-
         encoder = SentenceTransformerEncoder(name, name[3:])
     elif name.startswith("open_clip:") and len(name) > 10:
-        from fashionrq.encoders.clip import OpenClipEncoder
-
         encoder = OpenClipEncoder(name[10:])
     else:
         raise FashionRQError(

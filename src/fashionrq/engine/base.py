@@ -8,11 +8,10 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import pyarrow as pa
 
-from fashionrq.errors import FashionRQError, InputError
+from fashionrq.errors import FashionRQError
 
 #: Rows per chunk: a multiple of every encoder's batch size, so chunking never changes a batch.
 DEFAULT_CHUNK_ROWS = 4096
-ENGINES = ("local", "ray")
 #: The column every chunk carries: its index, the same on every row of the chunk.
 CHUNK_COLUMN = "chunk"
 
@@ -35,25 +34,6 @@ class Engine(Protocol):
     def map_chunks(self, task: type, args: tuple, chunks: Sequence[pa.Table]) -> list[pa.Table]: ...
 
     def describe(self) -> str: ...
-
-
-def get_engine(name: str, address: str | None = None, chunk_rows: int = DEFAULT_CHUNK_ROWS,
-               concurrency: int | None = None) -> Engine:
-    """The engine called ``name`` (``local`` or ``ray``), validated at the boundary."""
-    if name not in ENGINES:
-        raise InputError(f"--engine {name!r} is unknown: use local or ray.")
-    if chunk_rows < 1:
-        raise InputError(f"--chunk-rows must be a positive number of rows, got {chunk_rows}.")
-    if name == "local":
-        if address is not None:
-            raise InputError("--address names a Ray cluster; it needs --engine ray.")
-        from fashionrq.engine.local import LocalEngine
-
-        return LocalEngine(chunk_rows=chunk_rows)
-    from fashionrq.engine.ray_engine import RayEngine, import_ray
-
-    import_ray()  # fail fast, with the install hint, before any work
-    return RayEngine(address=address, chunk_rows=chunk_rows, concurrency=concurrency)
 
 
 def cut_chunks(table: pa.Table, chunk_rows: int) -> list[pa.Table]:

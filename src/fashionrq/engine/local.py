@@ -19,6 +19,7 @@ class LocalEngine:
     name: str = "local"
 
     def map_chunks(self, task: type, args: tuple, chunks: Sequence[pa.Table]) -> list[pa.Table]:
+        # deferred: torch (fashionrq.sid imports it)
         from fashionrq.sid.base import torch_threads
 
         with torch_threads(self.threads):

@@ -27,23 +27,6 @@ def column_vectors(column: pa.ChunkedArray | pa.Array, dtype=np.float32) -> np.n
     return array.flatten().to_numpy(zero_copy_only=False).reshape(len(array), array.type.list_size).astype(dtype, copy=False)
 
 
-class EncodeChunk:
-    """Dense document/query vectors of a chunk's ``text`` column with the registry encoder ``name``."""
-
-    def __init__(self, name: str, is_query: bool, threads: int = 1) -> None:
-        from fashionrq.encoders.registry import get_encoder
-
-        set_threads(threads)
-        self.encoder = get_encoder(name)
-        self.is_query = is_query
-
-    def __call__(self, chunk: pa.Table) -> pa.Table:
-        index = only_chunk(chunk)
-        texts = chunk.column("text").to_pylist()
-        vectors = self.encoder.encode_queries(texts) if self.is_query else self.encoder.encode_documents(texts)
-        return pa.table({CHUNK_COLUMN: np.full(len(texts), index, np.int64), "vector": vectors_column(vectors)})
-
-
 class AssignChunk:
     """Semantic-ID codes (without the de-duplication level) of a chunk's ``vector`` column with a fitted tokenizer."""
 
@@ -52,6 +35,7 @@ class AssignChunk:
         self.tokenizer = tokenizer
 
     def __call__(self, chunk: pa.Table) -> pa.Table:
+        # deferred: torch (fashionrq.sid imports it)
         from fashionrq.sid.base import check_embeddings
 
         index = only_chunk(chunk)

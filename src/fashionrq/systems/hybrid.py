@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from fashionrq.systems.base import BaseRetriever
+from fashionrq.systems.registry import get_system
 
 DEFAULT_COMPONENTS = ("bm25", "minilm-int8")
 
@@ -40,8 +41,6 @@ class HybridRetriever(BaseRetriever):
     name = "hybrid"
 
     def __init__(self, components: Sequence[str] = DEFAULT_COMPONENTS, k: float = 60.0) -> None:
-        from fashionrq.systems.registry import get_system
-
         if isinstance(components, str):
             components = [c.strip() for c in components.split(",") if c.strip()]
         self.components = tuple(components)

@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from fashionrq.errors import InputError
 from fashionrq.images.descriptor import A_BINS, B_BINS, L_BINS, WEIGHTS, lab_bin
+from fashionrq.images.store import EXTRACTOR_VERSION, extract_items
 from fashionrq.relevance.colour import srgb_to_lab
 from fashionrq.systems.base import BaseRetriever
 from fashionrq.systems.regimes import regime_of
@@ -48,8 +49,6 @@ class ImageDescriptorRetriever(BaseRetriever):
         self.workers = workers
 
     def fit(self, items: pa.Table) -> ImageDescriptorRetriever:
-        from fashionrq.images.store import extract_items
-
         if regime_of(items) == "text":
             raise InputError("system 'image-descriptor' reads photos, which text-only candidates do not show; run it with --regime image or fused.")
         attributes = extract_items(items, cache_dir=self.cache_dir, workers=self.workers)
@@ -76,6 +75,4 @@ class ImageDescriptorRetriever(BaseRetriever):
         return stable_scores(self.query_descriptor(query), self.grid.take(np.asarray(candidate_rows, dtype=np.int64)))
 
     def config(self) -> dict:
-        from fashionrq.images.store import EXTRACTOR_VERSION
-
         return {"extractor_version": EXTRACTOR_VERSION}

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fashionrq.encoders.cache import texts_hash
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_write_bytes
 from fashionrq.layout import default_cache_dir
@@ -210,8 +211,6 @@ def bm25_index(texts: list[str], tokenize, k1: float, b: float, cache_dir: str |
     """A bm25s index of ``texts`` tokenised by ``tokenize``, loaded from ``cache_dir/indexes/`` when built before
     (keyed by the texts' content hash, the tokenizer, k1, b and the bm25s version)."""
     import bm25s
-
-    from fashionrq.encoders.cache import texts_hash
 
     recipe = [texts_hash(texts), f"{tokenize.__module__}.{tokenize.__qualname__}", k1, b, bm25s.__version__]
     path = Path(cache_dir or default_cache_dir()) / "indexes" / f"bm25-{hashlib.sha256(json.dumps(recipe).encode()).hexdigest()[:32]}"

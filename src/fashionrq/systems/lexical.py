@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from fashionrq.encoders import item_texts
 from fashionrq.systems.base import BaseRetriever
+from fashionrq.systems.index import bm25_index
 
 _HYPHENATED = re.compile(r"(?<=\w)-(?=\w)")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -57,8 +58,6 @@ class BM25Retriever(BaseRetriever):
 
     def fit(self, items: pa.Table) -> BM25Retriever:
         """Index the items (a bm25s index built once per corpus and cached under ``cache_dir/indexes/``)."""
-        from fashionrq.systems.index import bm25_index
-
         self.index = bm25_index(item_texts(items), tokenize, self.k1, self.b, self.cache_dir)
         return self
 

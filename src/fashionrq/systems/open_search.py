@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from fashionrq.encoders import embed_texts, get_encoder
+from fashionrq.engine.base import CHUNK_COLUMN, only_chunk, run_chunked
+from fashionrq.engine.tasks import column_vectors, set_threads, vectors_column
 from fashionrq.errors import FashionRQError
 from fashionrq.systems.base import top_k
 from fashionrq.systems.index import DenseIndex, IndexConfig, exact_search, faiss_module, recall_at_k
@@ -40,9 +43,6 @@ class SearchChunk:
     thread)."""
 
     def __init__(self, encoder: str, index_path: str, config: IndexConfig, k: int, threads: int = 1) -> None:
-        from fashionrq.encoders.registry import get_encoder
-        from fashionrq.engine.tasks import set_threads
-
         set_threads(threads)
         faiss = faiss_module()
         if faiss is not None:
@@ -51,9 +51,6 @@ class SearchChunk:
         self.index = DenseIndex.load(index_path, config)
 
     def __call__(self, chunk: pa.Table) -> pa.Table:
-        from fashionrq.engine.base import CHUNK_COLUMN, only_chunk
-        from fashionrq.engine.tasks import vectors_column
-
         index = only_chunk(chunk)
         queries = self.encoder.encode_queries(chunk.column("text").to_pylist())
         rows, scores = self.index.search(queries, self.k)
@@ -63,16 +60,11 @@ class SearchChunk:
 
 
 def _dense(system, queries: list[str], k: int, config: IndexConfig, engine) -> CorpusHits:
-    from fashionrq.encoders import embed_texts
-
     index = DenseIndex(system.documents, config, system.cache_dir)
     if engine is None:
         vectors = np.asarray(embed_texts(queries, system.encoder, kind="query", cache_dir=system.cache_dir), np.float32)
         rows, scores = index.search(vectors, k)
     else:
-        from fashionrq.engine.base import run_chunked
-        from fashionrq.engine.tasks import column_vectors
-
         out = run_chunked(engine, SearchChunk, (system.encoder_name, str(index.path), config, k, engine.threads), pa.table({"text": queries}))
         vectors = column_vectors(out.column("query"))
         rows = [np.asarray(r, np.int64) for r in out.column("rows").to_pylist()]

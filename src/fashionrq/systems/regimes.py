@@ -44,8 +44,9 @@ def check_regime(regime: str) -> str:
 
 def candidate_view(items: pa.Table, regime: str, cache_dir=None, workers: int = 1) -> pa.Table:
     """The items table as candidates look in ``regime`` (same rows, same order, same schema)."""
+    # deferred: pandas (fashionrq.images), which the text regime and the sealed child's start-up do without
     from fashionrq.images.store import catalog_vocabulary, extract_items, with_vocabulary
-    from fashionrq.images.verbalize import describe
+    from fashionrq.images.verbalize import describe  # deferred: pandas (fashionrq.images)
 
     check_regime(regime)
     if regime == "text":

@@ -1,4 +1,6 @@
-"""System names -> retrievers: the built-ins, ``st:<model>``, ``module:Class`` plug-ins and entry points."""
+"""System names -> retrievers: the built-ins, ``st:<model>``, ``module:Class`` plug-ins and entry points.
+
+A table of names: the systems sit above it, each imported only when its name is asked for."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from importlib.metadata import entry_points
 from fashionrq.errors import FashionRQError
 from fashionrq.systems.adapter import as_retriever
 from fashionrq.systems.base import BatchRetriever
+from fashionrq.systems.twostage import check_reranker
 
 #: Entry-point group through which installed packages register systems (``name = "pkg.module:Class"``).
 ENTRY_POINT_GROUP = "fashionrq.systems"
@@ -15,31 +18,43 @@ ENTRY_POINT_GROUP = "fashionrq.systems"
 #: Built-in dense encoders (names of the encoders registry).
 DENSE_ENCODERS = ("minilm", "minilm-int8", "e5-small")
 SPARSE_ENCODERS = ("splade-tiny",)
+#: The class every encoder system builds, with ``encoder=<its name>`` (a built-in encoder, ``st:`` or ``open_clip:``).
+ENCODER_SYSTEM = "fashionrq.systems.dense:EncoderRetriever"
+#: Built-in system names -> ``module:Class``, imported when asked for (as a plug-in's is), so naming one system never
+#: loads another's libraries (the probes' torch, the image descriptor's pandas).
+BUILTIN_SYSTEMS = {
+    "random": "fashionrq.systems.lexical:RandomRetriever",
+    "bm25": "fashionrq.systems.lexical:BM25Retriever",
+    "tfidf": "fashionrq.systems.lexical:TfidfRetriever",
+    **dict.fromkeys((*DENSE_ENCODERS, *SPARSE_ENCODERS), ENCODER_SYSTEM),
+    "hybrid": "fashionrq.systems.hybrid:HybridRetriever",
+    "image-descriptor": "fashionrq.systems.imagedesc:ImageDescriptorRetriever",
+    "probe-cooccurrence": "fashionrq.systems.probes.attacks:CooccurrenceProbe",
+    "probe-frequency": "fashionrq.systems.probes.attacks:FrequencyProbe",
+    "probe-rarity": "fashionrq.systems.probes.attacks:RarityProbe",
+    "probe-linkage": "fashionrq.systems.probes.attacks:LinkageProbe",
+    "probe-copool": "fashionrq.systems.probes.attacks:CopoolProbe",
+    "probe-position": "fashionrq.systems.probes.attacks:PositionProbe",
+    "probe-id-proximity": "fashionrq.systems.probes.attacks:IdProximityProbe",
+    "probe-row-proximity": "fashionrq.systems.probes.attacks:RowProximityProbe",
+    "probe-qid-order": "fashionrq.systems.probes.attacks:QidOrderProbe",
+    "query-blind": "fashionrq.systems.probes.centroid:QueryBlindCentroid",
+    "query-blind-structure": "fashionrq.systems.probes.structure:QueryBlindStructure",
+}
+#: Built-in rerankers (pointwise second stages) by name.
+BUILTIN_RERANKERS = {"verifier": "fashionrq.systems.verifier:VerifierReranker"}
 
 
 def _builtin(name: str):
-    from fashionrq.systems.dense import EncoderRetriever
-    from fashionrq.systems.hybrid import HybridRetriever
-    from fashionrq.systems.lexical import BM25Retriever, RandomRetriever, TfidfRetriever
-
-    from fashionrq.systems.imagedesc import ImageDescriptorRetriever
-    from fashionrq.systems.probes import POOL_SYSTEMS
-
-    classes = {"random": RandomRetriever, "bm25": BM25Retriever, "tfidf": TfidfRetriever, "hybrid": HybridRetriever,
-               "image-descriptor": ImageDescriptorRetriever, **POOL_SYSTEMS}
-    if name in classes:
-        return classes[name]
-    if name in DENSE_ENCODERS + SPARSE_ENCODERS or name.startswith(("st:", "open_clip:")):
-        return lambda **params: EncoderRetriever(encoder=name, **params)
-    return None
+    if name.startswith(("st:", "open_clip:")) or BUILTIN_SYSTEMS.get(name) == ENCODER_SYSTEM:
+        encoder_system = load_object(ENCODER_SYSTEM)
+        return lambda **params: encoder_system(encoder=name, **params)
+    return load_object(BUILTIN_SYSTEMS[name]) if name in BUILTIN_SYSTEMS else None
 
 
 def builtin_systems() -> list[str]:
-    """Names of the built-in systems (plus the ``st:<model>`` family)."""
-    from fashionrq.systems.probes import POOL_SYSTEMS
-
-    return ["random", "bm25", "tfidf", *DENSE_ENCODERS, *SPARSE_ENCODERS, "hybrid", "image-descriptor", *POOL_SYSTEMS,
-            "st:<model id or folder>", "open_clip:<model id>"]
+    """Names of the built-in systems (plus the ``st:<model>`` and ``open_clip:<model>`` families)."""
+    return [*BUILTIN_SYSTEMS, "st:<model id or folder>", "open_clip:<model id>"]
 
 
 def _plugin_entry_points() -> dict:
@@ -87,16 +102,12 @@ def get_system(spec: str, **params) -> BatchRetriever:
 
 def get_reranker(spec: str, **params):
     """A new, unfitted pointwise second stage: ``verifier`` or ``module:Class`` (``params`` go to the constructor)."""
-    from fashionrq.systems.twostage import check_reranker
-
-    if spec == "verifier":
-        from fashionrq.systems.verifier import VerifierReranker
-
-        factory = VerifierReranker
+    if spec in BUILTIN_RERANKERS:
+        factory = load_object(BUILTIN_RERANKERS[spec])
     elif ":" in spec:
         factory = load_object(spec)
     else:
-        raise FashionRQError(f"unknown reranker '{spec}': use 'verifier' or module:Class.")
+        raise FashionRQError(f"unknown reranker '{spec}': use {', '.join(map(repr, BUILTIN_RERANKERS))} or module:Class.")
     try:
         reranker = factory(**params)
     except TypeError as err:

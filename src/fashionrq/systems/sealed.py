@@ -2,7 +2,7 @@
 
 The parent (:func:`run_sealed`) copies the verified ``BENCH/public/`` files into a fresh temporary folder WORK,
 pickles the job (system and reranker names or instances, their parameters, the calibrator) into ``WORK/job/`` and
-starts ``python -m fashionrq.systems.sealed WORK`` under the seal it planned itself (``fashionrq.systems.sandbox``):
+starts ``python -m fashionrq.systems.child WORK`` under the seal it planned itself (``fashionrq.systems.sandbox``):
 the child may read ``WORK/public``, ``WORK/job``, the Python installation and the system folders, and write
 ``WORK/out`` and ``WORK/tmp``. The child unpickles the job — so a plug-in's module import, ``__init__``, ``fit``,
 ``score`` and ``config`` all run sealed — and writes the run files into ``WORK/out``. It is never told where the
@@ -23,21 +23,19 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import cloudpickle
 
 from fashionrq.cachedigest import DIGESTS, SEALED_ENV
 from fashionrq.errors import FashionRQError, InputError
-from fashionrq.io import atomic_write_bytes, atomic_write_json, process_alive
+from fashionrq.io import atomic_write_bytes, process_alive
 from fashionrq.layout import PHOTOS, PUBLIC, default_cache_dir
 from fashionrq.limits import Limits
 from fashionrq.release import LabelAccessError
+from fashionrq.systems.job import ERROR, JOB, RESULT, Batch, Job
+from fashionrq.systems.sandbox import SandboxError, plan
 
-JOB = "job.pickle"
-RESULT = "result.json"
-ERROR = "error.json"
 WORK_PREFIX = "fashionrq-sealed-"
 #: Cache folders the parent shares with sealed runs, read-only to them: vectors and the
 #: photos' derived attributes, all written by the parent (none holds a label). A sealed run trusts an entry only
@@ -60,32 +58,6 @@ MAX_CHILD_FILE = 1 << 30
 MAX_CHILD_RECORD = 16 << 20
 #: How often (seconds) the parent checks the sealed child's time and the resident memory of its processes.
 WATCH_INTERVAL_S = 0.25
-
-
-@dataclass(frozen=True)
-class Job:
-    """What the child runs: ``system``/``reranker`` are names (built in the child) or ready instances."""
-
-    system: object
-    params: dict = field(default_factory=dict)
-    reranker: object = None
-    reranker_params: dict = field(default_factory=dict)
-    regime: str = "text"
-    calibrator: object = None
-    release: str = ""
-    depth: int = 50  # candidates per query the reranker re-scores
-    first_stage: bool = False  # also write the first stage alone (two-stage jobs)
-    engine: str | None = None  # open-corpus search: None (in the child), "local" or "ray"
-    address: str | None = None
-    chunk_rows: int = 4096
-    index: str = "exact"
-
-
-@dataclass(frozen=True)
-class Batch:
-    """Several jobs for one sealed child (``fashionrq.systems.run.run_systems``): job ``i`` writes ``WORK/out/<i>/``."""
-
-    jobs: tuple[Job, ...]
 
 
 @contextlib.contextmanager
@@ -194,8 +166,6 @@ def run_sealed(job: Job | Batch, bench: Path, work: Path, label: str, limits: Li
     Each record is ``{"system", "config"}`` as the child reports it (checked to be a name and a JSON object);
     ``isolation`` is what this process set up (``fashionrq.systems.sandbox``), with the limits.
     """
-    from fashionrq.systems.sandbox import SandboxError, plan
-
     cache = _cache_folder()
     _private_cache(work, cache)
     readable, writable = _access(work, cache)
@@ -227,7 +197,7 @@ def _supervise(work: Path, seal, limits: Limits, label: str) -> int:
     """Start the child under ``seal``, wait up to the time limit while its processes together stay within the
     memory limit, then kill its process group (and every process left in its network namespace); returns its exit
     code."""
-    child = subprocess.Popen([sys.executable, "-m", "fashionrq.systems.sealed", str(work)], cwd=work, env=_child_env(work),
+    child = subprocess.Popen([sys.executable, "-m", "fashionrq.systems.child", str(work)], cwd=work, env=_child_env(work),
                              close_fds=True, start_new_session=True, preexec_fn=seal.apply)
     namespace = _namespace(child.pid) if seal.network_flags else None
     if namespace == _namespace(os.getpid()):  # not a namespace of its own: it tells the run's processes from no others
@@ -349,33 +319,3 @@ def _child_records(out: Path, code: int, label: str, limits: Limits) -> dict:
 
 def _is_record(record) -> bool:
     return isinstance(record, dict) and isinstance(record.get("system"), str) and isinstance(record.get("config"), dict)
-
-
-def _fail(out: Path, message: str, exit_code: int, denied: bool = False) -> None:
-    atomic_write_json(out / ERROR, {"message": message, "exit_code": exit_code, "denied": denied})
-    sys.exit(exit_code)
-
-
-def child_main(work: Path) -> None:
-    """The sealed child (sealed before it started): build the systems (of one job or a batch) and write WORK/out/*."""
-    from fashionrq.systems.sandbox import is_denial
-
-    out = work / "out"
-    try:
-        with open(work / "job" / JOB, "rb") as handle:
-            job: Job | Batch = pickle.load(handle)
-        from fashionrq.systems.run import execute_job
-
-        result = execute_job(job, work / PUBLIC, out)
-    except FashionRQError as err:
-        _fail(out, str(err), err.exit_code)
-    except OSError as err:
-        if not is_denial(err):
-            raise
-        _fail(out, f"the system was refused access to {err.filename or 'a file'} ({err.strerror}): a sealed run may read only "
-                   "its private copy of BENCH/public/, so remove that access.", 3, denied=True)
-    atomic_write_json(out / RESULT, {"runs": result})
-
-
-if __name__ == "__main__":
-    child_main(Path(sys.argv[1]))

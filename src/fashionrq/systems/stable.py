@@ -12,6 +12,7 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from fashionrq.encoders import embed_texts, item_texts
 from fashionrq.exact import Grid, grid_scores
 
 
@@ -29,7 +30,5 @@ def first_rows(keys: Sequence[Hashable]) -> np.ndarray:
 def item_vectors(items, encoder, cache_dir=None):
     """The ``encoder``'s document vector of every item (cached, :func:`fashionrq.encoders.embed_items`), one per
     distinct item text: an encoder that batches (torch minilm) can encode a repeated text slightly differently."""
-    from fashionrq.encoders import embed_texts, item_texts
-
     texts = item_texts(items)
     return embed_texts(texts, encoder, kind="document", cache_dir=cache_dir)[first_rows(texts)]

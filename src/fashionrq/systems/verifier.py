@@ -16,6 +16,8 @@ import numpy as np
 import pyarrow as pa
 
 from fashionrq.layout import default_cache_dir
+from fashionrq.querygen import LexiconParser
+from fashionrq.relevance import AttributeMatcher
 
 
 class VerifierReranker:
@@ -41,9 +43,6 @@ class VerifierReranker:
         self.cache_dir = cache_dir
 
     def fit(self, items: pa.Table) -> VerifierReranker:
-        from fashionrq.querygen import LexiconParser
-        from fashionrq.relevance import AttributeMatcher
-
         self.parser = LexiconParser(items)
         self.matcher = AttributeMatcher(
             items, weights=self.weights, encoder=self.encoder, cache_dir=self.cache_dir or default_cache_dir()

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fashionrq.encoders import get_encoder
 from fashionrq.systems.probes.attacks import Probe
 from fashionrq.systems.probes.view import Pool, PublicView
 from fashionrq.exact import Grid
@@ -30,8 +31,6 @@ class QueryBlindCentroid(Probe):
         self.cache_dir = cache_dir
 
     def fit(self, view: PublicView) -> QueryBlindCentroid:
-        from fashionrq.encoders import get_encoder
-
         super().fit(view)
         encoder = get_encoder(self.encoder)
         if encoder.kind == "sparse":

@@ -1,6 +1,6 @@
 """Runs of pool systems (the probes and the query-blind baseline) in the format of every other run.
 
-:func:`fashionrq.systems.run.execute` hands a pool system to :func:`execute_pool` inside the sealed child,
+:func:`fashionrq.systems.execute.execute` hands a pool system to :func:`execute_pool` inside the sealed child,
 so a probe sees exactly what any system sees: a private copy of ``BENCH/public/``.
 """
 
@@ -15,7 +15,7 @@ from fashionrq.io import atomic_write_jsonl
 from fashionrq.layout import T2_PAIRS
 from fashionrq.release import Release
 from fashionrq.systems.probes.view import PublicView
-from fashionrq.systems.run import _tag, calibrated_t2, write_trec
+from fashionrq.systems.runfiles import calibrated_t2, open_depth, run_tag, write_trec
 from fashionrq.systems.t2 import GradeCalibrator
 from fashionrq.taskspec import POOLED_KINDS, TASKS, tasks_of
 
@@ -44,8 +44,6 @@ def _open_corpus(public: Release, view: PublicView, system, out: Path) -> None:
     pools = view.pools.get("t1o")
     if not pools:
         return
-    from fashionrq.systems.run import open_depth
-
     depth = open_depth(public)
     qids, candidates, scores = [], [], []
     for pool in pools:
@@ -53,7 +51,7 @@ def _open_corpus(public: Release, view: PublicView, system, out: Path) -> None:
         qids.append(pool.qid)
         candidates.append([pool.candidates[i] for i in top])
         scores.append(values)
-    write_trec(out / TASKS["t1o"].run_file, qids, candidates, scores, _tag(system.name))
+    write_trec(out / TASKS["t1o"].run_file, qids, candidates, scores, run_tag(system.name))
 
 
 def public_view(public: Release, shared: dict | None = None) -> PublicView:
@@ -80,7 +78,7 @@ def execute_pool(public: Release, system, out: Path, calibrator: GradeCalibrator
     for task in tasks_of(*POOLED_KINDS):
         pools = view.pools[task]
         write_trec(out / f"{task}.run", [p.qid for p in pools], [p.candidates for p in pools],
-                   [system.score_pool(p) for p in pools], _tag(system.name))
+                   [system.score_pool(p) for p in pools], run_tag(system.name))
     _open_corpus(public, view, system, out)
     pairs, features = _t2_features(public, view, system)
     atomic_write_jsonl(out / TASKS["t2"].run_file, calibrated_t2(public, pairs, features, calibrator))

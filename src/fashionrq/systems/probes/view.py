@@ -1,7 +1,7 @@
 """What a label-blind attacker sees: every pool, query text, item id and dev label in BENCH/public/.
 
 The view is built generically. The scored pools come from the same readers as every other system
-(:func:`fashionrq.systems.run.ranking_task` and ``t2_pairs.jsonl``); the evidence an attack may use comes
+(:func:`fashionrq.systems.runfiles.ranking_task` and ``t2_pairs.jsonl``); the evidence an attack may use comes
 from scanning every ``*.jsonl`` file of ``public/``: any record with a ``text`` is a query, any ``candidates``
 list or ``item_id`` is an occurrence of items, and any ``qid`` or other ``*_id`` value ties records together. A release that
 adds public files is therefore attacked through them without changing the probes.
@@ -20,6 +20,7 @@ import pyarrow as pa
 from fashionrq.layout import T2_DEV_LABELS, T2_PAIRS, queries_file
 from fashionrq.release import Release
 from fashionrq.systems.lexical import tokenize
+from fashionrq.systems.runfiles import ranking_task
 from fashionrq.taskspec import POOLED_KINDS, tasks_of
 
 
@@ -100,8 +101,6 @@ class PublicView:
 
     @classmethod
     def read(cls, bench: Release) -> PublicView:
-        from fashionrq.systems.run import ranking_task
-
         pools = {}
         for task in tasks_of(*POOLED_KINDS):
             qids, texts, cands = ranking_task(bench, task)
