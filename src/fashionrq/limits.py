@@ -1,11 +1,17 @@
-"""What a sealed child may use (``fashionrq run --time-limit/--memory-limit``); a module of its own, so the CLI reads
-the defaults without importing the systems."""
+"""What a process may use: the cores it may run on, and what a sealed child may use (``fashionrq run
+--time-limit/--memory-limit``); a module of its own, so the CLI reads the defaults without importing the systems."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from fashionrq.errors import InputError
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity): how many workers a parallel step starts."""
+    return max(1, len(os.sched_getaffinity(0)))
+
 
 #: Default limits of ``fashionrq run --time-limit/--memory-limit``.
 DEFAULT_TIME_LIMIT_S = 4 * 3600

@@ -37,6 +37,7 @@ from numba.core.caching import UserProvidedCacheLocator
 from fashionrq.encoders.base import Encoder, file_sha256
 from fashionrq.encoders.sentence import MAX_SEQ_LENGTH
 from fashionrq.exact import grid_bits
+from fashionrq.limits import available_cores
 
 #: Bumped whenever the arithmetic below changes (part of the encoder identity, so of every cache key).
 RECIPE = "exact-int8-v1:w8-per-channel,a7-per-token,grid-attention,poly-exp-erf"
@@ -70,7 +71,7 @@ def minilm_tokenizer(max_length: int = MAX_SEQ_LENGTH):
 
 def default_threads() -> int:
     """Threads that encode batches side by side: the cores this process may use, at most 2."""
-    return max(1, min(2, len(os.sched_getaffinity(0))))
+    return min(2, available_cores())
 
 
 def _kernel_cache_copy() -> None:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from fashionrq.relevance.colour import srgb_to_lab
+from fashionrq.colour import srgb_to_lab
 from fashionrq.vocab import colour_rgb, normalise_colour
 
 #: Clusters per image and Lloyd iterations.

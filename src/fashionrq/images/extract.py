@@ -11,7 +11,7 @@ from fashionrq.images.pattern import classify_pattern, garment_region, texture_f
 from fashionrq.images.records import ImageAttributes
 from fashionrq.images.segment import foreground_mask
 from fashionrq.images.shape import shape_features
-from fashionrq.relevance.colour import srgb_to_lab
+from fashionrq.colour import srgb_to_lab
 
 #: Longer side, in pixels, images are analysed at (the bundled photos are 225 x 300, so 150 x 200).
 MAX_SIDE = 200

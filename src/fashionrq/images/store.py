@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -146,11 +145,6 @@ def photographed(items: pa.Table) -> list[tuple[str, str]]:
         if not Path(path).is_file():
             raise InputError(f"item {item_id}'s image {path} does not exist; restore it or re-ingest the catalog with the right --images folder.")
     return pairs
-
-
-def available_cores() -> int:
-    """The cores this process may run on (its CPU affinity): how many workers a parallel step starts."""
-    return max(1, len(os.sched_getaffinity(0)))
 
 
 def _cache_file(digests: Sequence[str], vocabulary: ColourVocabulary, seed: int, cache_dir: Path) -> Path:

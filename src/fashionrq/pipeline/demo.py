@@ -19,9 +19,9 @@ from fashionrq.catalog import ingest, save_ingest
 from fashionrq.encoders import embed_items, get_encoder
 from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import FashionRQError, InputError
-from fashionrq.images.store import available_cores
 from fashionrq.io import atomic_write_json, sha256_file
 from fashionrq.layout import ITEMS, SIDS, check_folder_output
+from fashionrq.limits import available_cores
 from fashionrq.pipeline.mcmr import PhotographedAblation, photographed_ablation
 from fashionrq.pipeline.probes import prepare_probe_runs, probe_release
 from fashionrq.pipeline.runs import run_commit_score
@@ -332,7 +332,7 @@ def _timed_probes(bench: Path, out: Path, scored: list[ScoredRun], config: DemoC
     """:func:`~fashionrq.pipeline.probes.probe_release` in a worker process, with a stage timer of its own:
     (report, stages)."""
     timer = StageTimer()
-    with timer.active():
+    with timer.active(), stage("probes"):
         report = probe_release(bench, out=out, against=scored, resamples=config.resamples, seed=config.seed,
                                query_blind_encoder=config.encoder, force=True)
     return report, timer.stages
@@ -340,7 +340,7 @@ def _timed_probes(bench: Path, out: Path, scored: list[ScoredRun], config: DemoC
 
 def _probes(pending: Future) -> ProbeReport:
     """The probes :func:`_probes_beside` started; their stages join the timer under the stage that waited for them."""
-    with stage("probes (beside the leaderboard and the bootstrap)"):
+    with stage("probes, the wait (they ran beside the leaderboard and the bootstrap)"):
         report, stages = pending.result()
         adopt(stages)
     return report

@@ -18,8 +18,8 @@ from fashionrq.catalog import load_items
 from fashionrq.encoders import get_encoder
 from fashionrq.encoders.cache import remember_items
 from fashionrq.errors import FashionRQError, InputError
-from fashionrq.images.store import available_cores
 from fashionrq.layout import MCMR, label_file
+from fashionrq.limits import available_cores
 from fashionrq.pipeline.runs import commit_and_score, run_many
 from fashionrq.stagecache import cached_folder, folder_digest
 from fashionrq.systems import get_system

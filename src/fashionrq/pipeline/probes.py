@@ -4,13 +4,13 @@ scored, then judged by :mod:`fashionrq.protocol.probe` (docs/protocol.md, "Adver
 from __future__ import annotations
 
 import multiprocessing
-import os
 import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from fashionrq.io import atomic_directory, atomic_write_json
+from fashionrq.limits import available_cores
 from fashionrq.pipeline.runs import commit_and_score, run_many
 from fashionrq.progress import track
 from fashionrq.protocol.probe import ProbeReport, informative_tasks, probe_report, probe_runs
@@ -42,7 +42,7 @@ def _commit_and_score_all(bench: Path, folder: Path, labels: list[str]) -> dict[
     """:func:`_commit_and_score` of every run ``folder/label``, on as many cores as this process may use (each run
     is scored alone, so the results do not depend on how many; at most :data:`SCORING_WORKERS`, each holds a
     release's qrels)."""
-    workers = min(len(labels), len(os.sched_getaffinity(0)), SCORING_WORKERS)
+    workers = min(len(labels), available_cores(), SCORING_WORKERS)
     label = f"scoring {len(labels)} probe runs"
     if workers < 2:
         return {name: _commit_and_score(bench, folder / name) for name in track(labels, label, total=len(labels))}

@@ -11,10 +11,10 @@ import pyarrow as pa
 
 from fashionrq.errors import InputError
 from fashionrq.hierarchy import Cluster
+from fashionrq.limits import available_cores
 from fashionrq.progress import track
 from fashionrq.querygen.enrich import normalise_query
 from fashionrq.hierarchy.attributes import items_frame
-from fashionrq.images.store import available_cores
 from fashionrq.querygen.evidence import MIN_SUPPORT, CatalogValues, required_subtypes
 from fashionrq.querygen.llm import ChatResult, LLMBackend, parse_generation_answer
 from fashionrq.querygen.parser import LexiconParser

@@ -1,6 +1,6 @@
 """Weighted query relevance R(q, p), per-attribute comparators m_a(q, p), AttrScore and weight estimation."""
 
-from fashionrq.relevance.colour import delta_e76, srgb_to_lab
+from fashionrq.colour import delta_e76, srgb_to_lab
 from fashionrq.relevance.comparators import NEUTRAL
 from fashionrq.relevance.matcher import (
     ATTRIBUTES, AttributeMatcher, check_weights, default_weights, expressed, load_weights,

@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from fashionrq.errors import InputError
-from fashionrq.relevance.colour import srgb_to_lab
+from fashionrq.colour import srgb_to_lab
 from fashionrq.relevance.similarity import TextSimilarity
 from fashionrq.vocab import (
     AGE_SCALE, colour_rgb, gender_group, normalise_age_group, normalise_colour, normalise_price_hint,

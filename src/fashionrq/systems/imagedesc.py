@@ -16,7 +16,7 @@ import pyarrow as pa
 from fashionrq.errors import InputError
 from fashionrq.images.descriptor import A_BINS, B_BINS, L_BINS, WEIGHTS, lab_bin
 from fashionrq.images.store import EXTRACTOR_VERSION, extract_items
-from fashionrq.relevance.colour import srgb_to_lab
+from fashionrq.colour import srgb_to_lab
 from fashionrq.systems.base import BaseRetriever
 from fashionrq.systems.regimes import regime_of
 from fashionrq.exact import Grid

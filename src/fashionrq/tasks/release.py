@@ -20,12 +20,13 @@ from fashionrq.encoders.given import item_vectors
 from fashionrq.errors import InputError, WeakReleaseError
 from fashionrq.hierarchy import Hierarchy, build_hierarchy
 from fashionrq.hierarchy.attributes import items_frame
-from fashionrq.images.store import available_cores, catalog_vocabulary, extract_items, photographed
+from fashionrq.images.store import catalog_vocabulary, extract_items, photographed
 from fashionrq.io import READABLE_JSON, atomic_directory, atomic_write_jsonl, link_or_copy, refuse_existing, sha256_file
 from fashionrq.layout import (
     CLUSTERS, ITEM_IDS, ITEMS, LABELS, MANIFEST, MCMR, PHI, PHOTOS, PUBLIC, QUERY_RECORDS, SIDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, T4_GROUPS,
     candidates_file, label_file, public_file, qrels_file, queries_file, refuse_in_release,
 )
+from fashionrq.limits import available_cores
 from fashionrq.querygen.evidence import CatalogValues
 from fashionrq.querygen.mcmr import ConstraintMatches
 from fashionrq.release import with_digest
