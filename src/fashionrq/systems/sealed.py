@@ -30,7 +30,7 @@ import cloudpickle
 from fashionrq.cachedigest import DIGESTS, SEALED_ENV
 from fashionrq.errors import FashionRQError, InputError
 from fashionrq.io import atomic_write_bytes, process_alive
-from fashionrq.layout import PHOTOS, PUBLIC, default_cache_dir
+from fashionrq.layout import PHOTOS, PUBLIC, SIDS_CACHE, STAGES_CACHE, default_cache_dir
 from fashionrq.limits import Limits
 from fashionrq.release import LabelAccessError
 from fashionrq.systems.job import ERROR, JOB, RESULT, Batch, Job
@@ -47,7 +47,7 @@ SHARED_CACHE_FOLDERS = ("embeddings", "images")
 #: run can change what another reads.
 PRIVATE_CACHE_FOLDERS = ("indexes", "relevance")
 #: Cache folders that hold labels or label-derived data: the SIDs and cached stage outputs (releases, runs).
-DENIED_CACHE_FOLDERS = ("sids", "stages")
+DENIED_CACHE_FOLDERS = (SIDS_CACHE, STAGES_CACHE)
 #: System folders the child may read (libraries, programs, ``/etc``, ``/proc`` and ``/sys`` for CPU and memory
 #: facts).
 SYSTEM_FOLDERS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/proc", "/sys")
