@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from fashionrq.timing import StageTimer, stage
+from fashionrq.timing import StageTimer, adopt, stage, timed
 
 
 def _burn_cpu(seconds: float) -> None:
@@ -51,6 +51,21 @@ def test_stage_without_an_active_timer_records_nothing():
     with stage("unobserved"):
         pass
     assert timer.stages == []
+
+
+def _sum_in_stage(values):
+    with stage("sum"):
+        return sum(values)
+
+
+def test_timed_returns_the_result_and_its_own_stages_for_a_parent_to_adopt():
+    result, stages = timed("outer", _sum_in_stage, [1, 2, 3])
+    assert result == 6 and [s.stage for s in stages] == ["sum", "outer"] and stages[1].depth == 0
+    assert [s.stage for s in timed(None, _sum_in_stage, [4])[1]] == ["sum"]  # no outer stage
+    timer = StageTimer()
+    with timer.active(), stage("waiting"):
+        adopt(stages)
+    assert [s.stage for s in timer.stages] == ["sum", "outer", "waiting"]
 
 
 def test_cli_help_imports_no_model_library():

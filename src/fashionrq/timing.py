@@ -15,6 +15,7 @@ every stage where Linux allows it (``/proc/self/clear_refs``), and the largest a
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import os
 import resource
@@ -155,3 +156,12 @@ def adopt(stages: Sequence[StageTime], prefix: str = "") -> None:
     timer = _ACTIVE.get()
     if timer is not None:
         timer.adopt(stages, prefix)
+
+
+def timed(name: str | None, function: Callable, *args, **kwargs) -> tuple[object, list[StageTime]]:
+    """``function(*args, **kwargs)`` under a timer of its own, inside stage ``name`` (none when None): its result and
+    the stages it recorded, for a worker process whose parent :func:`adopt`\ s them."""
+    timer = StageTimer()
+    with timer.active(), (stage(name) if name else contextlib.nullcontext()):
+        result = function(*args, **kwargs)
+    return result, timer.stages

@@ -35,7 +35,7 @@ from fashionrq.sid.io import read_sids
 from fashionrq.sid.report import sid_report
 from fashionrq.stagecache import cached_folder, cached_json, cached_object
 from fashionrq.tasks import BuildConfig, bench_stats, build_release
-from fashionrq.timing import StageTimer, adopt, stage
+from fashionrq.timing import adopt, stage, timed
 
 #: The offline baselines the demo runs by default: (label, system, reranker). One encoder embeds the
 #: catalog (int8 minilm, also used for the semantic IDs); ``minilm``, ``e5-small`` and ``splade-tiny``
@@ -218,15 +218,17 @@ def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console, ow
             pending = {}
             for label in started:
                 console.print(f"running {' and '.join(d.name for d in jobs[label][0])} …")
-                pending[label] = pool.submit(_timed_run_and_score, bench, *jobs[label], config)
+                pending[label] = pool.submit(timed, None, _run_and_score, bench, *jobs[label], config)
             # the probes' runs, in parts that the workers take as they come free, into the stage cache
-            probe_runs = [pool.submit(_timed_probe_runs, bench, config, (i, PROBE_RUN_PARTS)) for i in range(PROBE_RUN_PARTS)]
+            probe_runs = [pool.submit(timed, f"probe runs, part {i + 1} of {PROBE_RUN_PARTS} (beside the runs, kept for the probes)",
+                                      prepare_probe_runs, bench, query_blind_encoder=config.encoder, part=(i, PROBE_RUN_PARTS))
+                          for i in range(PROBE_RUN_PARTS)]
             results = {label: future.result() for label, future in pending.items()}
             own_runs_done()
             for future in probe_runs:
-                adopt(future.result())
+                adopt(future.result()[1])
         for label in jobs:  # the order listed
-            runs, hit, stages = results[label]
+            (runs, hit), stages = results[label]
             if hit:
                 console.print(f"{label}: this system ran on this release before; its sealed run files were copied from the stage cache.")
             scored.update(zip((d.name for d in jobs[label][0]), runs))
@@ -234,25 +236,12 @@ def _run_all(bench: Path, folder: Path, config: DemoConfig, console: Console, ow
     return [scored[label] for label, _, _ in config.systems]
 
 
-def _timed_run_and_score(bench: Path, dirs: list[Path], system: str, rerank: str | None, config: DemoConfig):
+def _run_and_score(bench: Path, dirs: list[Path], system: str, rerank: str | None, config: DemoConfig):
     """One label-blind run into ``dirs[0]`` (and its first stage alone into ``dirs[1]``), from the stage cache when
-    this system ran on this release before, committed and scored, in a worker process with a stage timer of its
-    own: (ScoredRuns, cache hit, stages)."""
+    this system ran on this release before, committed and scored: (ScoredRuns, cache hit)."""
     params = {"components": list(config.hybrid_components)} if system == "hybrid" else {}
-    timer = StageTimer()
-    with timer.active():
-        scored, hit = run_commit_score(bench, system, dirs[0], reranker=rerank, depth=config.rerank_depth, params=params,
-                                       first_stage_out=dirs[1] if len(dirs) > 1 else None, cached=True)
-    return scored, hit, timer.stages
-
-
-def _timed_probe_runs(bench: Path, config: DemoConfig, part: tuple[int, int]) -> list:
-    """A part of the probes' sealed runs (``pipeline.probes.prepare_probe_runs``, as :func:`_probes` will ask for
-    them) in a worker process beside the demo's own runs, into the stage cache; returns its stages."""
-    timer = StageTimer()
-    with timer.active(), stage(f"probe runs, part {part[0] + 1} of {part[1]} (beside the runs, kept for the probes)"):
-        prepare_probe_runs(bench, query_blind_encoder=config.encoder, part=part)
-    return timer.stages
+    return run_commit_score(bench, system, dirs[0], reranker=rerank, depth=config.rerank_depth, params=params,
+                            first_stage_out=dirs[1] if len(dirs) > 1 else None, cached=True)
 
 
 def _compare(results: DemoResults, console: Console) -> dict:
@@ -296,11 +285,8 @@ def _mcmr_beside(out: Path, config: DemoConfig):
 def _mcmr_process(out: Path, config: DemoConfig, send) -> None:
     """The MCMR part's process: :func:`~fashionrq.pipeline.mcmr.photographed_ablation` with a stage timer of its own;
     sends (result, stages)."""
-    timer = StageTimer()
-    with timer.active():
-        result = photographed_ablation(out / "catalog", out / "mcmr-bench", out / "mcmr-runs", encoder=config.encoder,
-                                       seed=config.seed, systems=config.mcmr_systems, console=Console(stderr=True))
-    send.send((result, timer.stages))
+    send.send(timed(None, photographed_ablation, out / "catalog", out / "mcmr-bench", out / "mcmr-runs",
+                    encoder=config.encoder, seed=config.seed, systems=config.mcmr_systems, console=Console(stderr=True)))
     send.close()
 
 
@@ -325,17 +311,9 @@ def _probes_beside(pool: ProcessPoolExecutor, results: DemoResults, console: Con
     them (docs/protocol.md, "Adversarial probes"), kept in ``probes/`` with ``probe.json``: started in ``pool``'s
     process, beside the leaderboard and the bootstrap (each is single-threaded)."""
     console.print("adversarial probes (label-blind attacks on the public files), beside the bootstrap …")
-    return pool.submit(_timed_probes, results.bench, results.out / "probes", results.scored, results.config)
-
-
-def _timed_probes(bench: Path, out: Path, scored: list[ScoredRun], config: DemoConfig) -> tuple[ProbeReport, list]:
-    """:func:`~fashionrq.pipeline.probes.probe_release` in a worker process, with a stage timer of its own:
-    (report, stages)."""
-    timer = StageTimer()
-    with timer.active(), stage("probes"):
-        report = probe_release(bench, out=out, against=scored, resamples=config.resamples, seed=config.seed,
-                               query_blind_encoder=config.encoder, force=True)
-    return report, timer.stages
+    config = results.config
+    return pool.submit(timed, "probes", probe_release, results.bench, out=results.out / "probes", against=results.scored,
+                       resamples=config.resamples, seed=config.seed, query_blind_encoder=config.encoder, force=True)
 
 
 def _probes(pending: Future) -> ProbeReport:
