@@ -31,19 +31,19 @@ uv_options() {
 import subprocess, sys
 flags = {"find-links": "--find-links", "extra-index-url": "--extra-index-url", "index-url": "--index-url", "constraint": "-c"}
 listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
-options = []
+pairs = []
 for line in listed.splitlines():
     key, _, value = line.partition("=")
     flag = flags.get(key.rpartition(".")[2])
     for item in value.strip("'\"").split() if flag else ():
-        if [flag, item] not in [options[i:i + 2] for i in range(0, len(options), 2)]:
-            options += [flag, item]
-print(" ".join(options))
+        if (flag, item) not in pairs:
+            pairs.append((flag, item))
+print(" ".join(f"{flag} {item}" for flag, item in pairs))
 PY
 }
 install() {
     if { [ -x .venv/bin/uv ] || .venv/bin/python -m pip install -q uv 2>/dev/null; } && \
-        .venv/bin/uv pip install -q --python .venv/bin/python --index-strategy unsafe-best-match $(uv_options) "$@"; then
+        .venv/bin/uv pip install -q --python .venv/bin/python --index-strategy unsafe-best-match ${uv_flags:=$(uv_options)} "$@"; then
         return
     fi
     echo "setup: uv could not install $*; installing with pip" >&2

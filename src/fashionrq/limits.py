@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from fashionrq.errors import InputError
 
+
 def available_cores() -> int:
     """The cores this process may run on (its CPU affinity): how many workers a parallel step starts."""
     return max(1, len(os.sched_getaffinity(0)))
