@@ -160,7 +160,7 @@ def adopt(stages: Sequence[StageTime], prefix: str = "") -> None:
 
 def timed(name: str | None, function: Callable, *args, **kwargs) -> tuple[object, list[StageTime]]:
     """``function(*args, **kwargs)`` under a timer of its own, inside stage ``name`` (none when None): its result and
-    the stages it recorded, for a worker process whose parent :func:`adopt`\ s them."""
+    the stages it recorded, for a worker process whose parent takes them in (:func:`adopt`)."""
     timer = StageTimer()
     with timer.active(), (stage(name) if name else contextlib.nullcontext()):
         result = function(*args, **kwargs)
