@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from fashionrq.catalog.ingest import bundled_items
+from fashionrq.errors import InputError
 from fashionrq.hierarchy import attribute_frame, build_hierarchy
 from fashionrq.querygen import (
     CATCH_ALL,
@@ -160,6 +161,8 @@ def test_same_seed_same_queries_other_seed_other_wording(items, mixed_clusters):
 def test_two_processes_write_the_same_queries(items, all_sets):
     clusters, sets = all_sets
     assert generate_all(clusters, items, seed=0, processes=2) == sets
+    with pytest.raises(InputError, match="1 or 2 processes"):
+        generate_all(clusters[:2], items, seed=0, processes=3)
 
 
 def test_lexicon_parser_reads_shopper_spellings(items):
