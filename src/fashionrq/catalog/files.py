@@ -52,9 +52,9 @@ def check_header(path: Path, columns: list[str]) -> None:
             )
 
 
-def csv_rows(path: Path, text: str) -> Iterator[tuple[int, list[str]]]:
+def csv_rows(path: Path, text: str, delimiter: str = ",") -> Iterator[tuple[int, list[str]]]:
     """``(first line, fields)`` of every CSV row, header included; a quoting error names its line and the fix."""
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     while True:
         start = reader.line_num + 1
         try:
@@ -69,9 +69,9 @@ def csv_rows(path: Path, text: str) -> Iterator[tuple[int, list[str]]]:
         yield start, fields
 
 
-def csv_table(path: Path, text: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+def csv_table(path: Path, text: str, delimiter: str = ",") -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
     """The checked, trimmed header of a CSV text and an iterator over its ``(line, fields)`` data rows."""
-    rows = csv_rows(path, text)
+    rows = csv_rows(path, text, delimiter)
     _, header = next(rows, (1, []))
     header = [h.strip() for h in header]
     check_header(path, header)

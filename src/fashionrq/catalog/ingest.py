@@ -11,7 +11,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from fashionrq.catalog.clean import check_item_id, first_duplicate
-from fashionrq.catalog.mapping import Mapping, read_generic
+from fashionrq.catalog.generic import read_generic
+from fashionrq.catalog.mapping import Mapping
 from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.report import IngestReport, rows_to_table

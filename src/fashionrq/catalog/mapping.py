@@ -1,4 +1,5 @@
-"""Generic catalogs: a CSV, JSONL or Parquet file plus a TOML mapping onto the canonical fields.
+"""The TOML mapping of a generic catalog (CSV, TSV, JSON lines, JSON or Parquet) onto the canonical fields, read and
+checked key by key; :mod:`fashionrq.catalog.generic` applies it.
 
 See ``docs/catalog.md`` for the mapping format and a worked example.
 """
@@ -7,35 +8,23 @@ from __future__ import annotations
 
 import codecs
 import difflib
-import json
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
-from fashionrq.catalog.clean import RowCleaner, check_item_id
+from fashionrq.catalog.files import read_text
 from fashionrq.catalog.prices import CURRENCY_MARKS, DECIMAL_SEPARATORS, DEFAULT_PRICE_FORMAT, RANGE_CHOICES, PriceFormat
-from fashionrq.catalog.files import check_header, csv_table, read_bytes, read_text
-from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import (
-    FIELDS,
-    REQUIRED_FIELDS,
-    STRING_FIELDS,
-    clean_string,
-    normalise_age_group,
-    normalise_gender,
-    strip_html,
-    to_text,
-)
+from fashionrq.catalog.records import FORMATS, SAVE_AS_CSV, SPREADSHEETS
+from fashionrq.catalog.schema import FIELDS, STRING_FIELDS
 from fashionrq.errors import InputError
 
-SUPPORTED_FORMATS = ("csv", "jsonl", "parquet")
 #: Every key a mapping file may hold at its top level.
-MAPPING_KEYS = ("format", "encoding", "list_separator", "columns", "attributes", "values", "constants", "price", "clean")
+MAPPING_KEYS = ("format", "encoding", "delimiter", "list_separator", "columns", "attributes", "values", "constants", "price",
+                "clean", "variants")
 PRICE_KEYS = ("currency", "decimal_separator", "range", "placeholder_max")
-CLEAN_KEYS = ("remove", "refuse", "words")
+CLEAN_KEYS = ("split", "part", "remove", "refuse", "words")
+VARIANT_KEYS = ("key",)
 #: Fields a ``[constants]`` entry may set (text fields; the id and the photo path differ per item).
 CONSTANT_FIELDS = tuple(sorted(STRING_FIELDS - {"item_id", "image_path"}))
 #: Fields a ``[clean.<field>]`` section may clean: the text fields and the colour list.
@@ -118,18 +107,26 @@ def _price_format(path: Path, spec: dict) -> PriceFormat:
 
 @dataclass(frozen=True)
 class FieldCleanup:
-    """``[clean.<field>]``: patterns removed from every value of a field, patterns whose values are refused, and
-    ``words``: a code such as ``TRACK_PANTS`` read as the words ``Track Pants``."""
+    """``[clean.<field>]``: ``split`` and ``part``: one part of a path such as ``Women > Tops > Blouses`` (``part``
+    counts from 0, or from the end when negative; default -1, the last); patterns removed from every value of a
+    field; patterns whose values are refused; and ``words``: a code such as ``TRACK_PANTS`` read as the words
+    ``Track Pants``."""
 
+    split: str | None = None
+    part: int = -1
     remove: tuple[re.Pattern, ...] = ()
     refuse: tuple[re.Pattern, ...] = ()
     words: bool = False
 
     def apply(self, text: str) -> tuple[str | None, bool]:
-        """``(value, changed)``: the text with every ``remove`` match cut out, underscores read as spaces when
-        ``words`` (a one-case code then capitalised word by word) and spaces squeezed; ``None`` when that leaves
-        nothing or the result matches a ``refuse`` pattern whole."""
+        """``(value, changed)``: the ``part`` of the text split at ``split``, with every ``remove`` match cut out,
+        underscores read as spaces when ``words`` (a one-case code then capitalised word by word) and spaces
+        squeezed; ``None`` when that leaves nothing (a path without that part) or the result matches a ``refuse``
+        pattern whole."""
         cleaned = text
+        if self.split is not None:
+            parts = text.split(self.split)
+            cleaned = parts[self.part] if -len(parts) <= self.part < len(parts) else ""
         for pattern in self.remove:
             cleaned = pattern.sub(" ", cleaned)
         if self.words:
@@ -156,6 +153,16 @@ def _cleanups(path: Path, spec: dict) -> dict[str, FieldCleanup]:
             if key == "words":
                 if not isinstance(value, bool):
                     raise InputError(f"mapping file {path} sets words = {value!r} in [clean.{name}]; write words = true or words = false.")
+                patterns[key] = value
+                continue
+            if key == "split":
+                if not isinstance(value, str) or not value.strip():
+                    raise InputError(f"mapping file {path} sets split = {value!r} in [clean.{name}]; give the text between the parts of a path, e.g. split = \">\".")
+                patterns[key] = value
+                continue
+            if key == "part":
+                if isinstance(value, bool) or not isinstance(value, int) or "split" not in table:
+                    raise InputError(f"mapping file {path} sets part = {value!r} in [clean.{name}]; give a whole number (0 the first part, -1 the last) beside split = \">\".")
                 patterns[key] = value
                 continue
             if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
@@ -190,8 +197,34 @@ def _check_spec(path: Path, spec: dict) -> None:
     except LookupError:
         raise InputError(f"mapping file {path} names an unknown text encoding {encoding!r}; use one Python knows, e.g. \"utf-8\" or \"latin-1\".") from None
     fmt = spec.get("format")
-    if fmt is not None and fmt not in SUPPORTED_FORMATS:
-        raise InputError(f"mapping file {path} sets format = {fmt!r}; use one of {', '.join(SUPPORTED_FORMATS)}.")
+    if fmt is not None and fmt not in FORMATS:
+        spreadsheet = f" (for a spreadsheet, {SAVE_AS_CSV})" if f".{fmt}" in SPREADSHEETS else ""
+        raise InputError(f"mapping file {path} sets format = {fmt!r}; use one of {', '.join(FORMATS)}{spreadsheet}.")
+
+
+def _delimiter(path: Path, spec: dict) -> str | None:
+    """``delimiter``: the one character between a CSV file's fields (``"tab"`` for a tab); ``None``: the format's."""
+    value = spec.get("delimiter")
+    if value is None:
+        return None
+    value = "\t" if value == "tab" else value
+    if not isinstance(value, str) or len(value) != 1 or value in "\"\r\n":
+        raise InputError(f"mapping file {path} sets delimiter = {value!r}; give the one character between fields, "
+                         "e.g. delimiter = \";\" or delimiter = \"tab\".")
+    return value
+
+
+def _variant_key(path: Path, spec: dict) -> tuple[str, ...]:
+    """``[variants] key``: the columns whose values together name one product (rows repeating them are variants)."""
+    table = _table(path, spec, "variants")
+    for key in table:
+        if key not in VARIANT_KEYS:
+            raise InputError(f"mapping file {path} has an unknown key {key!r} in [variants]; {_suggest(key, VARIANT_KEYS)}")
+    key = table.get("key", [])
+    if not isinstance(key, list) or not all(isinstance(k, str) and k.strip() for k in key) or (table and not key):
+        raise InputError(f"mapping file {path} sets key = {key!r} in [variants]; give the columns that name one product, "
+                         "e.g. key = [\"item_group_id\", \"color\"].")
+    return tuple(key)
 
 
 @dataclass
@@ -207,6 +240,8 @@ class Mapping:
     list_separator: str = "|"
     encoding: str = "utf-8"
     format: str | None = None
+    delimiter: str | None = None
+    variant_key: tuple[str, ...] = ()
     source: str = IDENTITY
 
     @classmethod
@@ -230,226 +265,10 @@ class Mapping:
             list_separator=_setting(path, spec, "list_separator", "|"),
             encoding=_setting(path, spec, "encoding", "utf-8"),
             format=spec.get("format"),
+            delimiter=_delimiter(path, spec),
+            variant_key=_variant_key(path, spec),
             source=str(path),
         )
 
     def source_column(self, canonical: str) -> str:
         return self.columns.get(canonical, canonical)
-
-
-def _detect_format(path: Path, mapping: Mapping) -> str:
-    if mapping.format:
-        return mapping.format
-    name = path.name.lower().removesuffix(".gz")
-    for fmt in SUPPORTED_FORMATS:
-        if name.endswith("." + fmt) or (fmt == "jsonl" and name.endswith(".ndjson")):
-            return fmt
-    raise InputError(f"cannot tell the format of {path} from its name; rename it to .csv, .jsonl or .parquet, or set format in the mapping file.")
-
-
-#: ``(where, record)``: where a record came from (``file:line`` or ``file row n``) and its raw values by column.
-Records = list[tuple[str, dict]]
-
-
-def _parquet_records(path: Path, report: IngestReport) -> tuple[Records, list[str]]:
-    import pyarrow as pa
-
-    try:
-        parquet = pq.ParquetFile(pa.BufferReader(read_bytes(path)))
-        check_header(path, parquet.schema_arrow.names)
-        table = parquet.read()
-    except (pa.ArrowException, OSError) as err:
-        raise InputError(f"{path} is not a readable Parquet file ({err}); re-export it.") from None
-    if table.num_rows == 0:
-        raise InputError(f"{path} is empty; pass a catalog with at least one product.")
-    try:
-        rows = table.to_pylist(maps_as_pydicts="strict")
-    except KeyError as err:
-        raise InputError(f"{path} has a map value that repeats a key ({err.args[0]}); keep each key once per map.") from None
-    report.rows_read = table.num_rows
-    return [(f"{path.name} row {i}", row) for i, row in enumerate(rows, start=1)], table.column_names
-
-
-def _csv_records(path: Path, text: str, report: IngestReport) -> tuple[Records, list[str]]:
-    columns, rows = csv_table(path, text)
-    records = []
-    for line_no, fields in rows:
-        if not fields:  # a blank line
-            continue
-        report.rows_read += 1
-        if len(fields) > len(columns):
-            report.reject(f"{path.name}:{line_no}", f"{len(fields)} fields for {len(columns)} columns")
-            continue
-        records.append((f"{path.name}:{line_no}", dict(zip(columns, fields))))
-    if not records and not report.rejected:
-        raise InputError(f"{path} has a header but no products; add at least one row.")
-    return records, columns
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    keys = [k for k, _ in pairs]
-    repeated = next((k for k in keys if keys.count(k) > 1), None)
-    if repeated is not None:
-        raise ValueError(f"the key {repeated!r} appears twice")
-    return dict(pairs)
-
-
-def _jsonl_records(path: Path, text: str, report: IngestReport) -> tuple[Records, list[str]]:
-    records, columns = [], {}
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        report.rows_read += 1
-        try:
-            record = json.loads(line, object_pairs_hook=_unique_keys)
-        except ValueError as err:
-            report.reject(f"{path.name}:{line_no}", f"malformed JSON ({getattr(err, 'msg', err)})")
-            continue
-        if not isinstance(record, dict):
-            report.reject(f"{path.name}:{line_no}", "a JSON line must be an object")
-            continue
-        columns.update(dict.fromkeys(record))
-        records.append((f"{path.name}:{line_no}", record))
-    return records, list(columns)
-
-
-def _read_records(path: Path, mapping: Mapping, report: IngestReport) -> tuple[Records, list[str]]:
-    fmt = _detect_format(path, mapping)
-    if fmt == "parquet":
-        return _parquet_records(path, report)
-    text = read_text(path, mapping.encoding)
-    if not text.strip():
-        raise InputError(f"{path} is empty; pass a catalog with a header row and at least one product.")
-    return _csv_records(path, text, report) if fmt == "csv" else _jsonl_records(path, text, report)
-
-
-def _check_columns(path: Path, mapping: Mapping, columns: list[str]) -> None:
-    available = set(columns)
-    mapped = [(f"maps {c}", col) for c, col in sorted(mapping.columns.items())]
-    mapped += [(f"maps attribute {k!r}", col) for k, col in sorted(mapping.attributes.items())]
-    for what, column in mapped:
-        if column not in available:
-            raise InputError(
-                f"{mapping.source} {what} to column {column!r}, which {path.name} does not have "
-                f"(columns: {', '.join(columns)}); fix the column name in the mapping."
-            )
-    for canonical in REQUIRED_FIELDS:
-        if canonical not in mapping.constants and mapping.source_column(canonical) not in available:
-            raise InputError(
-                f"{path} is missing the required column {mapping.source_column(canonical)!r} for field {canonical}; "
-                f"add it, or map another column to {canonical} under [columns] in a mapping file."
-            )
-
-
-def _raw_values(record: dict, mapping: Mapping, report: IngestReport, item_id: str) -> dict:
-    """The record's value for every canonical field: the mapping's constants, then its clean-ups (counted in
-    ``report``), then its value maps."""
-    raw = {name: mapping.constants.get(name, record.get(mapping.source_column(name))) for name in FIELDS}
-    for name, cleanup in mapping.cleanups.items():
-        raw[name] = _cleaned(raw[name], cleanup, name, mapping.list_separator, report, item_id)
-    for name, table in mapping.values.items():
-        text = to_text(raw[name])
-        if text is not None:
-            raw[name] = table.get(text.strip().lower(), raw[name])
-    return raw
-
-
-def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str, report: IngestReport, item_id: str):
-    """``value`` (one text, a list, or a ``separator``-joined list) through ``cleanup``; each changed value is
-    counted under ``repaired.cleaned_<name>`` and each refused one under ``values_nulled.refused_<name>``."""
-    if isinstance(value, list | tuple):
-        entries, joined = [to_text(v) for v in value], False
-    else:
-        text = to_text(value)
-        if text is None:
-            return value
-        entries, joined = (text.split(separator) if name == "colours" else [text]), True
-    out = []
-    for entry in entries:
-        if entry is None or not entry.strip():
-            continue
-        cleaned, changed = cleanup.apply(entry)
-        if cleaned is None:
-            report.null_value(f"refused_{name}", item_id)
-        elif changed:
-            report.repair(f"cleaned_{name}", item_id)
-        if cleaned is not None:
-            out.append(cleaned)
-    if not joined:
-        return out
-    return separator.join(out) if out else None
-
-
-def _mapped_item(where: str, record: dict, mapping: Mapping, report: IngestReport, required: tuple[str, ...]) -> dict | None:
-    """One canonical item, or ``None`` when the row is rejected for an empty ``required`` field (recorded in ``report``)."""
-    item_id = clean_string(record.get(mapping.source_column("item_id")))
-    if item_id is None:
-        report.reject(where, f"empty id in column {mapping.source_column('item_id')!r}")
-        return None
-    check_item_id(item_id, where)
-    raw = _raw_values(record, mapping, report, item_id)
-    missing_required = [f for f in required if clean_string(raw[f]) is None]
-    if missing_required:
-        report.reject(f"{where} (id {item_id})", f"empty required field(s) {', '.join(missing_required)}")
-        return None
-    clean = RowCleaner(report, item_id, mapping.prices)
-    attributes = clean.attributes(raw["attributes"])
-    for key, column in mapping.attributes.items():
-        text = clean.text(f"attributes.{key}", record.get(column))
-        if text is not None:
-            attributes[key] = text
-    colours = clean.values("colours", raw["colours"], mapping.list_separator)
-    base = clean.text("base_colour", raw["base_colour"]) or (colours[0] if colours else None)
-    item = {name: clean.text(name, raw[name]) for name in ("name", "brand", "master_category", "sub_category",
-                                                           "article_type", "season", "usage", "image_path")}
-    return item | {
-        "item_id": item_id,
-        "gender": normalise_gender(clean.text("gender", raw["gender"])),
-        "age_group": normalise_age_group(clean.text("age_group", raw["age_group"])),
-        "base_colour": base,
-        "colours": _distinct(([base] if base else []) + colours),
-        "year": clean.year(raw["year"]),
-        "price": clean.price("price", raw["price"]),
-        "discounted_price": clean.price("discounted_price", raw["discounted_price"]),
-        "description": clean.text("description", strip_html(raw["description"])),
-        "attributes": attributes,
-    }
-
-
-def _distinct(values: list[str]) -> list[str]:
-    """``values`` without repeats, compared case-insensitively ("Black" and "black" are one colour)."""
-    seen, out = set(), []
-    for value in values:
-        if value.lower() not in seen:
-            seen.add(value.lower())
-            out.append(value)
-    return out
-
-
-def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dict]:
-    """Read a generic catalog file through ``mapping`` into canonical item dicts."""
-    records, columns = _read_records(path, mapping, report)
-    _check_columns(path, mapping, columns)
-    if mapping.prices != DEFAULT_PRICE_FORMAT:
-        fmt = mapping.prices
-        report.notes.append(f"prices read as {fmt.currency} (decimal separator {fmt.decimal_separator}, the {fmt.range} end of a "
-                            f"range; at or below {fmt.placeholder_limit:g} a placeholder), as [price] in {mapping.source} says")
-    for name, value in sorted(mapping.constants.items()):
-        report.notes.append(f"{name} is {value!r} for every item ([constants] in {mapping.source})")
-    # An items table written by `fashionrq ingest` was accepted once: its rows are only rejected for an empty id.
-    required = ("item_id",) if mapping.source == IDENTITY and set(FIELDS) <= set(columns) else REQUIRED_FIELDS
-    items = ((where, _mapped_item(where, record, mapping, report, required)) for where, record in records)
-    return [_photo_inside(path.parent, where, item) for where, item in items if item is not None]
-
-
-def _photo_inside(folder: Path, where: str, item: dict) -> dict:
-    """``item`` with its ``image_path`` resolved against the catalog's ``folder`` (links followed); a path that
-    leaves the folder is refused, so that a release never publishes (or hard-links) a file from elsewhere."""
-    if item["image_path"] is None:
-        return item
-    root = folder.resolve()
-    photo = (root / item["image_path"]).resolve()
-    if root not in photo.parents:
-        raise InputError(f"{where} (id {item['item_id'][:80]}): image_path {item['image_path'][:80]!r} lies outside the "
-                         f"catalog's folder {str(root)[:200]}; keep the photos in or below that folder.")
-    return {**item, "image_path": str(photo)}

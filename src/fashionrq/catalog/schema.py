@@ -58,6 +58,7 @@ _AGE_SYNONYMS = {
     "adults": "adult", "adult": "adult", "grown-up": "adult",
     "kids": "kids", "kid": "kids", "children": "kids", "child": "kids", "teen": "kids",
     "toddler": "toddler", "toddlers": "toddler", "baby": "baby", "babies": "baby", "infant": "baby", "infants": "baby",
+    "newborn": "baby", "newborns": "baby",
 }
 
 _TAG = re.compile(r"<[^>]+>")

@@ -1,0 +1,227 @@
+"""A mapped catalog file to canonical items: each record through the mapping's references, constants, clean-ups and
+value maps, one product per ``[variants]`` key, photos resolved inside the catalog's folder; every repair, null and
+left-out row counted in the ingest report (docs/catalog.md, "Any other catalog: a mapping file")."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from fashionrq.catalog.clean import RowCleaner, check_item_id
+from fashionrq.catalog.fieldpath import FieldPath
+from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
+from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
+from fashionrq.catalog.records import detect_format, read_records
+from fashionrq.catalog.report import IngestReport
+from fashionrq.catalog.schema import FIELDS, REQUIRED_FIELDS, clean_string, normalise_age_group, normalise_gender, strip_html, to_text
+from fashionrq.errors import InputError
+
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^//", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class References:
+    """Where each canonical field, attribute and variant-key part is read from in a record."""
+
+    fields: dict[str, FieldPath]
+    attributes: dict[str, FieldPath]
+    variant_key: tuple[FieldPath, ...]
+
+    @classmethod
+    def of(cls, path: Path, mapping: Mapping, columns: list[str]) -> References:
+        """The references of ``mapping`` in a file with ``columns``; a column that is not there, or a required field
+        with neither a column nor a constant, is refused in one sentence."""
+        def resolve(what: str, reference: str, must_exist: bool = True) -> FieldPath:
+            ref = FieldPath.parse(reference, columns, f"{mapping.source} {what}")
+            if must_exist and ref.column not in columns:
+                named = f"to {reference!r}, whose column {ref.column!r}" if ref.is_path else f"to column {reference!r}, which"
+                raise InputError(f"{mapping.source} {what} {named} {path.name} does not have (columns: {', '.join(columns)[:600]}); "
+                                 "fix the column name in the mapping.")
+            return ref
+
+        fields = {name: resolve(f"maps {name}", mapping.source_column(name), must_exist=name in mapping.columns) for name in FIELDS}
+        for name in REQUIRED_FIELDS:
+            if name not in mapping.constants and fields[name].column not in columns:
+                raise InputError(f"{path} is missing the required column {mapping.source_column(name)!r} for field {name}; "
+                                 f"add it, or map another column to {name} under [columns] in a mapping file.")
+        attributes = {key: resolve(f"maps attribute {key!r}", column) for key, column in sorted(mapping.attributes.items())}
+        variant_key = tuple(resolve("[variants] key maps", column) for column in mapping.variant_key)
+        return cls(fields, attributes, variant_key)
+
+
+def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dict]:
+    """Read a generic catalog file through ``mapping`` into canonical item dicts."""
+    records, columns = read_records(path, detect_format(path, mapping.format), report, mapping.encoding, mapping.delimiter)
+    refs = References.of(path, mapping, columns)
+    if mapping.prices != DEFAULT_PRICE_FORMAT:
+        fmt = mapping.prices
+        report.notes.append(f"prices read as {fmt.currency} (decimal separator {fmt.decimal_separator}, the {fmt.range} end of a "
+                            f"range; at or below {fmt.placeholder_limit:g} a placeholder), as [price] in {mapping.source} says")
+    for name, value in sorted(mapping.constants.items()):
+        report.notes.append(f"{name} is {value!r} for every item ([constants] in {mapping.source})")
+    records = _one_row_per_product(records, refs, mapping, report)
+    # An items table written by `fashionrq ingest` was accepted once: its rows are only rejected for an empty id.
+    required = ("item_id",) if mapping.source == IDENTITY and set(FIELDS) <= set(columns) else REQUIRED_FIELDS
+    items = ((where, _mapped_item(where, record, refs, mapping, report, required)) for where, record in records)
+    photos = _Photos(path.parent, report)
+    out = [photos.resolve(where, item) for where, item in items if item is not None]
+    photos.note()
+    _note_repeats(out, report)
+    return out
+
+
+def _one_row_per_product(records: list[tuple[str, dict]], refs: References, mapping: Mapping,
+                         report: IngestReport) -> list[tuple[str, dict]]:
+    """The first row of each product named by ``[variants] key``; every later row of it is left out and counted."""
+    if not refs.variant_key:
+        return records
+    first: dict[tuple, str] = {}
+    kept = []
+    for where, record in records:
+        key = tuple(clean_string(to_text(ref.get(record))) for ref in refs.variant_key)
+        if None in key:
+            kept.append((where, record))
+        elif first.setdefault(key, where) == where:
+            kept.append((where, record))
+        else:
+            report.reject(where, f"a variant of the product at {first[key]} (the same {', '.join(mapping.variant_key)})")
+    left_out = len(records) - len(kept)
+    report.notes.append(f"{left_out} rows left out as variants of an earlier row with the same {', '.join(mapping.variant_key)} "
+                        f"([variants] in {mapping.source}); each is listed under rejected")
+    return kept
+
+
+def _raw_values(record: dict, refs: References, mapping: Mapping, report: IngestReport, item_id: str) -> dict:
+    """The record's value for every canonical field: the mapping's constants, then its clean-ups (counted in
+    ``report``), then its value maps."""
+    raw = {name: mapping.constants.get(name, refs.fields[name].get(record)) for name in FIELDS}
+    for name, cleanup in mapping.cleanups.items():
+        raw[name] = _cleaned(raw[name], cleanup, name, mapping.list_separator, report, item_id)
+    for name, table in mapping.values.items():
+        text = to_text(raw[name])
+        if text is not None:
+            raw[name] = table.get(text.strip().lower(), raw[name])
+    return raw
+
+
+def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str, report: IngestReport, item_id: str):
+    """``value`` (one text, a list, or a ``separator``-joined list) through ``cleanup``; each changed value is
+    counted under ``repaired.cleaned_<name>`` and each refused one under ``values_nulled.refused_<name>``."""
+    if isinstance(value, list | tuple):
+        entries, joined = [to_text(v) for v in value], False
+    else:
+        text = to_text(value)
+        if text is None:
+            return value
+        entries, joined = (text.split(separator) if name == "colours" else [text]), True
+    out = []
+    for entry in entries:
+        if entry is None or not entry.strip():
+            continue
+        cleaned, changed = cleanup.apply(entry)
+        if cleaned is None:
+            report.null_value(f"refused_{name}", item_id)
+        elif changed:
+            report.repair(f"cleaned_{name}", item_id)
+        if cleaned is not None:
+            out.append(cleaned)
+    if not joined:
+        return out
+    return separator.join(out) if out else None
+
+
+def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, report: IngestReport,
+                 required: tuple[str, ...]) -> dict | None:
+    """One canonical item, or ``None`` when the row is rejected for an empty ``required`` field (recorded in ``report``)."""
+    item_id = clean_string(refs.fields["item_id"].get(record))
+    if item_id is None:
+        report.reject(where, f"empty id in column {mapping.source_column('item_id')!r}")
+        return None
+    check_item_id(item_id, where)
+    raw = _raw_values(record, refs, mapping, report, item_id)
+    missing_required = [f for f in required if clean_string(raw[f]) is None]
+    if missing_required:
+        report.reject(f"{where} (id {item_id})", f"empty required field(s) {', '.join(missing_required)}")
+        return None
+    clean = RowCleaner(report, item_id, mapping.prices)
+    attributes = clean.attributes(raw["attributes"])
+    for key, ref in refs.attributes.items():
+        text = clean.text(f"attributes.{key}", ref.get(record))
+        if text is not None:
+            attributes[key] = text
+    colours = clean.values("colours", raw["colours"], mapping.list_separator)
+    base = clean.text("base_colour", raw["base_colour"]) or (colours[0] if colours else None)
+    item = {name: clean.text(name, raw[name]) for name in ("name", "brand", "master_category", "sub_category",
+                                                           "article_type", "season", "usage", "image_path")}
+    return item | {
+        "item_id": item_id,
+        "gender": normalise_gender(clean.text("gender", raw["gender"])),
+        "age_group": normalise_age_group(clean.text("age_group", raw["age_group"])),
+        "base_colour": base,
+        "colours": _distinct(([base] if base else []) + colours),
+        "year": clean.year(raw["year"]),
+        "price": clean.price("price", raw["price"]),
+        "discounted_price": clean.price("discounted_price", raw["discounted_price"]),
+        "description": clean.text("description", strip_html(raw["description"])),
+        "attributes": attributes,
+    }
+
+
+def _distinct(values: list[str]) -> list[str]:
+    """``values`` without repeats, compared case-insensitively ("Black" and "black" are one colour)."""
+    seen, out = set(), []
+    for value in values:
+        if value.lower() not in seen:
+            seen.add(value.lower())
+            out.append(value)
+    return out
+
+
+@dataclass
+class _Photos:
+    """Each item's ``image_path`` resolved against the catalog's ``folder`` (links followed). A path that leaves the
+    folder is refused, so that a release never publishes (or hard-links) a file from elsewhere; a web address
+    (which is never downloaded) or a file that is not there is nulled and counted."""
+
+    folder: Path
+    report: IngestReport
+
+    def resolve(self, where: str, item: dict) -> dict:
+        if item["image_path"] is None:
+            return item
+        if _URL.match(item["image_path"]):
+            self.report.null_value("image_url", item["item_id"])
+            return {**item, "image_path": None}
+        root = self.folder.resolve()
+        photo = (root / item["image_path"]).resolve()
+        if root not in photo.parents:
+            raise InputError(f"{where} (id {item['item_id'][:80]}): image_path {item['image_path'][:80]!r} lies outside the "
+                             f"catalog's folder {str(root)[:200]}; keep the photos in or below that folder.")
+        if not photo.is_file():
+            self.report.null_value("missing_image_file", item["item_id"])
+            return {**item, "image_path": None}
+        return {**item, "image_path": str(photo)}
+
+    def note(self) -> None:
+        urls = len(self.report.values_nulled.get("image_url", ()))
+        missing = len(self.report.values_nulled.get("missing_image_file", ()))
+        if urls:
+            self.report.notes.append(
+                f"{urls} image_path values are web addresses, which fashionrq does not download, so those items have no "
+                "photo; to use the photos, save them in or below the catalog's folder and map their relative paths")
+        if missing:
+            self.report.notes.append(f"{missing} image_path values name no file in or below {self.folder}; those items have no photo")
+
+
+def _note_repeats(items: list[dict], report: IngestReport) -> None:
+    """Say how many items repeat an earlier item's name, brand and colour: sizes of one product, most likely."""
+    seen, repeats = set(), 0
+    for item in items:
+        key = tuple((item[name] or "").casefold() for name in ("name", "brand", "base_colour"))
+        repeats += key in seen
+        seen.add(key)
+    if repeats:
+        report.notes.append(
+            f"{repeats} items repeat the name, brand and colour of an earlier item (sizes of one product?); if each group is "
+            "one product, name the columns that identify it under [variants] key in the mapping (docs/catalog.md)")

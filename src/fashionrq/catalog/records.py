@@ -1,0 +1,156 @@
+"""The records of a mapped catalog file (CSV or TSV with any delimiter, JSON lines, a JSON array, Parquet), each
+with where it came from, before any field is mapped. Every failure is one sentence naming the file and the fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from fashionrq.catalog.files import check_header, csv_table, read_bytes, read_text
+from fashionrq.catalog.report import IngestReport
+from fashionrq.errors import InputError
+
+FORMATS = ("csv", "tsv", "jsonl", "json", "parquet")
+#: File name endings (before any ``.gz``) and the format each means.
+SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
+            ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
+DEFAULT_DELIMITERS = {"csv": ",", "tsv": "\t"}
+SPREADSHEETS = (".xlsx", ".xls", ".xlsm", ".ods", ".numbers")
+SAVE_AS_CSV = "save the sheet as CSV (UTF-8) and pass that file"
+#: Delimiters a header that reads as one column is checked for, with the words the fix names them by.
+DELIMITER_NAMES = {";": "semicolons", "\t": "tabs", "|": "vertical bars", ",": "commas"}
+
+#: ``(where, record)``: where a record came from (``file:line``, ``file row n`` or ``file record n``) and its raw
+#: values by column.
+Records = list[tuple[str, dict]]
+
+
+def detect_format(path: Path, declared: str | None) -> str:
+    """The mapping's ``format`` if it names one, else the format the file name says."""
+    if declared:
+        return declared
+    suffix = Path(path.name.lower().removesuffix(".gz")).suffix
+    if suffix in SUFFIXES:
+        return SUFFIXES[suffix]
+    if suffix in SPREADSHEETS:
+        raise InputError(f"{path} is a spreadsheet, which fashionrq does not read; {SAVE_AS_CSV}.")
+    raise InputError(f"cannot tell the format of {path} from its name; rename it to .csv, .tsv, .jsonl, .json or .parquet, "
+                     "or set format in the mapping file.")
+
+
+def read_records(path: Path, fmt: str, report: IngestReport, encoding: str = "utf-8",
+                 delimiter: str | None = None) -> tuple[Records, list[str]]:
+    """Every record of the catalog file ``path`` in format ``fmt``, and its columns (rows counted in ``report``)."""
+    if fmt == "parquet":
+        return _parquet_records(path, report)
+    text = read_text(path, encoding)
+    if not text.strip():
+        raise InputError(f"{path} is empty; pass a catalog with a header row and at least one product.")
+    if fmt == "jsonl":
+        return _jsonl_records(path, text, report)
+    if fmt == "json":
+        return _json_records(path, text, report)
+    return _csv_records(path, text, report, delimiter or DEFAULT_DELIMITERS[fmt])
+
+
+def _parquet_records(path: Path, report: IngestReport) -> tuple[Records, list[str]]:
+    try:
+        parquet = pq.ParquetFile(pa.BufferReader(read_bytes(path)))
+        check_header(path, parquet.schema_arrow.names)
+        table = parquet.read()
+    except (pa.ArrowException, OSError) as err:
+        raise InputError(f"{path} is not a readable Parquet file ({err}); re-export it.") from None
+    if table.num_rows == 0:
+        raise InputError(f"{path} is empty; pass a catalog with at least one product.")
+    try:
+        rows = table.to_pylist(maps_as_pydicts="strict")
+    except KeyError as err:
+        raise InputError(f"{path} has a map value that repeats a key ({err.args[0]}); keep each key once per map.") from None
+    report.rows_read = table.num_rows
+    return [(f"{path.name} row {i}", row) for i, row in enumerate(rows, start=1)], table.column_names
+
+
+def _check_delimiter(path: Path, columns: list[str], delimiter: str) -> None:
+    """Refuse a header that reads as one column because its fields are separated by something else."""
+    if len(columns) != 1:
+        return
+    other = next((d for d in DELIMITER_NAMES if d != delimiter and d in columns[0]), None)
+    if other is not None:
+        raise InputError(
+            f"{path}'s header reads as one column ({columns[0][:60]!r}) because its fields are separated by "
+            f"{DELIMITER_NAMES[other]}, not {DELIMITER_NAMES.get(delimiter, repr(delimiter))}; set delimiter = "
+            f"{json.dumps(other)} in the mapping file.")
+
+
+def _csv_records(path: Path, text: str, report: IngestReport, delimiter: str) -> tuple[Records, list[str]]:
+    columns, rows = csv_table(path, text, delimiter)
+    _check_delimiter(path, columns, delimiter)
+    records = []
+    for line_no, fields in rows:
+        if not fields:  # a blank line
+            continue
+        report.rows_read += 1
+        if len(fields) > len(columns):
+            report.reject(f"{path.name}:{line_no}", f"{len(fields)} fields for {len(columns)} columns")
+            continue
+        records.append((f"{path.name}:{line_no}", dict(zip(columns, fields))))
+    if not records and not report.rejected:
+        raise InputError(f"{path} has a header but no products; add at least one row.")
+    return records, columns
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    keys = [k for k, _ in pairs]
+    repeated = next((k for k in keys if keys.count(k) > 1), None)
+    if repeated is not None:
+        raise ValueError(f"the key {repeated!r} appears twice")
+    return dict(pairs)
+
+
+def _objects(path: Path, entries: list[tuple[str, object]], report: IngestReport) -> tuple[Records, list[str]]:
+    """The JSON objects among ``entries`` (``(where, value)``), each other value rejected with its place."""
+    records, columns = [], {}
+    for where, record in entries:
+        report.rows_read += 1
+        if not isinstance(record, dict):
+            report.reject(where, "a catalog record must be a JSON object")
+            continue
+        columns.update(dict.fromkeys(record))
+        records.append((where, record))
+    return records, list(columns)
+
+
+def _jsonl_records(path: Path, text: str, report: IngestReport) -> tuple[Records, list[str]]:
+    entries = []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entries.append((f"{path.name}:{line_no}", json.loads(line, object_pairs_hook=_unique_keys)))
+        except ValueError as err:
+            report.rows_read += 1
+            report.reject(f"{path.name}:{line_no}", f"malformed JSON ({getattr(err, 'msg', err)})")
+    return _objects(path, entries, report)
+
+
+def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records, list[str]]:
+    """A JSON file holding an array of product objects, or an object with one such array (``{"products": [...]}``)."""
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_keys)
+    except ValueError as err:
+        where = f" (line {err.lineno}, column {err.colno})" if isinstance(err, json.JSONDecodeError) else ""
+        raise InputError(f"{path} is not valid JSON{where}: {getattr(err, 'msg', err)}; fix the file, or name a JSON-lines "
+                         "file .jsonl (one product per line).") from None
+    if isinstance(value, dict):
+        arrays = [key for key, v in value.items() if isinstance(v, list)]
+        if len(arrays) != 1:
+            raise InputError(f"{path} holds a JSON object with {len(arrays)} arrays ({', '.join(map(repr, arrays[:5])) or 'none'}); "
+                             "a JSON catalog is an array of products, or an object with exactly one array of products.")
+        report.notes.append(f"products read from the array {arrays[0]!r} of {path.name}")
+        value = value[arrays[0]]
+    if not isinstance(value, list) or not value:
+        raise InputError(f"{path} holds no array of products; a JSON catalog is an array of product objects.")
+    return _objects(path, [(f"{path.name} record {i}", v) for i, v in enumerate(value, start=1)], report)
