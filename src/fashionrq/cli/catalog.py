@@ -15,6 +15,12 @@ if TYPE_CHECKING:
     from fashionrq.catalog import IngestReport
 
 
+#: Rejected rows printed one per line; the rest are counted (every one is in ingest_report.json).
+REJECTED_SHOWN = 20
+#: Ids printed per repair reason.
+IDS_SHOWN = 10
+
+
 def print_ingest_report(report: IngestReport) -> None:
     """Print rows read, repaired and rejected, and the missing count of every field."""
     summary = report.to_dict()
@@ -24,9 +30,13 @@ def print_ingest_report(report: IngestReport) -> None:
         soft_wrap=True,
     )
     for reason, entry in summary["repaired"].items():
-        console.print(f"  repaired ({reason}): {entry['count']} — ids {', '.join(entry['ids'])}", soft_wrap=True)
-    for row in summary["rejected"]:
+        more = f", … ({entry['count'] - IDS_SHOWN:,} more in ingest_report.json)" if entry["count"] > IDS_SHOWN else ""
+        console.print(f"  repaired ({reason}): {entry['count']:,} — ids {', '.join(entry['ids'][:IDS_SHOWN])}{more}", soft_wrap=True)
+    for row in summary["rejected"][:REJECTED_SHOWN]:
         console.print(f"  rejected {row['row']}: {row['reason']}", soft_wrap=True)
+    if len(summary["rejected"]) > REJECTED_SHOWN:
+        console.print(f"  … and {len(summary['rejected']) - REJECTED_SHOWN:,} more rows rejected, each with its reason in "
+                      "ingest_report.json", soft_wrap=True)
     for reason, entry in summary["values_nulled"].items():
         console.print(f"  values set to null ({reason}): {entry['count']}")
     for name, entry in _placeholder_lines(summary["placeholders"]):
