@@ -32,7 +32,8 @@ class FieldPath:
     @classmethod
     def parse(cls, reference: str, columns: list[str], where: str) -> FieldPath:
         """The reference to ``reference`` among ``columns``: the column of that name, else a path whose first key is
-        a column. ``where`` names the mapping entry in the message that refuses a malformed path."""
+        a column. ``where`` names the mapping entry (``m.toml maps name to``) in the message that refuses a
+        malformed path."""
         if reference in columns or not any(c in reference for c in ".["):
             return cls(reference)
         head = re.match(r"[^.\[\]]+", reference)
@@ -44,7 +45,7 @@ class FieldPath:
             steps.append(_step(match.group(1), match.group(2)))
             position = match.end()
         if head is None or position != len(rest) or any(step is None for step in steps):
-            raise InputError(f"{where} names {reference!r}, which is neither a column nor a path such as "
+            raise InputError(f"{where} {reference!r}, which is neither a column nor a path such as "
                              "'item_name[language_tag=en_US].value', 'color[*].value' or 'images[0]'; fix the reference.")
         return cls(head.group(0), tuple(steps))
 

@@ -32,21 +32,21 @@ class References:
     def of(cls, path: Path, mapping: Mapping, columns: list[str]) -> References:
         """The references of ``mapping`` in a file with ``columns``; a column that is not there, or a required field
         with neither a column nor a constant, is refused in one sentence."""
-        def resolve(what: str, reference: str, must_exist: bool = True) -> FieldPath:
-            ref = FieldPath.parse(reference, columns, f"{mapping.source} {what}")
+        def resolve(phrase: str, reference: str, must_exist: bool = True) -> FieldPath:
+            ref = FieldPath.parse(reference, columns, f"{mapping.source} {phrase}")
             if must_exist and ref.column not in columns:
-                named = f"to {reference!r}, whose column {ref.column!r}" if ref.is_path else f"to column {reference!r}, which"
-                raise InputError(f"{mapping.source} {what} {named} {path.name} does not have (columns: {', '.join(columns)[:600]}); "
+                named = f"{reference!r}, whose column {ref.column!r}" if ref.is_path else f"column {reference!r}, which"
+                raise InputError(f"{mapping.source} {phrase} {named} {path.name} does not have (columns: {', '.join(columns)[:600]}); "
                                  "fix the column name in the mapping.")
             return ref
 
-        fields = {name: resolve(f"maps {name}", mapping.source_column(name), must_exist=name in mapping.columns) for name in FIELDS}
+        fields = {name: resolve(f"maps {name} to", mapping.source_column(name), must_exist=name in mapping.columns) for name in FIELDS}
         for name in REQUIRED_FIELDS:
             if name not in mapping.constants and fields[name].column not in columns:
                 raise InputError(f"{path} is missing the required column {mapping.source_column(name)!r} for field {name}; "
                                  f"add it, or map another column to {name} under [columns] in a mapping file.")
-        attributes = {key: resolve(f"maps attribute {key!r}", column) for key, column in sorted(mapping.attributes.items())}
-        variant_key = tuple(resolve("[variants] key maps", column) for column in mapping.variant_key)
+        attributes = {key: resolve(f"maps attribute {key!r} to", column) for key, column in sorted(mapping.attributes.items())}
+        variant_key = tuple(resolve("lists under [variants] key", column) for column in mapping.variant_key)
         return cls(fields, attributes, variant_key)
 
 

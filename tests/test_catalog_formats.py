@@ -1,0 +1,247 @@
+"""The shapes real catalog exports come in (issue 22 item 1), each cut from the same 200 real Myntra products of
+tests/fixtures/other_schema: semicolon and tab separated files, JSON arrays, nested JSON values (listings with
+language-tagged names and colour objects), category paths, size variants, photo URLs. Each must give the items the
+plain CSV gives, with every left-out row and nulled value counted."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import MYNTRA_SMALL, OTHER_SCHEMA
+from fashionrq.catalog import ingest
+from fashionrq.catalog.fieldpath import FieldPath
+from fashionrq.catalog.schema import normalise_age_group
+from fashionrq.errors import InputError
+
+MAPPING = (OTHER_SCHEMA / "mapping.toml").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict[str, str]]:
+    with open(OTHER_SCHEMA / "catalog.csv", newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def reference() -> list[dict]:
+    return ingest(OTHER_SCHEMA / "catalog.csv", mapping=OTHER_SCHEMA / "mapping.toml").table.to_pylist()
+
+
+def _write_csv(path: Path, rows: list[dict], delimiter: str) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), delimiter=delimiter)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def _mapping(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "mapping.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _without_format(text: str) -> str:
+    return text.replace('format = "csv"\n', "")
+
+
+def test_a_semicolon_file_reads_like_the_csv_once_the_mapping_names_its_delimiter(tmp_path, rows, reference):
+    catalog = _write_csv(tmp_path / "catalog.csv", rows, ";")
+    with pytest.raises(InputError, match=r"separated by semicolons, not commas; set delimiter = \";\" in the mapping file"):
+        ingest(catalog, mapping=_mapping(tmp_path, MAPPING))
+    assert ingest(catalog, mapping=_mapping(tmp_path, 'delimiter = ";"\n' + MAPPING)).table.to_pylist() == reference
+
+
+def test_a_tsv_file_is_read_with_tabs_from_its_name(tmp_path, rows, reference):
+    catalog = _write_csv(tmp_path / "feed.tsv", rows, "\t")
+    assert ingest(catalog, mapping=_mapping(tmp_path, _without_format(MAPPING))).table.to_pylist() == reference
+    renamed = catalog.rename(tmp_path / "feed.csv")
+    tab = ingest(renamed, mapping=_mapping(tmp_path, 'delimiter = "tab"\n' + MAPPING)).table.to_pylist()
+    assert tab == reference
+
+
+@pytest.mark.parametrize("wrap", [lambda rows: rows, lambda rows: {"count": len(rows), "products": rows}])
+def test_a_json_array_reads_like_the_csv(tmp_path, rows, reference, wrap):
+    catalog = tmp_path / "catalog.json"
+    catalog.write_text(json.dumps(wrap(rows)), encoding="utf-8")
+    result = ingest(catalog, mapping=_mapping(tmp_path, _without_format(MAPPING)))
+    assert result.table.to_pylist() == reference
+    assert result.report.rows_read == len(rows)
+    assert any("'products'" in note for note in result.report.notes) == isinstance(wrap(rows), dict)
+
+
+def test_a_json_object_with_two_arrays_is_refused_with_their_names(tmp_path, rows):
+    catalog = tmp_path / "catalog.json"
+    catalog.write_text(json.dumps({"products": rows[:2], "variants": rows[2:4]}), encoding="utf-8")
+    with pytest.raises(InputError, match=r"2 arrays \('products', 'variants'\)"):
+        ingest(catalog, mapping=_mapping(tmp_path, _without_format(MAPPING)))
+
+
+def _listing(row: dict) -> dict:
+    """The row as a nested listing: language-tagged names, a brand object, colour objects, a category path."""
+    return {
+        "sku": row["sku"],
+        "title": [{"language_tag": "de_DE", "value": f"{row['title']} (DE)"}, {"language_tag": "en_US", "value": row["title"]}],
+        "vendor": {"name": row["vendor"]},
+        "department": row["department"],
+        "path": f"{row['department']} > {row['category']} > {row['product_type']}",
+        "colors": [{"value": c} for c in row["colors"].split("|")] if row["colors"] else [],
+        "list_price": row["list_price"],
+        "body_html": row["body_html"],
+        "details": json.dumps({"fabric": row["fabric"], "pattern": row["pattern"]}),
+    }
+
+
+NESTED_MAPPING = '''
+[columns]
+item_id = "sku"
+name = "title[language_tag=en_US].value"
+brand = "vendor.name"
+gender = "department"
+master_category = "path"
+article_type = "path"
+colours = "colors[*].value"
+price = "list_price"
+description = "body_html"
+
+[attributes]
+Fabric = "details.fabric"
+Pattern = "details.pattern"
+
+[clean.master_category]
+split = ">"
+part = 1
+
+[clean.article_type]
+split = ">"
+
+[values.gender]
+M = "Men"
+F = "Women"
+B = "Boys"
+G = "Girls"
+U = "Unisex"
+'''
+
+
+def test_nested_values_and_category_paths_read_like_the_flat_columns(tmp_path, rows, reference):
+    """A JSON-lines export whose name is a list of language-tagged objects, brand an object, colours a list of
+    objects, attributes a JSON text, and categories one path, mapped by paths and [clean] parts."""
+    catalog = tmp_path / "listings.jsonl"
+    catalog.write_text("".join(json.dumps(_listing(row)) + "\n" for row in rows), encoding="utf-8")
+    result = ingest(catalog, mapping=_mapping(tmp_path, NESTED_MAPPING))
+    assert result.table.to_pylist() == reference
+    cleaned = result.report.to_dict()["repaired"]
+    assert cleaned["cleaned_article_type"]["count"] == cleaned["cleaned_master_category"]["count"] == len(rows)
+
+
+@pytest.mark.parametrize(("reference_text", "needle"), [
+    ("title[language_tag=en_US.value", "neither a column nor a path"),
+    ("titel[language_tag=en_US].value", "whose column 'titel'"),
+    ("title[]", "neither a column nor a path"),
+])
+def test_a_broken_path_is_refused_in_one_sentence(tmp_path, rows, reference_text, needle):
+    catalog = tmp_path / "listings.jsonl"
+    catalog.write_text(json.dumps(_listing(rows[0])) + "\n", encoding="utf-8")
+    mapping = NESTED_MAPPING.replace('"title[language_tag=en_US].value"', json.dumps(reference_text))
+    with pytest.raises(InputError, match="maps name") as caught:
+        ingest(catalog, mapping=_mapping(tmp_path, mapping))
+    assert needle in str(caught.value)
+
+
+def test_path_steps_index_match_and_spread(tmp_path):
+    """``[-1]``, ``.0`` on a list, a key that is a number, a match on a number, and a missing step read as nothing."""
+    record = {"a": [{"k": 1, "v": "x"}, {"k": 2, "v": "y"}], "b": {"2": "two"}, "c": '[{"v": "p"}, {"w": 1}, {"v": "q"}]'}
+    columns = list(record)
+    assert FieldPath.parse("a[-1].v", columns, "m").get(record) == "y"
+    assert FieldPath.parse("a.0.v", columns, "m").get(record) == "x"
+    assert FieldPath.parse("a[k=2].v", columns, "m").get(record) == "y"
+    assert FieldPath.parse("b.2", columns, "m").get(record) == "two"
+    assert FieldPath.parse("c[*].v", columns, "m").get(record) == ["p", "q"]
+    assert FieldPath.parse("a[k=3].v", columns, "m").get(record) is None
+    assert FieldPath.parse("a[5]", columns, "m").get(record) is None
+
+
+def test_size_variants_become_one_item_each_and_every_left_out_row_is_counted(tmp_path, rows, reference):
+    """Each product as two or three size rows (distinct ids, one group id and colour): [variants] keeps the first."""
+    variants = []
+    for position, row in enumerate(rows):
+        sizes = ("S", "M", "L")[: 2 + position % 2]
+        variants += [{**row, "sku": row["sku"] if size == "S" else f"{row['sku']}-{size}", "group": row["sku"], "size": size}
+                     for size in sizes]
+    catalog = _write_csv(tmp_path / "catalog.csv", variants, ",")
+    plain = ingest(catalog, mapping=_mapping(tmp_path, MAPPING))
+    assert plain.table.num_rows == len(variants)
+    assert any(note.startswith(f"{len(variants) - len(rows)} items repeat the name, brand and colour") for note in plain.report.notes)
+    result = ingest(catalog, mapping=_mapping(tmp_path, MAPPING + '\n[variants]\nkey = ["group", "colors"]\n'))
+    assert result.table.to_pylist() == reference
+    report = result.report.to_dict()
+    assert report["rows_read"] == len(variants) and report["rejected_rows"] == len(variants) - len(rows)
+    for entry in report["rejected"]:  # each names its own line and the earlier line of its product
+        kept = re.fullmatch(r"a variant of the product at catalog\.csv:(\d+) \(the same group, colors\)", entry["reason"])
+        assert kept and int(kept.group(1)) < int(entry["row"].removeprefix("catalog.csv:")), entry
+    assert not any("repeat the name" in note for note in report["notes"])
+
+
+def test_photo_urls_and_missing_photo_files_are_nulled_and_counted(tmp_path, rows):
+    """A web address is never downloaded and a file that is not there is no photo: both are null, counted and said;
+    a photo beside the catalog is kept."""
+    photo = next((MYNTRA_SMALL / "images").glob("*.jpg"))
+    shutil.copy(photo, tmp_path / "kept.jpg")
+    links = ["kept.jpg", "missing/none.jpg", "https://cdn.example.com/p/1.jpg", "//cdn.example.com/p/2.jpg"]
+    with_photos = [{**row, "photo": links[i % 4]} for i, row in enumerate(rows[:8])]
+    catalog = _write_csv(tmp_path / "catalog.csv", with_photos, ",")
+    result = ingest(catalog, mapping=_mapping(tmp_path, MAPPING.replace("[columns]\n", '[columns]\nimage_path = "photo"\n')))
+    paths = result.table.column("image_path").to_pylist()
+    assert paths == [str(tmp_path / "kept.jpg"), None, None, None] * 2
+    nulled = result.report.to_dict()["values_nulled"]
+    assert nulled["image_url"]["count"] == 4 and nulled["missing_image_file"]["count"] == 2
+    assert any(note.startswith("4 image_path values are web addresses") for note in result.report.notes)
+
+
+@pytest.mark.parametrize(("edit", "needle"), [
+    ('delimiter = ";;"\n', "give the one character between fields"),
+    ('[clean.article_type]\npart = 1\n', "beside split"),
+    ('[clean.article_type]\nsplit = ""\n', "the text between the parts of a path"),
+    ('[variants]\nkey = "group"\n', "give the columns that name one product"),
+    ('[variants]\nkeys = ["group"]\n', "did you mean 'key'?"),
+    ('[variants]\nkey = ["group"]\n', "lists under [variants] key column 'group', which catalog.csv does not have"),
+])
+def test_mapping_mistakes_in_the_new_keys_are_refused_with_the_fix(tmp_path, edit, needle):
+    text = edit + MAPPING if not edit.startswith("[") else MAPPING + "\n" + edit
+    with pytest.raises(InputError, match="mapping") as caught:
+        ingest(OTHER_SCHEMA / "catalog.csv", mapping=_mapping(tmp_path, text))
+    assert needle in str(caught.value)
+
+
+def test_a_spreadsheet_is_refused_with_the_way_to_save_it(tmp_path):
+    sheet = tmp_path / "catalog.xlsx"
+    sheet.write_bytes(b"PK\x03\x04")
+    with pytest.raises(InputError, match="is a spreadsheet, which fashionrq does not read; save the sheet as CSV"):
+        ingest(sheet, mapping=_mapping(tmp_path, _without_format(MAPPING)))
+
+
+def test_google_age_groups_reduce_to_the_four_segments():
+    assert [normalise_age_group(v) for v in ("newborn", "infant", "toddler", "kids", "adult")] == [
+        "baby", "baby", "toddler", "kids", "adult"]
+
+
+def test_the_printed_report_shows_twenty_rejected_rows_and_counts_the_rest(tmp_path, rows):
+    broken = [{**row, "title": ""} if i < 30 else row for i, row in enumerate(rows)]
+    catalog = _write_csv(tmp_path / "catalog.csv", broken, ",")
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "ingest", str(catalog), "--mapping", str(_mapping(tmp_path, MAPPING)),
+                           "--out", str(tmp_path / "items")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout + done.stderr
+    assert printed.count("  rejected catalog.csv:") == 20
+    assert "… and 10 more rows rejected, each with its reason in ingest_report.json" in " ".join(printed.split())
+    report = json.loads((tmp_path / "items" / "ingest_report.json").read_text(encoding="utf-8"))
+    assert report["rejected_rows"] == 30
