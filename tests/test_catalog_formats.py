@@ -245,3 +245,17 @@ def test_the_printed_report_shows_twenty_rejected_rows_and_counts_the_rest(tmp_p
     assert "… and 10 more rows rejected, each with its reason in ingest_report.json" in " ".join(printed.split())
     report = json.loads((tmp_path / "items" / "ingest_report.json").read_text(encoding="utf-8"))
     assert report["rejected_rows"] == 30
+
+
+def test_a_generic_brand_and_an_as_shown_colour_are_no_values(tmp_path, rows, reference):
+    """Marketplace sellers write "Generic" for no brand and "As Shown" for no colour: both are placeholders, counted
+    with their spellings, and never reach a query; a real brand or colour is untouched."""
+    seller = [{**row, "vendor": ("Generic", "No Brand")[i % 2], "colors": ("As Shown", "picture color|Red")[i % 2]} if i < 6 else row
+              for i, row in enumerate(rows)]
+    result = ingest(_write_csv(tmp_path / "catalog.csv", seller, ","), mapping=_mapping(tmp_path, MAPPING))
+    items = result.table.to_pylist()
+    assert [item["brand"] for item in items[:6]] == [None] * 6 and items[6:] == reference[6:]
+    assert [item["colours"] for item in items[:6]] == [[], ["Red"]] * 3
+    placeholders = result.report.to_dict()["placeholders"]
+    assert placeholders["brand"]["values"] == {"Generic": 3, "No Brand": 3}
+    assert placeholders["colours"]["values"] == {"As Shown": 3, "picture color": 3}

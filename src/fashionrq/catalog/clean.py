@@ -35,7 +35,7 @@ class RowCleaner:
 
     def text(self, field: str, value: object) -> str | None:
         """Trimmed text, or ``None`` (a placeholder such as ``Unknown`` or ``N/A`` is counted under ``field``)."""
-        if is_placeholder(value):
+        if is_placeholder(value, field):
             self.report.placeholder(field, value)
             return None
         return clean_string(value)

@@ -94,9 +94,28 @@ def clean_string(value: object) -> str | None:
     return None if text.lower() in PLACEHOLDERS else text
 
 
-def is_placeholder(value: object) -> bool:
-    """True for a value that is present but says "no value" (``NA``, ``Unknown``, ``-``, empty, NaN)."""
-    return value is not None and clean_string(value) is None
+#: Spellings of "no value" that only mean that in one field: a marketplace's ``Generic`` brand, a seller's
+#: ``as shown`` colour. Matched whole, in any case.
+FIELD_PLACEHOLDERS = {
+    "brand": re.compile(r"generic|unbranded|un-branded|non[- ]?branded|no[- ]?brand(?: name)?|not branded|"
+                        r"brand not (?:specified|available|known)", re.IGNORECASE),
+    "colour": re.compile(r"(?:as|same as|see|like)\s+(?:the\s+|in\s+)?(?:shown?|pictured?|pics?|photos?|images?|"
+                         r"picture|displayed|description)|(?:picture|photo|image)\s+colou?rs?|random(?:\s+colou?rs?)?",
+                         re.IGNORECASE),
+}
+_PLACEHOLDER_KIND = {"brand": "brand", "base_colour": "colour", "colours": "colour"}
+
+
+def is_placeholder(value: object, field: str | None = None) -> bool:
+    """True for a value that is present but says "no value" (``NA``, ``Unknown``, ``-``, empty, NaN), or, in
+    ``field``, one of that field's own such spellings (:data:`FIELD_PLACEHOLDERS`)."""
+    if value is None:
+        return False
+    text = clean_string(value)
+    if text is None:
+        return True
+    kind = _PLACEHOLDER_KIND.get(field or "")
+    return kind is not None and FIELD_PLACEHOLDERS[kind].fullmatch(text) is not None
 
 
 def strip_html(value: object) -> str | None:
