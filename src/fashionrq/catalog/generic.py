@@ -5,6 +5,7 @@ left-out row counted in the ingest report (docs/catalog.md, "Any other catalog: 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import FIELDS, REQUIRED_FIELDS, clean_string, normalise_age_group, normalise_gender, strip_html, to_text
+from fashionrq.catalog.schema import FIELDS, GENDERS, REQUIRED_FIELDS, clean_string, normalise_age_group, normalise_gender, strip_html, to_text
 from fashionrq.errors import InputError
 
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^//", re.IGNORECASE)
@@ -44,7 +45,8 @@ class References:
         for name in REQUIRED_FIELDS:
             if name not in mapping.constants and fields[name].column not in columns:
                 raise InputError(f"{path} is missing the required column {mapping.source_column(name)!r} for field {name}; "
-                                 f"add it, or map another column to {name} under [columns] in a mapping file.")
+                                 f"add it, or map another column to {name} under [columns] in a mapping file "
+                                 f"(`fashionrq draft-mapping {path}` writes a first one).")
         attributes = {key: resolve(f"maps attribute {key!r} to", column) for key, column in sorted(mapping.attributes.items())}
         variant_key = tuple(resolve("lists under [variants] key", column) for column in mapping.variant_key)
         return cls(fields, attributes, variant_key)
@@ -68,6 +70,7 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
     out = [photos.resolve(where, item) for where, item in items if item is not None]
     photos.note()
     _note_repeats(out, report)
+    _note_unknown_genders(out, mapping, report)
     return out
 
 
@@ -212,6 +215,15 @@ class _Photos:
                 "photo; to use the photos, save them in or below the catalog's folder and map their relative paths")
         if missing:
             self.report.notes.append(f"{missing} image_path values name no file in or below {self.folder}; those items have no photo")
+
+
+def _note_unknown_genders(items: list[dict], mapping: Mapping, report: IngestReport) -> None:
+    """Say which gender values are none of Men, Women, Boys, Girls and Unisex (kept as written)."""
+    unknown = Counter(item["gender"] for item in items if item["gender"] is not None and item["gender"] not in GENDERS)
+    if unknown:
+        shown = ", ".join(f"{value!r} {count:,}" for value, count in unknown.most_common(5))
+        report.notes.append(f"gender values kept as written, since they are none of {', '.join(sorted(GENDERS))}: {shown}"
+                            f"{' …' if len(unknown) > 5 else ''}; map them under [values.gender] in {mapping.source}")
 
 
 def _note_repeats(items: list[dict], report: IngestReport) -> None:

@@ -49,10 +49,12 @@ YEAR_RANGE = (1800, 2100)
 GENDER_SYNONYMS = {
     "men": "Men", "man": "Men", "male": "Men", "m": "Men", "mens": "Men", "men's": "Men",
     "women": "Women", "woman": "Women", "female": "Women", "f": "Women", "w": "Women", "womens": "Women",
-    "women's": "Women", "ladies": "Women",
+    "women's": "Women", "ladies": "Women", "lady": "Women", "ladieswear": "Women", "womenswear": "Women",
+    "menswear": "Men", "gents": "Men",
     "boys": "Boys", "boy": "Boys", "girls": "Girls", "girl": "Girls",
     "unisex": "Unisex", "u": "Unisex", "all": "Unisex",
 }
+GENDERS = frozenset(GENDER_SYNONYMS.values())
 AGE_SCALE: tuple[str, ...] = ("baby", "toddler", "kids", "adult")
 _AGE_SYNONYMS = {
     "adults": "adult", "adult": "adult", "grown-up": "adult",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
+from fashionrq.errors import InputError
 from fashionrq.progress import console
 
 if TYPE_CHECKING:
@@ -79,5 +80,37 @@ def ingest_command(
     console.print(f"wrote {path} and {path.parent / 'ingest_report.json'}", soft_wrap=True)
 
 
+def draft_mapping_command(
+    catalog: Path = typer.Argument(..., help="A CSV, TSV, JSON-lines, JSON or Parquet catalog file."),
+    out: Path = typer.Option(None, "--out", help="Write the draft mapping here (default: print it)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --out file."),
+) -> None:
+    """Guess a first TOML mapping for a catalog from its header and first records, and check it by ingesting."""
+    from fashionrq.catalog import ingest
+    from fashionrq.catalog.draft import draft_mapping
+    from fashionrq.io import atomic_write_text
+    from fashionrq.layout import check_file_output
+
+    check_file_output(out, force, "mapping file")
+    if not catalog.is_file():
+        raise InputError(f"catalog file {catalog} does not exist; pass the CSV, TSV, JSON-lines, JSON or Parquet file to map.")
+    draft = draft_mapping(catalog)
+    if out is None:
+        typer.echo(draft.text(), nl=False)  # stdout, so that `> mapping.toml` keeps it
+        return
+    atomic_write_text(out, draft.text())
+    console.print(f"wrote {out}", soft_wrap=True, markup=False)
+    if draft.missing_required:
+        raise InputError(f"no column of {catalog.name} looks like the required field(s) {', '.join(draft.missing_required)}; "
+                         f"name the column(s) in {out} under [columns].")
+    report = ingest(catalog, mapping=out).report.to_dict()
+    console.print(f"with it, {catalog.name} gives {report['rows_written']:,} items from {report['rows_read']:,} rows "
+                  f"({report['rejected_rows']:,} left out); see why with `fashionrq ingest {catalog} --mapping {out} --out DIR`",
+                  soft_wrap=True, markup=False)
+    for check in draft.checks:
+        console.print(f"  check: {check}", soft_wrap=True, markup=False)
+
+
 def register(app: typer.Typer) -> None:
     app.command("ingest")(ingest_command)
+    app.command("draft-mapping")(draft_mapping_command)

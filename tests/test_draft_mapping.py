@@ -1,0 +1,119 @@
+"""`fashionrq draft-mapping` (issue 22 item 1): a first mapping guessed from a catalog's header and records, checked
+on catalogs of real Myntra products in other shapes against the mappings written by hand from docs/catalog.md."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from conftest import OTHER_SCHEMA
+from fashionrq.catalog import ingest
+from fashionrq.catalog.draft import draft_mapping
+
+HM_SCHEMA = OTHER_SCHEMA.parent / "hm_schema"
+CORE = ("item_id", "name", "brand", "gender", "article_type", "colours", "price", "description")
+
+
+def _drafted(tmp_path: Path, catalog: Path, edit=lambda text: text) -> tuple[Path, str]:
+    text = edit(draft_mapping(catalog).text())
+    tomllib.loads(text)  # the draft is TOML
+    path = tmp_path / "drafted.toml"
+    path.write_text(text, encoding="utf-8")
+    return path, text
+
+
+def _core(table) -> list[dict]:
+    return [{k: row[k] for k in CORE} for row in table.to_pylist()]
+
+
+def test_the_draft_for_an_hm_shaped_parquet_is_the_hand_written_mapping(tmp_path):
+    """Every column of the H&M layout is found by name (the gender departments by the word in them), so the draft
+    reads the same 3,035 items as tests/fixtures/hm_schema/mapping.toml, attributes and all."""
+    drafted, text = _drafted(tmp_path, HM_SCHEMA / "articles.parquet")
+    assert '"Children Boys" = "Boys"' in text and "CHECK: the price cells name no currency" in text
+    assert ingest(HM_SCHEMA / "articles.parquet", mapping=drafted).table.to_pylist() == \
+        ingest(HM_SCHEMA / "articles.parquet", mapping=HM_SCHEMA / "mapping.toml").table.to_pylist()
+
+
+def test_the_draft_for_a_storefront_csv_needs_only_the_decisions_it_marks(tmp_path):
+    """One-letter gender codes B and G are ambiguous, so the draft asks; answering its two CHECK lines gives the
+    hand-written mapping's items."""
+    draft = draft_mapping(OTHER_SCHEMA / "catalog.csv")
+    assert draft.checks == ["the gender value 'B' needs a value map", "the gender value 'G' needs a value map",
+                            "the price cells name no currency"]
+    drafted, _ = _drafted(tmp_path, OTHER_SCHEMA / "catalog.csv", lambda text: text.replace(
+        '# B = "?"   # CHECK: which gender is this?', 'B = "Boys"').replace('# G = "?"   # CHECK: which gender is this?', 'G = "Girls"'))
+    assert ingest(OTHER_SCHEMA / "catalog.csv", mapping=drafted).table.to_pylist() == \
+        ingest(OTHER_SCHEMA / "catalog.csv", mapping=OTHER_SCHEMA / "mapping.toml").table.to_pylist()
+
+
+def test_the_draft_for_a_us_export_finds_its_columns_and_its_dollars(tmp_path, us_tops):
+    drafted, text = _drafted(tmp_path, us_tops / "catalog.csv")
+    spec = tomllib.loads(text)
+    assert spec["columns"] == {"item_id": "asin", "name": "item_name", "brand": "brand_name", "article_type": "product_type",
+                               "base_colour": "color", "price": "list_price"}
+    assert spec["price"]["currency"] == "USD" and "# gender = \"Women\"" in text
+    # the colour codes, sizes and repeats and the product-type codes are seen, and cleaned as the hand mapping does
+    assert set(spec["clean"]) == {"base_colour", "article_type"} and spec["clean"]["article_type"]["words"] is True
+    drafted_items = ingest(us_tops / "catalog.csv", mapping=drafted).table
+    hand = ingest(us_tops / "catalog.csv", mapping=us_tops / "mapping.toml").table
+    for column in ("item_id", "name", "brand", "article_type", "base_colour", "colours", "price"):
+        assert drafted_items.column(column).to_pylist() == hand.column(column).to_pylist(), column
+
+
+def test_the_draft_for_a_nested_semicolon_euro_feed(tmp_path):
+    """A semicolon-separated file with euro prices and language-tagged JSON names in a column: the draft names the
+    delimiter, the currency and the path to the English name."""
+    with open(OTHER_SCHEMA / "catalog.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))[:40]
+    catalog = tmp_path / "feed.csv"
+    with open(catalog, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, delimiter=";")
+        writer.writerow(["sku", "title", "product_type", "price"])
+        for row in rows:
+            names = [{"language_tag": "fr_FR", "value": f"{row['title']} (FR)"}, {"language_tag": "en_GB", "value": row["title"]}]
+            writer.writerow([row["sku"], json.dumps(names), row["product_type"], f"{row['list_price']},00 €"])
+    drafted, text = _drafted(tmp_path, catalog)
+    spec = tomllib.loads(text)
+    assert spec["delimiter"] == ";" and spec["price"]["currency"] == "EUR"
+    assert spec["columns"]["name"] == "title[language_tag=en_GB].value"
+    items = ingest(catalog, mapping=drafted).table.to_pylist()
+    assert [i["name"] for i in items] == [r["title"] for r in rows]
+    assert [i["price"] for i in items] == [float(r["list_price"]) for r in rows]
+
+
+def test_the_command_writes_the_draft_checks_it_and_never_overwrites(tmp_path):
+    out = tmp_path / "mapping.toml"
+    command = [sys.executable, "-m", "fashionrq", "draft-mapping", str(OTHER_SCHEMA / "catalog.csv"), "--out", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    said = " ".join((done.stdout + done.stderr).split())
+    assert "with it, catalog.csv gives 200 items from 200 rows (0 left out)" in said and "check: the gender value 'B'" in said
+    again = subprocess.run(command, capture_output=True, text=True)
+    assert again.returncode == 2 and "already exists" in again.stderr and "Traceback" not in again.stderr
+    printed = subprocess.run(command[:-2], capture_output=True, text=True)
+    assert printed.returncode == 0 and printed.stdout == out.read_text(encoding="utf-8")
+
+
+def test_a_catalog_without_a_required_column_is_drafted_and_named(tmp_path):
+    catalog = tmp_path / "c.csv"
+    catalog.write_text("sku,title\nA1,Red Top\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "draft-mapping", str(catalog), "--out", str(tmp_path / "m.toml")],
+                          capture_output=True, text=True)
+    message = " ".join(done.stderr.split())
+    assert done.returncode == 2 and "looks like the required field(s) article_type" in message and "Traceback" not in message
+    assert '# article_type = "?"' in (tmp_path / "m.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["catalog.xlsx", "missing.csv"])
+def test_a_file_the_draft_cannot_read_is_one_sentence(tmp_path, name):
+    if name.endswith(".xlsx"):
+        (tmp_path / name).write_bytes(b"PK\x03\x04")
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "draft-mapping", str(tmp_path / name)], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.startswith("error: ")
