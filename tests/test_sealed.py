@@ -487,3 +487,28 @@ def test_a_sealed_run_loads_the_kernels_compiled_beside_the_encoder(tmp_path, mo
     compiled = [line for line in done.stdout.splitlines() if line.startswith("[cache] data saved")]
     assert loaded and not compiled, done.stdout[-2000:]
     assert not list((work / "tmp").iterdir())  # the copy is removed when the process ends
+
+
+def test_the_memory_watch_reads_the_costly_pss_only_when_the_resident_sum_is_over_the_limit(monkeypatch):
+    """A process's Pss never exceeds its Rss, so the watch sums the cheap Rss first: under the limit it is done; over
+    it, the Pss decides. Checked on two real processes (this one and a forked copy, which share most pages)."""
+    from fashionrq.systems import sealed
+
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # the copy waits until the test has measured it
+        os.close(writer)
+        os.read(reader, 1)
+        os._exit(0)
+    try:
+        pids = [os.getpid(), child]
+        rss, pss = sealed._statm_resident_bytes(pids), sealed._proportional_bytes(pids)
+        assert 0 < pss < rss  # the two share their pages, which Pss counts once
+        walks = []
+        monkeypatch.setattr(sealed, "_proportional_bytes", lambda p: walks.append(p) or pss)
+        assert not sealed._holds_more_than(pids, 2 * rss) and walks == []
+        assert not sealed._holds_more_than(pids, (rss + pss) / 2) and walks == [pids]
+        assert sealed._holds_more_than(pids, pss - (1 << 20))
+    finally:
+        os.close(writer)
+        os.waitpid(child, 0)

@@ -58,6 +58,7 @@ MAX_CHILD_FILE = 1 << 30
 MAX_CHILD_RECORD = 16 << 20
 #: How often (seconds) the parent checks the sealed child's time and the resident memory of its processes.
 WATCH_INTERVAL_S = 0.25
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
 @contextlib.contextmanager
@@ -208,7 +209,7 @@ def _supervise(work: Path, seal, limits: Limits, label: str) -> int:
             if time.monotonic() > deadline:
                 raise FashionRQError(f"system {label} ran past its wall-clock limit of {limits.time_s:g} s and was killed; "
                                      "raise it with --time-limit SECONDS.")
-            if _resident_bytes(_processes(child.pid, namespace)) > limits.memory_gib * (1 << 30):
+            if _holds_more_than(_processes(child.pid, namespace), limits.memory_gib * (1 << 30)):
                 raise FashionRQError(f"system {label} held more than its memory limit of {limits.memory_gib:g} GiB "
                                      "(resident, all its processes together) and was killed; raise it with --memory-limit GIB.")
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -232,7 +233,24 @@ def _processes(session: int, namespace: str | None) -> list[int]:
     return found
 
 
-def _resident_bytes(pids: list[int]) -> int:
+def _holds_more_than(pids: list[int], limit: float) -> bool:
+    """Whether ``pids`` together hold more than ``limit`` bytes of proportional set size (:func:`_proportional_bytes`).
+    Their resident sizes are summed first (``/proc/PID/statm``, which costs next to nothing): no process's ``Pss`` is
+    above its ``Rss``, so only a sum over ``limit`` needs the costly ``smaps_rollup`` walk (read four times a second
+    for a whole run, it took about 7 % of a core)."""
+    return _statm_resident_bytes(pids) > limit and _proportional_bytes(pids) > limit
+
+
+def _statm_resident_bytes(pids: list[int]) -> int:
+    """The resident sizes of ``pids`` summed (second field of ``/proc/PID/statm``, in pages); a process gone meanwhile counts 0."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE_SIZE
+    return total
+
+
+def _proportional_bytes(pids: list[int]) -> int:
     """The memory ``pids`` hold together: each one's proportional set size (``Pss`` of ``/proc/PID/smaps_rollup``, so
     pages that forked processes share count once); a process gone meanwhile counts 0."""
     total = 0
