@@ -259,3 +259,12 @@ def test_a_generic_brand_and_an_as_shown_colour_are_no_values(tmp_path, rows, re
     placeholders = result.report.to_dict()["placeholders"]
     assert placeholders["brand"]["values"] == {"Generic": 3, "No Brand": 3}
     assert placeholders["colours"]["values"] == {"As Shown": 3, "picture color": 3}
+
+
+def test_a_colour_that_repeats_itself_is_read_once_and_counted(tmp_path, rows, reference):
+    repeated = [{**row, "colors": ("Black or black", "Navy/Navy", "Red|red & RED")[i % 3]} if i < 6 else row
+                for i, row in enumerate(rows)]
+    result = ingest(_write_csv(tmp_path / "catalog.csv", repeated, ","), mapping=_mapping(tmp_path, MAPPING))
+    items = result.table.to_pylist()
+    assert [item["colours"] for item in items[:6]] == [["Black"], ["Navy"], ["Red"]] * 2 and items[6:] == reference[6:]
+    assert result.report.to_dict()["repaired"]["repeated_colour"]["count"] == 6  # one per item ("red & RED" of the third)

@@ -22,6 +22,7 @@ from fashionrq.querygen import (
 )
 from fashionrq.querygen import heldout
 from fashionrq.querygen.evidence import OCCASION_CANON
+from fashionrq.querygen.verbalizer import Clause, _noun_phrase
 from fashionrq.sid.kmeans import ResidualKMeans
 from fashionrq.catalog.tiers import price_tiers_of
 
@@ -225,3 +226,14 @@ def test_enrich_deduplicates_and_keeps_alignment(items):
     phis = enrich(texts, parser)
     assert len(phis) == 4 and phis[0] == phis[1] == phis[3] and phis[0] != phis[2]
     assert set(phis[0]) == set(PHI_KEYS) and phis[0]["gender"] == ["Men"] and phis[2]["gender"] == ["Women"]
+
+
+def test_two_colours_of_one_spelling_are_said_once():
+    """A catalog whose colours differ only in case ("Grey" and "grey", as free-text colours do) never gets "grey or
+    grey" in a query; two colours are still both said."""
+    for values, colours in ((("Grey", "grey"), 1), (("Black", "black"), 1), (("Grey", "Navy Blue"), 2)):
+        for seed in range(8):
+            text, phi, _ = _noun_phrase(("Tops",), [Clause("color", values, 1.0)], np.random.default_rng(seed), False, {})
+            said = text.lower().split(" tops")[0].split(" or ")
+            assert len(said) == colours and (colours == 1 or said[0] != said[1]), text
+            assert phi["color"] == list(values)

@@ -18,6 +18,7 @@ from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import FIELDS, GENDERS, REQUIRED_FIELDS, clean_string, normalise_age_group, normalise_gender, strip_html, to_text
 from fashionrq.errors import InputError
 
+_COLOUR_JOINS = re.compile(r"\s+or\s+|\s*[/,&+]\s*|\s+and\s+", re.IGNORECASE)
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^//", re.IGNORECASE)
 
 
@@ -153,8 +154,8 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
         text = clean.text(f"attributes.{key}", ref.get(record))
         if text is not None:
             attributes[key] = text
-    colours = clean.values("colours", raw["colours"], mapping.list_separator)
-    base = clean.text("base_colour", raw["base_colour"]) or (colours[0] if colours else None)
+    colours = [_one_colour(c, report, item_id) for c in clean.values("colours", raw["colours"], mapping.list_separator)]
+    base = _one_colour(clean.text("base_colour", raw["base_colour"]), report, item_id) or (colours[0] if colours else None)
     item = {name: clean.text(name, raw[name]) for name in ("name", "brand", "master_category", "sub_category",
                                                            "article_type", "season", "usage", "image_path")}
     return item | {
@@ -169,6 +170,18 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
         "description": clean.text("description", strip_html(raw["description"])),
         "attributes": attributes,
     }
+
+
+def _one_colour(text: str | None, report: IngestReport, item_id: str) -> str | None:
+    """A colour that repeats itself (``Black or black``, ``Navy/Navy``) as the colour once, counted under
+    ``repaired.repeated_colour``; any other text as it is."""
+    if text is None:
+        return None
+    parts = [p for p in _COLOUR_JOINS.split(text) if p]
+    if len(parts) > 1 and len({p.casefold() for p in parts}) == 1:
+        report.repair("repeated_colour", item_id)
+        return parts[0]
+    return text
 
 
 def _distinct(values: list[str]) -> list[str]:

@@ -211,6 +211,14 @@ def _sharpen(product: tuple[str, ...] | None, chosen: list[Clause], clauses: lis
     return chosen
 
 
+def _once(texts) -> list[str]:
+    """``texts`` in order, each once, compared case-insensitively."""
+    first: dict[str, str] = {}
+    for text in texts:
+        first.setdefault(text.casefold(), text)
+    return list(first.values())
+
+
 def _pick(rng: np.random.Generator, options) -> str:
     return options[int(rng.integers(len(options)))]
 
@@ -294,7 +302,9 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
             post.append(a_tail)
         use(clause)
     for clause in by_key.get("color", []):
-        pre.append(" or ".join(_pick(rng, surface.colour_forms(v)[:2]) for v in clause.values))
+        # "Grey" and "grey" (free-text colours), or two colours of one spelling, are said once
+        forms = [_pick(rng, surface.colour_forms(value)[:2]) for value in _once(clause.values)]
+        pre.append(" or ".join(_once(forms)))
         use(clause)
     for key, forms in (("pattern", surface.pattern_forms), ("material", surface.material_forms)):
         for clause in by_key.get(key, []):
