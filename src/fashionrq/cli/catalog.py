@@ -65,7 +65,7 @@ def _placeholder_lines(placeholders: dict) -> list[tuple[str, str]]:
 def ingest_command(
     catalog: str = typer.Argument(..., help="A Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet file, or 'bundled'."),
     out: Path = typer.Option(..., "--out", help="New folder for items.parquet and ingest_report.json."),
-    mapping: Path = typer.Option(None, "--mapping", help="TOML file mapping the catalog's columns to the canonical fields."),
+    mapping: Path = typer.Option(None, "--mapping", help="TOML file mapping the catalog's columns to the canonical fields (`fashionrq draft-mapping CATALOG` writes a first one)."),
     images: Path = typer.Option(None, "--images", help="Folder of <item_id>.jpg images (default: CATALOG/images)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing --out folder."),
 ) -> None:
