@@ -117,3 +117,28 @@ def test_a_file_the_draft_cannot_read_is_one_sentence(tmp_path, name):
         (tmp_path / name).write_bytes(b"PK\x03\x04")
     done = subprocess.run([sys.executable, "-m", "fashionrq", "draft-mapping", str(tmp_path / name)], capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.startswith("error: ")
+
+
+def test_the_draft_for_language_tagged_listings_reads_every_tagged_field(tmp_path):
+    """A JSON-lines export shaped like Amazon's ABO listings: names, brands, colours, materials and patterns are lists
+    of language-tagged objects, the product type a list of objects with a code. The draft reads the English value of
+    each (attributes included) and the code as words."""
+    with open(OTHER_SCHEMA / "catalog.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+
+    def tagged(value: str) -> list[dict]:
+        return [{"language_tag": "es_MX", "value": f"{value} (es)"}, {"language_tag": "en_US", "value": value}]
+
+    catalog = tmp_path / "listings.jsonl"
+    catalog.write_text("".join(json.dumps({
+        "item_id": row["sku"], "item_name": tagged(row["title"]), "brand": tagged(row["vendor"]),
+        "product_type": [{"value": row["product_type"].upper().replace(" ", "_")}], "color": tagged(row["colors"].split("|")[0]),
+        "material": tagged(row["fabric"]), "pattern": tagged(row["pattern"]),
+    }) + "\n" for row in rows), encoding="utf-8")
+    drafted, text = _drafted(tmp_path, catalog)
+    spec = tomllib.loads(text)
+    assert spec["attributes"] == {"Fabric": "material[language_tag=en_US].value", "Pattern": "pattern[language_tag=en_US].value"}
+    items = ingest(catalog, mapping=drafted).table.to_pylist()
+    hand = ingest(OTHER_SCHEMA / "catalog.csv", mapping=OTHER_SCHEMA / "mapping.toml").table.to_pylist()
+    assert [(i["name"], i["brand"], i["article_type"], i["attributes"]) for i in items] == \
+        [(h["name"], h["brand"], h["article_type"], h["attributes"]) for h in hand]

@@ -206,7 +206,10 @@ def _columns(draft: Draft, guesser: _Guesser) -> list[str]:
     attributes = [(key, guesser.column(names)) for key, names in ATTRIBUTE_NAMES.items()]
     attributes = [(key, column) for key, column in attributes if column is not None]
     if attributes:
-        extra += ["", "[attributes]"] + [f'{_toml_key(key)} = "{column}"' for key, column in attributes]
+        extra += ["", "[attributes]"]
+        for key, column in attributes:
+            reference, why = guesser.reference(column)
+            extra.append(f'{_toml_key(key)} = "{reference}"' + (f"   # {why}" if why else ""))
     return lines + extra
 
 
