@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from conftest import OTHER_SCHEMA
+from conftest import OTHER_SCHEMA, main_code
 from fashionrq.catalog import ingest
 from fashionrq.catalog.draft import draft_mapping
 
@@ -88,35 +86,31 @@ def test_the_draft_for_a_nested_semicolon_euro_feed(tmp_path):
     assert [i["price"] for i in items] == [float(r["list_price"]) for r in rows]
 
 
-def test_the_command_writes_the_draft_checks_it_and_never_overwrites(tmp_path):
+def test_the_command_writes_the_draft_checks_it_and_never_overwrites(tmp_path, capsys):
     out = tmp_path / "mapping.toml"
-    command = [sys.executable, "-m", "fashionrq", "draft-mapping", str(OTHER_SCHEMA / "catalog.csv"), "--out", str(out)]
-    done = subprocess.run(command, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    said = " ".join((done.stdout + done.stderr).split())
+    command = ["draft-mapping", str(OTHER_SCHEMA / "catalog.csv"), "--out", str(out)]
+    assert main_code(command) == 0
+    said = " ".join(capsys.readouterr().err.split())
     assert "with it, catalog.csv gives 200 items from 200 rows (0 left out)" in said and "check: the gender value 'B'" in said
-    again = subprocess.run(command, capture_output=True, text=True)
-    assert again.returncode == 2 and "already exists" in again.stderr and "Traceback" not in again.stderr
-    printed = subprocess.run(command[:-2], capture_output=True, text=True)
-    assert printed.returncode == 0 and printed.stdout == out.read_text(encoding="utf-8")
+    assert main_code(command) == 2 and "already exists" in capsys.readouterr().err
+    assert main_code(command[:-2]) == 0 and capsys.readouterr().out == out.read_text(encoding="utf-8")
 
 
-def test_a_catalog_without_a_required_column_is_drafted_and_named(tmp_path):
+def test_a_catalog_without_a_required_column_is_drafted_and_named(tmp_path, capsys):
     catalog = tmp_path / "c.csv"
     catalog.write_text("sku,title\nA1,Red Top\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "fashionrq", "draft-mapping", str(catalog), "--out", str(tmp_path / "m.toml")],
-                          capture_output=True, text=True)
-    message = " ".join(done.stderr.split())
-    assert done.returncode == 2 and "looks like the required field(s) article_type" in message and "Traceback" not in message
+    assert main_code(["draft-mapping", str(catalog), "--out", str(tmp_path / "m.toml")]) == 2
+    assert "looks like the required field(s) article_type" in " ".join(capsys.readouterr().err.split())
     assert '# article_type = "?"' in (tmp_path / "m.toml").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("name", ["catalog.xlsx", "missing.csv"])
-def test_a_file_the_draft_cannot_read_is_one_sentence(tmp_path, name):
+def test_a_file_the_draft_cannot_read_is_one_sentence(tmp_path, capsys, name):
     if name.endswith(".xlsx"):
         (tmp_path / name).write_bytes(b"PK\x03\x04")
-    done = subprocess.run([sys.executable, "-m", "fashionrq", "draft-mapping", str(tmp_path / name)], capture_output=True, text=True)
-    assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.startswith("error: ")
+    assert main_code(["draft-mapping", str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Traceback" not in err
 
 
 def test_the_draft_for_language_tagged_listings_reads_every_tagged_field(tmp_path):
