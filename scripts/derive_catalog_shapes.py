@@ -1,14 +1,26 @@
-"""Derive, from a Myntra-layout catalog, a catalog shaped like a US marketplace's women's tops export, with the
-mapping a user would write for it from docs/catalog.md (issue 22: real catalogs of other shapes).
+"""Derive, from a Myntra-layout catalog, a catalog of another real shape, with the mapping a user would write for it
+from docs/catalog.md (issue 22: real catalogs of other shapes). Every value is derived from a real product, with a
+seeded choice per item, so the same source gives byte-identical files.
 
-The shape: one category (women's apparel) and no gender or description column; free-text colours carrying colour
-codes, sizes and repeats ("001 Black", "Navy Blue / Size M", "Black or black"); dollar-string prices ("$26.26",
-some "$10.50 - $14.00" ranges), converted from INR at a fixed rate; and noisy product-type codes
-("tshirts_2012_and_later"). Every value is derived from a real product, with a seeded choice per item, so the same
-source gives byte-identical files.
+``--shape us-tops`` (the default): a US marketplace's women's tops export, ``catalog.csv``. One category (women's
+apparel) and no gender or description column; free-text colours carrying colour codes, sizes and repeats ("001
+Black", "Navy Blue / Size M", "Black or black"); dollar-string prices ("$26.26", some "$10.50 - $14.00" ranges),
+converted from INR at a fixed rate; and noisy product-type codes ("tshirts_2012_and_later").
+
+``--shape merchant``: a multi-category retailer's Google Merchant Center product feed, ``catalog.tsv`` (tab-separated).
+One row per size (2-4 sizes per product), each with its own ``id`` (``<myntra id>-<size>``) and the product's
+``item_group_id`` (the Myntra id); prices written ``1299.00 INR`` and a ``sale_price`` when the discounted price is
+lower; Google's ``gender`` values (``male``, ``female``, ``unisex``) and ``age_group`` (``adult``, ``kids``): Myntra's
+Boys and Girls become ``male`` and ``female`` with ``age_group`` ``kids``, as Google writes them, so they are read
+back as Men and Women, kids; up to three colours joined with ``/``; ``material`` and ``pattern`` from the Myntra attributes; a
+``google_product_category`` from a small table and the retailer's own ``product_type`` path ``Women > Apparel >
+Topwear > Tops``; an HTML ``description``; ``link`` and ``image_link`` web addresses. Products without a title, a
+price or a colour are not listed (Google refuses apparel without them).
 
     python scripts/derive_catalog_shapes.py --source tests/fixtures/myntra_small --out us-tops
     fashionrq build --catalog us-tops/catalog.csv --mapping us-tops/mapping.toml --out BENCH
+    python scripts/derive_catalog_shapes.py --shape merchant --source bundled --out feed
+    fashionrq build --catalog feed/catalog.tsv --mapping feed/mapping.toml --out BENCH
 """
 
 from __future__ import annotations
@@ -16,13 +28,17 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import html
 import io
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 INR_PER_USD = 83.0
 SIZES = ("XS", "S", "M", "L", "XL")
 
-MAPPING = '''# US women's tops export (scripts/derive_catalog_shapes.py), mapped as docs/catalog.md describes.
+US_TOPS_MAPPING = '''# US women's tops export (scripts/derive_catalog_shapes.py), mapped as docs/catalog.md describes.
 format = "csv"
 
 [columns]
@@ -90,22 +106,156 @@ def us_tops(items) -> list[dict[str, str]]:
     return rows
 
 
+MERCHANT_MAPPING = """# A Google Merchant Center product feed (scripts/derive_catalog_shapes.py --shape merchant), mapped as docs/catalog.md
+# describes. catalog.tsv is read as tab-separated from its name.
+list_separator = "/"              # color: up to three colours, "Black/White"
+
+[columns]
+item_id = "id"
+name = "title"
+brand = "brand"
+gender = "gender"                 # male | female | unisex
+age_group = "age_group"           # adult | kids
+article_type = "product_type"     # "Women > Apparel > Topwear > Tops"
+master_category = "product_type"
+sub_category = "product_type"
+colours = "color"
+price = "price"                   # "1299.00 INR"
+discounted_price = "sale_price"
+description = "description"       # HTML is stripped
+image_path = "image_link"         # web addresses: no photo, counted under values_nulled.image_url
+
+[attributes]
+Fabric = "material"
+Pattern = "pattern"
+
+[price]
+currency = "INR"
+
+[clean.article_type]              # the last part of the product_type path
+split = ">"
+
+[clean.master_category]
+split = ">"
+part = 1
+
+[clean.sub_category]
+split = ">"
+part = 2
+
+[variants]                        # one row per size: the rows of one product and colour are one item
+key = ["item_group_id", "color"]
+"""
+
+#: Each product's size run (2-4 consecutive sizes are listed, seeded per item), by masterCategory; kids' apparel in ages.
+SIZE_RUNS = {"Apparel": ("XS", "S", "M", "L", "XL", "XXL"), "Footwear": ("6", "7", "8", "9", "10", "11"),
+             "Personal Care": ("30 ml", "50 ml", "100 ml", "150 ml")}
+KIDS_SIZES = ("2-3Y", "4-5Y", "6-7Y", "8-9Y", "10-11Y", "12-13Y")
+OTHER_SIZES = ("Small", "Medium", "Large")
+GOOGLE_GENDERS = {"Men": "male", "Boys": "male", "Women": "female", "Girls": "female", "Unisex": "unisex"}
+#: Google product categories: by (masterCategory, subCategory), else by masterCategory.
+CLOTHING, ACCESSORIES = "Apparel & Accessories > Clothing", "Apparel & Accessories > Clothing Accessories"
+GOOGLE_CATEGORIES = {
+    ("Apparel", "Topwear"): f"{CLOTHING} > Shirts & Tops", ("Apparel", "Bottomwear"): f"{CLOTHING} > Pants",
+    ("Apparel", "Dress"): f"{CLOTHING} > Dresses", ("Apparel", "Innerwear"): f"{CLOTHING} > Underwear & Socks",
+    ("Apparel", "Loungewear and Nightwear"): f"{CLOTHING} > Sleepwear & Loungewear",
+    ("Accessories", "Bags"): "Apparel & Accessories > Handbags, Wallets & Cases > Handbags",
+    ("Accessories", "Wallets"): "Apparel & Accessories > Handbags, Wallets & Cases > Wallets & Money Clips",
+    ("Accessories", "Watches"): "Apparel & Accessories > Jewelry > Watches",
+    ("Accessories", "Jewellery"): "Apparel & Accessories > Jewelry",
+    ("Accessories", "Eyewear"): f"{ACCESSORIES} > Sunglasses", ("Accessories", "Belts"): f"{ACCESSORIES} > Belts",
+}
+MASTER_CATEGORIES = {"Apparel": CLOTHING, "Footwear": "Apparel & Accessories > Shoes", "Accessories": ACCESSORIES,
+                     "Personal Care": "Health & Beauty > Personal Care", "Sporting Goods": "Sporting Goods", "Home": "Home & Garden"}
+
+
+def _sizes(item: dict) -> tuple[str, ...]:
+    """2-4 consecutive sizes of the item's size run, seeded per item."""
+    kids = item["gender"] in ("Boys", "Girls") and item["master_category"] == "Apparel"
+    run = KIDS_SIZES if kids else SIZE_RUNS.get(item["master_category"], OTHER_SIZES)
+    count = min(2 + _pick(item["item_id"], "sizes", 3), len(run))
+    first = _pick(item["item_id"], "first size", len(run) - count + 1)
+    return run[first:first + count]
+
+
+def _inr(amount: float) -> str:
+    return f"{amount:.2f} INR"
+
+
+def _attribute(item: dict, *keys: str) -> str:
+    attributes = dict(item["attributes"] or {})
+    return next((attributes[k] for k in keys if attributes.get(k)), "")
+
+
+def _product(item: dict) -> dict[str, str]:
+    """The columns every size row of ``item`` shares."""
+    item_id, discounted = item["item_id"], item["discounted_price"]
+    slug = re.sub(r"[^a-z0-9]+", "-", item["name"].lower()).strip("-")
+    return {
+        "item_group_id": item_id,
+        "title": item["name"],
+        "description": f"<p>{html.escape(item['description'])}</p>" if item["description"] else "",
+        "link": f"https://www.example.com/{slug}/{item_id}/buy",
+        "image_link": f"https://assets.example.com/images/style/{item_id}.jpg",
+        "price": _inr(item["price"]),
+        "sale_price": _inr(discounted) if discounted is not None and discounted < item["price"] else "",
+        "brand": item["brand"] or "",
+        "gender": GOOGLE_GENDERS[item["gender"]],
+        "age_group": "kids" if item["gender"] in ("Boys", "Girls") else item["age_group"] or "",
+        "color": "/".join(item["colours"][:3]),
+        "material": _attribute(item, "Fabric", "Material"),
+        "pattern": _attribute(item, "Pattern", "Print or Pattern Type"),
+        "google_product_category": GOOGLE_CATEGORIES.get((item["master_category"], item["sub_category"]),
+                                                         MASTER_CATEGORIES.get(item["master_category"], "Apparel & Accessories")),
+        "product_type": " > ".join(item[f] for f in ("gender", "master_category", "sub_category", "article_type")),
+    }
+
+
+def merchant_feed(items) -> list[dict[str, str]]:
+    """Every product with a title, a price and a colour, one row per size, as a Google Merchant Center feed lists it."""
+    rows = []
+    for item in items:
+        if not item["name"] or not item["price"] or not item["colours"]:
+            continue
+        product = _product(item)
+        for size in _sizes(item):
+            code = size.replace(" ", "")
+            rows.append({"id": f"{item['item_id']}-{code}"} | product | {"link": f"{product['link']}?size={code}", "size": size})
+    return rows
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A derived catalog shape: its rows from the source items, its file name and field delimiter, and its mapping."""
+
+    rows: Callable[[list[dict]], list[dict[str, str]]]
+    file_name: str
+    delimiter: str
+    mapping: str
+
+
+SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", ",", US_TOPS_MAPPING),
+          "merchant": Shape(merchant_feed, "catalog.tsv", "\t", MERCHANT_MAPPING)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", type=Path, required=True, help="Myntra-layout folder (styles.csv and its item JSON)")
-    parser.add_argument("--out", type=Path, required=True, help="folder to write catalog.csv and mapping.toml to")
+    parser.add_argument("--shape", choices=sorted(SHAPES), default="us-tops", help="the catalog shape to write (default us-tops)")
+    parser.add_argument("--out", type=Path, required=True, help="folder to write the catalog file and mapping.toml to")
     args = parser.parse_args()
     from fashionrq.catalog import ingest
 
-    rows = us_tops(ingest(args.source).table.to_pylist())
+    shape = SHAPES[args.shape]
+    rows = shape.rows(ingest(args.source).table.to_pylist())
     args.out.mkdir(parents=True, exist_ok=True)
     text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=list(rows[0]), lineterminator="\n")
+    writer = csv.DictWriter(text, fieldnames=list(rows[0]), delimiter=shape.delimiter, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    (args.out / "catalog.csv").write_text(text.getvalue(), encoding="utf-8")
-    (args.out / "mapping.toml").write_text(MAPPING, encoding="utf-8")
-    print(f"wrote {len(rows):,} products to {args.out / 'catalog.csv'} and the mapping to {args.out / 'mapping.toml'}")
+    (args.out / shape.file_name).write_text(text.getvalue(), encoding="utf-8")
+    (args.out / "mapping.toml").write_text(shape.mapping, encoding="utf-8")
+    print(f"wrote {len(rows):,} rows to {args.out / shape.file_name} and the mapping to {args.out / 'mapping.toml'}")
 
 
 if __name__ == "__main__":

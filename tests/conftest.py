@@ -79,18 +79,29 @@ def pytest_unconfigure(config):
         build.wait()
 
 
+def derive_shape(out: Path, shape: str, source: Path | str = MYNTRA_SMALL) -> Path:
+    """``out``, holding the catalog of ``shape`` and its mapping, derived from ``source`` by scripts/derive_catalog_shapes.py."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "scripts" / "derive_catalog_shapes.py"), "--shape", shape,
+                           "--source", str(source), "--out", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
 @pytest.fixture(scope="session")
 def us_tops(tmp_path_factory) -> Path:
     """A US-export-shaped catalog in dollars (catalog.csv and mapping.toml) derived from the fixture by
     scripts/derive_catalog_shapes.py."""
-    import subprocess
-    import sys
+    return derive_shape(tmp_path_factory.mktemp("us-tops"), "us-tops")
 
-    out = tmp_path_factory.mktemp("us-tops")
-    done = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "scripts" / "derive_catalog_shapes.py"),
-                           "--source", str(MYNTRA_SMALL), "--out", str(out)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return out
+
+@pytest.fixture(scope="session")
+def merchant_feed(tmp_path_factory) -> Path:
+    """A Google-Merchant-feed-shaped catalog (catalog.tsv, one row per size, and mapping.toml) derived from the fixture
+    by scripts/derive_catalog_shapes.py --shape merchant."""
+    return derive_shape(tmp_path_factory.mktemp("merchant"), "merchant")
 
 
 def main_code(args: list[str]) -> int:
