@@ -11,8 +11,8 @@ converted from INR at a fixed rate; and noisy product-type codes ("tshirts_2012_
 One row per size (2-4 sizes per product), each with its own ``id`` (``<myntra id>-<size>``) and the product's
 ``item_group_id`` (the Myntra id); prices written ``1299.00 INR`` and a ``sale_price`` when the discounted price is
 lower; Google's ``gender`` values (``male``, ``female``, ``unisex``) and ``age_group`` (``adult``, ``kids``): Myntra's
-Boys and Girls become ``male`` and ``female`` with ``age_group`` ``kids``, as Google writes them, so they are read
-back as Men and Women, kids; up to three colours joined with ``/``; ``material`` and ``pattern`` from the Myntra attributes; a
+Boys and Girls become ``male`` and ``female`` with ``age_group`` ``kids``, as Google writes them, and are read back
+as Boys and Girls; up to three colours joined with ``/``; ``material`` and ``pattern`` from the Myntra attributes; a
 ``google_product_category`` from a small table and the retailer's own ``product_type`` path ``Women > Apparel >
 Topwear > Tops``; an HTML ``description``; ``link`` and ``image_link`` web addresses. Products without a title, a
 price or a colour are not listed (Google refuses apparel without them).

@@ -268,3 +268,24 @@ def test_a_colour_that_repeats_itself_is_read_once_and_counted(tmp_path, rows, r
     items = result.table.to_pylist()
     assert [item["colours"] for item in items[:6]] == [["Black"], ["Navy"], ["Red"]] * 2 and items[6:] == reference[6:]
     assert result.report.to_dict()["repaired"]["repeated_colour"]["count"] == 6  # one per item ("red & RED" of the third)
+
+
+def test_a_mans_or_womans_item_for_kids_is_a_boys_or_girls_item(tmp_path, rows, reference):
+    """Google's feeds say a boys' shirt as gender male and age group kids: read as Boys (counted), so no query asks
+    for "kids' shirts for my husband"; an adult's gender is untouched."""
+    aged = [{**row, "age": "kids" if i < 4 else "adult"} for i, row in enumerate(rows)]
+    mapping = MAPPING.replace("[columns]\n", '[columns]\nage_group = "age"\n')
+    result = ingest(_write_csv(tmp_path / "catalog.csv", aged, ","), mapping=_mapping(tmp_path, mapping))
+    items = result.table.to_pylist()
+    expected = {"Men": "Boys", "Women": "Girls"}
+    assert [i["gender"] for i in items[:4]] == [expected.get(r["gender"], r["gender"]) for r in reference[:4]]
+    assert [i["gender"] for i in items[4:]] == [r["gender"] for r in reference[4:]]
+    changed = sum(r["gender"] in expected for r in reference[:4])
+    assert changed and result.report.to_dict()["repaired"]["gender_from_age_group"]["count"] == changed
+
+
+def test_size_rows_of_a_product_without_colour_are_one_item(tmp_path, rows):
+    """A perfume has no colour: its size rows share the group and an empty colour, and are still one product."""
+    sizes = [{**rows[0], "colors": "", "sku": f"P-{ml}", "group": "P"} for ml in (30, 50, 100)]
+    result = ingest(_write_csv(tmp_path / "catalog.csv", sizes, ","), mapping=_mapping(tmp_path, MAPPING + '\n[variants]\nkey = ["group", "colors"]\n'))
+    assert result.table.column("item_id").to_pylist() == ["P-30"] and result.report.to_dict()["rejected_rows"] == 2

@@ -18,6 +18,8 @@ from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import FIELDS, GENDERS, REQUIRED_FIELDS, clean_string, normalise_age_group, normalise_gender, strip_html, to_text
 from fashionrq.errors import InputError
 
+CHILD_GENDERS = {"Men": "Boys", "Women": "Girls"}
+CHILD_AGE_GROUPS = frozenset({"baby", "toddler", "kids"})
 _COLOUR_JOINS = re.compile(r"\s+or\s+|\s*[/,&+]\s*|\s+and\s+", re.IGNORECASE)
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^//", re.IGNORECASE)
 
@@ -70,28 +72,29 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
     photos = _Photos(path.parent, report)
     out = [photos.resolve(where, item) for where, item in items if item is not None]
     photos.note()
-    _note_repeats(out, report)
+    _note_repeats(out, report, bool(mapping.variant_key))
     _note_unknown_genders(out, mapping, report)
     return out
 
 
 def _one_row_per_product(records: list[tuple[str, dict]], refs: References, mapping: Mapping,
                          report: IngestReport) -> list[tuple[str, dict]]:
-    """The first row of each product named by ``[variants] key``; every later row of it is left out and counted."""
+    """The first row of each product named by ``[variants] key``; every later row of it is left out and counted. A
+    row whose first key column is empty is kept; an empty later one (a perfume has no colour) is a value like any."""
     if not refs.variant_key:
         return records
     first: dict[tuple, str] = {}
     kept = []
     for where, record in records:
         key = tuple(clean_string(to_text(ref.get(record))) for ref in refs.variant_key)
-        if None in key:
+        if key[0] is None:  # no product named: a row of its own (an empty later part, such as no colour, is a value)
             kept.append((where, record))
         elif first.setdefault(key, where) == where:
             kept.append((where, record))
         else:
             report.reject(where, f"a variant of the product at {first[key]} (the same {', '.join(mapping.variant_key)})")
     left_out = len(records) - len(kept)
-    report.notes.append(f"{left_out} rows left out as variants of an earlier row with the same {', '.join(mapping.variant_key)} "
+    report.notes.append(f"{left_out:,} rows left out as variants of an earlier row with the same {', '.join(mapping.variant_key)} "
                         f"([variants] in {mapping.source}); each is listed under rejected")
     return kept
 
@@ -156,12 +159,13 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
             attributes[key] = text
     colours = [_one_colour(c, report, item_id) for c in clean.values("colours", raw["colours"], mapping.list_separator)]
     base = _one_colour(clean.text("base_colour", raw["base_colour"]), report, item_id) or (colours[0] if colours else None)
+    age_group = normalise_age_group(clean.text("age_group", raw["age_group"]))
     item = {name: clean.text(name, raw[name]) for name in ("name", "brand", "master_category", "sub_category",
                                                            "article_type", "season", "usage", "image_path")}
     return item | {
         "item_id": item_id,
-        "gender": normalise_gender(clean.text("gender", raw["gender"])),
-        "age_group": normalise_age_group(clean.text("age_group", raw["age_group"])),
+        "gender": _gender_by_age(normalise_gender(clean.text("gender", raw["gender"])), age_group, report, item_id),
+        "age_group": age_group,
         "base_colour": base,
         "colours": _distinct(([base] if base else []) + colours),
         "year": clean.year(raw["year"]),
@@ -170,6 +174,15 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
         "description": clean.text("description", strip_html(raw["description"])),
         "attributes": attributes,
     }
+
+
+def _gender_by_age(gender: str | None, age_group: str | None, report: IngestReport, item_id: str) -> str | None:
+    """``Men`` or ``Women`` with a child's age group (Google's ``male`` + ``kids``) as ``Boys`` or ``Girls``, counted
+    under ``repaired.gender_from_age_group``; any other gender as it is."""
+    if gender in CHILD_GENDERS and age_group in CHILD_AGE_GROUPS:
+        report.repair("gender_from_age_group", item_id)
+        return CHILD_GENDERS[gender]
+    return gender
 
 
 def _one_colour(text: str | None, report: IngestReport, item_id: str) -> str | None:
@@ -239,14 +252,17 @@ def _note_unknown_genders(items: list[dict], mapping: Mapping, report: IngestRep
                             f"{' …' if len(unknown) > 5 else ''}; map them under [values.gender] in {mapping.source}")
 
 
-def _note_repeats(items: list[dict], report: IngestReport) -> None:
+def _note_repeats(items: list[dict], report: IngestReport, variants: bool) -> None:
     """Say how many items repeat an earlier item's name, brand and colour: sizes of one product, most likely."""
     seen, repeats = set(), 0
     for item in items:
         key = tuple((item[name] or "").casefold() for name in ("name", "brand", "base_colour"))
         repeats += key in seen
         seen.add(key)
-    if repeats:
+    if repeats and variants:
+        report.notes.append(f"{repeats:,} items repeat the name, brand and colour of an earlier item with other [variants] "
+                            "key values; they are kept as items of their own")
+    elif repeats:
         report.notes.append(
-            f"{repeats} items repeat the name, brand and colour of an earlier item (sizes of one product?); if each group is "
+            f"{repeats:,} items repeat the name, brand and colour of an earlier item (sizes of one product?); if each group is "
             "one product, name the columns that identify it under [variants] key in the mapping (docs/catalog.md)")

@@ -27,7 +27,7 @@ def print_ingest_report(report: IngestReport) -> None:
     summary = report.to_dict()
     console.print(
         f"[bold]{summary['source']}[/]: {summary['rows_read']:,} rows read, {summary['rows_written']:,} items written, "
-        f"{summary['repaired_rows']} rows repaired, {summary['rejected_rows']} rows rejected",
+        f"{summary['repaired_rows']:,} rows repaired, {summary['rejected_rows']:,} rows rejected",
         soft_wrap=True,
     )
     for reason, entry in summary["repaired"].items():
@@ -39,7 +39,7 @@ def print_ingest_report(report: IngestReport) -> None:
         console.print(f"  … and {len(summary['rejected']) - REJECTED_SHOWN:,} more rows rejected, each with its reason in "
                       "ingest_report.json", soft_wrap=True)
     for reason, entry in summary["values_nulled"].items():
-        console.print(f"  values set to null ({reason}): {entry['count']}")
+        console.print(f"  values set to null ({reason}): {entry['count']:,}")
     for name, entry in _placeholder_lines(summary["placeholders"]):
         console.print(f"  placeholders read as null in {name}: {entry}", soft_wrap=True)
     for note in summary["notes"]:
