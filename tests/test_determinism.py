@@ -29,8 +29,9 @@ from conftest import MYNTRA_SMALL, SMALL_BUILD
 
 #: sha256 of the fixture release's manifest.json (conftest.SMALL_BUILD): every file of the release is hashed in it.
 #: Measured on an AMD EPYC (Zen 4, AVX-512), from two folders and under the caps of
-#: test_the_fixture_release_is_the_same_under_caps (docs/architecture.md, "What depends on the CPU").
-FIXTURE_MANIFEST_SHA256 = "3977488af200205d5cbbb7e7531bc09950db88fd8f1b6efdcfe0e73b6aadd4ee"
+#: test_the_fixture_release_is_the_same_under_caps (docs/architecture.md, "What depends on the CPU"). Re-pinned in
+#: stop 36: the fixture's 23 kidswear items that Myntra calls Men or Women are read as Boys and Girls.
+FIXTURE_MANIFEST_SHA256 = "104463ce169d25da5ddc9c05d64059c7f2dddfe379b77af2cab22229c909316f"
 
 #: Every library's instruction-set switch set to the lowest level it takes (oneDNN and MKL SSE4, ATen's default
 #: kernels, OpenBLAS's Sandy Bridge kernels, numpy without its AVX/AVX-512 loops).

@@ -8,9 +8,19 @@ from dataclasses import dataclass
 
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT, PriceFormat
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import clean_string, is_placeholder, parse_price, parse_year
+from fashionrq.catalog.schema import (
+    clean_string,
+    is_placeholder,
+    normalise_age_group,
+    normalise_gender,
+    parse_price,
+    parse_year,
+)
 from fashionrq.errors import InputError
 
+#: The gender of an item for children that a catalog calls a man's or a woman's.
+CHILD_GENDERS = {"Men": "Boys", "Women": "Girls"}
+CHILD_AGE_GROUPS = frozenset({"baby", "toddler", "kids"})
 _BAD_ID_CHARACTER = re.compile(r"[\s\x00-\x1f\x7f]")
 
 
@@ -51,6 +61,19 @@ class RowCleaner:
         elif ranged:
             self.report.repair(f"price_range_read_as_{self.prices.range}_{field}", self.item_id)
         return price
+
+    def age_group(self, value: object) -> str | None:
+        """The age segment (baby, toddler, kids, adult) of an age group such as ``Adults-Men`` or ``infant``."""
+        return normalise_age_group(self.text("age_group", value))
+
+    def gender(self, value: object, age_group: str | None) -> str | None:
+        """Men, Women, Boys, Girls or Unisex; ``Men`` or ``Women`` with a child's ``age_group`` (Google's ``male`` +
+        ``kids``, Myntra's mislabelled kidswear) as ``Boys`` or ``Girls``, counted under ``repaired.gender_from_age_group``."""
+        gender = normalise_gender(self.text("gender", value))
+        if gender in CHILD_GENDERS and age_group in CHILD_AGE_GROUPS:
+            self.report.repair("gender_from_age_group", self.item_id)
+            return CHILD_GENDERS[gender]
+        return gender
 
     def year(self, value: object) -> int | None:
         """A plausible year, or ``None``; unparsable and implausible years are counted."""

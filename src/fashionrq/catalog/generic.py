@@ -15,11 +15,9 @@ from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import FIELDS, GENDERS, REQUIRED_FIELDS, clean_string, normalise_age_group, normalise_gender, strip_html, to_text
+from fashionrq.catalog.schema import FIELDS, GENDERS, REQUIRED_FIELDS, clean_string, strip_html, to_text
 from fashionrq.errors import InputError
 
-CHILD_GENDERS = {"Men": "Boys", "Women": "Girls"}
-CHILD_AGE_GROUPS = frozenset({"baby", "toddler", "kids"})
 _COLOUR_JOINS = re.compile(r"\s+or\s+|\s*[/,&+]\s*|\s+and\s+", re.IGNORECASE)
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^//", re.IGNORECASE)
 
@@ -159,12 +157,12 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
             attributes[key] = text
     colours = [_one_colour(c, report, item_id) for c in clean.values("colours", raw["colours"], mapping.list_separator)]
     base = _one_colour(clean.text("base_colour", raw["base_colour"]), report, item_id) or (colours[0] if colours else None)
-    age_group = normalise_age_group(clean.text("age_group", raw["age_group"]))
+    age_group = clean.age_group(raw["age_group"])
     item = {name: clean.text(name, raw[name]) for name in ("name", "brand", "master_category", "sub_category",
                                                            "article_type", "season", "usage", "image_path")}
     return item | {
         "item_id": item_id,
-        "gender": _gender_by_age(normalise_gender(clean.text("gender", raw["gender"])), age_group, report, item_id),
+        "gender": clean.gender(raw["gender"], age_group),
         "age_group": age_group,
         "base_colour": base,
         "colours": _distinct(([base] if base else []) + colours),
@@ -174,15 +172,6 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
         "description": clean.text("description", strip_html(raw["description"])),
         "attributes": attributes,
     }
-
-
-def _gender_by_age(gender: str | None, age_group: str | None, report: IngestReport, item_id: str) -> str | None:
-    """``Men`` or ``Women`` with a child's age group (Google's ``male`` + ``kids``) as ``Boys`` or ``Girls``, counted
-    under ``repaired.gender_from_age_group``; any other gender as it is."""
-    if gender in CHILD_GENDERS and age_group in CHILD_AGE_GROUPS:
-        report.repair("gender_from_age_group", item_id)
-        return CHILD_GENDERS[gender]
-    return gender
 
 
 def _one_colour(text: str | None, report: IngestReport, item_id: str) -> str | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from fashionrq.catalog.clean import RowCleaner, check_item_id
 from fashionrq.catalog.files import csv_table, read_text
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import clean_string, normalise_age_group, normalise_gender, strip_html
+from fashionrq.catalog.schema import clean_string, strip_html
 from fashionrq.errors import InputError
 from fashionrq.progress import track
 
@@ -95,14 +95,15 @@ def _description(data: dict) -> str | None:
 def _item(clean: RowCleaner, row: dict, data: dict) -> dict:
     """The canonical fields of one product from its styles.csv row and JSON record."""
     base = clean.text("base_colour", row.get("baseColour")) or clean.text("base_colour", data.get("baseColour"))
+    age_group = clean.age_group(data.get("ageGroup"))
     colours = [base, clean.text("colours", data.get("colour1")), clean.text("colours", data.get("colour2"))]
     attributes = data.get("articleAttributes")
     return {
         "item_id": clean.item_id,
         "name": clean.text("name", row.get("productDisplayName")),
         "brand": clean.text("brand", data.get("brandName")),
-        "gender": normalise_gender(clean.text("gender", row.get("gender"))),
-        "age_group": normalise_age_group(clean.text("age_group", data.get("ageGroup"))),
+        "gender": clean.gender(row.get("gender"), age_group),
+        "age_group": age_group,
         "master_category": clean.text("master_category", row.get("masterCategory")),
         "sub_category": clean.text("sub_category", row.get("subCategory")),
         "article_type": clean.text("article_type", row.get("articleType")),
