@@ -4,6 +4,7 @@ on catalogs of real Myntra products in other shapes against the mappings written
 from __future__ import annotations
 
 import csv
+import html
 import json
 import tomllib
 from pathlib import Path
@@ -149,3 +150,34 @@ def test_the_draft_for_a_merchant_feed_is_the_hand_written_mapping(tmp_path, mer
     mine, hand = (ingest(merchant_feed / "catalog.tsv", mapping=m) for m in (drafted, merchant_feed / "mapping.toml"))
     assert mine.table.to_pylist() == hand.table.to_pylist()
     assert mine.report.to_dict()["rejected"] == hand.report.to_dict()["rejected"]
+
+
+def test_the_draft_for_a_scraped_marketplace_dump(tmp_path):
+    """JSON lines shaped like a scraped marketplace's metadata dump: a category list whose second entry names the
+    gender, "$" prices, HTML entities left in titles and categories, photo URL lists and the colour inside a
+    ``style`` object under the key ``Color:``. The draft reads the gender and the categories from the list, and the
+    dollars; with the one line it cannot guess (the colour's path), the items agree with the storefront fixture."""
+    with open(OTHER_SCHEMA / "catalog.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    words = {"M": "Men", "F": "Women", "B": "Boys", "G": "Girls", "U": "Unisex"}
+    catalog = tmp_path / "meta.jsonl"
+    catalog.write_text("".join(json.dumps({
+        "asin": row["sku"], "title": html.escape(row["title"]), "brand": row["vendor"],
+        "category": ["Clothing, Shoes &amp; Jewelry", words[row["department"]], row["category"], "Clothing", row["product_type"]],
+        "price": f"${float(row['list_price']) / 80:,.2f}", "imageURL": [f"https://images.example.com/{row['sku']}.jpg"],
+        "style": {"Color:": f" {row['colors'].split('|')[0]}"} if row["colors"] else {},
+    }) + "\n" for row in rows), encoding="utf-8")
+    drafted, text = _drafted(tmp_path, catalog, lambda t: t.replace("[columns]\n", '[columns]\nbase_colour = "style.Color:"\n'))
+    spec = tomllib.loads(text)
+    assert {k: spec["columns"][k] for k in ("article_type", "gender", "sub_category", "master_category")} == {
+        "article_type": "category[-1]", "gender": "category[1]", "sub_category": "category[-2]", "master_category": "category[-3]"}
+    assert spec["price"]["currency"] == "USD"
+    result = ingest(catalog, mapping=drafted)
+    hand = ingest(OTHER_SCHEMA / "catalog.csv", mapping=OTHER_SCHEMA / "mapping.toml").table.to_pylist()
+    items = result.table.to_pylist()
+    for field in ("item_id", "name", "brand", "gender", "article_type", "master_category", "base_colour"):
+        assert [i[field] for i in items] == [h[field] for h in hand], field
+    report = result.report.to_dict()
+    escaped = {row["sku"] for row in rows if html.escape(row["title"]) != row["title"]}  # titles with "&" or "'"
+    assert escaped and set(report["repaired"]["html_entities"]["ids"]) == escaped
+    assert report["values_nulled"]["image_url"]["count"] == len(rows)

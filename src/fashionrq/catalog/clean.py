@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass
@@ -44,11 +45,17 @@ class RowCleaner:
     prices: PriceFormat = DEFAULT_PRICE_FORMAT
 
     def text(self, field: str, value: object) -> str | None:
-        """Trimmed text, or ``None`` (a placeholder such as ``Unknown`` or ``N/A`` is counted under ``field``)."""
+        """Trimmed text, or ``None`` (a placeholder such as ``Unknown`` or ``N/A`` is counted under ``field``); HTML
+        entities that scraped exports leave in names and categories (``Tops, Tees &amp; Blouses``) are decoded and
+        counted under ``repaired.html_entities``."""
         if is_placeholder(value, field):
             self.report.placeholder(field, value)
             return None
-        return clean_string(value)
+        text = clean_string(value)
+        if text is not None and "&" in text and (decoded := html.unescape(text)) != text:
+            self.report.repair("html_entities", self.item_id)
+            return decoded
+        return text
 
     def price(self, field: str, value: object) -> float | None:
         """A finite price above the placeholder limit, or ``None``; placeholders, unparsable, non-finite and

@@ -138,10 +138,13 @@ class _Guesser:
                 return column
         return None
 
-    def reference(self, column: str, many: bool = False) -> tuple[str, str]:
-        """``(reference, why)``: the column itself, or a path to its text inside nested values."""
+    def reference(self, column: str, many: bool = False, last: bool = False) -> tuple[str, str]:
+        """``(reference, why)``: the column itself, or a path to its text inside nested values; ``last``: of a list
+        of texts (a category list such as ``["Women", "Clothing", "Tops"]``), the last."""
         values = [_decoded(v) for v in self.values(column)]
         first = values[0] if values else None
+        if last and isinstance(first, list) and first and all(isinstance(v, str) for v in first):
+            return f"{column}[-1]", "a list of categories: the last, the most specific"
         if isinstance(first, dict):
             key = next((k for k in ("value", "name", "en", "text") if k in first), None)
             return (f"{column}.{key}", f"objects: their {key!r}") if key else (column, "")
@@ -188,7 +191,7 @@ def _columns(draft: Draft, guesser: _Guesser) -> list[str]:
             continue
         if name == "base_colour" and any(isinstance(v, list) and len(v) > 1 for v in guesser.values(column)):
             name = "colours"  # a list of several colours: the colours, the first of them the base colour
-        found.setdefault(name, guesser.reference(column, many=name == "colours"))
+        found.setdefault(name, guesser.reference(column, many=name == "colours", last=name == "article_type"))
     lines, extra = ["[columns]"], []
     for name, (reference, why) in found.items():
         lines.append(f'{name} = "{reference}"' + (f"   # {why}" if why else ""))
@@ -218,6 +221,9 @@ def _category_path(guesser: _Guesser, found: dict, lines: list[str]) -> list[str
     the categories the catalog has no column for."""
     if "article_type" not in found:
         return []
+    if found["article_type"][0].endswith("[-1]"):
+        _category_list(guesser, found, lines)
+        return []
     texts = _texts(guesser.values(found["article_type"][0]))
     separator = next((s for s in (">", "/", "|") if texts and sum(s in t for t in texts) >= len(texts) / 2), None)
     if separator is None:
@@ -229,6 +235,25 @@ def _category_path(guesser: _Guesser, found: dict, lines: list[str]) -> list[str
             lines.append(f'{name} = "{found["article_type"][0]}"   # a part of the category path')
             out += ["", f"[clean.{name}]", f'split = "{separator}"', f"part = {part}"]
     return out
+
+
+def _category_list(guesser: _Guesser, found: dict, lines: list[str]) -> None:
+    """An article type taken from a list of categories (``["Clothing, Shoes & Jewelry", "Women", "Clothing", "Tops, Tees
+    & Blouses"]``): the entries above it for the categories the catalog has no column for, and the gender from the
+    position that names one in most lists."""
+    column = found["article_type"][0].removesuffix("[-1]")
+    lists = [v for v in map(_decoded, guesser.values(column)) if isinstance(v, list)]
+    depth = Counter(map(len, lists)).most_common(1)[0][0]
+    for name, index in (("sub_category", -2), ("master_category", -3)):
+        if name not in found and depth >= -index:
+            found[name] = (f"{column}[{index}]", "")
+            lines.append(f'{name} = "{column}[{index}]"   # an entry of the category list')
+    if "gender" not in found:
+        named = Counter(i for v in lists for i, entry in enumerate(v[:depth]) if str(entry).lower() in GENDER_SYNONYMS)
+        index, count = named.most_common(1)[0] if named else (None, 0)
+        if count >= 0.6 * len(lists):
+            found["gender"] = (f"{column}[{index}]", "")
+            lines.append(f'gender = "{column}[{index}]"   # the entry of the category list that names a gender')
 
 
 def _colour_lists(guesser: _Guesser, found: dict, lines: list[str]) -> list[str]:
