@@ -211,6 +211,7 @@ def test_photo_urls_and_missing_photo_files_are_nulled_and_counted(tmp_path, row
     ('delimiter = ";;"\n', "give the one character between fields"),
     ('[clean.article_type]\npart = 1\n', "beside split"),
     ('[clean.article_type]\nsplit = ""\n', "the text between the parts of a path"),
+    ("[clean.gender]\nextract = '(women'\n", "extract is no regular expression"),
     ('[variants]\nkey = "group"\n', "give the columns that name one product"),
     ('[variants]\nkeys = ["group"]\n', "did you mean 'key'?"),
     ('[variants]\nkey = ["group"]\n', "lists under [variants] key column 'group', which catalog.csv does not have"),
@@ -289,3 +290,16 @@ def test_size_rows_of_a_product_without_colour_are_one_item(tmp_path, rows):
     sizes = [{**rows[0], "colors": "", "sku": f"P-{ml}", "group": "P"} for ml in (30, 50, 100)]
     result = ingest(_write_csv(tmp_path / "catalog.csv", sizes, ","), mapping=_mapping(tmp_path, MAPPING + '\n[variants]\nkey = ["group", "colors"]\n'))
     assert result.table.column("item_id").to_pylist() == ["P-30"] and result.report.to_dict()["rejected_rows"] == 2
+
+
+def test_extract_reads_a_gender_from_the_titles(tmp_path, rows, reference):
+    """No gender column: the gender word of each title ("Puma Men Ferrari Track Jacket"); a title without one gives
+    no gender, counted."""
+    mapping = MAPPING.replace('gender = "department"', 'gender = "title"') + "\n[clean.gender]\nextract = '\\b(women|men|girls|boys|unisex)\\b'\n"
+    result = ingest(OTHER_SCHEMA / "catalog.csv", mapping=_mapping(tmp_path, mapping))
+    items = result.table.to_pylist()
+    said = [i for i, row in enumerate(rows) if re.search(r"\b(women|men|girls|boys|unisex)\b", row["title"], re.IGNORECASE)]
+    assert len(said) > 150 and all(items[i]["gender"] is None for i in range(len(rows)) if i not in said)
+    agree = sum(items[i]["gender"] == reference[i]["gender"] for i in said)
+    assert agree >= 0.95 * len(said)  # a title may name another gender than the department ("Men" in a unisex shoe)
+    assert result.report.to_dict()["values_nulled"]["refused_gender"]["count"] == len(rows) - len(said)

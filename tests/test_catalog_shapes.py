@@ -108,9 +108,9 @@ def test_a_mapping_written_from_the_docs_reads_it_cleanly_and_counts_every_repai
     assert f"${first['price']:,.2f}" == source[first["item_id"]]["price"].split(" - ")[0]
 
 
-@pytest.mark.slow  # embedding and a codebook search over 374 items (about 30 s); tests/test_quality_gate.py keeps the refusal fast
+@pytest.mark.slow  # embedding and a codebook search over 364 items (about 30 s); tests/test_quality_gate.py keeps the refusal fast
 def test_a_weak_derived_catalog_is_refused_by_the_quality_gate_in_one_sentence(us_tops, tmp_path):
-    """The fixture's 374 women's apparel products are far too few for every task: one command, one clear refusal."""
+    """The fixture's 364 women's apparel products are far too few for every task: one command, one clear refusal."""
     out = tmp_path / "BENCH"
     done = subprocess.run([sys.executable, "-m", "fashionrq", "build", "--catalog", str(us_tops / "catalog.csv"), "--mapping",
                            str(us_tops / "mapping.toml"), "--out", str(out), "--seed", "0"],
@@ -213,7 +213,7 @@ RAW_CODE = re.compile(r"_\d{4}_and_later|\w+_\w+_\w+|(?<![$\d.,])\b\d{3} [a-z]|/
 FOREIGN_CURRENCY = re.compile(r"₹|rupee|\brs\b\.?|\binr\b", re.IGNORECASE)
 
 
-@pytest.mark.slow  # the 8,622 women's apparel products of the bundled catalog: embedding and six codebook sizes, 4-5 minutes
+@pytest.mark.slow  # the 8,435 women's apparel products of the bundled catalog: embedding and six codebook sizes, 4-5 minutes
 def test_a_us_export_of_the_bundled_catalog_builds_a_usable_benchmark_in_one_command(tmp_path):
     """Issue 22, item 7: the US-export shape derived from the whole bundled catalog (dollar-string prices and ranges,
     colours with codes, sizes and repeats, product-type codes, no gender or description column) builds in one command

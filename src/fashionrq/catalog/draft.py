@@ -61,6 +61,7 @@ _NOT_A_COLOUR = re.compile(r"\d|\bsize\b", re.IGNORECASE)
 #: Noise inside colour values, each with the text that shows it.
 _COLOUR_NOISE = ((r"\b\d+\b", re.compile(r"\b\d+\b")), (r"\bsize\s+\w+", re.compile(r"\bsize\s+\w+", re.IGNORECASE)),
                  (r"/", re.compile(r"\s/\s")), (r"\bor\b.*$", re.compile(r"\bor\b", re.IGNORECASE)))
+_GENDER_WORD = re.compile(r"\b(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?\b", re.IGNORECASE)
 _CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)*")
 _YEAR_SUFFIX = re.compile(r"_\d{4}(?:_\w+)?$")
 
@@ -99,8 +100,9 @@ def _decoded(value: object) -> object:
 
 
 def _literal(pattern: str) -> str:
-    """A regular expression as a TOML literal string (backslashes as they are)."""
-    return f"'{pattern}'"
+    """A regular expression as a TOML literal string (backslashes as they are), or a basic string (JSON's escapes,
+    which TOML shares) when it holds a single quote."""
+    return json.dumps(pattern) if "'" in pattern else f"'{pattern}'"
 
 
 def _toml_key(key: str) -> str:
@@ -202,7 +204,7 @@ def _columns(draft: Draft, guesser: _Guesser) -> list[str]:
     extra += _category_path(guesser, found, lines)
     draft.top += _colour_lists(guesser, found, lines)
     extra += _cleanups(guesser, found)
-    extra += _genders(draft, guesser, found)
+    extra += _genders(draft, guesser, found, lines)
     extra += _prices(draft, guesser, found)
     extra += _photos(guesser, found)
     extra += _variants(guesser, found)
@@ -310,7 +312,16 @@ def _cleanup_lines(name: str, texts: list[str], cleanup: FieldCleanup, body: str
     return ["", f"[clean.{name}]   # e.g. {example!r} -> {after!r}; CHECK", *body.split("\n")]
 
 
-def _genders(draft: Draft, guesser: _Guesser, found: dict) -> list[str]:
+def _genders(draft: Draft, guesser: _Guesser, found: dict, lines: list[str]) -> list[str]:
+    if "gender" not in found and "name" in found:
+        names = _texts(guesser.values(found["name"][0]))
+        share = sum(bool(_GENDER_WORD.search(n)) for n in names) / max(len(names), 1)
+        if share >= 0.5:
+            lines.append(f'gender = "{found["name"][0]}"   # no gender column, but {share:.0%} of the names say one')
+            draft.checks.append(f"the gender is read from the names, which say one in {share:.0%} of the sample")
+            return ["", "[clean.gender]   # the gender word of the name (a name without one: no gender); CHECK, or if every",
+                    "# item is for one gender, drop this and the gender line and write [constants] gender = \"Women\"",
+                    f"extract = {_literal(_GENDER_WORD.pattern)}"]
     if "gender" not in found:
         draft.checks.append("no gender column")
         return ["", "# CHECK: no gender column. If every item is for one gender, say which:", "# [constants]",

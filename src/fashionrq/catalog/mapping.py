@@ -23,7 +23,7 @@ from fashionrq.errors import InputError
 MAPPING_KEYS = ("format", "encoding", "delimiter", "list_separator", "columns", "attributes", "values", "constants", "price",
                 "clean", "variants")
 PRICE_KEYS = ("currency", "decimal_separator", "range", "placeholder_max")
-CLEAN_KEYS = ("split", "part", "remove", "refuse", "words")
+CLEAN_KEYS = ("split", "part", "extract", "remove", "refuse", "words")
 VARIANT_KEYS = ("key",)
 #: Fields a ``[constants]`` entry may set (text fields; the id and the photo path differ per item).
 CONSTANT_FIELDS = tuple(sorted(STRING_FIELDS - {"item_id", "image_path"}))
@@ -110,23 +110,28 @@ class FieldCleanup:
     """``[clean.<field>]``: ``split`` and ``part``: one part of a path such as ``Women > Tops > Blouses`` (``part``
     counts from 0, or from the end when negative; default -1, the last); patterns removed from every value of a
     field; patterns whose values are refused; and ``words``: a code such as ``TRACK_PANTS`` read as the words
-    ``Track Pants``."""
+    ``Track Pants``. ``extract``: the first match of a pattern (its first group, if it has one), as the gender in a
+    title ``Women's Casual Top`` with ``extract = '\b(women|men|girls|boys)\b'``; a text without a match is null."""
 
     split: str | None = None
     part: int = -1
+    extract: re.Pattern | None = None
     remove: tuple[re.Pattern, ...] = ()
     refuse: tuple[re.Pattern, ...] = ()
     words: bool = False
 
     def apply(self, text: str) -> tuple[str | None, bool]:
-        """``(value, changed)``: the ``part`` of the text split at ``split``, with every ``remove`` match cut out,
-        underscores read as spaces when ``words`` (a one-case code then capitalised word by word) and spaces
-        squeezed; ``None`` when that leaves nothing (a path without that part) or the result matches a ``refuse``
-        pattern whole."""
+        """``(value, changed)``: the ``part`` of the text split at ``split``, what ``extract`` finds in it, with every
+        ``remove`` match cut out, underscores read as spaces when ``words`` (a one-case code then capitalised word
+        by word) and spaces squeezed; ``None`` when that leaves nothing (a path without that part, a text without
+        a match) or the result matches a ``refuse`` pattern whole."""
         cleaned = text
         if self.split is not None:
             parts = text.split(self.split)
             cleaned = parts[self.part] if -len(parts) <= self.part < len(parts) else ""
+        if self.extract is not None:
+            found = self.extract.search(cleaned)
+            cleaned = "" if found is None else found.group(1) if found.re.groups else found.group(0)
         for pattern in self.remove:
             cleaned = pattern.sub(" ", cleaned)
         if self.words:
@@ -154,6 +159,14 @@ def _cleanups(path: Path, spec: dict) -> dict[str, FieldCleanup]:
                 if not isinstance(value, bool):
                     raise InputError(f"mapping file {path} sets words = {value!r} in [clean.{name}]; write words = true or words = false.")
                 patterns[key] = value
+                continue
+            if key == "extract":
+                if not isinstance(value, str) or not value:
+                    raise InputError(f"mapping file {path} sets extract = {value!r} in [clean.{name}]; give one regular expression, e.g. extract = '\\b(women|men)\\b'.")
+                try:
+                    patterns[key] = re.compile(value, re.IGNORECASE)
+                except re.error as err:
+                    raise InputError(f"mapping file {path}: pattern {value!r} in [clean.{name}] extract is no regular expression ({err}); fix it.") from None
                 continue
             if key == "split":
                 if not isinstance(value, str) or not value.strip():
