@@ -184,3 +184,21 @@ def test_the_draft_for_a_scraped_marketplace_dump(tmp_path):
     escaped = {row["sku"] for row in rows if html.escape(row["title"]) != row["title"]}  # titles with "&" or "'"
     assert escaped and set(report["repaired"]["html_entities"]["ids"]) == escaped
     assert report["values_nulled"]["image_url"]["count"] == len(rows)
+
+
+def test_the_draft_for_an_excel_export_in_cp1252_names_its_encoding(tmp_path):
+    """Excel on Windows saves CSV in cp1252: the draft says so, and the pound prices and accented names read right."""
+    with open(OTHER_SCHEMA / "catalog.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))[:30]
+    catalog = tmp_path / "export.csv"
+    with open(catalog, "w", newline="", encoding="cp1252") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["SKU", "Product Name", "Product Type", "Price"])
+        for row in rows:
+            writer.writerow([row["sku"], row["title"] + " Café", row["product_type"], f"£{row['list_price']}"])
+    drafted, text = _drafted(tmp_path, catalog)
+    spec = tomllib.loads(text)
+    assert spec["encoding"] == "cp1252" and spec["price"]["currency"] == "GBP"
+    items = ingest(catalog, mapping=drafted).table.to_pylist()
+    assert [i["name"] for i in items] == [r["title"] + " Café" for r in rows]
+    assert [i["price"] for i in items] == [float(r["list_price"]) for r in rows]

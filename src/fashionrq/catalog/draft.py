@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fashionrq.catalog.fieldpath import FieldPath
-from fashionrq.catalog.files import read_text
+from fashionrq.catalog.files import read_bytes, read_text
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.prices import CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, read_records
@@ -87,6 +87,14 @@ class Draft:
                 f"#   fashionrq build --catalog {self.catalog.name} --mapping THIS_FILE --out BENCH",
                 "# The keys are explained in docs/catalog.md (\"Any other catalog: a mapping file\")."]
         return "\n".join(head + [""] + self.top + ([""] if self.top else []) + self.lines).rstrip() + "\n"
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _decoded(value: object) -> object:
@@ -168,13 +176,18 @@ def draft_mapping(catalog: str | Path) -> Draft:
     path = Path(catalog)
     fmt = detect_format(path, None)
     draft = Draft(path)
+    encoding = "utf-8"
+    if fmt != "parquet" and not _is_utf8(read_bytes(path)):
+        encoding = "cp1252"
+        draft.top.append('encoding = "cp1252"   # CHECK: the file is not UTF-8; cp1252 (Windows, Excel) is the usual other one')
+        draft.checks.append("the file is not UTF-8: the draft reads it as cp1252")
     delimiter = None
     if fmt in DEFAULT_DELIMITERS:
-        delimiter = _sniff_delimiter(read_text(path).split("\n", 1)[0])
+        delimiter = _sniff_delimiter(read_text(path, encoding).split("\n", 1)[0])
         if delimiter != DEFAULT_DELIMITERS[fmt]:
             draft.top.append(f'delimiter = "{"tab" if delimiter == chr(9) else delimiter}"   # the header is separated by '
                              f"{DELIMITER_NAMES[delimiter]}")
-    records, columns = read_records(path, fmt, IngestReport(source=str(path), layout="draft"), delimiter=delimiter)
+    records, columns = read_records(path, fmt, IngestReport(source=str(path), layout="draft"), encoding, delimiter)
     records = [record for _, record in records[:SAMPLE]]
     guesser = _Guesser(records, columns)
     sections = _columns(draft, guesser)
