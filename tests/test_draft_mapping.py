@@ -108,10 +108,12 @@ def test_a_catalog_without_a_required_column_is_drafted_and_named(tmp_path, caps
     assert '# article_type = "?"' in (tmp_path / "m.toml").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("name", ["catalog.xlsx", "missing.csv"])
+@pytest.mark.parametrize("name", ["catalog.xlsx", "missing.csv", "folder"])
 def test_a_file_the_draft_cannot_read_is_one_sentence(tmp_path, capsys, name):
     if name.endswith(".xlsx"):
         (tmp_path / name).write_bytes(b"PK\x03\x04")
+    if name == "folder":
+        (tmp_path / name).mkdir()
     assert main_code(["draft-mapping", str(tmp_path / name)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "Traceback" not in err

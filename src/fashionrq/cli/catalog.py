@@ -92,6 +92,9 @@ def draft_mapping_command(
     from fashionrq.layout import check_file_output
 
     check_file_output(out, force, "mapping file")
+    if catalog.is_dir():
+        raise InputError(f"{catalog} is a folder: a Myntra-layout folder or an ingested one needs no mapping; pass the CSV, "
+                         "TSV, JSON-lines, JSON or Parquet file to map.")
     if not catalog.is_file():
         raise InputError(f"catalog file {catalog} does not exist; pass the CSV, TSV, JSON-lines, JSON or Parquet file to map.")
     draft = draft_mapping(catalog)
