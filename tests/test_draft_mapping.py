@@ -160,8 +160,8 @@ def test_the_draft_for_a_merchant_feed_is_the_hand_written_mapping(tmp_path, mer
 def test_the_draft_for_a_scraped_marketplace_dump(tmp_path):
     """JSON lines shaped like a scraped marketplace's metadata dump: a category list whose second entry names the
     gender, "$" prices, HTML entities left in titles and categories, photo URL lists and the colour inside a
-    ``style`` object under the key ``Color:``. The draft reads the gender and the categories from the list, and the
-    dollars; with the one line it cannot guess (the colour's path), the items agree with the storefront fixture."""
+    ``style`` object under the key ``Color:``. The draft reads the gender and the categories from the list, the
+    colour from inside the objects and the dollars, and the items agree with the storefront fixture."""
     with open(OTHER_SCHEMA / "catalog.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     words = {"M": "Men", "F": "Women", "B": "Boys", "G": "Girls", "U": "Unisex"}
@@ -172,10 +172,11 @@ def test_the_draft_for_a_scraped_marketplace_dump(tmp_path):
         "price": f"${float(row['list_price']) / 80:,.2f}", "imageURL": [f"https://images.example.com/{row['sku']}.jpg"],
         "style": {"Color:": f" {row['colors'].split('|')[0]}"} if row["colors"] else {},
     }) + "\n" for row in rows), encoding="utf-8")
-    drafted, text = _drafted(tmp_path, catalog, lambda t: t.replace("[columns]\n", '[columns]\nbase_colour = "style.Color:"\n'))
+    drafted, text = _drafted(tmp_path, catalog)
     spec = tomllib.loads(text)
-    assert {k: spec["columns"][k] for k in ("article_type", "gender", "sub_category", "master_category")} == {
-        "article_type": "category[-1]", "gender": "category[1]", "sub_category": "category[-2]", "master_category": "category[-3]"}
+    assert {k: spec["columns"][k] for k in ("article_type", "gender", "sub_category", "master_category", "base_colour")} == {
+        "article_type": "category[-1]", "gender": "category[1]", "sub_category": "category[-2]", "master_category": "category[-3]",
+        "base_colour": "style.Color:"}
     assert spec["price"]["currency"] == "USD"
     result = ingest(catalog, mapping=drafted)
     hand = ingest(OTHER_SCHEMA / "catalog.csv", mapping=OTHER_SCHEMA / "mapping.toml").table.to_pylist()

@@ -148,6 +148,18 @@ class _Guesser:
                 return column
         return None
 
+    def key_inside(self, names: tuple[str, ...]) -> tuple[str, str] | None:
+        """``(column.key, why)`` for the first object column (``style``, ``details``) one of whose keys is named like
+        a field (``{"Color:": " Black", "Size:": " M"}``), or ``None``."""
+        for column in self.columns:
+            objects = [v for v in map(_decoded, self.values(column)) if isinstance(v, dict)]
+            keys = Counter(k for v in objects for k in v if isinstance(k, str) and not re.search(r"[.\[\]]", k))
+            key = next((k for k, _ in keys.most_common() if _norm(k) in names), None)
+            if key is not None and keys[key] >= len(objects) / 2:
+                self.used.add(column)
+                return f"{column}.{key}", f"the {key!r} of the {column!r} objects"
+        return None
+
     def reference(self, column: str, many: bool = False, last: bool = False) -> tuple[str, str]:
         """``(reference, why)``: the column itself, or a path to its text inside nested values; ``last``: of a list
         of texts (a category list such as ``["Women", "Clothing", "Tops"]``), the last."""
@@ -207,6 +219,9 @@ def _columns(draft: Draft, guesser: _Guesser) -> list[str]:
         if name == "base_colour" and any(isinstance(v, list) and len(v) > 1 for v in guesser.values(column)):
             name = "colours"  # a list of several colours: the colours, the first of them the base colour
         found.setdefault(name, guesser.reference(column, many=name == "colours", last=name == "article_type"))
+    for name in ("base_colour", "gender", "brand"):
+        if name not in found and (inside := guesser.key_inside(FIELD_NAMES[name])) is not None:
+            found[name] = inside
     lines, extra = ["[columns]"], []
     for name, (reference, why) in found.items():
         lines.append(f'{name} = "{reference}"' + (f"   # {why}" if why else ""))
