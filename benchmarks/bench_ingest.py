@@ -1,0 +1,87 @@
+"""Ingest of mapped catalogs in real export shapes: rows and bytes per second, and peak memory, against what the
+machine can read.
+
+The catalogs are derived from the bundled Myntra data by ``scripts/derive_catalog_shapes.py`` (the US tops export
+and the Google Merchant feed, one row per size) and ingested with the mappings written beside them, each in a
+process of its own (``fashionrq ingest``), so its peak RSS is its own. The bound is the speed at which this machine
+reads the same file's bytes into Python text (``read_text`` of the file, cached in memory): ingest is Python per
+row, so its MB/s are reported as a share of that.
+
+    python benchmarks/bench_ingest.py [--shapes us-tops,merchant] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = {"us-tops": "catalog.csv", "merchant": "catalog.tsv"}
+
+
+def _derive(shape: str, folder: Path) -> Path:
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "derive_catalog_shapes.py"), "--shape", shape, "--source", "bundled",
+                    "--out", str(folder)], check=True, capture_output=True)
+    return folder
+
+
+def _read_bound(path: Path, repeat: int) -> float:
+    """Best seconds to read the file's bytes as text (the page cache holds it after the first read)."""
+    best = float("inf")
+    for _ in range(repeat + 1):
+        start = time.perf_counter()
+        path.read_text(encoding="utf-8")
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _ingest_once(folder: Path, catalog: Path, out: Path) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "ingest", str(catalog), "--mapping", str(folder / "mapping.toml"),
+                           "--out", str(out), "--force"], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(done.stderr)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    report = json.loads((out / "ingest_report.json").read_text(encoding="utf-8"))
+    return {"wall_s": wall, "cpu_s": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+            "peak_rss_mib": after.ru_maxrss / 1024, "rows": report["rows_read"], "items": report["rows_written"]}
+
+
+def measure(shape: str, repeat: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="bench-ingest-") as tmp:
+        folder = _derive(shape, Path(tmp) / shape)
+        catalog = folder / FILES[shape]
+        runs = [_ingest_once(folder, catalog, Path(tmp) / f"items-{i}") for i in range(repeat)]
+        best = min(runs, key=lambda r: r["wall_s"])
+        megabytes = catalog.stat().st_size / 1e6
+        read_s = _read_bound(catalog, repeat)
+        return {"shape": shape, "file_mb": round(megabytes, 1), "rows": best["rows"], "items": best["items"],
+                "wall_s": round(best["wall_s"], 2), "cpu_s": round(best["cpu_s"], 2),
+                "peak_rss_mib": round(max(r["peak_rss_mib"] for r in runs)),
+                "rows_per_s": round(best["rows"] / best["wall_s"]), "mb_per_s": round(megabytes / best["wall_s"], 2),
+                "read_mb_per_s": round(megabytes / read_s), "share_of_read": round(read_s / best["wall_s"], 4)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shapes", default="us-tops,merchant")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    rows = [measure(shape, args.repeat) for shape in args.shapes.split(",")]
+    print("| shape | file (MB) | rows | items | wall (s) | CPU (s) | peak RSS (MiB) | rows/s | MB/s | read bound (MB/s) | share of the bound |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['shape']} | {r['file_mb']} | {r['rows']:,} | {r['items']:,} | {r['wall_s']} | {r['cpu_s']} | {r['peak_rss_mib']:,} | "
+              f"{r['rows_per_s']:,} | {r['mb_per_s']} | {r['read_mb_per_s']:,} | {r['share_of_read']:.2%} |")
+
+
+if __name__ == "__main__":
+    main()
