@@ -180,7 +180,7 @@ def test_size_variants_become_one_item_each_and_every_left_out_row_is_counted(tm
     catalog = _write_csv(tmp_path / "catalog.csv", variants, ",")
     plain = ingest(catalog, mapping=_mapping(tmp_path, MAPPING))
     assert plain.table.num_rows == len(variants)
-    assert any(note.startswith(f"{len(variants) - len(rows)} items repeat the name, brand and colour") for note in plain.report.notes)
+    assert any(note.startswith(f"{len(variants) - len(rows)} items repeat the name, brand, colour, price and description") for note in plain.report.notes)
     result = ingest(catalog, mapping=_mapping(tmp_path, MAPPING + '\n[variants]\nkey = ["group", "colors"]\n'))
     assert result.table.to_pylist() == reference
     report = result.report.to_dict()

@@ -160,8 +160,10 @@ def test_the_draft_for_a_merchant_feed_is_the_hand_written_mapping(tmp_path, mer
 def test_the_draft_for_a_scraped_marketplace_dump(tmp_path):
     """JSON lines shaped like a scraped marketplace's metadata dump: a category list whose second entry names the
     gender, "$" prices, HTML entities left in titles and categories, photo URL lists and the colour inside a
-    ``style`` object under the key ``Color:``. The draft reads the gender and the categories from the list, the
-    colour from inside the objects and the dollars, and the items agree with the storefront fixture."""
+    ``style`` object under the key ``Color:``, attributes as a list of "Key: Value" features, and a ``details`` object
+    that is the same in every record. The draft reads the gender and the categories from the list, the colour from
+    inside the objects, the attributes from the features and the dollars, and the items agree with the storefront
+    fixture."""
     with open(OTHER_SCHEMA / "catalog.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     words = {"M": "Men", "F": "Women", "B": "Boys", "G": "Girls", "U": "Unisex"}
@@ -171,6 +173,9 @@ def test_the_draft_for_a_scraped_marketplace_dump(tmp_path):
         "category": ["Clothing, Shoes &amp; Jewelry", words[row["department"]], row["category"], "Clothing", row["product_type"]],
         "price": f"${float(row['list_price']) / 80:,.2f}", "imageURL": [f"https://images.example.com/{row['sku']}.jpg"],
         "style": {"Color:": f" {row['colors'].split('|')[0]}"} if row["colors"] else {},
+        "feature": [f"{key}: {row[column]}" for key, column in (("Fabric", "fabric"), ("Pattern", "pattern")) if row[column]]
+                   + ["Machine wash"],
+        "details": {"Package Dimensions:": "10 x 8 x 1 inches"},
     }) + "\n" for row in rows), encoding="utf-8")
     drafted, text = _drafted(tmp_path, catalog)
     spec = tomllib.loads(text)
@@ -178,15 +183,18 @@ def test_the_draft_for_a_scraped_marketplace_dump(tmp_path):
         "article_type": "category[-1]", "gender": "category[1]", "sub_category": "category[-2]", "master_category": "category[-3]",
         "base_colour": "style.Color:"}
     assert spec["price"]["currency"] == "USD"
+    # the features list ("Fabric: Cotton") is the attributes; details, the same in every record, is left out
+    assert spec["columns"]["attributes"] == "feature" and '# attributes = "details"   # left out' in text
     result = ingest(catalog, mapping=drafted)
     hand = ingest(OTHER_SCHEMA / "catalog.csv", mapping=OTHER_SCHEMA / "mapping.toml").table.to_pylist()
     items = result.table.to_pylist()
-    for field in ("item_id", "name", "brand", "gender", "article_type", "master_category", "base_colour"):
+    for field in ("item_id", "name", "brand", "gender", "article_type", "master_category", "base_colour", "attributes"):
         assert [i[field] for i in items] == [h[field] for h in hand], field
     report = result.report.to_dict()
     escaped = {row["sku"] for row in rows if html.escape(row["title"]) != row["title"]}  # titles with "&" or "'"
     assert escaped and set(report["repaired"]["html_entities"]["ids"]) == escaped
     assert report["values_nulled"]["image_url"]["count"] == len(rows)
+    assert report["values_nulled"]["feature_without_key"]["count"] == len(rows)  # "Machine wash" has no key
 
 
 def test_the_draft_for_an_excel_export_in_cp1252_names_its_encoding(tmp_path):

@@ -101,14 +101,17 @@ class RowCleaner:
         return [v for v in (self.text(field, entry) for entry in entries) if v is not None]
 
     def attributes(self, value: object) -> dict[str, str]:
-        """A key -> value map (Parquet map or struct, JSON object text) as text values; placeholders dropped."""
-        if isinstance(value, str) and value.strip().startswith("{"):
+        """A key -> value map (Parquet map or struct, JSON object text, or a list of ``"Key: Value"`` texts as
+        marketplaces list features) as text values; placeholders dropped, a listed feature without a key counted."""
+        if isinstance(value, str) and value.strip()[:1] in ("{", "["):
             try:
                 value = json.loads(value)
             except ValueError:
                 pass
         if value is None or is_placeholder(value):
             return {}
+        if isinstance(value, list | tuple) and all(isinstance(entry, str) for entry in value):
+            value = self._listed_features(value)
         if not isinstance(value, dict):
             self.report.null_value("attributes_not_a_map", self.item_id)
             return {}
@@ -119,6 +122,22 @@ class RowCleaner:
             if text is not None:
                 out[name] = text
         return out
+
+    def _listed_features(self, entries) -> dict[str, str]:
+        """``["Fabric: Cotton", "Machine wash"]`` as ``{"Fabric": "Cotton"}`` (the first of a repeated key), each
+        entry without a key counted under ``values_nulled.feature_without_key``."""
+        out: dict[str, str] = {}
+        for pair in map(_keyed, entries):
+            if pair is None:
+                self.report.null_value("feature_without_key", self.item_id)
+            else:
+                out.setdefault(*pair)
+        return out
+
+
+def _keyed(entry: str) -> tuple[str, str] | None:
+    key, colon, rest = entry.partition(":")
+    return (key.strip(), rest.strip()) if colon and key.strip() and len(key.strip()) <= 40 else None
 
 
 def first_duplicate(ids) -> str | None:

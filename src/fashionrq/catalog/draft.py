@@ -62,6 +62,7 @@ _NOT_A_COLOUR = re.compile(r"\d|\bsize\b", re.IGNORECASE)
 _COLOUR_NOISE = ((r"\b\d+\b", re.compile(r"\b\d+\b")), (r"\bsize\s+\w+", re.compile(r"\bsize\s+\w+", re.IGNORECASE)),
                  (r"/", re.compile(r"\s/\s")), (r"\bor\b.*$", re.compile(r"\bor\b", re.IGNORECASE)))
 _GENDER_WORD = re.compile(r"\b(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?\b", re.IGNORECASE)
+_FEATURE = re.compile(r"^[^:]{1,40}:\s*\S")
 _CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)*")
 _YEAR_SUFFIX = re.compile(r"_\d{4}(?:_\w+)?$")
 
@@ -148,6 +149,26 @@ class _Guesser:
                 return column
         return None
 
+    def constant(self, reference: str) -> bool:
+        """Whether ``reference`` holds one value in every sampled record (and is present in most of them)."""
+        values = [json.dumps(v, sort_keys=True, default=str) for v in self.values(reference)]
+        return len(values) > len(self.records) / 2 and len(set(values)) == 1 and len(self.records) > 1
+
+    def keyed_features(self) -> str | None:
+        """An unused column of lists of texts, a quarter or more of which hold a ``"Key: Value"`` one (``["Fabric: Cotton",
+        "Machine wash"]``), or ``None``."""
+        for column in self.columns:
+            if column in self.used:
+                continue
+            lists = [v for v in map(_decoded, self.values(column)) if isinstance(v, list) and v]
+            entries = [e for v in lists for e in v]
+            if not lists or not all(isinstance(e, str) for e in entries):
+                continue
+            if sum(any(_FEATURE.match(e) for e in v) for v in lists) >= len(lists) / 4:
+                self.used.add(column)
+                return column
+        return None
+
     def key_inside(self, names: tuple[str, ...]) -> tuple[str, str] | None:
         """``(column.key, why)`` for the first object column (``style``, ``details``) one of whose keys is named like
         a field (``{"Color:": " Black", "Size:": " M"}``), or ``None``."""
@@ -222,9 +243,14 @@ def _columns(draft: Draft, guesser: _Guesser) -> list[str]:
     for name in ("base_colour", "gender", "brand"):
         if name not in found and (inside := guesser.key_inside(FIELD_NAMES[name])) is not None:
             found[name] = inside
+    constant = found.pop("attributes")[0] if "attributes" in found and guesser.constant(found["attributes"][0]) else None
+    if "attributes" not in found and (features := guesser.keyed_features()) is not None:
+        found["attributes"] = (features, '"Key: Value" texts, read as attributes')
     lines, extra = ["[columns]"], []
     for name, (reference, why) in found.items():
         lines.append(f'{name} = "{reference}"' + (f"   # {why}" if why else ""))
+    if constant is not None:  # the same in every record: it tells no item from another
+        lines.append(f'# attributes = "{constant}"   # left out: the same value in every record of the sample')
     for name in ("item_id", "name", "article_type"):
         if name not in found:
             lines.append(f'# {name} = "?"   # CHECK: required, and no column looks like it; name the column')

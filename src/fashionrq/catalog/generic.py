@@ -18,6 +18,8 @@ from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import FIELDS, GENDERS, REQUIRED_FIELDS, clean_string, strip_html, to_text
 from fashionrq.errors import InputError
 
+#: The fields whose values together tell a shopper one product from another.
+REPEAT_FIELDS = ("name", "brand", "base_colour", "price", "description")
 _COLOUR_JOINS = re.compile(r"\s+or\s+|\s*[/,&+]\s*|\s+and\s+", re.IGNORECASE)
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^//", re.IGNORECASE)
 
@@ -242,16 +244,18 @@ def _note_unknown_genders(items: list[dict], mapping: Mapping, report: IngestRep
 
 
 def _note_repeats(items: list[dict], report: IngestReport, variants: bool) -> None:
-    """Say how many items repeat an earlier item's name, brand and colour: sizes of one product, most likely."""
+    """Say how many items repeat an earlier item in every field a shopper sees (name, brand, colour, price and
+    description): sizes of one product, most likely. Items that differ in price or description are other products."""
     seen, repeats = set(), 0
     for item in items:
-        key = tuple((item[name] or "").casefold() for name in ("name", "brand", "base_colour"))
+        key = tuple(str(item[name] or "").casefold() for name in REPEAT_FIELDS)
         repeats += key in seen
         seen.add(key)
     if repeats and variants:
-        report.notes.append(f"{repeats:,} items repeat the name, brand and colour of an earlier item with other [variants] "
-                            "key values; they are kept as items of their own")
+        report.notes.append(f"{repeats:,} items repeat the name, brand, colour, price and description of an earlier item "
+                            "with other [variants] key values; they are kept as items of their own")
     elif repeats:
         report.notes.append(
-            f"{repeats:,} items repeat the name, brand and colour of an earlier item (sizes of one product?); if each group is "
-            "one product, name the columns that identify it under [variants] key in the mapping (docs/catalog.md)")
+            f"{repeats:,} items repeat the name, brand, colour, price and description of an earlier item (sizes of one "
+            "product?); if each group is one product, name the columns that identify it under [variants] key in the "
+            "mapping (docs/catalog.md)")
