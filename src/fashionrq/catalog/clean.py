@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import json
 import re
 from dataclasses import dataclass
 
@@ -12,6 +11,7 @@ from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import (
     clean_string,
     is_placeholder,
+    json_text,
     normalise_age_group,
     normalise_gender,
     parse_price,
@@ -103,11 +103,7 @@ class RowCleaner:
     def attributes(self, value: object) -> dict[str, str]:
         """A key -> value map (Parquet map or struct, JSON object text, or a list of ``"Key: Value"`` texts as
         marketplaces list features) as text values; placeholders dropped, a listed feature without a key counted."""
-        if isinstance(value, str) and value.strip()[:1] in ("{", "["):
-            try:
-                value = json.loads(value)
-            except ValueError:
-                pass
+        value = json_text(value)
         if value is None or is_placeholder(value):
             return {}
         if isinstance(value, list | tuple) and all(isinstance(entry, str) for entry in value):
@@ -127,7 +123,7 @@ class RowCleaner:
         """``["Fabric: Cotton", "Machine wash"]`` as ``{"Fabric": "Cotton"}`` (the first of a repeated key), each
         entry without a key counted under ``values_nulled.feature_without_key``."""
         out: dict[str, str] = {}
-        for pair in map(_keyed, entries):
+        for pair in map(keyed_feature, entries):
             if pair is None:
                 self.report.null_value("feature_without_key", self.item_id)
             else:
@@ -135,7 +131,8 @@ class RowCleaner:
         return out
 
 
-def _keyed(entry: str) -> tuple[str, str] | None:
+def keyed_feature(entry: str) -> tuple[str, str] | None:
+    """``("Fabric", "Cotton")`` of a listed feature ``"Fabric: Cotton"``; ``None`` for one without a key."""
     key, colon, rest = entry.partition(":")
     return (key.strip(), rest.strip()) if colon and key.strip() and len(key.strip()) <= 40 else None
 

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fashionrq.catalog.fieldpath import FieldPath
-from fashionrq.catalog.files import read_bytes, read_text
+from fashionrq.catalog.clean import keyed_feature
+from fashionrq.catalog.files import read_bytes
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.prices import CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, read_records
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import GENDER_SYNONYMS, is_placeholder, to_text
+from fashionrq.catalog.schema import GENDER_SYNONYMS, is_placeholder, json_text, to_text
 
 #: Records whose values the guesses look at.
 SAMPLE = 1000
@@ -62,7 +63,6 @@ _NOT_A_COLOUR = re.compile(r"\d|\bsize\b", re.IGNORECASE)
 _COLOUR_NOISE = ((r"\b\d+\b", re.compile(r"\b\d+\b")), (r"\bsize\s+\w+", re.compile(r"\bsize\s+\w+", re.IGNORECASE)),
                  (r"/", re.compile(r"\s/\s")), (r"\bor\b.*$", re.compile(r"\bor\b", re.IGNORECASE)))
 _GENDER_WORD = re.compile(r"\b(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?\b", re.IGNORECASE)
-_FEATURE = re.compile(r"^[^:]{1,40}:\s*\S")
 _CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)*")
 _YEAR_SUFFIX = re.compile(r"_\d{4}(?:_\w+)?$")
 
@@ -96,16 +96,6 @@ def _is_utf8(raw: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
-
-
-def _decoded(value: object) -> object:
-    """A text cell holding JSON, decoded (as column paths read it); any other value as it is."""
-    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
 
 
 def _literal(pattern: str) -> str:
@@ -160,11 +150,11 @@ class _Guesser:
         for column in self.columns:
             if column in self.used:
                 continue
-            lists = [v for v in map(_decoded, self.values(column)) if isinstance(v, list) and v]
+            lists = [v for v in map(json_text, self.values(column)) if isinstance(v, list) and v]
             entries = [e for v in lists for e in v]
             if not lists or not all(isinstance(e, str) for e in entries):
                 continue
-            if sum(any(_FEATURE.match(e) for e in v) for v in lists) >= len(lists) / 4:
+            if sum(any(keyed_feature(e) for e in v) for v in lists) >= len(lists) / 4:
                 self.used.add(column)
                 return column
         return None
@@ -173,7 +163,7 @@ class _Guesser:
         """``(column.key, why)`` for the first object column (``style``, ``details``) one of whose keys is named like
         a field (``{"Color:": " Black", "Size:": " M"}``), or ``None``."""
         for column in self.columns:
-            objects = [v for v in map(_decoded, self.values(column)) if isinstance(v, dict)]
+            objects = [v for v in map(json_text, self.values(column)) if isinstance(v, dict)]
             keys = Counter(k for v in objects for k in v if isinstance(k, str) and not re.search(r"[.\[\]]", k))
             key = next((k for k, _ in keys.most_common() if _norm(k) in names), None)
             if key is not None and keys[key] >= len(objects) / 2:
@@ -184,7 +174,7 @@ class _Guesser:
     def reference(self, column: str, many: bool = False, last: bool = False) -> tuple[str, str]:
         """``(reference, why)``: the column itself, or a path to its text inside nested values; ``last``: of a list
         of texts (a category list such as ``["Women", "Clothing", "Tops"]``), the last."""
-        values = [_decoded(v) for v in self.values(column)]
+        values = [json_text(v) for v in self.values(column)]
         first = values[0] if values else None
         if last and isinstance(first, list) and first and all(isinstance(v, str) for v in first):
             return f"{column}[-1]", "a list of categories: the last, the most specific"
@@ -209,14 +199,15 @@ def draft_mapping(catalog: str | Path) -> Draft:
     path = Path(catalog)
     fmt = detect_format(path, None)
     draft = Draft(path)
-    encoding = "utf-8"
-    if fmt != "parquet" and not _is_utf8(read_bytes(path)):
-        encoding = "cp1252"
-        draft.top.append('encoding = "cp1252"   # CHECK: the file is not UTF-8; cp1252 (Windows, Excel) is the usual other one')
-        draft.checks.append("the file is not UTF-8: the draft reads it as cp1252")
-    delimiter = None
+    encoding, delimiter = "utf-8", None
+    if fmt != "parquet":
+        raw = read_bytes(path)
+        if not _is_utf8(raw):
+            encoding = "cp1252"
+            draft.top.append('encoding = "cp1252"   # CHECK: the file is not UTF-8; cp1252 (Windows, Excel) is the usual other one')
+            draft.checks.append("the file is not UTF-8: the draft reads it as cp1252")
     if fmt in DEFAULT_DELIMITERS:
-        delimiter = _sniff_delimiter(read_text(path, encoding).split("\n", 1)[0])
+        delimiter = _sniff_delimiter(raw.split(b"\n", 1)[0].decode(encoding, errors="replace").removeprefix("\ufeff"))
         if delimiter != DEFAULT_DELIMITERS[fmt]:
             draft.top.append(f'delimiter = "{"tab" if delimiter == chr(9) else delimiter}"   # the header is separated by '
                              f"{DELIMITER_NAMES[delimiter]}")
@@ -298,7 +289,7 @@ def _category_list(guesser: _Guesser, found: dict, lines: list[str]) -> None:
     & Blouses"]``): the entries above it for the categories the catalog has no column for, and the gender from the
     position that names one in most lists."""
     column = found["article_type"][0].removesuffix("[-1]")
-    lists = [v for v in map(_decoded, guesser.values(column)) if isinstance(v, list)]
+    lists = [v for v in map(json_text, guesser.values(column)) if isinstance(v, list)]
     depth = Counter(map(len, lists)).most_common(1)[0][0]
     for name, index in (("sub_category", -2), ("master_category", -3)):
         if name not in found and depth >= -index:

@@ -12,10 +12,10 @@ steps after it apply to each). A text cell holding JSON (a CSV column of JSON ob
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
+from fashionrq.catalog.schema import json_text
 from fashionrq.errors import InputError
 
 _STEP = re.compile(r"\.([^.\[\]]+)|\[([^\[\]]*)\]")
@@ -73,11 +73,7 @@ def _step(key: str | None, bracket: str | None) -> tuple[str, object] | None:
 def _walk(value: object, steps: tuple[tuple[str, object], ...]) -> object:
     if not steps or value is None:
         return value
-    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return None
+    value = json_text(value)
     (kind, arg), rest = steps[0], steps[1:]
     if kind == "all":
         found = [_walk(v, rest) for v in value] if isinstance(value, list) else []

@@ -15,7 +15,7 @@ from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import FIELDS, GENDERS, REQUIRED_FIELDS, clean_string, strip_html, to_text
+from fashionrq.catalog.schema import FIELDS, GENDERS, REQUIRED_FIELDS, clean_string, distinct_ignoring_case, strip_html, to_text
 from fashionrq.errors import InputError
 
 #: The fields whose values together tell a shopper one product from another.
@@ -167,7 +167,7 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
         "gender": clean.gender(raw["gender"], age_group),
         "age_group": age_group,
         "base_colour": base,
-        "colours": _distinct(([base] if base else []) + colours),
+        "colours": distinct_ignoring_case(([base] if base else []) + colours),
         "year": clean.year(raw["year"]),
         "price": clean.price("price", raw["price"]),
         "discounted_price": clean.price("discounted_price", raw["discounted_price"]),
@@ -186,16 +186,6 @@ def _one_colour(text: str | None, report: IngestReport, item_id: str) -> str | N
         report.repair("repeated_colour", item_id)
         return parts[0]
     return text
-
-
-def _distinct(values: list[str]) -> list[str]:
-    """``values`` without repeats, compared case-insensitively ("Black" and "black" are one colour)."""
-    seen, out = set(), []
-    for value in values:
-        if value.lower() not in seen:
-            seen.add(value.lower())
-            out.append(value)
-    return out
 
 
 @dataclass

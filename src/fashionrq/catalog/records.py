@@ -110,7 +110,7 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return dict(pairs)
 
 
-def _objects(path: Path, entries: list[tuple[str, object]], report: IngestReport) -> tuple[Records, list[str]]:
+def _objects(entries: list[tuple[str, object]], report: IngestReport) -> tuple[Records, list[str]]:
     """The JSON objects among ``entries`` (``(where, value)``), each other value rejected with its place."""
     records, columns = [], {}
     for where, record in entries:
@@ -133,7 +133,7 @@ def _jsonl_records(path: Path, text: str, report: IngestReport) -> tuple[Records
         except ValueError as err:
             report.rows_read += 1
             report.reject(f"{path.name}:{line_no}", f"malformed JSON ({getattr(err, 'msg', err)})")
-    return _objects(path, entries, report)
+    return _objects(entries, report)
 
 
 def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records, list[str]]:
@@ -153,4 +153,4 @@ def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records,
         value = value[arrays[0]]
     if not isinstance(value, list) or not value:
         raise InputError(f"{path} holds no array of products; a JSON catalog is an array of product objects.")
-    return _objects(path, [(f"{path.name} record {i}", v) for i, v in enumerate(value, start=1)], report)
+    return _objects([(f"{path.name} record {i}", v) for i, v in enumerate(value, start=1)], report)

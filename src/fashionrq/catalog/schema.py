@@ -87,6 +87,24 @@ def to_text(value: object) -> str | None:
     return str(value)
 
 
+def json_text(value: object) -> object:
+    """A text that holds JSON (``"[...]"``, ``"{...}"``: a CSV cell of objects) decoded; any other value as it is."""
+    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def distinct_ignoring_case(texts) -> list[str]:
+    """``texts`` in order, each once, compared case-insensitively (``Black`` and ``black`` are one)."""
+    first: dict[str, str] = {}
+    for text in texts:
+        first.setdefault(text.lower(), text)
+    return list(first.values())
+
+
 def clean_string(value: object) -> str | None:
     """Trim a raw value; ``NA``, ``Unknown``, empty and similar placeholders become ``None``."""
     text = to_text(value)

@@ -14,6 +14,7 @@ import pandas as pd
 
 import fashionrq.querygen.heldout as heldout
 import fashionrq.querygen.surface as surface
+from fashionrq.catalog.schema import distinct_ignoring_case
 from fashionrq.hierarchy import Cluster
 from fashionrq.querygen.evidence import (
     ATTRIBUTE_TO_PHI,
@@ -211,14 +212,6 @@ def _sharpen(product: tuple[str, ...] | None, chosen: list[Clause], clauses: lis
     return chosen
 
 
-def _once(texts) -> list[str]:
-    """``texts`` in order, each once, compared case-insensitively."""
-    first: dict[str, str] = {}
-    for text in texts:
-        first.setdefault(text.casefold(), text)
-    return list(first.values())
-
-
 def _pick(rng: np.random.Generator, options) -> str:
     return options[int(rng.integers(len(options)))]
 
@@ -303,8 +296,8 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
         use(clause)
     for clause in by_key.get("color", []):
         # "Grey" and "grey" (free-text colours), or two colours of one spelling, are said once
-        forms = [_pick(rng, surface.colour_forms(value)[:2]) for value in _once(clause.values)]
-        pre.append(" or ".join(_once(forms)))
+        forms = [_pick(rng, surface.colour_forms(value)[:2]) for value in distinct_ignoring_case(clause.values)]
+        pre.append(" or ".join(distinct_ignoring_case(forms)))
         use(clause)
     for key, forms in (("pattern", surface.pattern_forms), ("material", surface.material_forms)):
         for clause in by_key.get(key, []):
