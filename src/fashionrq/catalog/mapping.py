@@ -23,7 +23,6 @@ from fashionrq.errors import InputError
 MAPPING_KEYS = ("format", "encoding", "delimiter", "list_separator", "columns", "attributes", "values", "constants", "price",
                 "clean", "variants")
 PRICE_KEYS = ("currency", "decimal_separator", "range", "placeholder_max")
-CLEAN_KEYS = ("split", "part", "extract", "remove", "refuse", "words")
 VARIANT_KEYS = ("key",)
 #: Fields a ``[constants]`` entry may set (text fields; the id and the photo path differ per item).
 CONSTANT_FIELDS = tuple(sorted(STRING_FIELDS - {"item_id", "image_path"}))
@@ -144,6 +143,29 @@ class FieldCleanup:
         return cleaned, cleaned != text.strip()
 
 
+def _pattern_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+
+
+#: Each ``[clean.<field>]`` key: whether its value is well formed, and the fix a refusal names.
+CLEAN_VALUES = {
+    "split": (lambda v: isinstance(v, str) and bool(v.strip()), 'give the text between the parts of a path, e.g. split = ">"'),
+    "part": (lambda v: isinstance(v, int) and not isinstance(v, bool), 'give a whole number (0 the first part, -1 the last) beside split = ">"'),
+    "extract": (lambda v: isinstance(v, str) and bool(v), "give one regular expression, e.g. extract = '\\b(women|men)\\b'"),
+    "remove": (_pattern_list, "give a list of regular expressions, e.g. remove = ['\\d+']"),
+    "refuse": (_pattern_list, "give a list of regular expressions, e.g. refuse = ['\\d+']"),
+    "words": (lambda v: isinstance(v, bool), "write words = true or words = false"),
+}
+CLEAN_KEYS = tuple(CLEAN_VALUES)
+
+
+def _compiled(path: Path, name: str, key: str, pattern: str) -> re.Pattern:
+    try:
+        return re.compile(pattern, re.IGNORECASE)
+    except re.error as err:
+        raise InputError(f"mapping file {path}: pattern {pattern!r} in [clean.{name}] {key} is no regular expression ({err}); fix it.") from None
+
+
 def _cleanups(path: Path, spec: dict) -> dict[str, FieldCleanup]:
     out = {}
     for name, table in _table(path, spec, "clean").items():
@@ -151,40 +173,19 @@ def _cleanups(path: Path, spec: dict) -> dict[str, FieldCleanup]:
             raise InputError(f"mapping file {path} has a clean-up [clean.{name}] for no text field; {_suggest(name, CLEAN_FIELDS)}")
         if not isinstance(table, dict):
             raise InputError(f"mapping file {path} sets {name} = {table!r} under [clean]; write [clean.{name}] with remove = [...] and refuse = [...] lists of patterns.")
-        patterns: dict = {}
         for key, value in table.items():
-            if key not in CLEAN_KEYS:
+            if key not in CLEAN_VALUES:
                 raise InputError(f"mapping file {path} has an unknown key {key!r} in [clean.{name}]; {_suggest(key, CLEAN_KEYS)}")
-            if key == "words":
-                if not isinstance(value, bool):
-                    raise InputError(f"mapping file {path} sets words = {value!r} in [clean.{name}]; write words = true or words = false.")
-                patterns[key] = value
-                continue
-            if key == "extract":
-                if not isinstance(value, str) or not value:
-                    raise InputError(f"mapping file {path} sets extract = {value!r} in [clean.{name}]; give one regular expression, e.g. extract = '\\b(women|men)\\b'.")
-                try:
-                    patterns[key] = re.compile(value, re.IGNORECASE)
-                except re.error as err:
-                    raise InputError(f"mapping file {path}: pattern {value!r} in [clean.{name}] extract is no regular expression ({err}); fix it.") from None
-                continue
-            if key == "split":
-                if not isinstance(value, str) or not value.strip():
-                    raise InputError(f"mapping file {path} sets split = {value!r} in [clean.{name}]; give the text between the parts of a path, e.g. split = \">\".")
-                patterns[key] = value
-                continue
-            if key == "part":
-                if isinstance(value, bool) or not isinstance(value, int) or "split" not in table:
-                    raise InputError(f"mapping file {path} sets part = {value!r} in [clean.{name}]; give a whole number (0 the first part, -1 the last) beside split = \">\".")
-                patterns[key] = value
-                continue
-            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-                raise InputError(f"mapping file {path} sets {key} = {value!r} in [clean.{name}]; give a list of regular expressions, e.g. {key} = ['\\d+'].")
-            try:
-                patterns[key] = tuple(re.compile(v, re.IGNORECASE) for v in value)
-            except re.error as err:
-                raise InputError(f"mapping file {path}: pattern {err.pattern!r} in [clean.{name}] {key} is no regular expression ({err}); fix it.") from None
-        out[name] = FieldCleanup(**patterns)
+            well_formed, fix = CLEAN_VALUES[key]
+            if not well_formed(value) or (key == "part" and "split" not in table):
+                raise InputError(f"mapping file {path} sets {key} = {value!r} in [clean.{name}]; {fix}.")
+        settings = dict(table)
+        if "extract" in table:
+            settings["extract"] = _compiled(path, name, "extract", table["extract"])
+        for key in ("remove", "refuse"):
+            if key in table:
+                settings[key] = tuple(_compiled(path, name, key, pattern) for pattern in table[key])
+        out[name] = FieldCleanup(**settings)
     return out
 
 
