@@ -17,7 +17,7 @@ import pytest
 
 from conftest import MYNTRA_SMALL, OTHER_SCHEMA
 from fashionrq.catalog import ingest
-from fashionrq.catalog.fieldpath import FieldPath
+from fashionrq.catalog.fieldpath import FieldPath, parse_reference
 from fashionrq.catalog.schema import normalise_age_group
 from fashionrq.errors import InputError
 
@@ -168,6 +168,35 @@ def test_path_steps_index_match_and_spread(tmp_path):
     assert FieldPath.parse("c[*].v", columns, "m").get(record) == ["p", "q"]
     assert FieldPath.parse("a[k=3].v", columns, "m").get(record) is None
     assert FieldPath.parse("a[5]", columns, "m").get(record) is None
+
+
+def test_numbered_option_columns_and_lists_of_references():
+    """``Option{n} Value[Option{n} Name=Color|Colour]`` reads the value beside the option named a colour, in any case and
+    at any number; ``Color {n}`` reads every numbered value; a list reads the first reference with a value (a
+    placeholder such as ``N/A`` is none)."""
+    columns = ["Option1 Name", "Option1 Value", "Option2 Name", "Option2 Value", "Color 1", "Color 2", "sale", "price"]
+    option = parse_reference("Option{n} Value[Option{n} Name=Color|Colour]", columns, "m")
+    assert option.needs == ("Option1 Value", "Option2 Value", "Option1 Name", "Option2 Name")
+    assert option.get({"Option1 Name": "Size", "Option1 Value": "M", "Option2 Name": "COLOUR", "Option2 Value": "Navy"}) == "Navy"
+    assert option.get({"Option1 Name": "Color", "Option1 Value": "Red", "Option2 Name": "Size", "Option2 Value": "S"}) == "Red"
+    assert option.get({"Option1 Name": "Title", "Option1 Value": "Default Title"}) is None
+    assert parse_reference("Color {n}", columns, "m").get({"Color 1": "Black", "Color 2": " "}) == ["Black"]
+    first = parse_reference(["sale", "price"], columns, "m")
+    assert first.get({"sale": "N/A", "price": "12.50"}) == "12.50" and first.get({"sale": "9", "price": "12"}) == "9"
+    assert first.get({"sale": "", "price": ""}) is None
+
+
+@pytest.mark.parametrize(("edit", "needle"), [
+    (lambda m: m + '[variants]\nkey = ["sku"]\nfill = "name"\n', "give the columns a product's later rows take from its first row"),
+    (lambda m: m + '[variants]\nkey = ["sku"]\nfill = ["nom"]\n', "lists under [variants] fill column 'nom', which catalog.csv does not have"),
+    (lambda m: m.replace('Fabric = "fabric"', "Fabric = []"), "or a list of columns to read in turn"),
+    (lambda m: m.replace('Fabric = "fabric"', 'Fabric = ["fabric", "Option{n} Value[Option{n} Name=Fabric]"]'),
+     "whose column 'Option1 Value' catalog.csv does not have"),
+])
+def test_mistakes_in_lists_numbered_columns_and_fill_are_refused_with_the_fix(tmp_path, edit, needle):
+    with pytest.raises(InputError, match="mapping") as caught:
+        ingest(OTHER_SCHEMA / "catalog.csv", mapping=_mapping(tmp_path, edit(MAPPING + "\n")))
+    assert needle in str(caught.value)
 
 
 def test_size_variants_become_one_item_each_and_every_left_out_row_is_counted(tmp_path, rows, reference):

@@ -8,6 +8,12 @@ steps after it apply to each). A text cell holding JSON (a CSV column of JSON ob
     item_name[language_tag=en_US].value     ABO-style listings: the English name
     color[*].value                          every colour of a list of colour objects
     images[0]                               the first of a list of photos
+
+Numbered columns, as Shopify and WooCommerce exports hold a product's options, are read with ``{n}`` for the number:
+``Option{n} Value[Option{n} Name=Color|Colour]`` is the ``Option{n} Value`` beside the first ``Option{n} Name``
+that reads ``Color`` or ``Colour`` (in any case); without brackets (``Color {n}``), every value of the numbered
+columns, as a list. A list of references (``["Variant Compare At Price", "Variant Price"]``) reads the first that
+holds a value.
 """
 
 from __future__ import annotations
@@ -15,11 +21,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fashionrq.catalog.schema import json_text
+from fashionrq.catalog.schema import clean_string, json_text
 from fashionrq.errors import InputError
 
 _STEP = re.compile(r"\.([^.\[\]]+)|\[([^\[\]]*)\]")
 _ALL = ("all", None)
+_NUMBERED = re.compile(r"(?P<values>[^\[\]]*\{n\}[^\[\]]*)(?:\[(?P<names>[^\[\]=]*\{n\}[^\[\]=]*)=(?P<wanted>[^\[\]]+)\])?")
+#: The numbers ``{n}`` is tried with.
+_NUMBERS = range(100)
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,11 @@ class FieldPath:
     @property
     def is_path(self) -> bool:
         return bool(self.steps)
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """The columns this reference reads."""
+        return (self.column,)
 
     def get(self, record: dict) -> object:
         """The value this reference names in ``record``; ``None`` where a step finds nothing."""
@@ -88,3 +102,89 @@ def _walk(value: object, steps: tuple[tuple[str, object], ...]) -> object:
     key, wanted = arg
     match = next((v for v in value if isinstance(v, dict) and str(v.get(key)) == wanted), None) if isinstance(value, list) else None
     return _walk(match, rest)
+
+
+@dataclass(frozen=True)
+class NumberedColumns:
+    """Numbered columns read as one field (``Option{n} Value[Option{n} Name=Color|Colour]``; module docstring)."""
+
+    values: tuple[str, ...]
+    names: tuple[str, ...] = ()
+    wanted: frozenset[str] = frozenset()
+
+    @classmethod
+    def parse(cls, reference: str, columns: list[str], where: str) -> NumberedColumns:
+        """The numbered columns ``reference`` names among ``columns`` (the first number alone when none is there,
+        for the caller to refuse as a missing column)."""
+        match = _NUMBERED.fullmatch(reference)
+        if match is None:
+            raise InputError(f"{where} {reference!r}, which is no reference to numbered columns such as "
+                             "'Option{n} Value[Option{n} Name=Color|Colour]' or 'Color {n}'; fix the reference.")
+        values, names = match.group("values"), match.group("names")
+        numbers = [n for n in _NUMBERS if values.replace("{n}", str(n)) in columns and (names is None or names.replace("{n}", str(n)) in columns)]
+        numbers = numbers or [1]
+        if names is None:
+            return cls(tuple(values.replace("{n}", str(n)) for n in numbers))
+        wanted = frozenset(w.strip().strip("'\"").casefold() for w in match.group("wanted").split("|"))
+        return cls(tuple(values.replace("{n}", str(n)) for n in numbers), tuple(names.replace("{n}", str(n)) for n in numbers), wanted)
+
+    @property
+    def column(self) -> str:
+        return self.values[0]
+
+    @property
+    def is_path(self) -> bool:
+        return True
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        return self.values + self.names
+
+    def get(self, record: dict) -> object:
+        if not self.names:
+            found = [record.get(c) for c in self.values if clean_string(record.get(c)) is not None]
+            return found or None
+        for value, name in zip(self.values, self.names, strict=True):
+            text = clean_string(record.get(name))
+            if text is not None and text.casefold() in self.wanted:
+                return record.get(value)
+        return None
+
+
+@dataclass(frozen=True)
+class FirstOf:
+    """Several references read in turn: the first value present (not empty, not a placeholder such as ``N/A``)."""
+
+    references: tuple[FieldPath | NumberedColumns, ...]
+
+    @property
+    def column(self) -> str:
+        return self.references[0].column
+
+    @property
+    def is_path(self) -> bool:
+        return True
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        return tuple(c for ref in self.references for c in ref.needs)
+
+    def get(self, record: dict) -> object:
+        for ref in self.references:
+            value = ref.get(record)
+            if value is not None and clean_string(value) is not None:
+                return value
+        return None
+
+
+Reference = FieldPath | NumberedColumns | FirstOf
+
+
+def parse_reference(reference: str | list[str], columns: list[str], where: str) -> Reference:
+    """The reference a mapping gives for a field: a column, a path into one, numbered columns (``{n}``), or a list of
+    these read in turn."""
+    if isinstance(reference, list):
+        return FirstOf(tuple(parse_reference(r, columns, where) for r in reference))
+    if reference not in columns and "{n}" in reference:
+        return NumberedColumns.parse(reference, columns, where)
+    return FieldPath.parse(reference, columns, where)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fashionrq.catalog.clean import RowCleaner, check_item_id
-from fashionrq.catalog.fieldpath import FieldPath
+from fashionrq.catalog.fieldpath import Reference, parse_reference
 from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
@@ -26,33 +26,37 @@ _URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^//", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class References:
-    """Where each canonical field, attribute and variant-key part is read from in a record."""
+    """Where each canonical field, attribute and variant-key part is read from in a record, and the columns a
+    product's later rows take from its first row."""
 
-    fields: dict[str, FieldPath]
-    attributes: dict[str, FieldPath]
-    variant_key: tuple[FieldPath, ...]
+    fields: dict[str, Reference]
+    attributes: dict[str, Reference]
+    variant_key: tuple[Reference, ...]
+    variant_fill: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, path: Path, mapping: Mapping, columns: list[str]) -> References:
         """The references of ``mapping`` in a file with ``columns``; a column that is not there, or a required field
         with neither a column nor a constant, is refused in one sentence."""
-        def resolve(phrase: str, reference: str, must_exist: bool = True) -> FieldPath:
-            ref = FieldPath.parse(reference, columns, f"{mapping.source} {phrase}")
-            if must_exist and ref.column not in columns:
-                named = f"{reference!r}, whose column {ref.column!r}" if ref.is_path else f"column {reference!r}, which"
+        def resolve(phrase: str, reference: str | list[str], must_exist: bool = True) -> Reference:
+            ref = parse_reference(reference, columns, f"{mapping.source} {phrase}")
+            missing = next((c for c in ref.needs if c not in columns), None)
+            if must_exist and missing is not None:
+                named = f"{reference!r}, whose column {missing!r}" if ref.is_path else f"column {reference!r}, which"
                 raise InputError(f"{mapping.source} {phrase} {named} {path.name} does not have (columns: {', '.join(columns)[:600]}); "
                                  "fix the column name in the mapping.")
             return ref
 
         fields = {name: resolve(f"maps {name} to", mapping.source_column(name), must_exist=name in mapping.columns) for name in FIELDS}
         for name in REQUIRED_FIELDS:
-            if name not in mapping.constants and fields[name].column not in columns:
+            if name not in mapping.constants and any(c not in columns for c in fields[name].needs):
                 raise InputError(f"{path} is missing the required column {mapping.source_column(name)!r} for field {name}; "
                                  f"add it, or map another column to {name} under [columns] in a mapping file "
                                  f"(`fashionrq draft-mapping {path}` writes a first one).")
         attributes = {key: resolve(f"maps attribute {key!r} to", column) for key, column in sorted(mapping.attributes.items())}
         variant_key = tuple(resolve("lists under [variants] key", column) for column in mapping.variant_key)
-        return cls(fields, attributes, variant_key)
+        fill = tuple(c for column in mapping.variant_fill for c in resolve("lists under [variants] fill", column).needs)
+        return cls(fields, attributes, variant_key, fill)
 
 
 def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dict]:
@@ -80,16 +84,24 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
 def _one_row_per_product(records: list[tuple[str, dict]], refs: References, mapping: Mapping,
                          report: IngestReport) -> list[tuple[str, dict]]:
     """The first row of each product named by ``[variants] key``; every later row of it is left out and counted. A
-    row whose first key column is empty is kept; an empty later one (a perfume has no colour) is a value like any."""
+    row whose first key column is empty is kept; an empty later one (a perfume has no colour) is a value like any,
+    except in a row that has none of the later key values while its product's first row has them (a Shopify image
+    row): that row belongs to the first."""
     if not refs.variant_key:
         return records
+    records = _filled(records, refs, mapping, report)
     first: dict[tuple, str] = {}
+    first_of_product: dict[str, tuple] = {}
     kept = []
     for where, record in records:
         key = tuple(clean_string(to_text(ref.get(record))) for ref in refs.variant_key)
-        if key[0] is None:  # no product named: a row of its own (an empty later part, such as no colour, is a value)
+        if key[0] is None:  # no product named: a row of its own
             kept.append((where, record))
-        elif first.setdefault(key, where) == where:
+            continue
+        if all(part is None for part in key[1:]):
+            key = first_of_product.get(key[0], key)
+        first_of_product.setdefault(key[0], key)
+        if first.setdefault(key, where) == where:
             kept.append((where, record))
         else:
             report.reject(where, f"a variant of the product at {first[key]} (the same {', '.join(mapping.variant_key)})")
@@ -97,6 +109,25 @@ def _one_row_per_product(records: list[tuple[str, dict]], refs: References, mapp
     report.notes.append(f"{left_out:,} rows left out as variants of an earlier row with the same {', '.join(mapping.variant_key)} "
                         f"([variants] in {mapping.source}); each is listed under rejected")
     return kept
+
+
+def _filled(records: list[tuple[str, dict]], refs: References, mapping: Mapping, report: IngestReport) -> list[tuple[str, dict]]:
+    """Each row with the ``[variants] fill`` columns it leaves empty taken from the first row of its product (the
+    first key column), as a Shopify export writes a product's title, vendor and option names on its first row only."""
+    if not refs.variant_fill:
+        return records
+    firsts: dict[str, dict] = {}
+    out, filled = [], 0
+    for where, record in records:
+        product = clean_string(to_text(refs.variant_key[0].get(record)))
+        first = record if product is None else firsts.setdefault(product, record)
+        taken = {c: first[c] for c in refs.variant_fill
+                 if clean_string(record.get(c)) is None and clean_string(first.get(c)) is not None}
+        filled += bool(taken)
+        out.append((where, record | taken if taken else record))
+    report.notes.append(f"{filled:,} rows took their empty {', '.join(refs.variant_fill)} from the first row of their product "
+                        f"(the same {mapping.variant_key[0]}; [variants] fill in {mapping.source})")
+    return out
 
 
 def _raw_values(record: dict, refs: References, mapping: Mapping, report: IngestReport, item_id: str) -> dict:

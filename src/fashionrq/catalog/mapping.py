@@ -23,7 +23,7 @@ from fashionrq.errors import InputError
 MAPPING_KEYS = ("format", "encoding", "delimiter", "list_separator", "columns", "attributes", "values", "constants", "price",
                 "clean", "variants")
 PRICE_KEYS = ("currency", "decimal_separator", "range", "placeholder_max")
-VARIANT_KEYS = ("key",)
+VARIANT_KEYS = ("key", "fill")
 #: Fields a ``[constants]`` entry may set (text fields; the id and the photo path differ per item).
 CONSTANT_FIELDS = tuple(sorted(STRING_FIELDS - {"item_id", "image_path"}))
 #: Fields a ``[clean.<field>]`` section may clean: the text fields and the colour list.
@@ -44,11 +44,20 @@ def _table(path: Path, spec: dict, key: str) -> dict:
     return value
 
 
-def _names(path: Path, section: str, table: dict) -> dict[str, str]:
-    """A section's ``name = "column"`` entries, refusing values that are not column names."""
+def _is_reference(value: object) -> bool:
+    """A column name or path, or a non-empty list of them (read in turn, the first value present)."""
+    if isinstance(value, list):
+        return bool(value) and all(isinstance(v, str) and v.strip() for v in value)
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _names(path: Path, section: str, table: dict) -> dict[str, str | list[str]]:
+    """A section's ``name = "column"`` (or ``name = ["column", "fallback column"]``) entries, refusing values that
+    are not column names."""
     for name, column in table.items():
-        if not isinstance(column, str) or not column.strip():
-            raise InputError(f"mapping file {path} sets {name} = {column!r} in [{section}]; give the source column name as a non-empty string, e.g. {name} = \"{name}\".")
+        if not _is_reference(column):
+            raise InputError(f"mapping file {path} sets {name} = {column!r} in [{section}]; give the source column name as a non-empty string, "
+                             f"e.g. {name} = \"{name}\", or a list of columns to read in turn, e.g. {name} = [\"sale_{name}\", \"{name}\"].")
     return {str(k): v for k, v in table.items()}
 
 
@@ -228,25 +237,29 @@ def _delimiter(path: Path, spec: dict) -> str | None:
     return value
 
 
-def _variant_key(path: Path, spec: dict) -> tuple[str, ...]:
-    """``[variants] key``: the columns whose values together name one product (rows repeating them are variants)."""
+def _variants(path: Path, spec: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``[variants]``: ``key``, the columns whose values together name one product (rows repeating them are
+    variants), and ``fill``, the columns a product's later rows leave empty and take from its first row."""
     table = _table(path, spec, "variants")
     for key in table:
         if key not in VARIANT_KEYS:
             raise InputError(f"mapping file {path} has an unknown key {key!r} in [variants]; {_suggest(key, VARIANT_KEYS)}")
-    key = table.get("key", [])
+    key, fill = table.get("key", []), table.get("fill", [])
     if not isinstance(key, list) or not all(isinstance(k, str) and k.strip() for k in key) or (table and not key):
         raise InputError(f"mapping file {path} sets key = {key!r} in [variants]; give the columns that name one product, "
                          "e.g. key = [\"item_group_id\", \"color\"].")
-    return tuple(key)
+    if not isinstance(fill, list) or not all(isinstance(c, str) and c.strip() for c in fill):
+        raise InputError(f"mapping file {path} sets fill = {fill!r} in [variants]; give the columns a product's later rows "
+                         "take from its first row, e.g. fill = [\"Title\", \"Vendor\"].")
+    return tuple(key), tuple(fill)
 
 
 @dataclass
 class Mapping:
     """How one catalog's columns map onto the canonical item fields."""
 
-    columns: dict[str, str] = field(default_factory=dict)
-    attributes: dict[str, str] = field(default_factory=dict)
+    columns: dict[str, str | list[str]] = field(default_factory=dict)
+    attributes: dict[str, str | list[str]] = field(default_factory=dict)
     values: dict[str, dict[str, str]] = field(default_factory=dict)
     constants: dict[str, str] = field(default_factory=dict)
     prices: PriceFormat = DEFAULT_PRICE_FORMAT
@@ -256,6 +269,7 @@ class Mapping:
     format: str | None = None
     delimiter: str | None = None
     variant_key: tuple[str, ...] = ()
+    variant_fill: tuple[str, ...] = ()
     source: str = IDENTITY
 
     @classmethod
@@ -269,6 +283,7 @@ class Mapping:
             raise InputError(f"mapping file {path} is not valid TOML ({err}); fix the syntax.") from None
         _check_spec(path, spec)
         columns = _names(path, "columns", _table(path, spec, "columns"))
+        variant_key, variant_fill = _variants(path, spec)
         return cls(
             columns=columns,
             attributes=_names(path, "attributes", _table(path, spec, "attributes")),
@@ -280,9 +295,10 @@ class Mapping:
             encoding=_setting(path, spec, "encoding", "utf-8"),
             format=spec.get("format"),
             delimiter=_delimiter(path, spec),
-            variant_key=_variant_key(path, spec),
+            variant_key=variant_key,
+            variant_fill=variant_fill,
             source=str(path),
         )
 
-    def source_column(self, canonical: str) -> str:
+    def source_column(self, canonical: str) -> str | list[str]:
         return self.columns.get(canonical, canonical)
