@@ -17,6 +17,15 @@ as Boys and Girls; up to three colours joined with ``/``; ``material`` and ``pat
 Topwear > Tops``; an HTML ``description``; ``link`` and ``image_link`` web addresses. Products without a title, a
 price or a colour are not listed (Google refuses apparel without them).
 
+``--shape shopify``: a Shopify store's product export, ``products_export.csv``. Products whose names differ only in
+colour (same brand, gender and type) are one product with up to four colours, titled without the colour; one row per
+colour and size, the colour the first option or the second (seeded), or for a product in one colour without sizes
+Shopify's ``Default Title`` option with the colour only in the colour metafield; the product's title, HTML body,
+vendor, type, option names, Google Shopping gender and age group and metafields on its first row only, and an image
+row (handle and photo alone) after its variants; ``Variant Price`` the price paid and ``Variant Compare At Price``
+the price before a sale, in euros converted from INR at a fixed rate, with no currency in the cells; Shopify's
+taxonomy path as ``Product Category``.
+
     python scripts/derive_catalog_shapes.py --source tests/fixtures/myntra_small --out us-tops
     fashionrq build --catalog us-tops/catalog.csv --mapping us-tops/mapping.toml --out BENCH
     python scripts/derive_catalog_shapes.py --shape merchant --source bundled --out feed
@@ -31,6 +40,7 @@ import hashlib
 import html
 import io
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -224,6 +234,154 @@ def merchant_feed(items) -> list[dict[str, str]]:
     return rows
 
 
+SHOPIFY_MAPPING = """# A Shopify product export (scripts/derive_catalog_shapes.py --shape shopify), mapped as docs/catalog.md describes.
+# One row per size and colour; a product's later rows leave its Title, Body (HTML), Vendor and Type empty, and image
+# rows hold only the Handle and an image.
+
+[columns]
+item_id = "Variant SKU"
+name = "Title"
+brand = "Vendor"
+gender = "Google Shopping / Gender"          # Female | Male | Unisex
+age_group = "Google Shopping / Age Group"    # Adult | Kids
+article_type = "Type"
+master_category = "Product Category"         # "Apparel & Accessories > Clothing > Shirts & Tops"
+sub_category = "Product Category"
+colours = ["Option{n} Value[Option{n} Name=Color|Colour]", "Color (product.metafields.shopify.color-pattern)"]
+price = ["Variant Compare At Price", "Variant Price"]   # the price before a sale, else the price
+discounted_price = "Variant Price"
+description = "Body (HTML)"
+image_path = "Image Src"
+
+[attributes]
+Fabric = "Fabric (product.metafields.shopify.fabric)"
+Pattern = "Pattern (product.metafields.shopify.pattern)"
+
+[price]
+currency = "EUR"
+
+[clean.master_category]
+split = ">"
+part = 1
+
+[clean.sub_category]
+split = ">"
+part = 2
+
+[variants]                        # one item per product and colour
+key = ["Handle", "Option{n} Value[Option{n} Name=Color|Colour]"]
+# what a product's later rows leave empty, taken from its first row
+fill = ["Title", "Body (HTML)", "Vendor", "Product Category", "Type", "Option{n} Name", "Google Shopping / Gender",
+        "Google Shopping / Age Group", "Color (product.metafields.shopify.color-pattern)",
+        "Fabric (product.metafields.shopify.fabric)", "Pattern (product.metafields.shopify.pattern)"]
+"""
+
+INR_PER_EUR = 90.0
+SHOPIFY_COLUMNS = (
+    "Handle", "Title", "Body (HTML)", "Vendor", "Product Category", "Type", "Tags", "Published", "Option1 Name",
+    "Option1 Value", "Option2 Name", "Option2 Value", "Option3 Name", "Option3 Value", "Variant SKU", "Variant Grams",
+    "Variant Inventory Tracker", "Variant Inventory Policy", "Variant Fulfillment Service", "Variant Price",
+    "Variant Compare At Price", "Variant Requires Shipping", "Variant Taxable", "Variant Barcode", "Image Src",
+    "Image Position", "Image Alt Text", "Gift Card", "Google Shopping / Gender", "Google Shopping / Age Group",
+    "Color (product.metafields.shopify.color-pattern)", "Fabric (product.metafields.shopify.fabric)",
+    "Pattern (product.metafields.shopify.pattern)", "Status")
+SHOPIFY_GENDERS = {"Men": "Male", "Boys": "Male", "Women": "Female", "Girls": "Female", "Unisex": "Unisex"}
+
+
+def _without_colours(item: dict) -> str:
+    """The item's name with its colour words taken out: the title a store gives a product sold in several colours."""
+    name = item["name"]
+    for colour in sorted(item["colours"], key=len, reverse=True):
+        name = re.sub(rf"\b{re.escape(colour)}\b", " ", name, flags=re.IGNORECASE)
+    return " ".join(name.split())
+
+
+def _handles(items) -> list[list[dict]]:
+    """The source items as a store's products: items of one brand, gender and type whose names differ only in colour
+    are the colours of one product (at most four, each colour once), in catalog order."""
+    open_groups: dict[tuple, list[dict]] = {}
+    products = []
+    for item in items:
+        if not item["name"] or not item["price"] or not item["colours"]:
+            continue
+        key = (item["brand"], item["gender"], item["article_type"], _without_colours(item).casefold())
+        group = open_groups.get(key)
+        if group is None or len(group) == 4 or item["base_colour"].casefold() in {i["base_colour"].casefold() for i in group}:
+            group = open_groups[key] = []
+            products.append(group)
+        group.append(item)
+    return products
+
+
+def _euro(inr: float) -> str:
+    return f"{inr / INR_PER_EUR:.2f}"
+
+
+def _shopify_rows(product: list[dict], handle: str) -> list[dict[str, str]]:
+    """One row per colour and size of ``product``; the first row carries the product's fields, and one image row
+    follows, as Shopify exports them. Colour is the first option or the second (seeded); a product in one colour
+    without sizes has Shopify's "Default Title" option, and its colour only in the colour metafield."""
+    first = product[0]
+    item_id = first["item_id"]
+    sizes = _sizes(first) if first["master_category"] in SIZE_RUNS or first["gender"] in ("Boys", "Girls") else ()
+    colour_first = _pick(item_id, "option order", 3) > 0
+    title = _without_colours(first) if len(product) > 1 else first["name"]
+    body = f"<p>{first['description']}</p>" if first["description"] else ""
+    category = GOOGLE_CATEGORIES.get((first["master_category"], first["sub_category"]),
+                                     MASTER_CATEGORIES.get(first["master_category"], "Apparel & Accessories"))
+    product_fields = {
+        "Title": title, "Body (HTML)": body, "Vendor": first["brand"] or "", "Product Category": category,
+        "Type": first["article_type"], "Tags": ", ".join(v for v in (first["gender"], first["sub_category"], first["usage"]) if v),
+        "Published": "TRUE", "Gift Card": "FALSE", "Google Shopping / Gender": SHOPIFY_GENDERS[first["gender"]],
+        "Google Shopping / Age Group": "Kids" if first["gender"] in ("Boys", "Girls") else "Adult",
+        "Color (product.metafields.shopify.color-pattern)": "; ".join(i["base_colour"].lower() for i in product),
+        "Fabric (product.metafields.shopify.fabric)": _attribute(first, "Fabric", "Material").lower(),
+        "Pattern (product.metafields.shopify.pattern)": _attribute(first, "Pattern", "Print or Pattern Type").lower(),
+        "Status": "active",
+    }
+    rows = []
+    for item in product:
+        discounted = item["discounted_price"] if item["discounted_price"] is not None and item["discounted_price"] < item["price"] else None
+        for size in sizes or ("Default Title",):
+            if not sizes and len(product) == 1:
+                options = [("Title", "Default Title")]
+            elif not sizes:
+                options = [("Color", item["base_colour"])]
+            else:
+                options = [("Color", item["base_colour"]), ("Size", size)]
+                options = options if colour_first else options[::-1]
+            row = dict.fromkeys(SHOPIFY_COLUMNS, "") | {"Handle": handle}
+            for n, (name, value) in enumerate(options, start=1):
+                row[f"Option{n} Value"] = value
+                if not rows:
+                    row[f"Option{n} Name"] = name
+            row |= {
+                "Variant SKU": f"{item['item_id']}-{size.replace(' ', '')}" if sizes else item["item_id"],
+                "Variant Grams": "400", "Variant Inventory Tracker": "shopify", "Variant Inventory Policy": "deny",
+                "Variant Fulfillment Service": "manual",
+                "Variant Price": _euro(discounted if discounted is not None else item["price"]),
+                "Variant Compare At Price": _euro(item["price"]) if discounted is not None else "",
+                "Variant Requires Shipping": "TRUE", "Variant Taxable": "TRUE",
+            }
+            if not rows:
+                row |= product_fields | {"Image Src": f"https://cdn.shopify.com/s/files/1/0000/0001/products/{item_id}.jpg",
+                                         "Image Position": "1", "Image Alt Text": title}
+            rows.append(row)
+    rows.append(dict.fromkeys(SHOPIFY_COLUMNS, "") | {
+        "Handle": handle, "Image Src": f"https://cdn.shopify.com/s/files/1/0000/0001/products/{item_id}_2.jpg", "Image Position": "2"})
+    return rows
+
+
+def shopify_export(items) -> list[dict[str, str]]:
+    """Every product with a name, a price and a colour, as a Shopify store's product export lists it."""
+    rows, handles = [], Counter()
+    for product in _handles(items):
+        slug = re.sub(r"[^a-z0-9]+", "-", _without_colours(product[0]).lower()).strip("-")
+        handles[slug] += 1
+        rows += _shopify_rows(product, slug if handles[slug] == 1 else f"{slug}-{handles[slug]}")
+    return rows
+
+
 @dataclass(frozen=True)
 class Shape:
     """A derived catalog shape: its rows from the source items, its file name and field delimiter, and its mapping."""
@@ -235,7 +393,8 @@ class Shape:
 
 
 SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", ",", US_TOPS_MAPPING),
-          "merchant": Shape(merchant_feed, "catalog.tsv", "\t", MERCHANT_MAPPING)}
+          "merchant": Shape(merchant_feed, "catalog.tsv", "\t", MERCHANT_MAPPING),
+          "shopify": Shape(shopify_export, "products_export.csv", ",", SHOPIFY_MAPPING)}
 
 
 def main() -> None:

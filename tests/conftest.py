@@ -104,6 +104,14 @@ def merchant_feed(tmp_path_factory) -> Path:
     return derive_shape(tmp_path_factory.mktemp("merchant"), "merchant")
 
 
+@pytest.fixture(scope="session")
+def shopify_export(tmp_path_factory) -> Path:
+    """A Shopify-product-export-shaped catalog (products_export.csv: one row per colour and size, a product's fields on
+    its first row only, image rows; and mapping.toml) derived from the fixture by scripts/derive_catalog_shapes.py
+    --shape shopify."""
+    return derive_shape(tmp_path_factory.mktemp("shopify"), "shopify")
+
+
 def main_code(args: list[str]) -> int:
     """The exit code of ``fashionrq ARGS`` run in-process (0 when it returns normally)."""
     from fashionrq.cli import main

@@ -194,6 +194,71 @@ def test_a_mapping_written_from_the_docs_reads_one_item_per_product_of_the_feed(
     assert report["rows_read"] == len(rows) == report["rows_written"] + report["rejected_rows"]
 
 
+def _shopify_rows(export: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO((export / "products_export.csv").read_text(encoding="utf-8"))))
+
+
+def _handles(rows: list[dict[str, str]]) -> dict[str, list[dict[str, str]]]:
+    handles: dict[str, list[dict[str, str]]] = {}
+    for row in rows:
+        handles.setdefault(row["Handle"], []).append(row)
+    return handles
+
+
+def test_the_derived_export_has_the_shape_of_a_shopify_export(shopify_export):
+    """A product's title, vendor, type and option names on its first row only; one row per colour and size; an image
+    row of the handle and a photo alone; colour as the first option or the second, or only in the colour metafield
+    behind Shopify's "Default Title"; several colours of one product under one handle; plain decimal prices."""
+    rows = _shopify_rows(shopify_export)
+    assert list(rows[0])[:6] == ["Handle", "Title", "Body (HTML)", "Vendor", "Product Category", "Type"]
+    handles = _handles(rows)
+    product_only = ("Title", "Vendor", "Type", "Option1 Name", "Google Shopping / Gender")
+    for handle, group in handles.items():
+        first, later, image = group[0], group[1:-1], group[-1]
+        assert all(first[c] for c in ("Title", "Vendor", "Type", "Option1 Name")), handle
+        assert not any(r[c] for r in later for c in product_only), handle
+        assert {c for c, v in image.items() if v} == {"Handle", "Image Src", "Image Position"}, handle
+        assert all(re.fullmatch(r"\d+\.\d\d", r["Variant Price"]) and r["Variant SKU"] for r in group[:-1]), handle
+    names = Counter(group[0]["Option1 Name"] for group in handles.values())
+    assert names["Color"] > 500 and names["Size"] > 300 and names["Title"] > 300, names
+    colours = Counter(len({r[f"Option{1 if g[0]['Option1 Name'] == 'Color' else 2} Value"] for r in g[:-1]})
+                      for g in handles.values() if "Color" in (g[0]["Option1 Name"], g[0]["Option2 Name"]))
+    assert sum(n for k, n in colours.items() if k > 1) > 100 and max(colours) == 4, colours
+    assert sum(bool(r["Variant Compare At Price"]) for r in rows) > 500
+
+
+def test_a_mapping_written_from_the_docs_reads_one_item_per_product_and_colour(shopify_export, fixture_items):
+    """Ingested with its mapping, the export gives one item per Myntra product listed: its colour from the option
+    named Color (or the colour metafield), its title, vendor and type from the first row of its handle, the price
+    before a sale and the sale price in euros, Boys and Girls from Male and Female with age group Kids. Every other
+    row, sizes and image rows, is left out and listed."""
+    rows = _shopify_rows(shopify_export)
+    handle_of = {r["Variant SKU"]: r["Handle"] for r in rows if r["Variant SKU"]}
+    titles = {handle: group[0]["Title"] for handle, group in _handles(rows).items()}
+    first_item = {handle: group[0]["Variant SKU"].split("-", 1)[0] for handle, group in _handles(rows).items()}
+    result = ingest(shopify_export / "products_export.csv", mapping=shopify_export / "mapping.toml")
+    report = result.report.to_dict()
+    items = {item["item_id"].split("-", 1)[0]: item for item in result.table.to_pylist()}
+    source = {item["item_id"]: item for item in fixture_items.to_pylist()}
+    assert set(items) == {i for i, item in source.items() if item["name"] and item["price"] and item["colours"]}
+    assert len(items) == result.table.num_rows
+    for item_id, item in items.items():
+        mine = source[item_id]
+        assert item["name"] == titles[handle_of[item["item_id"]]], item_id
+        assert item["base_colour"].casefold() == mine["base_colour"].casefold(), item_id
+        for name in ("brand", "gender", "article_type"):
+            assert item[name] == mine[name], (item_id, name, item[name], mine[name])
+        assert item["description"] == source[first_item[handle_of[item["item_id"]]]]["description"], item_id  # the product's
+        on_sale = mine["discounted_price"] is not None and mine["discounted_price"] < mine["price"]
+        assert item["price"] == round(mine["price"] / 90, 2), item_id
+        assert item["discounted_price"] == round((mine["discounted_price"] if on_sale else mine["price"]) / 90, 2), item_id
+        assert item["age_group"] == ("kids" if mine["gender"] in ("Boys", "Girls") else "adult"), item_id
+    assert sum(item["name"] == source[i]["name"] for i, item in items.items()) > 0.8 * len(items)
+    assert report["rows_read"] == len(rows) == report["rows_written"] + report["rejected_rows"]
+    assert all(r["reason"].startswith("a variant of the product at products_export.csv:") for r in report["rejected"])
+    assert any(n.startswith(f"{len(rows) - len(titles):,} rows took their empty Title") for n in report["notes"])
+
+
 def _build_passing_the_quality_gate(catalog: Path, mapping: Path, out: Path) -> tuple[dict, list[str]]:
     """Build ``catalog`` in one command; check that every task has >= 8 bootstrap units; return the manifest and every
     public query text."""
@@ -256,3 +321,24 @@ def test_a_merchant_feed_of_the_bundled_catalog_builds_a_usable_benchmark_in_one
     assert catalog["rows_read"] == len(rows) and catalog["items"] == len({r["item_group_id"] for r in rows}) > 44000
     assert catalog["rejected_rows"] == len(rows) - catalog["items"] and catalog["values_nulled"] == {"image_url": catalog["items"]}
     assert catalog["price_tiers"]["currency"] == "INR" and sum("₹" in t for t in texts) >= 10
+
+
+#: What a Shopify export holds that no query may show: a web address, Shopify's "Default Title", a metafield name, a
+#: size or a variant SKU.
+SHOPIFY_LEAK = re.compile(r"https?://|cdn\.|default title|metafield|\bsize\b|\b(?:XS|XL|XXL)\b|\b\d{1,2}-\d{1,2}Y\b|\b\d+ ?ml\b"
+                          r"|\b\d{4,6}-\w+\b|>", re.IGNORECASE)
+
+
+@pytest.mark.slow  # the bundled catalog as a Shopify export of 44,000 products: about as long as the merchant feed's build
+def test_a_shopify_export_of_the_bundled_catalog_builds_a_usable_benchmark_in_one_command(tmp_path):
+    """The Shopify-export shape derived from the whole bundled catalog (a product's fields on its first row only, one
+    row per colour and size, image rows, colour among numbered options, euro prices) builds in one command from the
+    mapping written from docs/catalog.md: one item per product and colour, every task passes the quality gate, and no
+    query shows a web address, "Default Title", a size or a SKU; its price hints are in euros."""
+    derived = derive_shape(tmp_path / "shop", "shopify", "bundled")
+    manifest, texts = _build_passing_the_quality_gate(derived / "products_export.csv", derived / "mapping.toml", tmp_path / "BENCH")
+    assert not [t for t in texts if SHOPIFY_LEAK.search(t) or FOREIGN_CURRENCY.search(t)][:5]
+    rows = _shopify_rows(derived)
+    catalog = manifest["catalog"]
+    assert catalog["rows_read"] == len(rows) and catalog["items"] == len({r["Variant SKU"].split("-")[0] for r in rows if r["Variant SKU"]}) > 44000
+    assert catalog["price_tiers"]["currency"] == "EUR" and sum("€" in t or "euro" in t for t in texts) >= 10
