@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fashionrq.catalog.fieldpath import FieldPath
+from fashionrq.catalog.fieldpath import parse_reference
 from fashionrq.catalog.clean import keyed_feature
 from fashionrq.catalog.files import read_bytes
 from fashionrq.catalog.mapping import FieldCleanup
@@ -26,12 +26,12 @@ SAMPLE = 1000
 
 #: Column names (lower case, letters and digits only) that usually hold each canonical field, best first.
 FIELD_NAMES: dict[str, tuple[str, ...]] = {
-    "item_id": ("id", "itemid", "sku", "asin", "articleid", "productid", "styleid", "variantid", "uniqid", "uid",
+    "item_id": ("id", "itemid", "sku", "variantsku", "asin", "articleid", "productid", "styleid", "variantid", "uniqid", "uid",
                 "productcode", "articlenumber", "code"),
     "name": ("title", "name", "productname", "productdisplayname", "itemname", "producttitle", "prodname"),
     "brand": ("brand", "brandname", "vendor", "manufacturer", "designer", "maker"),
-    "gender": ("gender", "sex", "targetgender", "department", "indexgroupname", "indexname"),
-    "age_group": ("agegroup", "agesegment", "targetage", "agerange"),
+    "gender": ("gender", "sex", "targetgender", "googleshoppinggender", "department", "indexgroupname", "indexname"),
+    "age_group": ("agegroup", "agesegment", "targetage", "agerange", "googleshoppingagegroup"),
     "article_type": ("articletype", "producttype", "producttypename", "itemtype", "type", "productcategory", "category",
                      "categoryname"),
     "master_category": ("mastercategory", "maincategory", "topcategory", "categorylevel1", "garmentgroupname", "division",
@@ -42,11 +42,12 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
     "season": ("season", "seasonname"),
     "year": ("year", "modelyear", "releaseyear", "launchyear"),
     "usage": ("usage", "occasion"),
-    "price": ("price", "listprice", "retailprice", "mrp", "originalprice", "regularprice"),
+    "price": ("price", "listprice", "retailprice", "mrp", "originalprice", "regularprice", "variantprice"),
     "discounted_price": ("discountedprice", "saleprice", "salesprice", "discountprice", "offerprice", "specialprice"),
     "description": ("description", "bodyhtml", "productdescription", "longdescription", "detaildesc", "desc", "bulletpoint",
                     "bulletpoints"),
-    "image_path": ("imagepath", "image", "imagelink", "imageurl", "img", "imagefile", "mainimage", "photo", "picture"),
+    "image_path": ("imagepath", "image", "imagelink", "imageurl", "imagesrc", "img", "imagefile", "mainimage", "photo",
+                   "picture"),
     "attributes": ("attributes", "articleattributes", "details", "specs", "specifications"),
 }
 #: Attribute columns worth keeping, by the attribute name relevance and queries know.
@@ -56,7 +57,13 @@ ATTRIBUTE_NAMES: dict[str, tuple[str, ...]] = {
     "Fit": ("fit", "fittype"), "Occasion": ("occasion",),
 }
 #: Columns that group the rows of one product.
-GROUP_NAMES = ("itemgroupid", "groupid", "parentasin", "parentid", "parentsku", "productgroupid", "modelid", "styleno")
+GROUP_NAMES = ("itemgroupid", "groupid", "parentasin", "parentid", "parentsku", "productgroupid", "modelid", "styleno",
+               "handle")
+#: The price before a sale, beside a column of the price paid (Shopify's "Variant Compare At Price").
+COMPARE_AT_NAMES = ("variantcompareatprice", "compareatprice")
+#: The name column of numbered option pairs ("Option1 Name" beside "Option1 Value", "Attribute 1 name").
+_OPTION_NAME = re.compile(r"(?P<head>.*?)(?P<n>\d+)(?P<tail>\s*)name", re.IGNORECASE)
+_COLOUR_OPTION = {"color", "colour"}
 _URL = re.compile(r"^(?:https?:)?//", re.IGNORECASE)
 _NOT_A_COLOUR = re.compile(r"\d|\bsize\b", re.IGNORECASE)
 #: Noise inside colour values, each with the text that shows it.
@@ -69,6 +76,13 @@ _YEAR_SUFFIX = re.compile(r"_\d{4}(?:_\w+)?$")
 
 def _norm(column: str) -> str:
     return re.sub(r"[^a-z0-9]", "", column.lower())
+
+
+def _norms(column: str) -> tuple[str, ...]:
+    """The names ``column`` is known by: all of it, then without a note in brackets (``Color
+    (product.metafields.shopify.color-pattern)``, ``Price (EUR)``)."""
+    short = re.sub(r"\s*\([^()]*\)\s*$", "", column)
+    return (_norm(column), _norm(short)) if short and short != column else (_norm(column),)
 
 
 @dataclass
@@ -125,13 +139,14 @@ class _Guesser:
         self.columns = columns
         self.used: set[str] = set()
 
-    def values(self, reference: str) -> list[object]:
-        """The present values ``reference`` (a column, or a path into one) names in the sampled records."""
-        ref = FieldPath.parse(reference, self.columns, "draft")
+    def values(self, reference: str | list[str]) -> list[object]:
+        """The present values ``reference`` (a column, a path into one, numbered columns, or a list of these) names
+        in the sampled records."""
+        ref = parse_reference(reference, self.columns, "draft")
         return [v for v in map(ref.get, self.records) if v is not None and not is_placeholder(v)]
 
     def column(self, names: tuple[str, ...]) -> str | None:
-        by_norm = {_norm(c): c for c in self.columns}
+        by_norm = {norm: c for index in (1, 0) for c in self.columns for norm in _norms(c)[index:index + 1]}
         for name in names:
             column = by_norm.get(name)
             if column is not None and column not in self.used and self.values(column):
@@ -237,9 +252,10 @@ def _columns(draft: Draft, guesser: _Guesser) -> list[str]:
     constant = found.pop("attributes")[0] if "attributes" in found and guesser.constant(found["attributes"][0]) else None
     if "attributes" not in found and (features := guesser.keyed_features()) is not None:
         found["attributes"] = (features, '"Key: Value" texts, read as attributes')
+    _options_and_sales(guesser, found)
     lines, extra = ["[columns]"], []
     for name, (reference, why) in found.items():
-        lines.append(f'{name} = "{reference}"' + (f"   # {why}" if why else ""))
+        lines.append(f"{name} = {_toml_reference(reference)}" + (f"   # {why}" if why else ""))
     if constant is not None:  # the same in every record: it tells no item from another
         lines.append(f'# attributes = "{constant}"   # left out: the same value in every record of the sample')
     for name in ("item_id", "name", "article_type"):
@@ -247,14 +263,15 @@ def _columns(draft: Draft, guesser: _Guesser) -> list[str]:
             lines.append(f'# {name} = "?"   # CHECK: required, and no column looks like it; name the column')
             draft.missing_required.append(name)
     extra += _category_path(guesser, found, lines)
+    extra += _taxonomy(guesser, found, lines)
     draft.top += _colour_lists(guesser, found, lines)
     extra += _cleanups(guesser, found)
     extra += _genders(draft, guesser, found, lines)
     extra += _prices(draft, guesser, found)
     extra += _photos(guesser, found)
-    extra += _variants(guesser, found)
     attributes = [(key, guesser.column(names)) for key, names in ATTRIBUTE_NAMES.items()]
     attributes = [(key, column) for key, column in attributes if column is not None]
+    extra += _variants(guesser, found)
     if attributes:
         extra += ["", "[attributes]"]
         for key, column in attributes:
@@ -279,6 +296,7 @@ def _category_path(guesser: _Guesser, found: dict, lines: list[str]) -> list[str
     out = ["", "[clean.article_type]   # a category path: its last part", f'split = "{separator}"']
     for name, part in (("sub_category", -2), ("master_category", -3)):
         if name not in found and depth >= -part:
+            found[name] = (found["article_type"][0], "")
             lines.append(f'{name} = "{found["article_type"][0]}"   # a part of the category path')
             out += ["", f"[clean.{name}]", f'split = "{separator}"', f"part = {part}"]
     return out
@@ -420,5 +438,103 @@ def _variants(guesser: _Guesser, found: dict) -> list[str]:
     if len(set(values)) == len(values):
         return []
     colour = next((found[n][0] for n in ("base_colour", "colours") if n in found), None)
+    colour = colour[0] if isinstance(colour, list) else colour  # the per-row colour, not the product's fallback
     key = ", ".join(f'"{c}"' for c in (group, colour) if c)
-    return ["", "[variants]   # rows of one product (sizes) share these; the first row of each is kept", f"key = [{key}]"]
+    lines = ["", "[variants]   # rows of one product (sizes) share these; the first row of each is kept", f"key = [{key}]"]
+    fill = _first_row_columns(guesser, group)
+    if fill:
+        lines += ["# the columns only a product's first row fills (later rows take them from it); CHECK",
+                  f"fill = [{', '.join(json.dumps(c) for c in fill)}]"]
+    return lines
+
+
+def _first_row_columns(guesser: _Guesser, group: str) -> list[str]:
+    """The columns a product's later rows leave empty while its first row fills them, in nine products of ten or
+    more (Shopify writes the title, vendor and option names on a product's first row only), with numbered option
+    names as one ``Option{n} Name``; only those the draft maps or that name options."""
+    products: dict[str, list[dict]] = {}
+    for record in guesser.records:
+        key = to_text(record.get(group))
+        if key:
+            products.setdefault(key, []).append(record)
+    several = [rows for rows in products.values() if len(rows) > 1]
+    if not several:
+        return []
+    def first_only(column: str) -> bool:
+        filled = [rows for rows in several if not is_placeholder(rows[0].get(column, ""))]
+        return len(filled) >= max(3, len(several) / 10) and sum(all(is_placeholder(r.get(column, "")) for r in rows[1:])
+                                                      for rows in filled) >= 0.9 * len(filled)
+    options = [c for c in guesser.columns if _OPTION_NAME.fullmatch(c)]
+    fill = [c for c in guesser.columns if c != group and (c in guesser.used or c in options) and first_only(c)]
+    named = [c for c in fill if c in options]
+    if named:  # every option name, also those the sample's products leave empty
+        match = _OPTION_NAME.fullmatch(named[0])
+        fill[fill.index(named[0])] = f"{match['head']}{{n}}{named[0][match.end('n'):]}"
+        fill = [c for c in fill if c not in named[1:]]
+    return fill
+
+
+def _toml_reference(reference: str | list[str]) -> str:
+    return json.dumps(reference) if isinstance(reference, list) else f'"{reference}"'
+
+
+def _options_and_sales(guesser: _Guesser, found: dict) -> None:
+    """The colour from numbered option pairs (``Option1 Name`` = ``Color`` beside ``Option1 Value``), before any
+    product-level colour column; the price before a sale (``Variant Compare At Price``) before the price paid."""
+    option = _colour_option(guesser)
+    if option is not None:
+        product_colour = found.pop("base_colour", found.pop("colours", None))
+        reference = [option, product_colour[0]] if product_colour else option
+        found["colours"] = (reference, "the option named Color" + (", else the product's colour" if product_colour else ""))
+    compare_at = guesser.column(COMPARE_AT_NAMES)
+    if compare_at is not None and "price" in found and isinstance(found["price"][0], str):
+        paid = found["price"][0]
+        found["price"] = ([compare_at, paid], "the price before a sale, else the price")
+        found.setdefault("discounted_price", (paid, "the price paid"))
+
+
+def _colour_option(guesser: _Guesser) -> str | None:
+    """``Option{n} Value[Option{n} Name=Color|Colour]`` when numbered option-name columns, each beside a value
+    column, name a colour in the sample; ``None`` otherwise."""
+    for column in guesser.columns:
+        match = _OPTION_NAME.fullmatch(column)
+        if match is None:
+            continue
+        head, tail = match["head"], match["tail"]
+        value = next((c for c in guesser.columns if c.lower().startswith(f"{head}{match['n']}{tail}value".lower())), None)
+        if value is None:
+            continue
+        value_template = f"{head}{{n}}{value[len(head) + len(match['n']):]}"
+        name_template = f"{head}{{n}}{column[len(head) + len(match['n']):]}"
+        ref = parse_reference(f"{value_template}[{name_template}=Color|Colour]", guesser.columns, "draft")
+        if any(_texts(map(ref.get, guesser.records))):
+            guesser.used.update(ref.needs)
+            return f"{value_template}[{name_template}=Color|Colour]"
+    return None
+
+
+def _taxonomy(guesser: _Guesser, found: dict, lines: list[str]) -> list[str]:
+    """The master and sub category from a category path the article type is not read from (Shopify's ``Product
+    Category``, ``Apparel & Accessories > Clothing > Shirts & Tops``): the two parts below a root every path shares,
+    else the first two."""
+    if "master_category" in found or "sub_category" in found:
+        return []
+    for column in guesser.columns:
+        if column in guesser.used or not any(n in _norms(column) for n in ("productcategory", "category", "categorypath",
+                                                                           "googleproductcategory", "breadcrumb")):
+            continue
+        texts = _texts(guesser.values(column))
+        paths = [[p.strip() for p in t.split(">")] for t in texts if ">" in t]
+        if not texts or len(paths) < len(texts) / 2:
+            continue
+        guesser.used.add(column)
+        root = Counter(p[0] for p in paths).most_common(1)[0]
+        first = 1 if root[1] >= 0.9 * len(paths) else 0
+        out = []
+        for name, part in (("master_category", first), ("sub_category", first + 1)):
+            found[name] = (column, "")
+            lines.append(f'{name} = "{column}"   # a part of the category path')
+            out += ["", f"[clean.{name}]" + (f"   # below the root {root[0]!r} every path shares" if first and part == first else ""),
+                    'split = ">"', f"part = {part}"]
+        return out
+    return []
