@@ -187,7 +187,10 @@ def test_numbered_option_columns_and_lists_of_references():
 
 
 @pytest.mark.parametrize(("edit", "needle"), [
-    (lambda m: m + '[variants]\nkey = ["sku"]\nfill = "name"\n', "give the columns a product's later rows take from its first row"),
+    (lambda m: m + '[variants]\nkey = ["sku"]\nfill = "name"\n', "give the columns a variant row takes from its parent or first row"),
+    (lambda m: m + '[variants]\nparent = "sku"\n', "sets parent without parent_id in [variants]; give both"),
+    (lambda m: m + '[variants]\nparent = ["sku"]\nparent_id = ["sku"]\n', "give the one column in which a variant names its parent row"),
+    (lambda m: m + '[variants]\nparent = "parent"\nparent_id = ["sku"]\n', "names under [variants] parent column 'parent', which catalog.csv does not have"),
     (lambda m: m + '[variants]\nkey = ["sku"]\nfill = ["nom"]\n', "lists under [variants] fill column 'nom', which catalog.csv does not have"),
     (lambda m: m.replace('Fabric = "fabric"', "Fabric = []"), "or a list of columns to read in turn"),
     (lambda m: m.replace('Fabric = "fabric"', 'Fabric = ["fabric", "Option{n} Value[Option{n} Name=Fabric]"]'),

@@ -31,8 +31,10 @@ class References:
 
     fields: dict[str, Reference]
     attributes: dict[str, Reference]
-    variant_key: tuple[Reference, ...]
+    variant_key: tuple[Reference, ...] = ()
     variant_fill: tuple[str, ...] = ()
+    parent: Reference | None = None
+    parent_ids: tuple[tuple[str, Reference, str], ...] = ()  # (text before, column, text after): "id:{ID}"
 
     @classmethod
     def of(cls, path: Path, mapping: Mapping, columns: list[str]) -> References:
@@ -54,9 +56,20 @@ class References:
                                  f"add it, or map another column to {name} under [columns] in a mapping file "
                                  f"(`fashionrq draft-mapping {path}` writes a first one).")
         attributes = {key: resolve(f"maps attribute {key!r} to", column) for key, column in sorted(mapping.attributes.items())}
-        variant_key = tuple(resolve("lists under [variants] key", column) for column in mapping.variant_key)
-        fill = tuple(c for column in mapping.variant_fill for c in resolve("lists under [variants] fill", column).needs)
-        return cls(fields, attributes, variant_key, fill)
+        variants = mapping.variants
+        variant_key = tuple(resolve("lists under [variants] key", column) for column in variants.key)
+        fill = tuple(c for column in variants.fill for c in resolve("lists under [variants] fill", column).needs)
+        parent = resolve("names under [variants] parent", variants.parent) if variants.parent else None
+        parent_ids = tuple((before, resolve("lists under [variants] parent_id", column), after)
+                           for before, column, after in map(_parent_name, variants.parent_id))
+        return cls(fields, attributes, variant_key, fill, parent, parent_ids)
+
+
+def _parent_name(entry: str) -> tuple[str, str, str]:
+    """A ``parent_id`` entry as (text before, column, text after): ``"id:{ID}"`` is the text ``id:`` and the row's
+    ``ID``; a plain column name is its value alone."""
+    template = re.fullmatch(r"([^{}]*)\{([^{}]+)\}([^{}]*)", entry)
+    return (template[1], template[2], template[3]) if template and template[2] != "n" else ("", entry, "")
 
 
 def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dict]:
@@ -76,20 +89,22 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
     photos = _Photos(path.parent, report)
     out = [photos.resolve(where, item) for where, item in items if item is not None]
     photos.note()
-    _note_repeats(out, report, bool(mapping.variant_key))
+    _note_repeats(out, report, bool(mapping.variants.key))
     _note_unknown_genders(out, mapping, report)
     return out
 
 
 def _one_row_per_product(records: list[tuple[str, dict]], refs: References, mapping: Mapping,
                          report: IngestReport) -> list[tuple[str, dict]]:
-    """The first row of each product named by ``[variants] key``; every later row of it is left out and counted. A
-    row whose first key column is empty is kept; an empty later one (a perfume has no colour) is a value like any,
-    except in a row that has none of the later key values while its product's first row has them (a Shopify image
-    row): that row belongs to the first."""
+    """The rows that are products: parent rows left out (their variants are the items), empty ``fill`` columns taken
+    from the parent or first row, then the first row of each product named by ``[variants] key``, every later row of
+    it left out and counted. A row whose first key column is empty is kept; an empty later one (a perfume has no
+    colour) is a value like any, except in a row that has none of the later key values while its product's first row
+    has them (a Shopify image row): that row belongs to the first."""
+    records = _without_parent_rows(records, refs, mapping, report) if refs.parent else _filled_from_first_rows(records, refs, mapping, report)
     if not refs.variant_key:
         return records
-    records = _filled(records, refs, mapping, report)
+    key_names = ", ".join(mapping.variants.key)
     first: dict[tuple, str] = {}
     first_of_product: dict[str, tuple] = {}
     kept = []
@@ -104,14 +119,20 @@ def _one_row_per_product(records: list[tuple[str, dict]], refs: References, mapp
         if first.setdefault(key, where) == where:
             kept.append((where, record))
         else:
-            report.reject(where, f"a variant of the product at {first[key]} (the same {', '.join(mapping.variant_key)})")
+            report.reject(where, f"a variant of the product at {first[key]} (the same {key_names})")
     left_out = len(records) - len(kept)
-    report.notes.append(f"{left_out:,} rows left out as variants of an earlier row with the same {', '.join(mapping.variant_key)} "
+    report.notes.append(f"{left_out:,} rows left out as variants of an earlier row with the same {key_names} "
                         f"([variants] in {mapping.source}); each is listed under rejected")
     return kept
 
 
-def _filled(records: list[tuple[str, dict]], refs: References, mapping: Mapping, report: IngestReport) -> list[tuple[str, dict]]:
+def _taken(record: dict, source: dict, columns: tuple[str, ...]) -> dict:
+    """The ``columns`` ``record`` leaves empty that ``source`` fills, with ``source``'s values."""
+    return {c: source[c] for c in columns if clean_string(record.get(c)) is None and clean_string(source.get(c)) is not None}
+
+
+def _filled_from_first_rows(records: list[tuple[str, dict]], refs: References, mapping: Mapping,
+                            report: IngestReport) -> list[tuple[str, dict]]:
     """Each row with the ``[variants] fill`` columns it leaves empty taken from the first row of its product (the
     first key column), as a Shopify export writes a product's title, vendor and option names on its first row only."""
     if not refs.variant_fill:
@@ -120,14 +141,51 @@ def _filled(records: list[tuple[str, dict]], refs: References, mapping: Mapping,
     out, filled = [], 0
     for where, record in records:
         product = clean_string(to_text(refs.variant_key[0].get(record)))
-        first = record if product is None else firsts.setdefault(product, record)
-        taken = {c: first[c] for c in refs.variant_fill
-                 if clean_string(record.get(c)) is None and clean_string(first.get(c)) is not None}
+        taken = {} if product is None else _taken(record, firsts.setdefault(product, record), refs.variant_fill)
         filled += bool(taken)
-        out.append((where, record | taken if taken else record))
+        out.append((where, record | taken))
     report.notes.append(f"{filled:,} rows took their empty {', '.join(refs.variant_fill)} from the first row of their product "
-                        f"(the same {mapping.variant_key[0]}; [variants] fill in {mapping.source})")
+                        f"(the same {mapping.variants.key[0]}; [variants] fill in {mapping.source})")
     return out
+
+
+def _without_parent_rows(records: list[tuple[str, dict]], refs: References, mapping: Mapping,
+                         report: IngestReport) -> list[tuple[str, dict]]:
+    """Each row that names a parent row in the ``[variants] parent`` column (by the value of one of its
+    ``parent_id`` columns, or a text around it: ``id:{ID}`` reads WooCommerce's ``id:44``), with the ``fill`` columns it
+    leaves empty taken from that row. Every row named as a parent is left out and listed: its variants are the
+    items. A row naming a parent the file does not hold is kept as it is, and counted in a note."""
+    variants = mapping.variants
+    rows_by_name: dict[str, tuple[str, dict]] = {}
+    for where, record in records:
+        for before, ref, after in refs.parent_ids:
+            name = clean_string(to_text(ref.get(record)))
+            if name is not None:
+                rows_by_name.setdefault(f"{before}{name}{after}", (where, record))
+    children: Counter = Counter()
+    out, filled, orphans = [], 0, 0
+    for where, record in records:
+        link = clean_string(to_text(refs.parent.get(record)))
+        parent = rows_by_name.get(link) if link else None
+        if parent is None or parent[0] == where:
+            orphans += link is not None and parent is None
+            out.append((where, record))
+            continue
+        children[parent[0]] += 1
+        taken = _taken(record, parent[1], refs.variant_fill)
+        filled += bool(taken)
+        out.append((where, record | taken))
+    for where, _ in records:
+        if where in children:
+            report.reject(where, f"the parent row of {children[where]:,} variant rows (their [variants] parent column "
+                                 f"{variants.parent!r} names it); its variants are the items")
+    report.notes.append(f"{len(children):,} parent rows left out, each named by its variant rows in column {variants.parent!r} "
+                        f"([variants] in {mapping.source}); {filled:,} variant rows took their empty "
+                        f"{', '.join(refs.variant_fill) or 'columns'} from their parent row")
+    if orphans:
+        report.notes.append(f"{orphans:,} rows name a parent in column {variants.parent!r} that no row's "
+                            f"{' or '.join(variants.parent_id)} holds; each is kept as an item of its own")
+    return [(where, record) for where, record in out if where not in children]
 
 
 def _raw_values(record: dict, refs: References, mapping: Mapping, report: IngestReport, item_id: str) -> dict:

@@ -23,7 +23,7 @@ from fashionrq.errors import InputError
 MAPPING_KEYS = ("format", "encoding", "delimiter", "list_separator", "columns", "attributes", "values", "constants", "price",
                 "clean", "variants")
 PRICE_KEYS = ("currency", "decimal_separator", "range", "placeholder_max")
-VARIANT_KEYS = ("key", "fill")
+VARIANT_KEYS = ("key", "fill", "parent", "parent_id")
 #: Fields a ``[constants]`` entry may set (text fields; the id and the photo path differ per item).
 CONSTANT_FIELDS = tuple(sorted(STRING_FIELDS - {"item_id", "image_path"}))
 #: Fields a ``[clean.<field>]`` section may clean: the text fields and the colour list.
@@ -237,21 +237,46 @@ def _delimiter(path: Path, spec: dict) -> str | None:
     return value
 
 
-def _variants(path: Path, spec: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+@dataclass(frozen=True)
+class Variants:
     """``[variants]``: ``key``, the columns whose values together name one product (rows repeating them are
-    variants), and ``fill``, the columns a product's later rows leave empty and take from its first row."""
+    variants); ``parent``, the column in which a variant row names its parent row, by one of the ``parent_id``
+    columns (the parent rows are left out); ``fill``, the columns a row leaves empty and takes from its parent row,
+    else from the first row of its product."""
+
+    key: tuple[str, ...] = ()
+    fill: tuple[str, ...] = ()
+    parent: str | None = None
+    parent_id: tuple[str, ...] = ()
+
+
+def _columns_list(path: Path, table: dict, key: str, example: str, what: str) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(c, str) and c.strip() for c in value):
+        raise InputError(f"mapping file {path} sets {key} = {value!r} in [variants]; give {what}, e.g. {key} = {example}.")
+    return tuple(value)
+
+
+def _variants(path: Path, spec: dict) -> Variants:
     table = _table(path, spec, "variants")
     for key in table:
         if key not in VARIANT_KEYS:
             raise InputError(f"mapping file {path} has an unknown key {key!r} in [variants]; {_suggest(key, VARIANT_KEYS)}")
-    key, fill = table.get("key", []), table.get("fill", [])
-    if not isinstance(key, list) or not all(isinstance(k, str) and k.strip() for k in key) or (table and not key):
-        raise InputError(f"mapping file {path} sets key = {key!r} in [variants]; give the columns that name one product, "
+    key = _columns_list(path, table, "key", '["item_group_id", "color"]', "the columns that name one product")
+    fill = _columns_list(path, table, "fill", '["Title", "Vendor"]', "the columns a variant row takes from its parent or first row")
+    parent_id = _columns_list(path, table, "parent_id", '["SKU", "id:{ID}"]', "the columns that name the row a variant's parent cell names")
+    parent = table.get("parent")
+    if parent is not None and (not isinstance(parent, str) or not parent.strip()):
+        raise InputError(f"mapping file {path} sets parent = {parent!r} in [variants]; give the one column in which a variant names "
+                         "its parent row, e.g. parent = \"Parent\".")
+    if (parent is None) != (not parent_id):
+        raise InputError(f"mapping file {path} sets {'parent' if parent else 'parent_id'} without "
+                         f"{'parent_id' if parent else 'parent'} in [variants]; give both: parent = \"Parent\" (where a variant names its "
+                         "parent) and parent_id = [\"SKU\", \"id:{ID}\"] (the columns that name a row there).")
+    if table and not key and parent is None:
+        raise InputError(f"mapping file {path} sets [variants] without key; give the columns that name one product, "
                          "e.g. key = [\"item_group_id\", \"color\"].")
-    if not isinstance(fill, list) or not all(isinstance(c, str) and c.strip() for c in fill):
-        raise InputError(f"mapping file {path} sets fill = {fill!r} in [variants]; give the columns a product's later rows "
-                         "take from its first row, e.g. fill = [\"Title\", \"Vendor\"].")
-    return tuple(key), tuple(fill)
+    return Variants(key, fill, parent, parent_id)
 
 
 @dataclass
@@ -268,8 +293,7 @@ class Mapping:
     encoding: str = "utf-8"
     format: str | None = None
     delimiter: str | None = None
-    variant_key: tuple[str, ...] = ()
-    variant_fill: tuple[str, ...] = ()
+    variants: Variants = Variants()
     source: str = IDENTITY
 
     @classmethod
@@ -283,7 +307,6 @@ class Mapping:
             raise InputError(f"mapping file {path} is not valid TOML ({err}); fix the syntax.") from None
         _check_spec(path, spec)
         columns = _names(path, "columns", _table(path, spec, "columns"))
-        variant_key, variant_fill = _variants(path, spec)
         return cls(
             columns=columns,
             attributes=_names(path, "attributes", _table(path, spec, "attributes")),
@@ -295,8 +318,7 @@ class Mapping:
             encoding=_setting(path, spec, "encoding", "utf-8"),
             format=spec.get("format"),
             delimiter=_delimiter(path, spec),
-            variant_key=variant_key,
-            variant_fill=variant_fill,
+            variants=_variants(path, spec),
             source=str(path),
         )
 
