@@ -382,6 +382,124 @@ def shopify_export(items) -> list[dict[str, str]]:
     return rows
 
 
+WOOCOMMERCE_MAPPING = """# A WooCommerce product export (scripts/derive_catalog_shapes.py --shape woocommerce), mapped as docs/catalog.md
+# describes. A variable product's row holds its description, categories, brand and attributes; each of its variation
+# rows (one per colour and size) names it in Parent, by its SKU or as id:<ID>, and holds the colour, the size and the
+# prices. Simple products are rows of their own.
+
+[columns]
+item_id = "SKU"
+name = "Name"                                  # a variation's name ends in " - Black, M"
+brand = "Brands"
+gender = "Categories"                          # "Men > Apparel > Topwear > Tshirts": the parts, below
+master_category = "Categories"
+sub_category = "Categories"
+article_type = "Categories"
+colours = "Attribute {n} value(s)[Attribute {n} name=Color]"
+price = "Regular price"
+discounted_price = "Sale price"
+description = "Description"
+image_path = "Images"
+
+[attributes]
+Fabric = "Attribute {n} value(s)[Attribute {n} name=Fabric]"
+
+[price]
+currency = "GBP"
+
+[clean.name]                                   # "Nike Men T-shirt - Black, M" or "... - White, 4-5Y" -> "Nike Men T-shirt"
+remove = [' - [^,-]+(?:, [^,]+)?$']
+
+[clean.gender]
+split = ">"
+part = 0
+
+[clean.master_category]
+split = ">"
+part = 1
+
+[clean.sub_category]
+split = ">"
+part = 2
+
+[clean.article_type]                           # the last part; "Tshirts, Sale" (a second category) -> "Tshirts"
+split = ">"
+remove = [',.*$']
+
+[variants]
+parent = "Parent"                              # the variable product's row is left out: its variations are the items
+parent_id = ["SKU", "id:{ID}"]                 # by its SKU, or for a parent without one as id:<its ID>
+key = ["Parent", "Attribute {n} value(s)[Attribute {n} name=Color]"]   # one item per product and colour
+fill = ["Description", "Categories", "Brands", "Attribute {n} name", "Attribute {n} value(s)"]
+"""
+
+INR_PER_GBP = 105.0
+WOO_COLUMNS = (
+    "ID", "Type", "SKU", "Name", "Published", "Is featured?", "Visibility in catalog", "Short description", "Description",
+    "Tax status", "In stock?", "Stock", "Sale price", "Regular price", "Categories", "Tags", "Images", "Parent", "Position",
+    "Brands", "Attribute 1 name", "Attribute 1 value(s)", "Attribute 1 visible", "Attribute 1 global", "Attribute 2 name",
+    "Attribute 2 value(s)", "Attribute 2 visible", "Attribute 2 global", "Attribute 3 name", "Attribute 3 value(s)",
+    "Attribute 3 visible", "Attribute 3 global")
+
+
+def _pounds(inr: float | None) -> str:
+    return "" if inr is None else f"{inr / INR_PER_GBP:.2f}"
+
+
+def _woo_attributes(row: dict, attributes: list[tuple[str, str]], variation: bool) -> dict:
+    for n, (name, value) in enumerate(attributes, start=1):
+        row |= {f"Attribute {n} name": name, f"Attribute {n} value(s)": value,
+                f"Attribute {n} visible": "" if variation else "1", f"Attribute {n} global": "1"}
+    return row
+
+
+def _woo_rows(product: list[dict], next_id: int) -> list[dict[str, str]]:
+    """A product in one colour without sizes as a simple product; any other as a variable product's row followed
+    by a variation row per colour and size, each naming the parent by its SKU (or, for a parent without a SKU, one
+    in five, seeded, as id:<ID>)."""
+    first = product[0]
+    item_id = first["item_id"]
+    sizes = _sizes(first) if first["master_category"] in SIZE_RUNS or first["gender"] in ("Boys", "Girls") else ()
+    title = _without_colours(first) if len(product) > 1 else first["name"]
+    path = " > ".join(first[f] for f in ("gender", "master_category", "sub_category", "article_type"))
+    on_sale = [i["discounted_price"] is not None and i["discounted_price"] < i["price"] for i in product]
+    fabric = _attribute(first, "Fabric", "Material")
+    base = dict.fromkeys(WOO_COLUMNS, "") | {"Published": "1", "Is featured?": "0", "Visibility in catalog": "visible",
+                                             "Tax status": "taxable", "In stock?": "1"}
+    product_fields = {"Name": title, "Description": f"<p>{first['description']}</p>" if first["description"] else "",
+                      "Short description": "", "Categories": path + (", Sale" if any(on_sale) else ""),
+                      "Tags": ", ".join(v for v in (first["usage"], first["season"]) if v), "Brands": first["brand"] or "",
+                      "Images": ", ".join(f"https://shop.example.com/wp-content/uploads/{i['item_id']}.jpg" for i in product)}
+    extra = [("Fabric", fabric)] if fabric else []
+    if len(product) == 1 and not sizes:
+        price = {"Regular price": _pounds(first["price"]), "Sale price": _pounds(first["discounted_price"]) if on_sale[0] else ""}
+        return [_woo_attributes(base | {"ID": str(next_id), "Type": "simple", "SKU": item_id} | product_fields | price,
+                                [("Color", first["base_colour"])] + extra, variation=False)]
+    parent_sku = "" if _pick(item_id, "parent sku", 5) == 0 else f"{re.sub(r'[^a-z0-9]+', '-', title.lower()).strip('-')}-{item_id}"
+    parent_options = [("Color", ", ".join(i["base_colour"] for i in product))] + ([("Size", ", ".join(sizes))] if sizes else [])
+    rows = [_woo_attributes(base | {"ID": str(next_id), "Type": "variable", "SKU": parent_sku} | product_fields,
+                            parent_options + extra, variation=False)]
+    for item, sale in zip(product, on_sale, strict=True):
+        for size in sizes or ("",):
+            next_id += 1
+            options = [("Color", item["base_colour"])] + ([("Size", size)] if size else [])
+            rows.append(_woo_attributes(base | {
+                "ID": str(next_id), "Type": "variation", "Name": f"{title} - {', '.join(v for _, v in options)}",
+                "SKU": f"{item['item_id']}-{size.replace(' ', '')}" if size else item["item_id"],
+                "Parent": parent_sku or f"id:{rows[0]['ID']}", "Regular price": _pounds(item["price"]),
+                "Sale price": _pounds(item["discounted_price"]) if sale else "",
+                "Images": f"https://shop.example.com/wp-content/uploads/{item['item_id']}.jpg"}, options, variation=True))
+    return rows
+
+
+def woocommerce_export(items) -> list[dict[str, str]]:
+    """Every product with a name, a price and a colour, as WooCommerce's product exporter lists it."""
+    rows: list[dict[str, str]] = []
+    for product in _handles(items):
+        rows += _woo_rows(product, 1000 + len(rows))
+    return rows
+
+
 @dataclass(frozen=True)
 class Shape:
     """A derived catalog shape: its rows from the source items, its file name and field delimiter, and its mapping."""
@@ -394,7 +512,8 @@ class Shape:
 
 SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", ",", US_TOPS_MAPPING),
           "merchant": Shape(merchant_feed, "catalog.tsv", "\t", MERCHANT_MAPPING),
-          "shopify": Shape(shopify_export, "products_export.csv", ",", SHOPIFY_MAPPING)}
+          "shopify": Shape(shopify_export, "products_export.csv", ",", SHOPIFY_MAPPING),
+          "woocommerce": Shape(woocommerce_export, "wc-product-export.csv", ",", WOOCOMMERCE_MAPPING)}
 
 
 def main() -> None:

@@ -112,6 +112,14 @@ def shopify_export(tmp_path_factory) -> Path:
     return derive_shape(tmp_path_factory.mktemp("shopify"), "shopify")
 
 
+@pytest.fixture(scope="session")
+def woocommerce_export(tmp_path_factory) -> Path:
+    """A WooCommerce-product-export-shaped catalog (wc-product-export.csv: variable products' rows, their variation
+    rows naming them in Parent, simple products; and mapping.toml) derived from the fixture by
+    scripts/derive_catalog_shapes.py --shape woocommerce."""
+    return derive_shape(tmp_path_factory.mktemp("woocommerce"), "woocommerce")
+
+
 def main_code(args: list[str]) -> int:
     """The exit code of ``fashionrq ARGS`` run in-process (0 when it returns normally)."""
     from fashionrq.cli import main

@@ -259,6 +259,74 @@ def test_a_mapping_written_from_the_docs_reads_one_item_per_product_and_colour(s
     assert any(n.startswith(f"{len(rows) - len(titles):,} rows took their empty Title") for n in report["notes"])
 
 
+def _woo_rows(export: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO((export / "wc-product-export.csv").read_text(encoding="utf-8"))))
+
+
+def test_the_derived_export_has_the_shape_of_a_woocommerce_export(woocommerce_export):
+    """Variable products' rows hold the description, categories, brand and attributes, and no price; each variation
+    row after them names its parent by SKU, or as id:<ID> for a parent without a SKU, and holds the colour, the size
+    and the prices but no description or categories; products in one colour without sizes are simple products; a
+    product on sale is also in the category Sale."""
+    rows = _woo_rows(woocommerce_export)
+    kinds = Counter(r["Type"] for r in rows)
+    assert set(kinds) == {"simple", "variable", "variation"} and kinds["variation"] > 2 * kinds["variable"] > 1000, kinds
+    by_sku, by_id = {r["SKU"]: r for r in rows if r["SKU"]}, {f"id:{r['ID']}": r for r in rows}
+    variations = [r for r in rows if r["Type"] == "variation"]
+    parents = [by_sku.get(r["Parent"]) or by_id[r["Parent"]] for r in variations]
+    assert all(p["Type"] == "variable" and int(p["ID"]) < int(r["ID"]) for p, r in zip(parents, variations, strict=True))
+    assert sum(r["Parent"].startswith("id:") for r in variations) > 300
+    assert all(not r["Description"] and not r["Categories"] and not r["Brands"] and r["Regular price"] for r in variations)
+    assert all(p["Categories"] and not p["Regular price"] for p in parents)
+    assert all(r["Name"].startswith(f"{p['Name']} - {r['Attribute 1 value(s)']}") for p, r in zip(parents, variations, strict=True))
+    assert sum(r["Categories"].endswith(", Sale") for r in rows) > 100
+    assert all(len(r["Categories"].removesuffix(", Sale").split(" > ")) == 4 for r in rows if r["Categories"])
+
+
+def test_a_mapping_written_from_the_docs_reads_one_item_per_variable_product_and_colour(woocommerce_export, shopify_export):
+    """Ingested with its mapping, the WooCommerce export gives the items the Shopify export gives (the same products
+    and colours, the same ids, titles and types): each parent row left out and listed, its description, categories,
+    brand and fabric taken by its variations, the options cut from their names, the sizes of a colour left out,
+    prices in pounds."""
+    rows = _woo_rows(woocommerce_export)
+    result = ingest(woocommerce_export / "wc-product-export.csv", mapping=woocommerce_export / "mapping.toml")
+    report = result.report.to_dict()
+    woo = {item["item_id"]: item for item in result.table.to_pylist()}
+    shop = {item["item_id"]: item for item in ingest(shopify_export / "products_export.csv", mapping=shopify_export / "mapping.toml").table.to_pylist()}
+    assert set(woo) == set(shop)
+    for item_id, item in woo.items():
+        other = shop[item_id]
+        assert " ".join(item["name"].split()) == " ".join(other["name"].split()), item_id  # the clean-up squeezes spaces
+        for name in ("brand", "gender", "article_type", "description"):
+            assert item[name] == other[name], (item_id, name, item[name], other[name])
+        assert item["base_colour"].casefold() == other["base_colour"].casefold(), item_id
+        assert item["price"] == pytest.approx(other["price"] * 90 / 105, abs=0.011), item_id
+        assert dict(item["attributes"] or {}).get("Fabric", "").lower() == dict(other["attributes"] or {}).get("Fabric", ""), item_id
+    parents = [r for r in report["rejected"] if r["reason"].startswith("the parent row of")]
+    assert len(parents) == sum(r["Type"] == "variable" for r in rows)
+    assert report["rows_read"] == len(rows) == report["rows_written"] + report["rejected_rows"]
+    assert any(n.startswith(f"{len(parents):,} parent rows left out") for n in report["notes"])
+
+
+def test_a_variation_whose_parent_row_is_missing_is_kept_and_counted(woocommerce_export, tmp_path):
+    """A variation naming a parent the file does not hold takes nothing from it: it is kept as it is (here rejected
+    for its empty categories, so no item has a type it was never given) and the note counts it."""
+    rows = _woo_rows(woocommerce_export)
+    parent = next(r for r in rows if r["Type"] == "variable" and r["SKU"])
+    orphans = [r for r in rows if r["Parent"] == parent["SKU"]]
+    catalog = tmp_path / "wc-product-export.csv"
+    with open(catalog, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(r for r in rows if r is not parent)
+    report = ingest(catalog, mapping=woocommerce_export / "mapping.toml").report.to_dict()
+    assert any(n.startswith(f"{len(orphans)} rows name a parent in column 'Parent' that no row's SKU or id:{{ID}} holds")
+               for n in report["notes"]), report["notes"]
+    rejected = {r["row"].split(" (")[0]: r["reason"] for r in report["rejected"]}
+    first = next(f"wc-product-export.csv:{n}" for n, r in enumerate((r for r in rows if r is not parent), start=2) if r in orphans)
+    assert rejected[first] == "empty required field(s) article_type"
+
+
 def _build_passing_the_quality_gate(catalog: Path, mapping: Path, out: Path) -> tuple[dict, list[str]]:
     """Build ``catalog`` in one command; check that every task has >= 8 bootstrap units; return the manifest and every
     public query text."""
@@ -342,3 +410,18 @@ def test_a_shopify_export_of_the_bundled_catalog_builds_a_usable_benchmark_in_on
     catalog = manifest["catalog"]
     assert catalog["rows_read"] == len(rows) and catalog["items"] == len({r["Variant SKU"].split("-")[0] for r in rows if r["Variant SKU"]}) > 44000
     assert catalog["price_tiers"]["currency"] == "EUR" and sum("€" in t or "euro" in t for t in texts) >= 10
+
+
+@pytest.mark.slow  # the bundled catalog as a WooCommerce export: about as long as the Shopify export's build
+def test_a_woocommerce_export_of_the_bundled_catalog_builds_a_usable_benchmark_in_one_command(tmp_path):
+    """The WooCommerce-export shape derived from the whole bundled catalog (parent rows named by their variations,
+    by SKU or id:<ID>; a second category "Sale"; options in the variations' names; pound prices) builds in one
+    command from the mapping written from docs/catalog.md: every task passes the quality gate, and no query shows a
+    category path, a size, a web address or the word Sale; its price hints are in pounds."""
+    derived = derive_shape(tmp_path / "woo", "woocommerce", "bundled")
+    manifest, texts = _build_passing_the_quality_gate(derived / "wc-product-export.csv", derived / "mapping.toml", tmp_path / "BENCH")
+    assert not [t for t in texts if SHOPIFY_LEAK.search(t) or FOREIGN_CURRENCY.search(t) or re.search(r"\bsale\b", t, re.I)][:5]
+    rows = _woo_rows(derived)
+    catalog = manifest["catalog"]
+    assert catalog["rows_read"] == len(rows) and catalog["items"] > 44000
+    assert catalog["price_tiers"]["currency"] == "GBP" and sum("£" in t for t in texts) >= 10
