@@ -178,6 +178,28 @@ def test_the_draft_for_a_shopify_export_is_the_hand_written_mapping_once_its_cur
     assert mine.report.to_dict()["rejected"] == hand.report.to_dict()["rejected"]
 
 
+def test_the_draft_for_a_woocommerce_export_reads_its_parents_and_variations(tmp_path, woocommerce_export):
+    """A WooCommerce export: the draft leaves the row-kind column (simple, variable, variation) unmapped, finds the
+    Parent column and how it names rows (a SKU, or id:<ID>), the columns a variation takes from its parent, the options
+    at the end of the variations' names, the category path's parts (the gender its first), its second category after a
+    comma, the colour and fabric among numbered attributes; once the currency is given it reads the same items as
+    the mapping written by hand from docs/catalog.md, with WooCommerce's ID as the item id."""
+    catalog = woocommerce_export / "wc-product-export.csv"
+    draft = draft_mapping(catalog)
+    assert draft.checks == ["the price cells name no currency"] and draft.missing_required == []
+    drafted, text = _drafted(tmp_path, catalog, lambda text: re.sub(r'currency = "INR".*', 'currency = "GBP"', text))
+    spec = tomllib.loads(text)
+    assert spec["variants"] == {"parent": "Parent", "parent_id": ["SKU", "id:{ID}"],
+                                "key": ["Parent", "Attribute {n} value(s)[Attribute {n} name=Color|Colour]"],
+                                "fill": ["Description", "Categories", "Brands", "Attribute {n} name", "Attribute {n} value(s)"]}
+    assert spec["columns"]["article_type"] == spec["columns"]["gender"] == "Categories" and "values" not in spec
+    assert spec["attributes"] == {"Fabric": "Attribute {n} value(s)[Attribute {n} name=Fabric]"}
+    mine, hand = (ingest(catalog, mapping=m) for m in (drafted, woocommerce_export / "mapping.toml"))
+    without_id = [[{k: v for k, v in item.items() if k != "item_id"} for item in result.table.to_pylist()] for result in (mine, hand)]
+    assert without_id[0] == without_id[1]
+    assert [r["row"] for r in mine.report.to_dict()["rejected"]] == [r["row"] for r in hand.report.to_dict()["rejected"]]
+
+
 def test_the_draft_for_a_scraped_marketplace_dump(tmp_path):
     """JSON lines shaped like a scraped marketplace's metadata dump: a category list whose second entry names the
     gender, "$" prices, HTML entities left in titles and categories, photo URL lists and the colour inside a

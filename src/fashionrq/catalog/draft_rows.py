@@ -1,0 +1,197 @@
+"""How the rows of a catalog make its products, as `fashionrq draft-mapping` guesses it: size variants grouped by a
+column (``item_group_id``, Shopify's ``Handle``), parent rows named by their variants (WooCommerce's ``Parent``), the
+columns later rows take from the first or parent row, numbered option pairs (``Option1 Name``/``Option1 Value``) and
+the price before a sale."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from fashionrq.catalog.fieldpath import parse_reference
+from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, COMPARE_AT_NAMES, GROUP_NAMES, PARENT_NAMES, Guesser, norm, norms,
+                                     present_texts, toml_literal)
+from fashionrq.catalog.schema import is_placeholder, to_text
+
+#: The name column of numbered option pairs ("Option1 Name" beside "Option1 Value", "Attribute 1 name").
+_OPTION_NAME = re.compile(r"(?P<head>.*?)(?P<n>\d+)(?P<tail>\s*)name", re.IGNORECASE)
+#: A variation's name that ends in its option values: "Nike Men T-shirt - Black, M".
+_OPTION_SUFFIX = re.compile(r" - [^,-]+(?:, [^,]+)?$")
+
+
+def variants_section(guesser: Guesser, found: dict) -> list[str]:
+    colour = next((found[n][0] for n in ("base_colour", "colours") if n in found), None)
+    colour = colour[0] if isinstance(colour, list) else colour  # the per-row colour, not the product's fallback
+    link = _ParentLink.find(guesser)
+    if link is not None:
+        return link.lines(guesser, found, colour)
+    group = guesser.column(GROUP_NAMES)
+    if group is None:
+        return []
+    values = present_texts(guesser.values(group))
+    if len(set(values)) == len(values):
+        return []
+    key = ", ".join(f'"{c}"' for c in (group, colour) if c)
+    lines = ["", "[variants]   # rows of one product (sizes) share these; the first row of each is kept", f"key = [{key}]"]
+    fill = _first_row_columns(guesser, group)
+    if fill:
+        lines += ["# the columns only a product's first row fills (later rows take them from it); CHECK",
+                  f"fill = [{', '.join(json.dumps(c) for c in fill)}]"]
+    return lines
+
+
+def _fills(guesser: Guesser, pairs: list[tuple[dict, dict]], column: str) -> bool:
+    """Whether ``column`` is one the first row of each (first, later) pair fills and the later row leaves empty: the
+    first fills it in a tenth of the pairs or more (and three), and the later row is empty in nine of ten of those."""
+    filled = [(first, later) for first, later in pairs if not is_placeholder(first.get(column, ""))]
+    return len(filled) >= max(3, len(pairs) / 10) and sum(is_placeholder(later.get(column, "")) for _, later in filled) >= 0.9 * len(filled)
+
+
+def _candidates(guesser: Guesser) -> list[str]:
+    """The columns worth filling: those the draft maps, and numbered option names and values."""
+    pairs = Pairs.find(guesser)
+    numbered = set(parse_reference(pairs.names, guesser.columns, "draft").needs + parse_reference(pairs.values, guesser.columns, "draft").needs) if pairs else set()
+    return [c for c in guesser.columns if c in guesser.used or c in numbered]
+
+
+def _first_row_columns(guesser: Guesser, group: str) -> list[str]:
+    """The columns a product's later rows leave empty while its first row fills them (Shopify writes the title,
+    vendor and option names on a product's first row only), numbered ones as one ``Option{n} Name``."""
+    products: dict[str, list[dict]] = {}
+    for record in guesser.records:
+        key = to_text(record.get(group))
+        if key:
+            products.setdefault(key, []).append(record)
+    pairs = [(rows[0], later) for rows in products.values() for later in rows[1:]]
+    if not pairs:
+        return []
+    return _templated([c for c in _candidates(guesser) if c != group and _fills(guesser, pairs, c)], guesser.columns)
+
+
+@dataclass(frozen=True)
+class _ParentLink:
+    """A column in which variant rows name their parent row (WooCommerce's ``Parent``, Amazon's ``parent_sku``), and
+    the ``parent_id`` entries that name a row there: a column, or ``id:{ID}`` for WooCommerce's ``id:44``."""
+
+    column: str
+    names: tuple[str, ...]
+
+    @classmethod
+    def find(cls, guesser: Guesser) -> _ParentLink | None:
+        for column in guesser.columns:
+            if not any(n in PARENT_NAMES for n in norms(column)):
+                continue
+            links = present_texts([record.get(column) for record in guesser.records])
+            if not links:
+                continue
+            found = []
+            for other in (c for c in guesser.columns if c != column):
+                values = set(present_texts([record.get(other) for record in guesser.records]))
+                for form, named in ((other, values), (f"id:{{{other}}}", {f"id:{v}" for v in values})):
+                    count = sum(link in named for link in links)
+                    if count >= len(links) / 20:
+                        found.append((count, form))
+            found.sort(key=lambda f: -f[0])
+            if sum(count for count, _ in found[:2]) >= 0.8 * len(links):
+                return cls(column, tuple(form for _, form in found[:2]))
+        return None
+
+    def parents(self, guesser: Guesser) -> list[tuple[dict, dict]]:
+        """(parent row, variant row) for each variant row of the sample whose parent is in the sample."""
+        refs = [(parse_reference(f.removeprefix("id:{").removesuffix("}"), guesser.columns, "draft"), "id:" if f.startswith("id:{") else "")
+                for f in self.names]
+        by_name = {}
+        for record in guesser.records:
+            for ref, prefix in refs:
+                name = to_text(ref.get(record))
+                if name:
+                    by_name.setdefault(f"{prefix}{name.strip()}", record)
+        links = ((to_text(record.get(self.column)), record) for record in guesser.records)
+        return [(by_name[link.strip()], record) for link, record in links if link and link.strip() in by_name]
+
+    def lines(self, guesser: Guesser, found: dict, colour: str | None) -> list[str]:
+        guesser.used.add(self.column)
+        pairs = self.parents(guesser)
+        fill = _templated([c for c in _candidates(guesser) if c != self.column and _fills(guesser, pairs, c)], guesser.columns)
+        key = ", ".join(f'"{c}"' for c in (self.column, colour) if c)
+        lines = ["", "[variants]   # a variant row names its parent row, which is left out: the variants are the items",
+                 f'parent = "{self.column}"', f"parent_id = [{', '.join(json.dumps(n) for n in self.names)}]",
+                 f"key = [{key}]   # one item per parent and colour; the first row of each is kept"]
+        if fill:
+            lines += ["# the columns a variant row leaves empty and takes from its parent row; CHECK",
+                      f"fill = [{', '.join(json.dumps(c) for c in fill)}]"]
+        if "name" in found:
+            names = [to_text(variant.get(found["name"][0])) or "" for _, variant in pairs]
+            suffixed = [n for n in names if _OPTION_SUFFIX.search(n)]
+            if names and len(suffixed) >= len(names) / 2:
+                example = suffixed[0]
+                lines += ["", f"[clean.name]   # a variant's name ends in its options: {example!r} -> "
+                              f"{_OPTION_SUFFIX.sub('', example)!r}; CHECK", f"remove = [{toml_literal(_OPTION_SUFFIX.pattern)}]"]
+        return lines
+
+
+def options_and_sales(guesser: Guesser, found: dict) -> None:
+    """The colour from numbered name/value pairs (``Option1 Name`` = ``Color`` beside ``Option1 Value``), before any
+    product-level colour column; the price before a sale (``Variant Compare At Price``) before the price paid."""
+    pairs = Pairs.find(guesser)
+    option = pairs.reference("Color|Colour") if pairs else None
+    if option is not None and any(present_texts(guesser.values(option))):
+        guesser.used.update(parse_reference(option, guesser.columns, "draft").needs)
+        product_colour = found.pop("base_colour", found.pop("colours", None))
+        reference = [option, product_colour[0]] if product_colour else option
+        found["colours"] = (reference, "the option named Color" + (", else the product's colour" if product_colour else ""))
+    compare_at = guesser.column(COMPARE_AT_NAMES)
+    if compare_at is not None and "price" in found and isinstance(found["price"][0], str):
+        paid = found["price"][0]
+        found["price"] = ([compare_at, paid], "the price before a sale, else the price")
+        found.setdefault("discounted_price", (paid, "the price paid"))
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """Numbered name/value column pairs, as Shopify (``Option1 Name``, ``Option1 Value``) and WooCommerce
+    (``Attribute 1 name``, ``Attribute 1 value(s)``) write a product's options: their ``{n}`` templates."""
+
+    names: str
+    values: str
+
+    @classmethod
+    def find(cls, guesser: Guesser) -> Pairs | None:
+        for column in guesser.columns:
+            match = _OPTION_NAME.fullmatch(column)
+            head, number, tail = (match["head"], match["n"], match["tail"]) if match else ("", "", "")
+            value = next((c for c in guesser.columns if c.lower().startswith(f"{head}{number}{tail}value".lower())), None) if match else None
+            if value is not None:
+                return cls(f"{head}{{n}}{column[len(head) + len(number):]}", f"{head}{{n}}{value[len(head) + len(number):]}")
+        return None
+
+    def reference(self, wanted: str) -> str:
+        return f"{self.values}[{self.names}={wanted}]"
+
+    def attributes(self, guesser: Guesser, taken: set[str]) -> list[tuple[str, str]]:
+        """``(attribute key, reference)`` for each option name in the sample that names an attribute relevance and
+        queries know (``Fabric``, ``Material``, ``Pattern``), except the keys in ``taken``."""
+        names = Counter(t for value in guesser.values(self.names) for t in present_texts(value if isinstance(value, list) else [value]))
+        out = []
+        for key, aliases in ATTRIBUTE_NAMES.items():
+            spelling = next((name for name, _ in names.most_common() if norm(name) in aliases), None)
+            if spelling is not None and key not in taken:
+                out.append((key, self.reference(spelling)))
+                taken.add(key)
+        return out
+
+
+def _numbered_template(column: str, columns: list[str]) -> str:
+    """``Attribute {n} name`` for ``Attribute 3 name`` when other numbers of it are columns too; else the column."""
+    match = re.fullmatch(r"(.*?)(\d+)(\D*)", column)
+    if match is None:
+        return column
+    siblings = [c for c in columns if re.fullmatch(re.escape(match[1]) + r"\d+" + re.escape(match[3]), c)]
+    return f"{match[1]}{{n}}{match[3]}" if len(siblings) > 1 else column
+
+
+def _templated(columns: list[str], all_columns: list[str]) -> list[str]:
+    """``columns`` with numbered ones written once as their ``{n}`` template, in first-seen order."""
+    return list(dict.fromkeys(_numbered_template(c, all_columns) for c in columns))

@@ -1,0 +1,170 @@
+"""How `fashionrq draft-mapping` reads a catalog it has never seen: the names columns that hold each canonical field
+usually have, the sampled records with the column lookups the guesses share, and the TOML spellings the draft
+writes."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+from fashionrq.catalog.clean import keyed_feature
+from fashionrq.catalog.fieldpath import parse_reference
+from fashionrq.catalog.mapping import FieldCleanup
+from fashionrq.catalog.schema import is_placeholder, json_text, to_text
+
+#: Column names (lower case, letters and digits only) that usually hold each canonical field, best first.
+FIELD_NAMES: dict[str, tuple[str, ...]] = {
+    "item_id": ("id", "itemid", "sku", "variantsku", "asin", "articleid", "productid", "styleid", "variantid", "uniqid", "uid",
+                "productcode", "articlenumber", "code"),
+    "name": ("title", "name", "productname", "productdisplayname", "itemname", "producttitle", "prodname"),
+    "brand": ("brand", "brandname", "brands", "vendor", "manufacturer", "designer", "maker"),
+    "gender": ("gender", "sex", "targetgender", "googleshoppinggender", "department", "indexgroupname", "indexname"),
+    "age_group": ("agegroup", "agesegment", "targetage", "agerange", "googleshoppingagegroup"),
+    "article_type": ("articletype", "producttype", "producttypename", "itemtype", "type", "productcategory", "category",
+                     "categoryname", "categories"),
+    "master_category": ("mastercategory", "maincategory", "topcategory", "categorylevel1", "garmentgroupname", "division",
+                        "category"),
+    "sub_category": ("subcategory", "productgroupname", "productgroup", "categorylevel2", "subclass"),
+    "base_colour": ("basecolour", "basecolor", "colour", "color", "colourname", "colorname", "colourgroupname", "maincolor"),
+    "colours": ("colours", "colors", "colournames", "colornames", "colourlist", "colorlist"),
+    "season": ("season", "seasonname"),
+    "year": ("year", "modelyear", "releaseyear", "launchyear"),
+    "usage": ("usage", "occasion"),
+    "price": ("price", "listprice", "retailprice", "mrp", "originalprice", "regularprice", "variantprice"),
+    "discounted_price": ("discountedprice", "saleprice", "salesprice", "discountprice", "offerprice", "specialprice"),
+    "description": ("description", "bodyhtml", "productdescription", "longdescription", "detaildesc", "desc", "bulletpoint",
+                    "bulletpoints"),
+    "image_path": ("imagepath", "image", "imagelink", "imageurl", "imagesrc", "images", "img", "imagefile", "mainimage",
+                   "photo", "picture"),
+    "attributes": ("attributes", "articleattributes", "details", "specs", "specifications"),
+}
+#: Attribute columns worth keeping, by the attribute name relevance and queries know.
+ATTRIBUTE_NAMES: dict[str, tuple[str, ...]] = {
+    "Fabric": ("fabric", "material", "materials"), "Pattern": ("pattern", "graphicalappearancename", "print"),
+    "Sleeve Length": ("sleevelength", "sleeve", "sleevetype"), "Neck": ("neck", "neckline", "necktype", "collar"),
+    "Fit": ("fit", "fittype"), "Occasion": ("occasion",),
+}
+#: Columns that group the rows of one product.
+GROUP_NAMES = ("itemgroupid", "groupid", "parentasin", "parentid", "parentsku", "productgroupid", "modelid", "styleno",
+               "handle")
+#: The price before a sale, beside a column of the price paid (Shopify's "Variant Compare At Price").
+COMPARE_AT_NAMES = ("variantcompareatprice", "compareatprice")
+#: Columns in which a variant row names its parent row (WooCommerce's Parent, Amazon's parent_sku).
+PARENT_NAMES = ("parent", "parentsku", "parentid", "parentitemsku", "parentasin")
+#: Words that say how a row is built (WooCommerce's Type: simple, variable, variation), never a product's type.
+_ROW_KINDS = frozenset({"simple", "variable", "variation", "grouped", "external", "virtual", "downloadable", "parent", "child"})
+
+
+def norm(column: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", column.lower())
+
+
+def norms(column: str) -> tuple[str, ...]:
+    """The names ``column`` is known by: all of it, then without a note in brackets (``Color
+    (product.metafields.shopify.color-pattern)``, ``Price (EUR)``)."""
+    short = re.sub(r"\s*\([^()]*\)\s*$", "", column)
+    return (norm(column), norm(short)) if short and short != column else (norm(column),)
+
+
+def present_texts(values: list[object]) -> list[str]:
+    """The values as texts, without the empty ones."""
+    return [t for t in (to_text(v) for v in values) if t]
+
+
+def toml_literal(pattern: str) -> str:
+    """A regular expression as a TOML literal string (backslashes as they are), or a basic string (JSON's escapes,
+    which TOML shares) when it holds a single quote."""
+    return json.dumps(pattern) if "'" in pattern else f"'{pattern}'"
+
+
+def toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else '"' + key.replace('"', '\\"') + '"'
+
+
+def toml_reference(reference: str | list[str]) -> str:
+    return json.dumps(reference) if isinstance(reference, list) else f'"{reference}"'
+
+
+class Guesser:
+    """Picks a column (or a path into one) for each field from the sampled records."""
+
+    def __init__(self, records: list[dict], columns: list[str]) -> None:
+        self.records = records
+        self.columns = columns
+        self.used: set[str] = set()
+        self.cleanups: dict[str, FieldCleanup] = {}  # what the draft's [clean.<field>] sections do, by field
+
+    def values(self, reference: str | list[str]) -> list[object]:
+        """The present values ``reference`` (a column, a path into one, numbered columns, or a list of these) names
+        in the sampled records."""
+        ref = parse_reference(reference, self.columns, "draft")
+        return [v for v in map(ref.get, self.records) if v is not None and not is_placeholder(v)]
+
+    def column(self, names: tuple[str, ...]) -> str | None:
+        by_norm = {norm: c for index in (1, 0) for c in self.columns for norm in norms(c)[index:index + 1]}
+        for name in names:
+            column = by_norm.get(name)
+            if column is not None and column not in self.used and self.values(column) and not self.row_kinds(column):
+                self.used.add(column)
+                return column
+        return None
+
+    def row_kinds(self, column: str) -> bool:
+        """Whether ``column`` says how rows are built (``simple``, ``variable``, ``variation``), not what they sell."""
+        texts = present_texts(self.values(column))
+        return bool(texts) and sum(all(w.strip().lower() in _ROW_KINDS for w in t.split(",")) for t in texts) >= 0.9 * len(texts)
+
+    def constant(self, reference: str) -> bool:
+        """Whether ``reference`` holds one value in every sampled record (and is present in most of them)."""
+        values = [json.dumps(v, sort_keys=True, default=str) for v in self.values(reference)]
+        return len(values) > len(self.records) / 2 and len(set(values)) == 1 and len(self.records) > 1
+
+    def keyed_features(self) -> str | None:
+        """An unused column of lists of texts, a quarter or more of which hold a ``"Key: Value"`` one (``["Fabric: Cotton",
+        "Machine wash"]``), or ``None``."""
+        for column in self.columns:
+            if column in self.used:
+                continue
+            lists = [v for v in map(json_text, self.values(column)) if isinstance(v, list) and v]
+            entries = [e for v in lists for e in v]
+            if not lists or not all(isinstance(e, str) for e in entries):
+                continue
+            if sum(any(keyed_feature(e) for e in v) for v in lists) >= len(lists) / 4:
+                self.used.add(column)
+                return column
+        return None
+
+    def key_inside(self, names: tuple[str, ...]) -> tuple[str, str] | None:
+        """``(column.key, why)`` for the first object column (``style``, ``details``) one of whose keys is named like
+        a field (``{"Color:": " Black", "Size:": " M"}``), or ``None``."""
+        for column in self.columns:
+            objects = [v for v in map(json_text, self.values(column)) if isinstance(v, dict)]
+            keys = Counter(k for v in objects for k in v if isinstance(k, str) and not re.search(r"[.\[\]]", k))
+            key = next((k for k, _ in keys.most_common() if norm(k) in names), None)
+            if key is not None and keys[key] >= len(objects) / 2:
+                self.used.add(column)
+                return f"{column}.{key}", f"the {key!r} of the {column!r} objects"
+        return None
+
+    def reference(self, column: str, many: bool = False, last: bool = False) -> tuple[str, str]:
+        """``(reference, why)``: the column itself, or a path to its text inside nested values; ``last``: of a list
+        of texts (a category list such as ``["Women", "Clothing", "Tops"]``), the last."""
+        values = [json_text(v) for v in self.values(column)]
+        first = values[0] if values else None
+        if last and isinstance(first, list) and first and all(isinstance(v, str) for v in first):
+            return f"{column}[-1]", "a list of categories: the last, the most specific"
+        if isinstance(first, dict):
+            key = next((k for k in ("value", "name", "en", "text") if k in first), None)
+            return (f"{column}.{key}", f"objects: their {key!r}") if key else (column, "")
+        if not isinstance(first, list) or not first or not isinstance(first[0], dict):
+            return column, ""
+        tags = Counter(str(v.get("language_tag")) for value in values if isinstance(value, list) for v in value
+                       if isinstance(v, dict) and "language_tag" in v)
+        if tags:
+            tag = "en_US" if "en_US" in tags else next((t for t, _ in tags.most_common() if t.startswith("en")), tags.most_common(1)[0][0])
+            return f"{column}[language_tag={tag}].value", f"language-tagged values: the {tag} one"
+        key = next((k for k in ("value", "name", "text") if k in first[0]), None)
+        if key is None:
+            return column, ""
+        return (f"{column}[*].{key}", f"a list of objects: every {key!r}") if many else (f"{column}[0].{key}", f"a list of objects: the first {key!r}")
