@@ -26,6 +26,13 @@ row (handle and photo alone) after its variants; ``Variant Price`` the price pai
 the price before a sale, in euros converted from INR at a fixed rate, with no currency in the cells; Shopify's
 taxonomy path as ``Product Category``.
 
+``--shape woocommerce``: a WooCommerce store's product export, ``wc-product-export.csv``, of the same products. A
+product in one colour without sizes is a simple product; any other is a variable product's row (its description,
+categories ``Men > Apparel > Topwear > Tshirts``, with ``, Sale`` for one on sale, brand and attributes, no price)
+followed by a variation row per colour and size, named ``<title> - <colour>, <size>``, holding its colour, size and
+prices in pounds and naming its parent in ``Parent`` by SKU (or as ``id:<ID>`` for the one parent in five without a
+SKU, seeded).
+
     python scripts/derive_catalog_shapes.py --source tests/fixtures/myntra_small --out us-tops
     fashionrq build --catalog us-tops/catalog.csv --mapping us-tops/mapping.toml --out BENCH
     python scripts/derive_catalog_shapes.py --shape merchant --source bundled --out feed
