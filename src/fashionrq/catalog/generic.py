@@ -1,5 +1,5 @@
 """A mapped catalog file to canonical items: each record through the mapping's references, constants, clean-ups and
-value maps, one product per ``[variants]`` key, photos resolved inside the catalog's folder; every repair, null and
+value maps, its rows made products as ``[variants]`` says (:mod:`fashionrq.catalog.variants`), photos resolved inside the catalog's folder; every repair, null and
 left-out row counted in the ingest report (docs/catalog.md, "Any other catalog: a mapping file")."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import FIELDS, GENDERS, REQUIRED_FIELDS, clean_string, distinct_ignoring_case, strip_html, to_text
+from fashionrq.catalog.variants import VariantReferences, one_row_per_product
 from fashionrq.errors import InputError
 
 #: The fields whose values together tell a shopper one product from another.
@@ -26,15 +27,11 @@ _URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^//", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class References:
-    """Where each canonical field, attribute and variant-key part is read from in a record, and the columns a
-    product's later rows take from its first row."""
+    """Where each canonical field and attribute is read from in a record, and how rows make products."""
 
     fields: dict[str, Reference]
     attributes: dict[str, Reference]
-    variant_key: tuple[Reference, ...] = ()
-    variant_fill: tuple[str, ...] = ()
-    parent: Reference | None = None
-    parent_ids: tuple[tuple[str, Reference, str], ...] = ()  # (text before, column, text after): "id:{ID}"
+    variants: VariantReferences
 
     @classmethod
     def of(cls, path: Path, mapping: Mapping, columns: list[str]) -> References:
@@ -56,20 +53,7 @@ class References:
                                  f"add it, or map another column to {name} under [columns] in a mapping file "
                                  f"(`fashionrq draft-mapping {path}` writes a first one).")
         attributes = {key: resolve(f"maps attribute {key!r} to", column) for key, column in sorted(mapping.attributes.items())}
-        variants = mapping.variants
-        variant_key = tuple(resolve("lists under [variants] key", column) for column in variants.key)
-        fill = tuple(c for column in variants.fill for c in resolve("lists under [variants] fill", column).needs)
-        parent = resolve("names under [variants] parent", variants.parent) if variants.parent else None
-        parent_ids = tuple((before, resolve("lists under [variants] parent_id", column), after)
-                           for before, column, after in map(_parent_name, variants.parent_id))
-        return cls(fields, attributes, variant_key, fill, parent, parent_ids)
-
-
-def _parent_name(entry: str) -> tuple[str, str, str]:
-    """A ``parent_id`` entry as (text before, column, text after): ``"id:{ID}"`` is the text ``id:`` and the row's
-    ``ID``; a plain column name is its value alone."""
-    template = re.fullmatch(r"([^{}]*)\{([^{}]+)\}([^{}]*)", entry)
-    return (template[1], template[2], template[3]) if template and template[2] != "n" else ("", entry, "")
+        return cls(fields, attributes, VariantReferences.of(mapping.variants, resolve))
 
 
 def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dict]:
@@ -82,7 +66,7 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
                             f"range; at or below {fmt.placeholder_limit:g} a placeholder), as [price] in {mapping.source} says")
     for name, value in sorted(mapping.constants.items()):
         report.notes.append(f"{name} is {value!r} for every item ([constants] in {mapping.source})")
-    records = _one_row_per_product(records, refs, mapping, report)
+    records = one_row_per_product(records, refs.variants, mapping.variants, mapping.source, report)
     # An items table written by `fashionrq ingest` was accepted once: its rows are only rejected for an empty id.
     required = ("item_id",) if mapping.source == IDENTITY and set(FIELDS) <= set(columns) else REQUIRED_FIELDS
     items = ((where, _mapped_item(where, record, refs, mapping, report, required)) for where, record in records)
@@ -92,100 +76,6 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
     _note_repeats(out, report, bool(mapping.variants.key))
     _note_unknown_genders(out, mapping, report)
     return out
-
-
-def _one_row_per_product(records: list[tuple[str, dict]], refs: References, mapping: Mapping,
-                         report: IngestReport) -> list[tuple[str, dict]]:
-    """The rows that are products: parent rows left out (their variants are the items), empty ``fill`` columns taken
-    from the parent or first row, then the first row of each product named by ``[variants] key``, every later row of
-    it left out and counted. A row whose first key column is empty is kept; an empty later one (a perfume has no
-    colour) is a value like any, except in a row that has none of the later key values while its product's first row
-    has them (a Shopify image row): that row belongs to the first."""
-    records = _without_parent_rows(records, refs, mapping, report) if refs.parent else _filled_from_first_rows(records, refs, mapping, report)
-    if not refs.variant_key:
-        return records
-    key_names = ", ".join(mapping.variants.key)
-    first: dict[tuple, str] = {}
-    first_of_product: dict[str, tuple] = {}
-    kept = []
-    for where, record in records:
-        key = tuple(clean_string(to_text(ref.get(record))) for ref in refs.variant_key)
-        if key[0] is None:  # no product named: a row of its own
-            kept.append((where, record))
-            continue
-        if all(part is None for part in key[1:]):
-            key = first_of_product.get(key[0], key)
-        first_of_product.setdefault(key[0], key)
-        if first.setdefault(key, where) == where:
-            kept.append((where, record))
-        else:
-            report.reject(where, f"a variant of the product at {first[key]} (the same {key_names})")
-    left_out = len(records) - len(kept)
-    report.notes.append(f"{left_out:,} rows left out as variants of an earlier row with the same {key_names} "
-                        f"([variants] in {mapping.source}); each is listed under rejected")
-    return kept
-
-
-def _taken(record: dict, source: dict, columns: tuple[str, ...]) -> dict:
-    """The ``columns`` ``record`` leaves empty that ``source`` fills, with ``source``'s values."""
-    return {c: source[c] for c in columns if clean_string(record.get(c)) is None and clean_string(source.get(c)) is not None}
-
-
-def _filled_from_first_rows(records: list[tuple[str, dict]], refs: References, mapping: Mapping,
-                            report: IngestReport) -> list[tuple[str, dict]]:
-    """Each row with the ``[variants] fill`` columns it leaves empty taken from the first row of its product (the
-    first key column), as a Shopify export writes a product's title, vendor and option names on its first row only."""
-    if not refs.variant_fill:
-        return records
-    firsts: dict[str, dict] = {}
-    out, filled = [], 0
-    for where, record in records:
-        product = clean_string(to_text(refs.variant_key[0].get(record)))
-        taken = {} if product is None else _taken(record, firsts.setdefault(product, record), refs.variant_fill)
-        filled += bool(taken)
-        out.append((where, record | taken))
-    report.notes.append(f"{filled:,} rows took their empty {', '.join(refs.variant_fill)} from the first row of their product "
-                        f"(the same {mapping.variants.key[0]}; [variants] fill in {mapping.source})")
-    return out
-
-
-def _without_parent_rows(records: list[tuple[str, dict]], refs: References, mapping: Mapping,
-                         report: IngestReport) -> list[tuple[str, dict]]:
-    """Each row that names a parent row in the ``[variants] parent`` column (by the value of one of its
-    ``parent_id`` columns, or a text around it: ``id:{ID}`` reads WooCommerce's ``id:44``), with the ``fill`` columns it
-    leaves empty taken from that row. Every row named as a parent is left out and listed: its variants are the
-    items. A row naming a parent the file does not hold is kept as it is, and counted in a note."""
-    variants = mapping.variants
-    rows_by_name: dict[str, tuple[str, dict]] = {}
-    for where, record in records:
-        for before, ref, after in refs.parent_ids:
-            name = clean_string(to_text(ref.get(record)))
-            if name is not None:
-                rows_by_name.setdefault(f"{before}{name}{after}", (where, record))
-    children: Counter = Counter()
-    out, filled, orphans = [], 0, 0
-    for where, record in records:
-        link = clean_string(to_text(refs.parent.get(record)))
-        parent = rows_by_name.get(link) if link else None
-        if parent is None or parent[0] == where:
-            orphans += link is not None and parent is None
-            out.append((where, record))
-            continue
-        children[parent[0]] += 1
-        taken = _taken(record, parent[1], refs.variant_fill)
-        filled += bool(taken)
-        out.append((where, record | taken))
-    for where, _ in records:
-        if where in children:
-            report.reject(where, f"the parent row of {children[where]:,} variant rows (their [variants] parent column "
-                                 f"{variants.parent!r} names it); its variants are the items")
-    report.notes.append(f"{len(children):,} parent rows left out, each named by its variant rows in column {variants.parent!r} "
-                        f"([variants] in {mapping.source}); {filled:,} variant rows took their empty "
-                        f"{', '.join(refs.variant_fill) or 'columns'} from their parent row")
-    if orphans:
-        report.notes.append(f"{orphans:,} rows name a parent in column {variants.parent!r} that no row's "
-                            f"{' or '.join(variants.parent_id)} holds; each is kept as an item of its own")
-    return [(where, record) for where, record in out if where not in children]
 
 
 def _raw_values(record: dict, refs: References, mapping: Mapping, report: IngestReport, item_id: str) -> dict:
