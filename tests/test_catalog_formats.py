@@ -202,6 +202,41 @@ def test_mistakes_in_lists_numbered_columns_and_fill_are_refused_with_the_fix(tm
     assert needle in str(caught.value)
 
 
+def test_lines_above_the_header_are_named_and_skipped_with_header_row(tmp_path, rows, reference):
+    """A file with a template line and a line of labels above its header (as Amazon's flat files have) is refused
+    with the header_row line to add; with it, it reads like the plain file, and a note says so."""
+    catalog = tmp_path / "catalog.tsv"
+    with open(catalog, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, delimiter="\t")
+        writer.writerow(["TemplateType=fptcustom", "Version=2026.1104"])
+        writer.writerow([c.replace("_", " ").title() for c in rows[0]])
+        writer.writerow(list(rows[0]))
+        writer.writerows(r.values() for r in rows)
+    with pytest.raises(InputError, match=r"header \(line 1\) has 2 fields but most rows have more: its columns are named on line 3; "
+                                         r"set header_row = 3 in the mapping file"):
+        ingest(catalog, mapping=_mapping(tmp_path, _without_format(MAPPING)))
+    result = ingest(catalog, mapping=_mapping(tmp_path, "header_row = 3\n" + _without_format(MAPPING)))
+    assert result.table.to_pylist() == reference
+    assert any(n.startswith("the header is line 3 of catalog.tsv") for n in result.report.notes)
+
+
+@pytest.mark.parametrize(("edit", "needle"), [
+    ("header_row = 0\n", "give the line number of the header"),
+    ("header_row = true\n", "give the line number of the header"),
+    ('format = "jsonl"\nheader_row = 2\n', "only CSV and TSV files have a header row"),
+])
+def test_a_bad_header_row_is_refused_with_the_fix(tmp_path, edit, needle):
+    with pytest.raises(InputError, match="mapping") as caught:
+        ingest(OTHER_SCHEMA / "catalog.csv", mapping=_mapping(tmp_path, edit + _without_format(MAPPING)))
+    assert needle in str(caught.value)
+
+
+def test_a_txt_export_is_refused_with_the_format_to_set(tmp_path, rows):
+    catalog = _write_csv(tmp_path / "Flat.File.txt", rows, "\t")
+    with pytest.raises(InputError, match=r'a \.txt export is usually tab-separated: format = "tsv"'):
+        ingest(catalog, mapping=_mapping(tmp_path, _without_format(MAPPING)))
+
+
 def test_size_variants_become_one_item_each_and_every_left_out_row_is_counted(tmp_path, rows, reference):
     """Each product as two or three size rows (distinct ids, one group id and colour): [variants] keeps the first."""
     variants = []

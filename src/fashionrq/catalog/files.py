@@ -69,9 +69,12 @@ def csv_rows(path: Path, text: str, delimiter: str = ",") -> Iterator[tuple[int,
         yield start, fields
 
 
-def csv_table(path: Path, text: str, delimiter: str = ",") -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
-    """The checked, trimmed header of a CSV text and an iterator over its ``(line, fields)`` data rows."""
+def csv_table(path: Path, text: str, delimiter: str = ",", header_row: int = 1) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    """The checked, trimmed header of a CSV text (its row ``header_row``; the rows above it are skipped) and an
+    iterator over its ``(line, fields)`` data rows."""
     rows = csv_rows(path, text, delimiter)
+    for _ in range(header_row - 1):
+        next(rows, None)
     _, header = next(rows, (1, []))
     header = [h.strip() for h in header]
     check_header(path, header)

@@ -20,7 +20,7 @@ from fashionrq.catalog.schema import FIELDS, STRING_FIELDS
 from fashionrq.errors import InputError
 
 #: Every key a mapping file may hold at its top level.
-MAPPING_KEYS = ("format", "encoding", "delimiter", "list_separator", "columns", "attributes", "values", "constants", "price",
+MAPPING_KEYS = ("format", "encoding", "delimiter", "header_row", "list_separator", "columns", "attributes", "values", "constants", "price",
                 "clean", "variants")
 PRICE_KEYS = ("currency", "decimal_separator", "range", "placeholder_max")
 VARIANT_KEYS = ("key", "fill", "parent", "parent_id")
@@ -257,6 +257,16 @@ def _columns_list(path: Path, table: dict, key: str, example: str, what: str) ->
     return tuple(value)
 
 
+def _header_row(path: Path, spec: dict) -> int:
+    """``header_row``: the line of a CSV file that names its columns (Amazon's flat files have two lines above it)."""
+    value = spec.get("header_row", 1)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
+        raise InputError(f"mapping file {path} sets header_row = {value!r}; give the line number of the header, e.g. header_row = 3.")
+    if value != 1 and spec.get("format") in ("jsonl", "json", "parquet"):
+        raise InputError(f"mapping file {path} sets header_row with format = {spec['format']!r}; only CSV and TSV files have a header row.")
+    return value
+
+
 def _variants(path: Path, spec: dict) -> Variants:
     table = _table(path, spec, "variants")
     for key in table:
@@ -293,6 +303,7 @@ class Mapping:
     encoding: str = "utf-8"
     format: str | None = None
     delimiter: str | None = None
+    header_row: int = 1
     variants: Variants = Variants()
     source: str = IDENTITY
 
@@ -318,6 +329,7 @@ class Mapping:
             encoding=_setting(path, spec, "encoding", "utf-8"),
             format=spec.get("format"),
             delimiter=_delimiter(path, spec),
+            header_row=_header_row(path, spec),
             variants=_variants(path, spec),
             source=str(path),
         )

@@ -4,12 +4,15 @@ with where it came from, before any field is mapped. Every failure is one senten
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
+from itertools import islice, takewhile
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from fashionrq.catalog.files import check_header, csv_table, read_bytes, read_text
+from fashionrq.catalog.files import check_header, csv_rows, csv_table, read_bytes, read_text
 from fashionrq.catalog.report import IngestReport
 from fashionrq.errors import InputError
 
@@ -37,13 +40,15 @@ def detect_format(path: Path, declared: str | None) -> str:
         return SUFFIXES[suffix]
     if suffix in SPREADSHEETS:
         raise InputError(f"{path} is a spreadsheet, which fashionrq does not read; {SAVE_AS_CSV}.")
+    txt = " (a .txt export is usually tab-separated: format = \"tsv\")" if suffix == ".txt" else ""
     raise InputError(f"cannot tell the format of {path} from its name; rename it to .csv, .tsv, .jsonl, .json or .parquet, "
-                     "or set format in the mapping file.")
+                     f"or set format in the mapping file{txt}.")
 
 
 def read_records(path: Path, fmt: str, report: IngestReport, encoding: str = "utf-8",
-                 delimiter: str | None = None) -> tuple[Records, list[str]]:
-    """Every record of the catalog file ``path`` in format ``fmt``, and its columns (rows counted in ``report``)."""
+                 delimiter: str | None = None, header_row: int = 1) -> tuple[Records, list[str]]:
+    """Every record of the catalog file ``path`` in format ``fmt``, and its columns (rows counted in ``report``); a
+    CSV file's header is its row ``header_row``, the rows above it skipped and counted in a note."""
     if fmt == "parquet":
         return _parquet_records(path, report)
     text = read_text(path, encoding)
@@ -53,7 +58,7 @@ def read_records(path: Path, fmt: str, report: IngestReport, encoding: str = "ut
         return _jsonl_records(path, text, report)
     if fmt == "json":
         return _json_records(path, text, report)
-    return _csv_records(path, text, report, delimiter or DEFAULT_DELIMITERS[fmt])
+    return _csv_records(path, text, report, delimiter or DEFAULT_DELIMITERS[fmt], header_row)
 
 
 def _parquet_records(path: Path, report: IngestReport) -> tuple[Records, list[str]]:
@@ -85,18 +90,45 @@ def _check_delimiter(path: Path, columns: list[str], delimiter: str) -> None:
             f"{json.dumps(other)} in the mapping file.")
 
 
-def _csv_records(path: Path, text: str, report: IngestReport, delimiter: str) -> tuple[Records, list[str]]:
-    columns, rows = csv_table(path, text, delimiter)
+def header_line(path: Path, text: str, delimiter: str) -> int | None:
+    """The line that names the columns of a file whose first row has fewer fields than most rows (a file with lines
+    above its header, as Amazon's flat files have: a template line, then labels, then the field names): of the rows
+    with as many fields as most, from the first one on, the last that reads as names (every field filled, none twice,
+    none a number) before the data; ``None`` when the first row is as wide as most rows."""
+    rows = [(line, fields) for line, fields in islice(csv_rows(path, text, delimiter), 200) if fields]
+    if len(rows) < 3:
+        return None
+    width = Counter(len(fields) for _, fields in rows[1:]).most_common(1)[0][0]
+    if len(rows[0][1]) >= width:
+        return None
+    wide = [(line, fields) for line, fields in rows[:10] if len(fields) == width]
+    names = list(takewhile(lambda row: _reads_as_names(row[1]), wide))
+    return names[-1][0] if names else wide[0][0] if wide else None
+
+
+def _reads_as_names(fields: list[str]) -> bool:
+    cells = [f.strip() for f in fields]
+    return all(cells) and len(set(cells)) == len(cells) and not any(re.fullmatch(r"[-+]?[\d.,]+", c) for c in cells)
+
+
+def _csv_records(path: Path, text: str, report: IngestReport, delimiter: str, header_row: int = 1) -> tuple[Records, list[str]]:
+    columns, rows = csv_table(path, text, delimiter, header_row)
+    if header_row > 1:
+        report.notes.append(f"the header is line {header_row} of {path.name} (header_row in the mapping); the lines above it are skipped")
     _check_delimiter(path, columns, delimiter)
-    records = []
+    records, too_long = [], 0
     for line_no, fields in rows:
         if not fields:  # a blank line
             continue
         report.rows_read += 1
         if len(fields) > len(columns):
+            too_long += 1
             report.reject(f"{path.name}:{line_no}", f"{len(fields)} fields for {len(columns)} columns")
             continue
         records.append((f"{path.name}:{line_no}", dict(zip(columns, fields))))
+    if too_long > len(records) and (line := header_line(path, text, delimiter)) is not None and line != header_row:
+        raise InputError(f"{path}'s header (line {header_row}) has {len(columns)} fields but most rows have more: its columns are named "
+                         f"on line {line}; set header_row = {line} in the mapping file.")
     if not records and not report.rejected:
         raise InputError(f"{path} has a header but no products; add at least one row.")
     return records, columns

@@ -132,9 +132,9 @@ def _without_parent_rows(records: Records, refs: VariantReferences, variants: Va
         if where in children:
             report.reject(where, f"the parent row of {children[where]:,} variant rows (their [variants] parent column "
                                  f"{variants.parent!r} names it); its variants are the items")
+    took = f"; {filled:,} variant rows took their empty {', '.join(refs.fill)} from their parent row" if refs.fill else ""
     report.notes.append(f"{len(children):,} parent rows left out, each named by its variant rows in column {variants.parent!r} "
-                        f"([variants] in {source}); {filled:,} variant rows took their empty "
-                        f"{', '.join(refs.fill) or 'columns'} from their parent row")
+                        f"([variants] in {source}){took}")
     if orphans:
         report.notes.append(f"{orphans:,} rows name a parent in column {variants.parent!r} that no row's "
                             f"{' or '.join(variants.parent_id)} holds; each is kept as an item of its own")
