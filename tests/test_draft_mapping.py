@@ -200,6 +200,23 @@ def test_the_draft_for_a_woocommerce_export_reads_its_parents_and_variations(tmp
     assert [r["row"] for r in mine.report.to_dict()["rejected"]] == [r["row"] for r in hand.report.to_dict()["rejected"]]
 
 
+def test_the_draft_for_an_amazon_flat_file_is_the_hand_written_mapping(tmp_path, amazon_flat_file):
+    """An Amazon flat file: the draft reads the .txt as tab-separated, finds the header on line 3, the columns by
+    their names with Amazon's words around them (item_sku, standard_price, department_name, main_image_url,
+    fabric_type then material_type), the currency in its own column, parent rows, the options at the end of the
+    children's names and the hyphenated item types, and reads the same items as the mapping written by hand from
+    docs/catalog.md, with nothing to decide."""
+    catalog = amazon_flat_file / "Flat.File.Clothing.txt"
+    assert draft_mapping(catalog).checks == []
+    drafted, text = _drafted(tmp_path, catalog)
+    spec = tomllib.loads(text)
+    assert (spec["format"], spec["header_row"], spec["price"]["currency"]) == ("tsv", 3, "USD")
+    assert spec["attributes"]["Fabric"] == ["fabric_type", "material_type"]
+    mine, hand = (ingest(catalog, mapping=m) for m in (drafted, amazon_flat_file / "mapping.toml"))
+    assert mine.table.to_pylist() == hand.table.to_pylist()
+    assert [r["row"] for r in mine.report.to_dict()["rejected"]] == [r["row"] for r in hand.report.to_dict()["rejected"]]
+
+
 def test_the_draft_for_a_scraped_marketplace_dump(tmp_path):
     """JSON lines shaped like a scraped marketplace's metadata dump: a category list whose second entry names the
     gender, "$" prices, HTML entities left in titles and categories, photo URL lists and the colour inside a

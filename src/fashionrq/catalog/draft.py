@@ -17,7 +17,7 @@ from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, Guesser, norm
                                      toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.prices import CURRENCY_MARKS
-from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, read_records
+from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import GENDER_SYNONYMS, json_text
 
@@ -32,6 +32,8 @@ _COLOUR_NOISE = ((r"\b\d+\b", re.compile(r"\b\d+\b")), (r"\bsize\s+\w+", re.comp
 _GENDER_WORD = re.compile(r"\b(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?\b", re.IGNORECASE)
 _CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)*")
 _YEAR_SUFFIX = re.compile(r"_\d{4}(?:_\w+)?$")
+#: A keyword in lower case with hyphens between its words (Amazon's item_type: ``casual-shoes``).
+_KEYWORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 @dataclass
@@ -69,8 +71,8 @@ def _sniff_delimiter(first_line: str) -> str:
 def draft_mapping(catalog: str | Path) -> Draft:
     """Guess a mapping for ``catalog`` (a CSV, TSV, JSON-lines, JSON or Parquet file) from its first records."""
     path = Path(catalog)
-    fmt = detect_format(path, None)
     draft = Draft(path)
+    fmt = _text_export_format(path, draft) or detect_format(path, None)
     encoding, delimiter = "utf-8", None
     if fmt != "parquet":
         raw = read_bytes(path)
@@ -83,7 +85,12 @@ def draft_mapping(catalog: str | Path) -> Draft:
         if delimiter != DEFAULT_DELIMITERS[fmt]:
             draft.top.append(f'delimiter = "{"tab" if delimiter == chr(9) else delimiter}"   # the header is separated by '
                              f"{DELIMITER_NAMES[delimiter]}")
-    records, columns = read_records(path, fmt, IngestReport(source=str(path), layout="draft"), encoding, delimiter)
+    header_row = 1
+    if fmt in DEFAULT_DELIMITERS:
+        header_row = header_line(path, raw.decode(encoding, errors="replace").removeprefix("\ufeff"), delimiter) or 1
+        if header_row > 1:
+            draft.top.append(f"header_row = {header_row}   # the lines above it are not the header (the first has fewer fields); CHECK")
+    records, columns = read_records(path, fmt, IngestReport(source=str(path), layout="draft"), encoding, delimiter, header_row)
     records = [record for _, record in records[:SAMPLE]]
     guesser = Guesser(records, columns)
     sections = _columns(draft, guesser)
@@ -92,6 +99,16 @@ def draft_mapping(catalog: str | Path) -> Draft:
     if unmapped:
         draft.lines += ["", f"# Not mapped: {', '.join(unmapped)}."]
     return draft
+
+
+def _text_export_format(path: Path, draft: Draft) -> str | None:
+    """``tsv`` or ``csv`` for a ``.txt`` export (Amazon's flat files are tab-separated ``.txt``), by the separator its
+    first line has more of, with the ``format`` line that says it; ``None`` for any other name."""
+    if Path(path.name.lower().removesuffix(".gz")).suffix != ".txt":
+        return None
+    fmt = "tsv" if _sniff_delimiter(read_bytes(path).split(b"\n", 1)[0].decode("utf-8", errors="replace")) == "\t" else "csv"
+    draft.top.append(f'format = "{fmt}"   # a .txt file: its first line is separated by {"tabs" if fmt == "tsv" else "commas"}')
+    return fmt
 
 
 def _columns(draft: Draft, guesser: Guesser) -> list[str]:
@@ -110,6 +127,9 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     if "attributes" not in found and (features := guesser.keyed_features()) is not None:
         found["attributes"] = (features, '"Key: Value" texts, read as attributes')
     options_and_sales(guesser, found)
+    for name in ("master_category", "sub_category"):  # a category path read by name is left for its parts (_taxonomy)
+        if name in found and found[name][0] != found.get("article_type", ("",))[0] and _paths(guesser, found[name][0]):
+            guesser.used.discard(found.pop(name)[0])
     lines, extra = ["[columns]"], []
     for name, (reference, why) in found.items():
         lines.append(f"{name} = {toml_reference(reference)}" + (f"   # {why}" if why else ""))
@@ -126,8 +146,9 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     extra += _genders(draft, guesser, found, lines)
     extra += _prices(draft, guesser, found)
     extra += _photos(guesser, found)
-    attributes = [(key, guesser.column(names)) for key, names in ATTRIBUTE_NAMES.items()]
-    attributes = [(key, guesser.reference(column)) for key, column in attributes if column is not None]
+    attributes = [(key, guesser.every_column(names)) for key, names in ATTRIBUTE_NAMES.items()]
+    attributes = [(key, guesser.reference(columns[0]) if len(columns) == 1 else (columns, "the first of these with a value"))
+                  for key, columns in attributes if columns]
     pairs = Pairs.find(guesser)
     if pairs is not None:
         attributes += [(key, (reference, "the option of that name")) for key, reference in pairs.attributes(guesser, {k for k, _ in attributes})]
@@ -135,7 +156,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     if attributes:
         extra += ["", "[attributes]"]
         for key, (reference, why) in attributes:
-            extra.append(f'{toml_key(key)} = "{reference}"' + (f"   # {why}" if why else ""))
+            extra.append(f"{toml_key(key)} = {toml_reference(reference)}" + (f"   # {why}" if why else ""))
     return lines + extra
 
 
@@ -233,11 +254,15 @@ def _cleanups(guesser: Guesser, found: dict) -> list[str]:
             years = sum(bool(_YEAR_SUFFIX.search(t)) for t in texts) >= len(texts) / 10
             cleanup = FieldCleanup(remove=(_YEAR_SUFFIX,) if years else (), words=True)
             out += _cleanup_lines("article_type", texts, cleanup, (f"remove = [{toml_literal(_YEAR_SUFFIX.pattern)}]\n" if years else "") + "words = true")
+        elif texts and sum(bool(_KEYWORD.fullmatch(t)) for t in texts) >= len(texts) / 2 and sum("-" in t for t in texts) >= len(texts) / 10:
+            cleanup = FieldCleanup(remove=(re.compile("-"),), words=True)
+            out += _cleanup_lines("article_type", texts, cleanup, "remove = ['-']\nwords = true")
     return out
 
 
 def _cleanup_lines(name: str, texts: list[str], cleanup: FieldCleanup, body: str) -> list[str]:
-    example = next((t for t in texts if cleanup.apply(t)[1]), None)
+    changed = [t for t in texts if cleanup.apply(t)[1]]
+    example = next((t for t in changed if (cleanup.apply(t)[0] or "").lower() != t.lower()), changed[0] if changed else None)
     after = cleanup.apply(example)[0] if example else None
     return ["", f"[clean.{name}]   # e.g. {example!r} -> {after!r}; CHECK", *body.split("\n")]
 
@@ -279,6 +304,11 @@ def _prices(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
     texts = present_texts(guesser.values(found["price"][0]))
     marks = Counter(m.group(0).lower() for t in texts for m in re.finditer(r"us\$|a\$|c\$|\$|€|£|₹|¥|\brs\.?|\b[A-Za-z]{3}\b", t)
                     if m.group(0).lower() in CURRENCY_MARKS)
+    currency = guesser.column(("currency", "currencycode"))
+    named = Counter(t.strip().upper() for t in present_texts(guesser.values(currency))) if currency else Counter()
+    code = named.most_common(1)[0][0] if len(named) == 1 else None
+    if not marks and code in {c for codes in CURRENCY_MARKS.values() for c in codes}:
+        return ["", "[price]", f'currency = "{code}"   # the {currency!r} column says {code}']
     if not marks:
         draft.checks.append("the price cells name no currency")
         return ["", "[price]", 'currency = "INR"   # CHECK: the price cells name no currency; give this catalog\'s ISO 4217 code']
@@ -309,9 +339,8 @@ def _taxonomy(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
         if column in guesser.used or not any(n in norms(column) for n in ("productcategory", "category", "categorypath",
                                                                            "googleproductcategory", "breadcrumb")):
             continue
-        texts = present_texts(guesser.values(column))
-        paths = [[p.strip() for p in t.split(">")] for t in texts if ">" in t]
-        if not texts or len(paths) < len(texts) / 2:
+        paths = _paths(guesser, column)
+        if not paths:
             continue
         guesser.used.add(column)
         root = Counter(p[0] for p in paths).most_common(1)[0]
@@ -324,3 +353,11 @@ def _taxonomy(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
                     'split = ">"', f"part = {part}"]
         return out
     return []
+
+
+def _paths(guesser: Guesser, column: str) -> list[list[str]]:
+    """The ``>`` paths in ``column`` (``Apparel & Accessories > Clothing > Shirts & Tops``), split into their parts,
+    when half of its values or more are paths; else nothing."""
+    texts = present_texts(guesser.values(column))
+    paths = [[p.strip() for p in t.split(">")] for t in texts if ">" in t]
+    return paths if texts and len(paths) >= len(texts) / 2 else []

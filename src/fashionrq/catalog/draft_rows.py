@@ -17,8 +17,10 @@ from fashionrq.catalog.schema import is_placeholder, to_text
 
 #: The name column of numbered option pairs ("Option1 Name" beside "Option1 Value", "Attribute 1 name").
 _OPTION_NAME = re.compile(r"(?P<head>.*?)(?P<n>\d+)(?P<tail>\s*)name", re.IGNORECASE)
-#: A variation's name that ends in its option values: "Nike Men T-shirt - Black, M".
-_OPTION_SUFFIX = re.compile(r" - [^,-]+(?:, [^,]+)?$")
+#: A variant's name that ends in its option values, after a dash (WooCommerce: "Nike Men T-shirt - Black, M") or a
+#: comma (Amazon: "Nike Men T-shirt, Black, M"): a colour of at most 24 characters and a size of at most 12, so that a
+#: comma inside a name ("Tie, Cufflink and Pocket Square Combo Set, Black") is not taken for one.
+_OPTION_SUFFIXES = (re.compile(r" - [^,-]{1,24}(?:, [^,]{1,12})?$"), re.compile(r", [^,]{1,24}(?:, [^,]{1,12})?$"))
 
 
 def variants_section(guesser: Guesser, found: dict) -> list[str]:
@@ -122,14 +124,22 @@ class _ParentLink:
         if fill:
             lines += ["# the columns a variant row leaves empty and takes from its parent row; CHECK",
                       f"fill = [{', '.join(json.dumps(c) for c in fill)}]"]
-        if "name" in found:
-            names = [to_text(variant.get(found["name"][0])) or "" for _, variant in pairs]
-            suffixed = [n for n in names if _OPTION_SUFFIX.search(n)]
-            if names and len(suffixed) >= len(names) / 2:
-                example = suffixed[0]
-                lines += ["", f"[clean.name]   # a variant's name ends in its options: {example!r} -> "
-                              f"{_OPTION_SUFFIX.sub('', example)!r}; CHECK", f"remove = [{toml_literal(_OPTION_SUFFIX.pattern)}]"]
+        if "name" in found and colour is not None:
+            lines += _option_suffix(guesser, [variant for _, variant in pairs], found["name"][0], colour)
         return lines
+
+
+def _option_suffix(guesser: Guesser, variants: list[dict], name: str, colour: str) -> list[str]:
+    """``[clean.name]`` removing the options at the end of variants' names, when half of them or more end in their
+    own colour (and a size) after a dash or a comma; nothing otherwise."""
+    name_ref, colour_ref = (parse_reference(r, guesser.columns, "draft") for r in (name, colour))
+    rows = [(to_text(name_ref.get(v)) or "", to_text(colour_ref.get(v)) or "") for v in variants]
+    for suffix in _OPTION_SUFFIXES:
+        named = [text for text, own in rows if own and (found := suffix.search(text)) and found.group(0).lstrip(" -,").startswith(own)]
+        if rows and len(named) >= len(rows) / 2:
+            return ["", f"[clean.name]   # a variant's name ends in its options: {named[0]!r} -> {suffix.sub('', named[0])!r}; CHECK",
+                    f"remove = [{toml_literal(suffix.pattern)}]"]
+    return []
 
 
 def options_and_sales(guesser: Guesser, found: dict) -> None:

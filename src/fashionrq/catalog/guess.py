@@ -60,11 +60,20 @@ def norm(column: str) -> str:
     return re.sub(r"[^a-z0-9]", "", column.lower())
 
 
+#: Words a column name may add around the name of the field it holds (Amazon's item_sku, standard_price,
+#: department_name, material_type, main_image_url), tried after the whole name.
+NAME_PREFIXES = ("item", "product", "main", "standard", "variant", "default", "primary")
+NAME_SUFFIXES = ("name", "type", "value", "text")
+
+
 def norms(column: str) -> tuple[str, ...]:
-    """The names ``column`` is known by: all of it, then without a note in brackets (``Color
-    (product.metafields.shopify.color-pattern)``, ``Price (EUR)``)."""
-    short = re.sub(r"\s*\([^()]*\)\s*$", "", column)
-    return (norm(column), norm(short)) if short and short != column else (norm(column),)
+    """The names ``column`` is known by, best first: all of it, without a note in brackets (``Color
+    (product.metafields.shopify.color-pattern)``, ``Price (EUR)``), then without a word a column name adds around a
+    field's name (``item_sku``: ``sku``; ``department_name``: ``department``)."""
+    short = norm(re.sub(r"\s*\([^()]*\)\s*$", "", column)) or norm(column)
+    stripped = [short.removeprefix(p) for p in NAME_PREFIXES if short.startswith(p) and len(short) > len(p) + 2]
+    stripped += [short.removesuffix(s) for s in NAME_SUFFIXES if short.endswith(s) and len(short) > len(s) + 2]
+    return tuple(dict.fromkeys([norm(column), short, *stripped]))
 
 
 def present_texts(values: list[object]) -> list[str]:
@@ -102,13 +111,24 @@ class Guesser:
         return [v for v in map(ref.get, self.records) if v is not None and not is_placeholder(v)]
 
     def column(self, names: tuple[str, ...]) -> str | None:
-        by_norm = {norm: c for index in (1, 0) for c in self.columns for norm in norms(c)[index:index + 1]}
+        known = [norms(c) for c in self.columns]
+        by_norm = {}  # each name to its column, a column's whole name before a name it is known by less well
+        for rank in reversed(range(max(map(len, known), default=0))):
+            by_norm.update({names[rank]: c for c, names in zip(self.columns, known, strict=True) if rank < len(names)})
         for name in names:
             column = by_norm.get(name)
             if column is not None and column not in self.used and self.values(column) and not self.row_kinds(column):
                 self.used.add(column)
                 return column
         return None
+
+    def every_column(self, names: tuple[str, ...]) -> list[str]:
+        """Every unused column with a value that :meth:`column` would find for ``names``, best first (``fabric_type``
+        and ``material_type`` both for the fabric)."""
+        found = []
+        while (column := self.column(names)) is not None:
+            found.append(column)
+        return found
 
     def row_kinds(self, column: str) -> bool:
         """Whether ``column`` says how rows are built (``simple``, ``variable``, ``variation``), not what they sell."""
