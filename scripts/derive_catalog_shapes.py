@@ -33,6 +33,13 @@ followed by a variation row per colour and size, named ``<title> - <colour>, <si
 prices in pounds and naming its parent in ``Parent`` by SKU (or as ``id:<ID>`` for the one parent in five without a
 SKU, seeded).
 
+``--shape amazon``: an Amazon Seller Central clothing inventory flat file, ``Flat.File.Clothing.txt``: tab-separated,
+with Amazon's template line and a line of labels above the header, for the same products. A product in one colour
+without sizes is one standalone row; any other is a parent row (its title, no price, colour or size) followed by a
+child row per colour and size naming it in ``parent_sku``, named ``<title>, <colour>, <size>``, with ``mens`` /
+``womens`` / ``boys`` / ``girls`` / ``unisex-adult`` departments, ``casual-shoes``-style item types and dollar prices
+in plain numbers beside a ``currency`` column.
+
     python scripts/derive_catalog_shapes.py --source tests/fixtures/myntra_small --out us-tops
     fashionrq build --catalog us-tops/catalog.csv --mapping us-tops/mapping.toml --out BENCH
     python scripts/derive_catalog_shapes.py --shape merchant --source bundled --out feed
@@ -415,7 +422,7 @@ Fabric = "Attribute {n} value(s)[Attribute {n} name=Fabric]"
 currency = "GBP"
 
 [clean.name]                                   # "Nike Men T-shirt - Black, M" or "... - White, 4-5Y" -> "Nike Men T-shirt"
-remove = [' - [^,-]+(?:, [^,]+)?$']
+remove = [' - [^,-]{1,24}(?:, [^,]{1,12})?$']
 
 [clean.gender]
 split = ">"
@@ -507,6 +514,104 @@ def woocommerce_export(items) -> list[dict[str, str]]:
     return rows
 
 
+AMAZON_MAPPING = """# An Amazon Seller Central clothing inventory flat file (scripts/derive_catalog_shapes.py --shape amazon), mapped as
+# docs/catalog.md describes. Tab-separated .txt with two lines above the header; a parent row per product in several
+# colours or sizes, named by its children's parent_sku.
+format = "tsv"
+header_row = 3                                  # line 1: TemplateType=...; line 2: labels; line 3: the field names
+
+[columns]
+item_id = "item_sku"
+name = "item_name"                              # a child's name ends in ", <colour>, <size>"
+brand = "brand_name"
+gender = "department_name"                      # mens | womens | boys | girls | unisex-adult
+article_type = "item_type"                      # casual-shoes
+base_colour = "color_name"
+price = "standard_price"
+discounted_price = "sale_price"
+description = "product_description"
+image_path = "main_image_url"
+
+[attributes]
+Fabric = ["fabric_type", "material_type"]
+Pattern = "pattern_type"
+
+[values.gender]
+unisex-adult = "Unisex"
+
+[price]
+currency = "USD"
+
+[clean.article_type]                            # "casual-shoes" -> "Casual Shoes"
+remove = ['-']
+words = true
+
+[clean.name]                                    # "Puma Men Socks, Navy Blue, M" -> "Puma Men Socks"
+remove = [', [^,]{1,24}(?:, [^,]{1,12})?$']
+
+[variants]                                      # the parent rows are left out: their children are the items
+parent = "parent_sku"
+parent_id = ["item_sku"]
+key = ["parent_sku", "color_name"]              # one item per parent and colour
+"""
+
+AMAZON_DEPARTMENTS = {"Men": "mens", "Women": "womens", "Boys": "boys", "Girls": "girls", "Unisex": "unisex-adult"}
+AMAZON_FEED_TYPES = {"Apparel": "apparel", "Footwear": "shoes", "Accessories": "accessory", "Personal Care": "beauty"}
+AMAZON_COLUMNS = (
+    "feed_product_type", "item_sku", "brand_name", "item_name", "external_product_id", "external_product_id_type",
+    "item_type", "standard_price", "quantity", "main_image_url", "parent_child", "parent_sku", "relationship_type",
+    "variation_theme", "update_delete", "product_description", "bullet_point1", "bullet_point2", "department_name",
+    "color_name", "size_name", "material_type", "fabric_type", "pattern_type", "sale_price", "currency")
+
+
+def _amazon_rows(product: list[dict]) -> list[dict[str, str]]:
+    """A product in one colour without sizes as one standalone row; any other as a parent row (no price, colour or
+    size) followed by a child row per colour and size naming it in parent_sku, each named "<title>, <colour>, <size>"."""
+    first = product[0]
+    sizes = _sizes(first) if first["master_category"] in SIZE_RUNS or first["gender"] in ("Boys", "Girls") else ()
+    title = _without_colours(first) if len(product) > 1 else first["name"]
+    sentences = re.split(r"(?<=\.)\s+", first["description"] or "")
+    common = dict.fromkeys(AMAZON_COLUMNS, "") | {
+        "feed_product_type": AMAZON_FEED_TYPES.get(first["master_category"], "accessory"), "brand_name": first["brand"] or "",
+        "item_type": first["article_type"].lower().replace(" ", "-"), "department_name": AMAZON_DEPARTMENTS[first["gender"]],
+        "update_delete": "Update", "product_description": first["description"] or "", "bullet_point1": sentences[0],
+        "bullet_point2": sentences[1] if len(sentences) > 1 else "", "material_type": _attribute(first, "Fabric", "Material"),
+        "currency": "USD"}
+    standalone = len(product) == 1 and not sizes
+    parent_sku = f"PARENT-{first['item_id']}"
+    rows = [] if standalone else [common | {"item_sku": parent_sku, "item_name": title, "parent_child": "parent",
+                                            "variation_theme": "SizeColor" if sizes else "Color"}]
+    for item in product:
+        on_sale = item["discounted_price"] is not None and item["discounted_price"] < item["price"]
+        for size in sizes or ("",):
+            sku = f"{item['item_id']}-{size.replace(' ', '')}" if size else item["item_id"]
+            row = common | {
+                "item_sku": sku, "item_name": ", ".join(v for v in (title, item["base_colour"], size) if v),
+                "external_product_id": f"{int(hashlib.sha256(sku.encode()).hexdigest(), 16) % 10**12:012d}",
+                "external_product_id_type": "UPC", "standard_price": f"{item['price'] / INR_PER_USD:.2f}",
+                "quantity": str(_pick(sku, "quantity", 40)), "main_image_url": f"https://m.media-amazon.com/images/I/{item['item_id']}.jpg",
+                "color_name": item["base_colour"], "size_name": size, "fabric_type": _attribute(item, "Fabric"),
+                "pattern_type": _attribute(item, "Pattern", "Print or Pattern Type"),
+                "sale_price": f"{item['discounted_price'] / INR_PER_USD:.2f}" if on_sale else ""}
+            if not standalone:
+                row |= {"parent_child": "child", "parent_sku": parent_sku, "relationship_type": "Variation",
+                        "variation_theme": "SizeColor" if sizes else "Color"}
+            rows.append(row)
+    return rows
+
+
+def amazon_flat_file(items) -> list[dict[str, str]]:
+    """Every product with a name, a price and a colour, as a seller's clothing inventory flat file lists it."""
+    return [row for product in _handles(items) for row in _amazon_rows(product)]
+
+
+def amazon_template_lines(columns: list[str]) -> list[list[str]]:
+    """The two lines Amazon writes above a flat file's header: the template line, then the columns' labels."""
+    return [["TemplateType=fptcustom", "Version=2026.1104", "TemplateSignature=Q0xPVEhJTkc=",
+             "The top 3 rows are for Amazon.com use only. Do not modify or delete the top 3 rows."],
+            [c.replace("_", " ").title() for c in columns]]
+
+
 @dataclass(frozen=True)
 class Shape:
     """A derived catalog shape: its rows from the source items, its file name and field delimiter, and its mapping."""
@@ -515,12 +620,14 @@ class Shape:
     file_name: str
     delimiter: str
     mapping: str
+    above_header: Callable[[list[str]], list[list[str]]] = lambda columns: []  # lines an export writes above its header
 
 
 SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", ",", US_TOPS_MAPPING),
           "merchant": Shape(merchant_feed, "catalog.tsv", "\t", MERCHANT_MAPPING),
           "shopify": Shape(shopify_export, "products_export.csv", ",", SHOPIFY_MAPPING),
-          "woocommerce": Shape(woocommerce_export, "wc-product-export.csv", ",", WOOCOMMERCE_MAPPING)}
+          "woocommerce": Shape(woocommerce_export, "wc-product-export.csv", ",", WOOCOMMERCE_MAPPING),
+          "amazon": Shape(amazon_flat_file, "Flat.File.Clothing.txt", "\t", AMAZON_MAPPING, amazon_template_lines)}
 
 
 def main() -> None:
@@ -535,6 +642,7 @@ def main() -> None:
     rows = shape.rows(ingest(args.source).table.to_pylist())
     args.out.mkdir(parents=True, exist_ok=True)
     text = io.StringIO()
+    csv.writer(text, delimiter=shape.delimiter, lineterminator="\n").writerows(shape.above_header(list(rows[0])))
     writer = csv.DictWriter(text, fieldnames=list(rows[0]), delimiter=shape.delimiter, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)

@@ -120,6 +120,14 @@ def woocommerce_export(tmp_path_factory) -> Path:
     return derive_shape(tmp_path_factory.mktemp("woocommerce"), "woocommerce")
 
 
+@pytest.fixture(scope="session")
+def amazon_flat_file(tmp_path_factory) -> Path:
+    """An Amazon-Seller-Central-flat-file-shaped catalog (Flat.File.Clothing.txt: tab-separated, two lines above the
+    header, parent rows named by their children; and mapping.toml) derived from the fixture by
+    scripts/derive_catalog_shapes.py --shape amazon."""
+    return derive_shape(tmp_path_factory.mktemp("amazon"), "amazon")
+
+
 def main_code(args: list[str]) -> int:
     """The exit code of ``fashionrq ARGS`` run in-process (0 when it returns normally)."""
     from fashionrq.cli import main
