@@ -524,7 +524,7 @@ header_row = 3                                  # line 1: TemplateType=...; line
 item_id = "item_sku"
 name = "item_name"                              # a child's name ends in ", <colour>, <size>"
 brand = "brand_name"
-gender = "department_name"                      # mens | womens | boys | girls | unisex-adult
+gender = "department_name"                      # mens | womens | boys | girls | unisex-adult (read as Unisex)
 article_type = "item_type"                      # casual-shoes
 base_colour = "color_name"
 price = "standard_price"
@@ -535,9 +535,6 @@ image_path = "main_image_url"
 [attributes]
 Fabric = ["fabric_type", "material_type"]
 Pattern = "pattern_type"
-
-[values.gender]
-unisex-adult = "Unisex"
 
 [price]
 currency = "USD"

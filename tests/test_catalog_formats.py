@@ -315,6 +315,29 @@ def test_the_printed_report_shows_twenty_rejected_rows_and_counts_the_rest(tmp_p
     assert report["rejected_rows"] == 30
 
 
+def test_the_printed_report_shows_places_and_reasons_as_written(tmp_path, rows):
+    """A row's place ``catalog.tsv:100:`` is no emoji code and ``[variants]`` in a reason is no markup: the printed
+    report shows both as the JSON report has them."""
+    one_line = [{**row, "body_html": " ".join(row["body_html"].split())} for row in rows[:100]]  # a row is a line
+    parents = [{**row, "parent": ""} for row in one_line[:99]] + [{**one_line[99], "parent": one_line[98]["sku"]}]  # line 101 names line 100
+    catalog = _write_csv(tmp_path / "catalog.tsv", parents, "\t")
+    variants = '[variants]\nparent = "parent"\nparent_id = ["sku"]\n'
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "ingest", str(catalog), "--mapping",
+                           str(_mapping(tmp_path, _without_format(MAPPING) + variants)), "--out", str(tmp_path / "items")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    printed = " ".join(done.stderr.split())
+    assert "rejected catalog.tsv:100: the parent row of 1 variant rows (their [variants] parent column 'parent' names it)" in printed
+
+
+def test_amazon_departments_read_as_genders(tmp_path, rows, reference):
+    """Amazon's department values mens, womens, boys, girls and unisex-adult need no value map."""
+    spelled = {"M": "mens", "F": "womens", "B": "boys", "G": "girls", "U": "unisex-adult"}
+    catalog = _write_csv(tmp_path / "catalog.csv", [{**row, "department": spelled[row["department"]]} for row in rows], ",")
+    items = ingest(catalog, mapping=_mapping(tmp_path, MAPPING.split("[values.gender]")[0])).table.to_pylist()
+    assert [i["gender"] for i in items] == [r["gender"] for r in reference]
+
+
 def test_a_generic_brand_and_an_as_shown_colour_are_no_values(tmp_path, rows, reference):
     """Marketplace sellers write "Generic" for no brand and "As Shown" for no colour: both are placeholders, counted
     with their spellings, and never reach a query; a real brand or colour is untouched."""

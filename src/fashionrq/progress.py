@@ -13,7 +13,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 T = TypeVar("T")
 
-console = Console(stderr=True)
+#: Where progress and reports go; never reads ``:name:`` in a catalog's text as an emoji (``catalog.tsv:100:``).
+console = Console(stderr=True, emoji=False)
 #: Seconds between two progress lines in a log (the first comes once a step has run this long).
 LOG_EVERY_S = 15.0
 
@@ -26,7 +27,7 @@ def print_table(table, out: Console | None = None) -> None:
         out.print(table)
         return
     width = max(out.width, out.measure(table, options=out.options.update_width(1 << 16)).maximum)
-    Console(file=out.file, width=width, color_system=None, force_terminal=False).print(table)
+    Console(file=out.file, width=width, color_system=None, force_terminal=False, emoji=False).print(table)
 
 
 def progress_bar() -> Progress:

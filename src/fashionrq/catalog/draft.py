@@ -19,7 +19,7 @@ from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.prices import CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import GENDER_SYNONYMS, json_text
+from fashionrq.catalog.schema import GENDER_SYNONYMS, GENDERS, json_text, normalise_gender
 
 #: Records whose values the guesses look at.
 SAMPLE = 1000
@@ -284,7 +284,7 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
     cleanup = guesser.cleanups.get("gender")
     texts = present_texts(guesser.values(found["gender"][0]))
     values = Counter(t for t in (cleanup.apply(t)[0] if cleanup else t for t in texts) if t)
-    unknown = sorted(v for v in values if v.lower() not in GENDER_SYNONYMS)
+    unknown = sorted(v for v in values if normalise_gender(v) not in GENDERS)
     if not unknown:
         return []
     lines = ["", "[values.gender]   # what each gender value means (Men, Women, Boys, Girls or Unisex)"]

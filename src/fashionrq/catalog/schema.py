@@ -158,11 +158,12 @@ def _unescape(text: str) -> str:
 
 
 def normalise_gender(value: object) -> str | None:
-    """Map gender spellings (``male``, ``M``, ``boys`` ...) to Men/Women/Boys/Girls/Unisex."""
+    """Map gender spellings (``male``, ``M``, ``boys``, Amazon's ``unisex-adult`` ...) to Men/Women/Boys/Girls/Unisex."""
     text = clean_string(value)
     if text is None:
         return None
-    return GENDER_SYNONYMS.get(text.lower(), text)
+    lower = text.lower()
+    return GENDER_SYNONYMS.get(lower) or GENDER_SYNONYMS.get(lower.split("-")[0] if lower.startswith("unisex-") else "", text)
 
 
 def normalise_age_group(value: object) -> str | None:

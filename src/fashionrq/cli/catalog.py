@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from fashionrq.errors import InputError
@@ -26,22 +28,22 @@ def print_ingest_report(report: IngestReport) -> None:
     """Print rows read, repaired and rejected, and the missing count of every field."""
     summary = report.to_dict()
     console.print(
-        f"[bold]{summary['source']}[/]: {summary['rows_read']:,} rows read, {summary['rows_written']:,} items written, "
+        f"[bold]{escape(summary['source'])}[/]: {summary['rows_read']:,} rows read, {summary['rows_written']:,} items written, "
         f"{summary['repaired_rows']:,} rows repaired, {summary['rejected_rows']:,} rows rejected",
         soft_wrap=True,
     )
     for reason, entry in summary["repaired"].items():
         more = f", … ({entry['count'] - IDS_SHOWN:,} more in ingest_report.json)" if entry["count"] > IDS_SHOWN else ""
-        console.print(f"  repaired ({reason}): {entry['count']:,} — ids {', '.join(entry['ids'][:IDS_SHOWN])}{more}", soft_wrap=True)
+        console.print(f"  repaired ({reason}): {entry['count']:,} — ids {', '.join(entry['ids'][:IDS_SHOWN])}{more}", soft_wrap=True, markup=False)
     for row in summary["rejected"][:REJECTED_SHOWN]:
-        console.print(f"  rejected {row['row']}: {row['reason']}", soft_wrap=True)
+        console.print(f"  rejected {row['row']}: {row['reason']}", soft_wrap=True, markup=False)
     if len(summary["rejected"]) > REJECTED_SHOWN:
         console.print(f"  … and {len(summary['rejected']) - REJECTED_SHOWN:,} more rows rejected, each with its reason in "
                       "ingest_report.json", soft_wrap=True)
     for reason, entry in summary["values_nulled"].items():
-        console.print(f"  values set to null ({reason}): {entry['count']:,}")
+        console.print(f"  values set to null ({reason}): {entry['count']:,}", markup=False)
     for name, entry in _placeholder_lines(summary["placeholders"]):
-        console.print(f"  placeholders read as null in {name}: {entry}", soft_wrap=True)
+        console.print(f"  placeholders read as null in {name}: {entry}", soft_wrap=True, markup=False)
     for note in summary["notes"]:
         console.print(f"  note: {note}", soft_wrap=True, markup=False)
     table = Table(title="missing values per field", show_edge=False)
@@ -99,17 +101,21 @@ def draft_mapping_command(
         raise InputError(f"catalog file {catalog} does not exist; pass the CSV, TSV, JSON-lines, JSON or Parquet file to map.")
     draft = draft_mapping(catalog)
     if out is None:
-        typer.echo(draft.text(), nl=False)  # stdout, so that `> mapping.toml` keeps it
-        return
-    atomic_write_text(out, draft.text())
-    console.print(f"wrote {out}", soft_wrap=True, markup=False)
+        typer.echo(draft.text(), nl=False)  # stdout, so that `> mapping.toml` keeps it; the check goes to stderr
+    else:
+        atomic_write_text(out, draft.text())
+        console.print(f"wrote {out}", soft_wrap=True, markup=False)
     if draft.missing_required:
         raise InputError(f"no column of {catalog.name} looks like the required field(s) {', '.join(draft.missing_required)}; "
-                         f"name the column(s) in {out} under [columns].")
-    report = ingest(catalog, mapping=out).report.to_dict()
+                         f"name the column(s) in {out or 'the mapping'} under [columns].")
+    with tempfile.TemporaryDirectory(prefix="fashionrq-draft-") as scratch:
+        mapping = out or Path(scratch) / "mapping.toml"
+        if out is None:
+            mapping.write_text(draft.text(), encoding="utf-8")
+        report = ingest(catalog, mapping=mapping).report.to_dict()
     console.print(f"with it, {catalog.name} gives {report['rows_written']:,} items from {report['rows_read']:,} rows "
-                  f"({report['rejected_rows']:,} left out); see why with `fashionrq ingest {catalog} --mapping {out} --out DIR`",
-                  soft_wrap=True, markup=False)
+                  f"({report['rejected_rows']:,} left out); see why with `fashionrq ingest {catalog} --mapping {out or 'MAPPING'} "
+                  "--out DIR`", soft_wrap=True, markup=False)
     for check in draft.checks:
         console.print(f"  check: {check}", soft_wrap=True, markup=False)
 

@@ -286,7 +286,7 @@ def _mcmr_process(out: Path, config: DemoConfig, send) -> None:
     """The MCMR part's process: :func:`~fashionrq.pipeline.mcmr.photographed_ablation` with a stage timer of its own;
     sends (result, stages)."""
     send.send(timed(None, photographed_ablation, out / "catalog", out / "mcmr-bench", out / "mcmr-runs",
-                    encoder=config.encoder, seed=config.seed, systems=config.mcmr_systems, console=Console(stderr=True)))
+                    encoder=config.encoder, seed=config.seed, systems=config.mcmr_systems, console=Console(stderr=True, emoji=False)))
     send.close()
 
 

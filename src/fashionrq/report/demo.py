@@ -79,7 +79,7 @@ def run_demo(out: str | Path, config: DemoConfig = DemoConfig(), console: Consol
     scored. Every stage's wall time, CPU time and peak RSS go into the report (section 8) and ``stages.json``;
     ``verbose`` also prints each stage as it ends.
     """
-    console = console or Console(stderr=True)
+    console = console or Console(stderr=True, emoji=False)
     report = DemoReport(config, console)
     timer = StageTimer(on_stage=(lambda s: console.print(f"[stage] {s}", markup=False, highlight=False)) if verbose else None)
     with timer.active():
