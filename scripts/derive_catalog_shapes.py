@@ -40,6 +40,13 @@ child row per colour and size naming it in ``parent_sku``, named ``<title>, <col
 ``womens`` / ``boys`` / ``girls`` / ``unisex-adult`` departments, ``casual-shoes``-style item types and dollar prices
 in plain numbers beside a ``currency`` column.
 
+``--shape flipkart``: a marketplace crawl in the layout of the public Flipkart products dataset,
+``flipkart_com-ecommerce_sample.csv``, one row per product: the category tree as a JSON list holding one ``" >> "``
+path (``Clothing >> Men's Clothing >> Topwear >> Shirts >> <brand> Shirts >> <name>``), rupee prices, photos as a
+JSON list of web addresses, and ``product_specifications`` as a Ruby hash of key/value objects (``Color``, ``Ideal
+For`` with ``Men's, Women's`` for unisex items, ``Type``, ``Fabric``, ``Pattern``, ``Occasion``, a style code and an
+entry without a key).
+
     python scripts/derive_catalog_shapes.py --source tests/fixtures/myntra_small --out us-tops
     fashionrq build --catalog us-tops/catalog.csv --mapping us-tops/mapping.toml --out BENCH
     python scripts/derive_catalog_shapes.py --shape merchant --source bundled --out feed
@@ -53,6 +60,7 @@ import csv
 import hashlib
 import html
 import io
+import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -609,6 +617,85 @@ def amazon_template_lines(columns: list[str]) -> list[list[str]]:
             [c.replace("_", " ").title() for c in columns]]
 
 
+FLIPKART_MAPPING = """# A marketplace crawl in the layout of the public Flipkart products dataset (scripts/derive_catalog_shapes.py --shape
+# flipkart), mapped as docs/catalog.md describes: specifications as a Ruby hash of key/value objects, a category tree
+# as a JSON list holding one ">>" path, photos as a JSON list of web addresses, prices in rupees.
+
+[columns]
+item_id = "uniq_id"
+name = "product_name"
+brand = "brand"
+gender = "product_specifications.product_specification[key=Ideal For].value"    # Men's | Women's | Men's, Women's
+article_type = "product_specifications.product_specification[key=Type].value"
+base_colour = "product_specifications.product_specification[key=Color].value"
+usage = "product_specifications.product_specification[key=Occasion].value"
+master_category = "product_category_tree[0]"    # "Clothing >> Men's Clothing >> Topwear >> Shirts >> ..."
+sub_category = "product_category_tree[0]"
+attributes = "product_specifications.product_specification"   # Fabric, Pattern, Style Code, ...
+price = "retail_price"
+discounted_price = "discounted_price"
+description = "description"
+image_path = "image[0]"
+
+[clean.master_category]
+split = ">>"
+part = 0
+
+[clean.sub_category]                            # part 1 names the gender ("Men's Clothing")
+split = ">>"
+part = 2
+"""
+
+FLIPKART_TOPS = {"Apparel": "Clothing", "Footwear": "Footwear", "Personal Care": "Beauty and Personal Care",
+                 "Sporting Goods": "Sports & Fitness", "Home": "Home Furnishing", "Free Items": "Clothing"}
+FLIPKART_ACCESSORIES = {"Watches": "Watches", "Jewellery": "Jewellery", "Eyewear": "Sunglasses", "Bags": "Bags, Wallets & Belts",
+                        "Wallets": "Bags, Wallets & Belts", "Belts": "Bags, Wallets & Belts"}
+FLIPKART_POSSESSIVES = {"Men": "Men's", "Women": "Women's", "Boys": "Boys'", "Girls": "Girls'", "Unisex": "Unisex"}
+FLIPKART_IDEAL_FOR = {"Men": "Men's", "Women": "Women's", "Boys": "Boys", "Girls": "Girls", "Unisex": "Men's, Women's"}
+
+
+def _digest(text: str, n: int) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:n]
+
+
+def _ruby_hash(entries: list[dict[str, str]]) -> str:
+    """Flipkart's specifications cell: a Ruby hash of key/value objects (``"key"=>"Fabric"``)."""
+    objects = ("{" + ", ".join(f'"{k}"=>{json.dumps(v, ensure_ascii=False)}' for k, v in e.items()) + "}" for e in entries)
+    return '{"product_specification"=>[' + ", ".join(objects) + "]}"
+
+
+def _flipkart_row(item: dict) -> dict[str, str]:
+    item_id, gender = item["item_id"], item["gender"]
+    top = FLIPKART_TOPS.get(item["master_category"]) or FLIPKART_ACCESSORIES.get(item["sub_category"], "Accessories")
+    tree = [top, f"{FLIPKART_POSSESSIVES[gender]} {top}", item["sub_category"] or "", item["article_type"],
+            f"{item['brand']} {item['article_type']}", item["name"]]
+    attributes = dict(item["attributes"] or {})
+    specs = [{"key": "Number of Contents in Sales Package", "value": "Pack of 1"}]
+    specs += [{"key": "Color", "value": item["base_colour"]}] if item["base_colour"] else []
+    specs += [{"key": "Ideal For", "value": FLIPKART_IDEAL_FOR[gender]}, {"key": "Type", "value": item["article_type"]}]
+    specs += [{"key": key, "value": attributes[key]} for key in ("Fabric", "Pattern") if attributes.get(key)]
+    specs += [{"key": "Occasion", "value": item["usage"]}] if item["usage"] else []
+    specs += [{"key": "Style Code", "value": f"{_digest(item_id, 6).upper()}_{item_id}"}, {"value": "Machine Wash"}]
+    pid = (item["article_type"][:3].upper() + "E" + _digest(item_id, 12).upper())[:16]
+    paid = item["discounted_price"] or item["price"]
+    description = item["description"] or ""
+    return {
+        "uniq_id": _digest(f"u{item_id}", 32), "crawl_timestamp": "2016-03-25 22:59:23 +0000",
+        "product_url": f"http://www.flipkart.com/{re.sub(r'[^a-z0-9]+', '-', item['name'].lower())}/p/itm{_digest(item_id, 13)}?pid={pid}",
+        "product_name": item["name"], "product_category_tree": json.dumps([" >> ".join(tree)], ensure_ascii=False), "pid": pid,
+        "retail_price": f"{item['price']:.0f}" if item["price"] else "", "discounted_price": f"{paid:.0f}" if paid else "",
+        "image": json.dumps([f"http://img5a.flixcart.com/image/{_digest(item_id, 8)}/{item_id}-{n}.jpeg" for n in (1, 2)]),
+        "is_FK_Advantage_product": "False",
+        "description": f"Key Features of {item['name']} {description}".strip() if _pick(item_id, "key features", 2) else description,
+        "product_rating": "No rating available", "overall_rating": "No rating available", "brand": item["brand"] or "",
+        "product_specifications": _ruby_hash(specs)}
+
+
+def flipkart_crawl(items) -> list[dict[str, str]]:
+    """Every product with a name, one row each, as the public Flipkart products crawl lays them out."""
+    return [_flipkart_row(item) for item in items if item["name"]]
+
+
 @dataclass(frozen=True)
 class Shape:
     """A derived catalog shape: its rows from the source items, its file name and field delimiter, and its mapping."""
@@ -624,7 +711,8 @@ SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", ",", US_TOPS_MAPPING),
           "merchant": Shape(merchant_feed, "catalog.tsv", "\t", MERCHANT_MAPPING),
           "shopify": Shape(shopify_export, "products_export.csv", ",", SHOPIFY_MAPPING),
           "woocommerce": Shape(woocommerce_export, "wc-product-export.csv", ",", WOOCOMMERCE_MAPPING),
-          "amazon": Shape(amazon_flat_file, "Flat.File.Clothing.txt", "\t", AMAZON_MAPPING, amazon_template_lines)}
+          "amazon": Shape(amazon_flat_file, "Flat.File.Clothing.txt", "\t", AMAZON_MAPPING, amazon_template_lines),
+          "flipkart": Shape(flipkart_crawl, "flipkart_com-ecommerce_sample.csv", ",", FLIPKART_MAPPING)}
 
 
 def main() -> None:

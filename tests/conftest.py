@@ -128,6 +128,14 @@ def amazon_flat_file(tmp_path_factory) -> Path:
     return derive_shape(tmp_path_factory.mktemp("amazon"), "amazon")
 
 
+@pytest.fixture(scope="session")
+def flipkart_crawl(tmp_path_factory) -> Path:
+    """A Flipkart-crawl-shaped catalog (flipkart_com-ecommerce_sample.csv: specifications as a Ruby hash, a category
+    tree as a JSON list of one ">>" path; and mapping.toml) derived from the fixture by
+    scripts/derive_catalog_shapes.py --shape flipkart."""
+    return derive_shape(tmp_path_factory.mktemp("flipkart"), "flipkart")
+
+
 def main_code(args: list[str]) -> int:
     """The exit code of ``fashionrq ARGS`` run in-process (0 when it returns normally)."""
     from fashionrq.cli import main

@@ -18,7 +18,7 @@ import pytest
 from conftest import MYNTRA_SMALL, OTHER_SCHEMA
 from fashionrq.catalog import ingest
 from fashionrq.catalog.fieldpath import FieldPath, parse_reference
-from fashionrq.catalog.schema import normalise_age_group
+from fashionrq.catalog.schema import normalise_age_group, normalise_gender
 from fashionrq.errors import InputError
 
 MAPPING = (OTHER_SCHEMA / "mapping.toml").read_text(encoding="utf-8")
@@ -336,6 +336,35 @@ def test_amazon_departments_read_as_genders(tmp_path, rows, reference):
     catalog = _write_csv(tmp_path / "catalog.csv", [{**row, "department": spelled[row["department"]]} for row in rows], ",")
     items = ingest(catalog, mapping=_mapping(tmp_path, MAPPING.split("[values.gender]")[0])).table.to_pylist()
     assert [i["gender"] for i in items] == [r["gender"] for r in reference]
+
+
+def test_a_path_that_matches_no_row_is_named_in_a_note(tmp_path):
+    """A key spelled otherwise than the file spells it gives no value in any row: a note names the field and the
+    reference, beside the field's 100 % missing."""
+    catalog = tmp_path / "catalog.csv"
+    catalog.write_text('id,name,type,specs\n1,Black Top,Tops,"[{""key"": ""Colour"", ""value"": ""Black""}]"\n', encoding="utf-8")
+    mapping = _mapping(tmp_path, '[columns]\nitem_id = "id"\narticle_type = "type"\nbase_colour = "specs[key=Color].value"\n')
+    notes = ingest(catalog, mapping=mapping).report.notes
+    assert any(n.startswith("base_colour is read from 'specs[key=Color].value', which holds no value in any row of 1") for n in notes)
+
+
+@pytest.mark.parametrize(("cell", "read"), [
+    ('{"product_specification"=>[{"key"=>"Fabric", "value"=>"Cotton"}, {"value"=>"Machine Wash"}]}', {"Fabric": "Cotton"}),
+    ('[{"name": "Pattern", "value": "Solid"}, {"label": "Fit", "value": "Slim"}]', {"Pattern": "Solid", "Fit": "Slim"}),
+])
+def test_specification_lists_read_as_attributes(tmp_path, cell, read):
+    """A Ruby hash (``=>``) reads as JSON, and a list of key/value objects as the attributes map."""
+    catalog = tmp_path / "catalog.jsonl"
+    catalog.write_text(json.dumps({"id": "1", "name": "Top", "type": "Tops", "specs": cell}) + "\n", encoding="utf-8")
+    path = "specs.product_specification" if "=>" in cell else "specs"
+    mapping = _mapping(tmp_path, f'[columns]\nitem_id = "id"\narticle_type = "type"\nattributes = "{path}"\n')
+    assert dict(ingest(catalog, mapping=mapping).table.column("attributes").to_pylist()[0]) == read
+
+
+@pytest.mark.parametrize(("spelling", "gender"), [("Men's, Women's", "Unisex"), ("Boys & Girls", "Unisex"), ("men and women", "Unisex"),
+                                                  ("unisex-adult", "Unisex"), ("Men, Boys", "Men, Boys")])
+def test_a_gender_naming_both_is_unisex(spelling, gender):
+    assert normalise_gender(spelling) == gender
 
 
 def test_a_generic_brand_and_an_as_shown_colour_are_no_values(tmp_path, rows, reference):

@@ -372,6 +372,33 @@ def test_a_mapping_written_from_the_docs_reads_the_flat_files_products(amazon_fl
     assert report["notes"][0] == "the header is line 3 of Flat.File.Clothing.txt (header_row in the mapping); the lines above it are skipped"
 
 
+def test_a_mapping_written_from_the_docs_reads_a_flipkart_crawl(flipkart_crawl, fixture_items):
+    """The Flipkart-crawl shape, read with its mapping: the gender, type, colour and occasion from the entries of a
+    Ruby-hash specifications list ("Men's, Women's" read as Unisex), every keyed entry as an attribute (the one without
+    a key counted), the master and sub category from parts 0 and 2 of a ">>" path inside a JSON list, the first of a
+    list of photo addresses nulled and counted."""
+    rows = list(csv.DictReader(io.StringIO((flipkart_crawl / "flipkart_com-ecommerce_sample.csv").read_text(encoding="utf-8"))))
+    assert rows[0]["product_specifications"].startswith('{"product_specification"=>[{"key"=>')
+    result = ingest(flipkart_crawl / "flipkart_com-ecommerce_sample.csv", mapping=flipkart_crawl / "mapping.toml")
+    report = result.report.to_dict()
+    source = {item["item_id"]: item for item in fixture_items.to_pylist()}
+    items = result.table.to_pylist()
+    assert len(items) == len(rows) == report["rows_read"] and report["rejected_rows"] == 0
+    for item in items:
+        mine = source[dict(item["attributes"])["Style Code"].rsplit("_", 1)[1]]  # the style code ends in the product's id
+        assert item["name"] == mine["name"]
+        for name in ("gender", "article_type", "base_colour", "usage", "brand"):
+            assert item[name] == mine[name], (item["name"], name, item[name], mine[name])
+        assert item["sub_category"] == (mine["sub_category"] or None)
+        attributes = dict(mine["attributes"] or {})
+        expected = {k: attributes[k] for k in ("Fabric", "Pattern") if attributes.get(k)}
+        assert {k: v for k, v in dict(item["attributes"]).items() if k in ("Fabric", "Pattern")} == expected, item["name"]
+        assert set(dict(item["attributes"])) >= {"Ideal For", "Type", "Style Code"}
+    assert {i["master_category"] for i in items} >= {"Clothing", "Footwear", "Watches", "Bags, Wallets & Belts"}
+    assert sum(i["gender"] == "Unisex" for i in items) > 50
+    assert report["values_nulled"]["feature_without_key"]["count"] == len(items) == report["values_nulled"]["image_url"]["count"]
+
+
 def _build_passing_the_quality_gate(catalog: Path, mapping: Path, out: Path) -> tuple[dict, list[str]]:
     """Build ``catalog`` in one command; check that every task has >= 8 bootstrap units; return the manifest and every
     public query text."""
@@ -485,3 +512,16 @@ def test_an_amazon_flat_file_of_the_bundled_catalog_builds_a_usable_benchmark_in
     catalog = manifest["catalog"]
     assert catalog["rows_read"] == len(_amazon_rows(derived)) and catalog["items"] > 44000
     assert catalog["price_tiers"]["currency"] == "USD" and sum("$" in t for t in texts) >= 10
+
+
+@pytest.mark.slow  # the bundled catalog as a Flipkart crawl: about as long as the Shopify export's build
+def test_a_flipkart_crawl_of_the_bundled_catalog_builds_a_usable_benchmark_in_one_command(tmp_path):
+    """The Flipkart-crawl shape derived from the whole bundled catalog builds in one command from the mapping written
+    from docs/catalog.md: every task passes the quality gate, and no query shows a piece of the category tree, a
+    web address or a style code; its price hints are in rupees."""
+    derived = derive_shape(tmp_path / "flipkart", "flipkart", "bundled")
+    manifest, texts = _build_passing_the_quality_gate(derived / "flipkart_com-ecommerce_sample.csv", derived / "mapping.toml",
+                                                      tmp_path / "BENCH")
+    tree = re.compile(r">>|https?://|flixcart|\b[0-9A-F]{6}_\d+\b|(?:men|women)'s (?:clothing|footwear)", re.IGNORECASE)
+    assert not [t for t in texts if tree.search(t)][:5]
+    assert manifest["catalog"]["items"] > 44000 and manifest["catalog"]["price_tiers"]["currency"] == "INR"

@@ -221,6 +221,21 @@ def test_the_draft_for_an_amazon_flat_file_is_the_hand_written_mapping(tmp_path,
     assert [r["row"] for r in mine.report.to_dict()["rejected"]] == [r["row"] for r in hand.report.to_dict()["rejected"]]
 
 
+def test_the_draft_for_a_flipkart_crawl_reads_its_specifications(tmp_path, flipkart_crawl):
+    """A Flipkart crawl: the draft reads the Ruby-hash specifications as a key/value list, takes the gender, type,
+    colour and occasion from its entries ("Ideal For", "Type", "Color", "Occasion"), the master and sub category from
+    a ">>" path inside a JSON list (passing over the part that names a gender), the first of a list of photos, and
+    reads the same items as the mapping written by hand from docs/catalog.md; only the currency is left to check."""
+    catalog = flipkart_crawl / "flipkart_com-ecommerce_sample.csv"
+    assert draft_mapping(catalog).checks == ["the price cells name no currency"]
+    drafted, text = _drafted(tmp_path, catalog)
+    spec = tomllib.loads(text)
+    assert spec["columns"]["gender"] == "product_specifications.product_specification[key=Ideal For].value"
+    assert (spec["clean"]["master_category"], spec["clean"]["sub_category"]) == ({"split": ">>", "part": 0}, {"split": ">>", "part": 2})
+    mine, hand = (ingest(catalog, mapping=m) for m in (drafted, flipkart_crawl / "mapping.toml"))
+    assert mine.table.to_pylist() == hand.table.to_pylist()
+
+
 def test_the_draft_for_a_scraped_marketplace_dump(tmp_path):
     """JSON lines shaped like a scraped marketplace's metadata dump: a category list whose second entry names the
     gender, "$" prices, HTML entities left in titles and categories, photo URL lists and the colour inside a

@@ -101,13 +101,16 @@ class RowCleaner:
         return [v for v in (self.text(field, entry) for entry in entries) if v is not None]
 
     def attributes(self, value: object) -> dict[str, str]:
-        """A key -> value map (Parquet map or struct, JSON object text, or a list of ``"Key: Value"`` texts as
-        marketplaces list features) as text values; placeholders dropped, a listed feature without a key counted."""
+        """A key -> value map (Parquet map or struct, JSON object text, a list of ``"Key: Value"`` texts as
+        marketplaces list features, or a list of ``{"key": ..., "value": ...}`` objects as crawls write
+        specifications) as text values; placeholders dropped, a listed feature without a key counted."""
         value = json_text(value)
         if value is None or is_placeholder(value):
             return {}
         if isinstance(value, list | tuple) and all(isinstance(entry, str) for entry in value):
             value = self._listed_features(value)
+        elif isinstance(value, list | tuple) and all(isinstance(entry, dict) and "value" in entry for entry in value):
+            value = self._listed_features([_key_and_value(entry) for entry in value])
         if not isinstance(value, dict):
             self.report.null_value("attributes_not_a_map", self.item_id)
             return {}
@@ -120,10 +123,11 @@ class RowCleaner:
         return out
 
     def _listed_features(self, entries) -> dict[str, str]:
-        """``["Fabric: Cotton", "Machine wash"]`` as ``{"Fabric": "Cotton"}`` (the first of a repeated key), each
-        entry without a key counted under ``values_nulled.feature_without_key``."""
+        """``["Fabric: Cotton", "Machine wash"]`` (or ``(key, value)`` pairs, ``None`` for one without a key) as
+        ``{"Fabric": "Cotton"}`` (the first of a repeated key), each entry without a key counted under
+        ``values_nulled.feature_without_key``."""
         out: dict[str, str] = {}
-        for pair in map(keyed_feature, entries):
+        for pair in (entry if isinstance(entry, tuple | None) else keyed_feature(entry) for entry in entries):
             if pair is None:
                 self.report.null_value("feature_without_key", self.item_id)
             else:
@@ -145,3 +149,13 @@ def first_duplicate(ids) -> str | None:
         return None
     counts = pc.value_counts(ids)
     return counts.filter(pc.greater(counts.field("counts"), 1))[0]["values"].as_py()
+
+
+#: The keys a specification object names its attribute by (``{"key": "Fabric", "value": "Cotton"}``).
+SPEC_KEYS = ("key", "name", "label", "attribute")
+
+
+def _key_and_value(entry: dict) -> tuple[str, object] | None:
+    """``("Fabric", "Cotton")`` of ``{"key": "Fabric", "value": "Cotton"}``; ``None`` for an object without a key."""
+    key = next((clean_string(entry[k]) for k in SPEC_KEYS if clean_string(entry.get(k)) is not None), None)
+    return (key, entry["value"]) if key is not None else None

@@ -32,6 +32,9 @@ _COLOUR_NOISE = ((r"\b\d+\b", re.compile(r"\b\d+\b")), (r"\bsize\s+\w+", re.comp
 _GENDER_WORD = re.compile(r"\b(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?\b", re.IGNORECASE)
 _CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)*")
 _YEAR_SUFFIX = re.compile(r"_\d{4}(?:_\w+)?$")
+#: Names of a column that holds a category path (Shopify's Product Category, Flipkart's product_category_tree).
+TAXONOMY_NAMES = ("productcategory", "category", "categorypath", "googleproductcategory", "breadcrumb", "categorytree",
+                  "productcategorytree")
 #: A keyword in lower case with hyphens between its words (Amazon's item_type: ``casual-shoes``).
 _KEYWORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -120,15 +123,19 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         if name == "base_colour" and any(isinstance(v, list) and len(v) > 1 for v in guesser.values(column)):
             name = "colours"  # a list of several colours: the colours, the first of them the base colour
         found.setdefault(name, guesser.reference(column, many=name == "colours", last=name == "article_type"))
-    for name in ("base_colour", "gender", "brand"):
+    for name in ("base_colour", "gender", "brand", "article_type", "usage"):
         if name not in found and (inside := guesser.key_inside(FIELD_NAMES[name])) is not None:
             found[name] = inside
+    if "attributes" in found and (specs := guesser.specifications(found["attributes"][0])) is not None:
+        found["attributes"] = (specs[0], f"a list of {{{specs[1]!r}: ..., 'value': ...}} objects, read as attributes")
+    if "image_path" in found and all(isinstance(v, list) for v in map(json_text, guesser.values(found["image_path"][0]))):
+        found["image_path"] = (f"{found['image_path'][0]}[0]", "a list of photos: the first")
     constant = found.pop("attributes")[0] if "attributes" in found and guesser.constant(found["attributes"][0]) else None
     if "attributes" not in found and (features := guesser.keyed_features()) is not None:
         found["attributes"] = (features, '"Key: Value" texts, read as attributes')
     options_and_sales(guesser, found)
     for name in ("master_category", "sub_category"):  # a category path read by name is left for its parts (_taxonomy)
-        if name in found and found[name][0] != found.get("article_type", ("",))[0] and _paths(guesser, found[name][0]):
+        if name in found and found[name][0] != found.get("article_type", ("",))[0] and _paths(guesser, found[name][0])[1]:
             guesser.used.discard(found.pop(name)[0])
     lines, extra = ["[columns]"], []
     for name, (reference, why) in found.items():
@@ -331,33 +338,39 @@ def _photos(guesser: Guesser, found: dict) -> list[str]:
 
 def _taxonomy(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
     """The master and sub category from a category path the article type is not read from (Shopify's ``Product
-    Category``, ``Apparel & Accessories > Clothing > Shirts & Tops``): the two parts below a root every path shares,
-    else the first two."""
+    Category``, ``Apparel & Accessories > Clothing > Shirts & Tops``; Flipkart's ``["Clothing >> Men's Clothing >>
+    Topwear >> Shirts >> ..."]``): the two parts below a root every path shares (else from the first), passing over
+    a part that names a gender."""
     if "master_category" in found or "sub_category" in found:
         return []
     for column in guesser.columns:
-        if column in guesser.used or not any(n in norms(column) for n in ("productcategory", "category", "categorypath",
-                                                                           "googleproductcategory", "breadcrumb")):
+        if column in guesser.used or not any(n in norms(column) for n in TAXONOMY_NAMES):
             continue
-        paths = _paths(guesser, column)
+        reference = f"{column}[0]" if all(isinstance(v, list) for v in map(json_text, guesser.values(column))) else column
+        separator, paths = _paths(guesser, reference)
         if not paths:
             continue
         guesser.used.add(column)
         root = Counter(p[0] for p in paths).most_common(1)[0]
-        first = 1 if root[1] >= 0.9 * len(paths) else 0
+        gendered = {i for i in range(max(map(len, paths))) if sum(i < len(p) and _GENDER_WORD.search(p[i]) is not None for p in paths) >= 0.6 * len(paths)}
+        parts = [i for i in range(1 if root[1] >= 0.9 * len(paths) else 0, max(map(len, paths))) if i not in gendered][:2]
         out = []
-        for name, part in (("master_category", first), ("sub_category", first + 1)):
-            found[name] = (column, "")
-            lines.append(f'{name} = "{column}"   # a part of the category path')
-            out += ["", f"[clean.{name}]" + (f"   # below the root {root[0]!r} every path shares" if first and part == first else ""),
-                    'split = ">"', f"part = {part}"]
+        for name, part in zip(("master_category", "sub_category"), parts):
+            found[name] = (reference, "")
+            lines.append(f'{name} = "{reference}"   # a part of the category path')
+            out += ["", f"[clean.{name}]" + (f"   # below the root {root[0]!r} every path shares" if part == 1 and name == "master_category" else ""),
+                    f'split = "{separator}"', f"part = {part}"]
         return out
     return []
 
 
-def _paths(guesser: Guesser, column: str) -> list[list[str]]:
-    """The ``>`` paths in ``column`` (``Apparel & Accessories > Clothing > Shirts & Tops``), split into their parts,
-    when half of its values or more are paths; else nothing."""
-    texts = present_texts(guesser.values(column))
-    paths = [[p.strip() for p in t.split(">")] for t in texts if ">" in t]
-    return paths if texts and len(paths) >= len(texts) / 2 else []
+def _paths(guesser: Guesser, reference: str) -> tuple[str, list[list[str]]]:
+    """The separator and the paths (split into their parts) in ``reference`` (``Apparel & Accessories > Clothing >
+    Shirts & Tops``, ``Clothing >> Men's Clothing >> Topwear``), when half of its values or more are paths; else
+    nothing."""
+    texts = present_texts(guesser.values(reference))
+    for separator in (">>", ">"):
+        paths = [[p.strip() for p in t.split(separator)] for t in texts if separator in t]
+        if texts and len(paths) >= len(texts) / 2:
+            return separator, paths
+    return "", []

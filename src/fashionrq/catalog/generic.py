@@ -67,6 +67,7 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
                             f"range; at or below {fmt.placeholder_limit:g} a placeholder), as [price] in {mapping.source} says")
     for name, value in sorted(mapping.constants.items()):
         report.notes.append(f"{name} is {value!r} for every item ([constants] in {mapping.source})")
+    _note_empty_references(records, refs, mapping, report)
     records = one_row_per_product(records, refs.variants, mapping.variants, mapping.source, report)
     # An items table written by `fashionrq ingest` was accepted once: its rows are only rejected for an empty id.
     required = ("item_id",) if mapping.source == IDENTITY and set(FIELDS) <= set(columns) else REQUIRED_FIELDS
@@ -202,6 +203,17 @@ class _Photos:
                 "photo; to use the photos, save them in or below the catalog's folder and map their relative paths")
         if missing:
             self.report.notes.append(f"{missing} image_path values name no file in or below {self.folder}; those items have no photo")
+
+
+def _note_empty_references(records: list[tuple[str, dict]], refs: References, mapping: Mapping, report: IngestReport) -> None:
+    """Say which mapped columns and paths hold no value in any row: a path that matches nothing (a key spelled
+    otherwise, a text that is not JSON) would otherwise only show as a field 100 % missing."""
+    named = [(f"{name}", mapping.columns[name], refs.fields[name]) for name in mapping.columns]
+    named += [(f"attribute {key!r}", mapping.attributes[key], refs.attributes[key]) for key in sorted(mapping.attributes)]
+    for what, reference, ref in named:
+        if records and not any(clean_string(to_text(ref.get(record))) is not None for _, record in records):
+            report.notes.append(f"{what} is read from {reference!r}, which holds no value in any row of {len(records):,}; "
+                                f"check the column or path in {mapping.source} against a row of the file")
 
 
 def _note_unknown_genders(items: list[dict], mapping: Mapping, report: IngestReport) -> None:

@@ -8,7 +8,7 @@ import json
 import re
 from collections import Counter
 
-from fashionrq.catalog.clean import keyed_feature
+from fashionrq.catalog.clean import SPEC_KEYS, keyed_feature
 from fashionrq.catalog.fieldpath import parse_reference
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.schema import is_placeholder, json_text, to_text
@@ -19,7 +19,8 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
                 "productcode", "articlenumber", "code"),
     "name": ("title", "name", "productname", "productdisplayname", "itemname", "producttitle", "prodname"),
     "brand": ("brand", "brandname", "brands", "vendor", "manufacturer", "designer", "maker"),
-    "gender": ("gender", "sex", "targetgender", "googleshoppinggender", "department", "indexgroupname", "indexname"),
+    "gender": ("gender", "sex", "targetgender", "googleshoppinggender", "department", "indexgroupname", "indexname",
+               "idealfor"),
     "age_group": ("agegroup", "agesegment", "targetage", "agerange", "googleshoppingagegroup"),
     "article_type": ("articletype", "producttype", "producttypename", "itemtype", "type", "productcategory", "category",
                      "categoryname", "categories"),
@@ -155,6 +156,21 @@ class Guesser:
                 return column
         return None
 
+    def specifications(self, column: str) -> tuple[str, str, Counter] | None:
+        """``(path, key field, keys)`` when ``column`` holds a list of ``{"key": ..., "value": ...}`` objects (or an
+        object with one such list, as Flipkart's ``{"product_specification"=>[...]}``): the path to the list, the
+        field its objects name their key by, and how many records name each key; ``None`` otherwise."""
+        lists, path = [], column
+        for value in map(json_text, self.values(column)):
+            if isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), list):
+                path, value = f"{column}.{next(iter(value))}", next(iter(value.values()))
+            if isinstance(value, list) and value and all(isinstance(e, dict) and "value" in e for e in value):
+                lists.append(value)
+        field = next((k for k in SPEC_KEYS if any(k in e for v in lists for e in v)), None)
+        if field is None or len(lists) < len(self.records) / 2:
+            return None
+        return path, field, Counter(str(e[field]) for v in lists for e in v if field in e)
+
     def key_inside(self, names: tuple[str, ...]) -> tuple[str, str] | None:
         """``(column.key, why)`` for the first object column (``style``, ``details``) one of whose keys is named like
         a field (``{"Color:": " Black", "Size:": " M"}``), or ``None``."""
@@ -165,6 +181,11 @@ class Guesser:
             if key is not None and keys[key] >= len(objects) / 2:
                 self.used.add(column)
                 return f"{column}.{key}", f"the {key!r} of the {column!r} objects"
+            specs = self.specifications(column)
+            key = next((k for k, n in specs[2].most_common() if norm(k) in names and n >= len(self.records) / 3), None) if specs else None
+            if key is not None:
+                self.used.add(column)
+                return f"{specs[0]}[{specs[1]}={key}].value", f"the {key!r} entry of the {column!r} specifications"
         return None
 
     def reference(self, column: str, many: bool = False, last: bool = False) -> tuple[str, str]:

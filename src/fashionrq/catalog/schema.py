@@ -87,13 +87,20 @@ def to_text(value: object) -> str | None:
     return str(value)
 
 
+#: Ruby's ``"key"=>value`` between a quoted key and its value, as crawls dumped from Ruby write objects
+#: (``{"product_specification"=>[{"key"=>"Fabric", "value"=>"Cotton"}]}``).
+_RUBY_ARROW = re.compile(r'"\s*=>\s*')
+
+
 def json_text(value: object) -> object:
-    """A text that holds JSON (``"[...]"``, ``"{...}"``: a CSV cell of objects) decoded; any other value as it is."""
+    """A text that holds JSON (``"[...]"``, ``"{...}"``: a CSV cell of objects), or a Ruby hash written with ``=>``,
+    decoded; any other value as it is."""
     if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
+        for text in [value] + ([_RUBY_ARROW.sub('": ', value)] if "=>" in value else []):
+            try:
+                return json.loads(text)
+            except ValueError:
+                continue
     return value
 
 
@@ -157,13 +164,21 @@ def _unescape(text: str) -> str:
     return text
 
 
+#: Between two genders of one value ("Men's, Women's", "Boys & Girls").
+_GENDER_JOINS = re.compile(r"\s*(?:,|/|&|\band\b)\s*")
+
+
 def normalise_gender(value: object) -> str | None:
-    """Map gender spellings (``male``, ``M``, ``boys``, Amazon's ``unisex-adult`` ...) to Men/Women/Boys/Girls/Unisex."""
+    """Map gender spellings (``male``, ``M``, ``boys``, Amazon's ``unisex-adult`` ...) to Men/Women/Boys/Girls/Unisex;
+    a value naming both (``Men's, Women's``, ``Boys & Girls``) is Unisex."""
     text = clean_string(value)
     if text is None:
         return None
     lower = text.lower()
-    return GENDER_SYNONYMS.get(lower) or GENDER_SYNONYMS.get(lower.split("-")[0] if lower.startswith("unisex-") else "", text)
+    if lower in GENDER_SYNONYMS or lower.startswith("unisex-"):
+        return GENDER_SYNONYMS.get(lower, "Unisex")
+    both = {GENDER_SYNONYMS.get(part.strip()) for part in _GENDER_JOINS.split(lower)}
+    return "Unisex" if both in ({"Men", "Women"}, {"Boys", "Girls"}) else text
 
 
 def normalise_age_group(value: object) -> str | None:

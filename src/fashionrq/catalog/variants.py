@@ -46,8 +46,6 @@ def _parent_name(entry: str) -> tuple[str, str, str]:
     return (template[1], template[2], template[3]) if template and template[2] != "n" else ("", entry, "")
 
 
-
-
 def one_row_per_product(records: Records, refs: VariantReferences, variants: Variants, source: str,
                         report: IngestReport) -> Records:
     """The rows that are products: parent rows left out (their variants are the items), empty ``fill`` columns taken

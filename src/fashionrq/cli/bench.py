@@ -62,7 +62,7 @@ def build_command(
     counts = manifest["counts"]
     levels = ", ".join(f"L{k}: {v['qualified']}/{v['prefixes']}" for k, v in sorted(counts["clusters"].items()))
     console.print(f"qualified clusters per level {levels}")
-    console.print("queries per task " + ", ".join(f"{k}: {v:,}" for k, v in counts["queries"].items()))
+    console.print("queries per task " + ", ".join(f"{k}: {v:,}" for k, v in counts["queries"].items()), soft_wrap=True)
     _print_units(manifest["report"]["tasks"])
     _print_photos(path.parent / "public" / "images", counts["photos"])
     console.print(f"wrote {path.parent} (manifest {path})")
