@@ -259,6 +259,12 @@ def test_a_mapping_written_from_the_docs_reads_one_item_per_product_and_colour(s
     assert any(n.startswith(f"{len(rows) - len(titles):,} rows took their empty Title") for n in report["notes"])
 
 
+def _items_by_id(catalog: Path) -> tuple[dict[str, dict], dict]:
+    """The items of a derived export read with the mapping beside it, by id, and its ingest report."""
+    result = ingest(catalog, mapping=catalog.parent / "mapping.toml")
+    return {item["item_id"]: item for item in result.table.to_pylist()}, result.report.to_dict()
+
+
 def _woo_rows(export: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO((export / "wc-product-export.csv").read_text(encoding="utf-8"))))
 
@@ -289,10 +295,8 @@ def test_a_mapping_written_from_the_docs_reads_one_item_per_variable_product_and
     brand and fabric taken by its variations, the options cut from their names, the sizes of a colour left out,
     prices in pounds."""
     rows = _woo_rows(woocommerce_export)
-    result = ingest(woocommerce_export / "wc-product-export.csv", mapping=woocommerce_export / "mapping.toml")
-    report = result.report.to_dict()
-    woo = {item["item_id"]: item for item in result.table.to_pylist()}
-    shop = {item["item_id"]: item for item in ingest(shopify_export / "products_export.csv", mapping=shopify_export / "mapping.toml").table.to_pylist()}
+    woo, report = _items_by_id(woocommerce_export / "wc-product-export.csv")
+    shop, _ = _items_by_id(shopify_export / "products_export.csv")
     assert set(woo) == set(shop)
     for item_id, item in woo.items():
         other = shop[item_id]
@@ -354,10 +358,8 @@ def test_a_mapping_written_from_the_docs_reads_the_flat_files_products(amazon_fl
     ids, titles (the options cut from the children's names), brands, genders, colours and descriptions, item types read
     as words ("track-pants": Track Pants), dollar prices; every parent row left out and listed."""
     rows = _amazon_rows(amazon_flat_file)
-    result = ingest(amazon_flat_file / "Flat.File.Clothing.txt", mapping=amazon_flat_file / "mapping.toml")
-    report = result.report.to_dict()
-    amazon = {item["item_id"]: item for item in result.table.to_pylist()}
-    shop = {item["item_id"]: item for item in ingest(shopify_export / "products_export.csv", mapping=shopify_export / "mapping.toml").table.to_pylist()}
+    amazon, report = _items_by_id(amazon_flat_file / "Flat.File.Clothing.txt")
+    shop, _ = _items_by_id(shopify_export / "products_export.csv")
     assert set(amazon) == set(shop)
     for item_id, item in amazon.items():
         other = shop[item_id]
