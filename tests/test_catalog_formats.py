@@ -367,6 +367,30 @@ def test_a_gender_naming_both_is_unisex(spelling, gender):
     assert normalise_gender(spelling) == gender
 
 
+def test_skip_leaves_out_the_rows_a_column_value_names_and_lists_each(tmp_path, rows, reference):
+    """[skip] leaves out every row whose value in a column matches one of its patterns whole, in any case (here the
+    Sporting Goods and Accessories products), lists each with the value, and keeps the rest as the plain mapping reads
+    them."""
+    result = ingest(OTHER_SCHEMA / "catalog.csv", mapping=_mapping(tmp_path, MAPPING + '\n[skip]\ncategory = ["sporting goods", "access.*"]\n'))
+    left_out = [r for r in rows if r["category"] in ("Sporting Goods", "Accessories")]
+    assert 0 < len(left_out) < len(rows)
+    assert result.table.to_pylist() == [item for item in reference if item["master_category"] not in ("Sporting Goods", "Accessories")]
+    reasons = [r["reason"] for r in result.report.to_dict()["rejected"]]
+    assert len(reasons) == len(left_out) and all(r.startswith("left out: its category is ") for r in reasons)
+    assert any(n.startswith(f"{len(left_out)} products left out by [skip]") for n in result.report.notes)
+
+
+@pytest.mark.parametrize(("edit", "needle"), [
+    ('[skip]\nstatus = "draft"\n', "give a list of the values (regular expressions, matched whole, in any case)"),
+    ('[skip]\ncategory = ["("]\n', "in [skip] category is no regular expression"),
+    ('[skip]\nstatus = ["draft"]\n', "lists under [skip] column 'status', which catalog.csv does not have"),
+])
+def test_a_bad_skip_is_refused_with_the_fix(tmp_path, edit, needle):
+    with pytest.raises(InputError, match="mapping") as caught:
+        ingest(OTHER_SCHEMA / "catalog.csv", mapping=_mapping(tmp_path, MAPPING + "\n" + edit))
+    assert needle in str(caught.value)
+
+
 def test_a_generic_brand_and_an_as_shown_colour_are_no_values(tmp_path, rows, reference):
     """Marketplace sellers write "Generic" for no brand and "As Shown" for no colour: both are placeholders, counted
     with their spellings, and never reach a query; a real brand or colour is untouched."""

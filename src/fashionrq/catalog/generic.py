@@ -32,6 +32,7 @@ class References:
     fields: dict[str, Reference]
     attributes: dict[str, Reference]
     variants: VariantReferences
+    skips: dict[str, Reference]
 
     @classmethod
     def of(cls, path: Path, mapping: Mapping, columns: list[str]) -> References:
@@ -53,7 +54,8 @@ class References:
                                  f"add it, or map another column to {name} under [columns] in a mapping file "
                                  f"(`fashionrq draft-mapping {path}` writes a first one).")
         attributes = {key: resolve(f"maps attribute {key!r} to", column) for key, column in sorted(mapping.attributes.items())}
-        return cls(fields, attributes, VariantReferences.of(mapping.variants, resolve))
+        skips = {column: resolve("lists under [skip]", column) for column in mapping.skips}
+        return cls(fields, attributes, VariantReferences.of(mapping.variants, resolve), skips)
 
 
 def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dict]:
@@ -68,7 +70,8 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
     for name, value in sorted(mapping.constants.items()):
         report.notes.append(f"{name} is {value!r} for every item ([constants] in {mapping.source})")
     _note_empty_references(records, refs, mapping, report)
-    records = one_row_per_product(records, refs.variants, mapping.variants, mapping.source, report)
+    records = _without_skipped(one_row_per_product(records, refs.variants, mapping.variants, mapping.source, report),
+                               refs, mapping, report)
     # An items table written by `fashionrq ingest` was accepted once: its rows are only rejected for an empty id.
     required = ("item_id",) if mapping.source == IDENTITY and set(FIELDS) <= set(columns) else REQUIRED_FIELDS
     items = ((where, _mapped_item(where, record, refs, mapping, report, required)) for where, record in records)
@@ -203,6 +206,26 @@ class _Photos:
                 "photo; to use the photos, save them in or below the catalog's folder and map their relative paths")
         if missing:
             self.report.notes.append(f"{missing} image_path values name no file in or below {self.folder}; those items have no photo")
+
+
+def _without_skipped(records: list[tuple[str, dict]], refs: References, mapping: Mapping, report: IngestReport) -> list[tuple[str, dict]]:
+    """The products whose value in no ``[skip]`` column matches one of its patterns; each other is left out and
+    listed under ``rejected`` with the value that left it out."""
+    if not refs.skips:
+        return records
+    kept = []
+    for where, record in records:
+        matched = next(((column, text) for column, ref in refs.skips.items()
+                        if (text := clean_string(to_text(ref.get(record)))) is not None
+                        and any(p.fullmatch(text) for p in mapping.skips[column])), None)
+        if matched is None:
+            kept.append((where, record))
+        else:
+            report.reject(where, f"left out: its {matched[0]} is {matched[1][:80]!r} ([skip] in {mapping.source})")
+    report.notes.append(f"{len(records) - len(kept):,} products left out by [skip] in {mapping.source} ("
+                        + "; ".join(f"{column} matching {', '.join(p.pattern for p in patterns)}" for column, patterns in mapping.skips.items())
+                        + "); each is listed under rejected")
+    return kept
 
 
 def _note_empty_references(records: list[tuple[str, dict]], refs: References, mapping: Mapping, report: IngestReport) -> None:

@@ -21,7 +21,7 @@ from fashionrq.errors import InputError
 
 #: Every key a mapping file may hold at its top level.
 MAPPING_KEYS = ("format", "encoding", "delimiter", "header_row", "list_separator", "columns", "attributes", "values", "constants", "price",
-                "clean", "variants")
+                "clean", "variants", "skip")
 PRICE_KEYS = ("currency", "decimal_separator", "range", "placeholder_max")
 VARIANT_KEYS = ("key", "fill", "parent", "parent_id")
 #: Fields a ``[constants]`` entry may set (text fields; the id and the photo path differ per item).
@@ -168,11 +168,12 @@ CLEAN_VALUES = {
 CLEAN_KEYS = tuple(CLEAN_VALUES)
 
 
-def _compiled(path: Path, name: str, key: str, pattern: str) -> re.Pattern:
+def _compiled(path: Path, name: str, key: str, pattern: str, section: str = "") -> re.Pattern:
     try:
         return re.compile(pattern, re.IGNORECASE)
     except re.error as err:
-        raise InputError(f"mapping file {path}: pattern {pattern!r} in [clean.{name}] {key} is no regular expression ({err}); fix it.") from None
+        where = f"[{section}] {key}" if section else f"[clean.{name}] {key}"
+        raise InputError(f"mapping file {path}: pattern {pattern!r} in {where} is no regular expression ({err}); fix it.") from None
 
 
 def _cleanups(path: Path, spec: dict) -> dict[str, FieldCleanup]:
@@ -257,6 +258,18 @@ def _columns_list(path: Path, table: dict, key: str, example: str, what: str) ->
     return tuple(value)
 
 
+def _skips(path: Path, spec: dict) -> dict[str, tuple[re.Pattern, ...]]:
+    """``[skip]``: ``column = ["pattern", ...]``, the rows whose value in that column (or path) matches a pattern
+    whole, in any case, are left out (a draft product, a category the benchmark is not about)."""
+    out = {}
+    for column, patterns in _table(path, spec, "skip").items():
+        if not _pattern_list(patterns):
+            raise InputError(f"mapping file {path} sets {column} = {patterns!r} in [skip]; give a list of the values (regular expressions, "
+                             f"matched whole, in any case) whose rows to leave out, e.g. {column} = [\"draft\", \"archived\"].")
+        out[column] = tuple(_compiled(path, "skip", column, pattern, section="skip") for pattern in patterns)
+    return out
+
+
 def _header_row(path: Path, spec: dict) -> int:
     """``header_row``: the line of a CSV file that names its columns (Amazon's flat files have two lines above it)."""
     value = spec.get("header_row", 1)
@@ -299,6 +312,7 @@ class Mapping:
     constants: dict[str, str] = field(default_factory=dict)
     prices: PriceFormat = DEFAULT_PRICE_FORMAT
     cleanups: dict[str, FieldCleanup] = field(default_factory=dict)
+    skips: dict[str, tuple[re.Pattern, ...]] = field(default_factory=dict)
     list_separator: str = "|"
     encoding: str = "utf-8"
     format: str | None = None
@@ -325,6 +339,7 @@ class Mapping:
             constants=_constants(path, spec, columns),
             prices=_price_format(path, spec),
             cleanups=_cleanups(path, spec),
+            skips=_skips(path, spec),
             list_separator=_setting(path, spec, "list_separator", "|"),
             encoding=_setting(path, spec, "encoding", "utf-8"),
             format=spec.get("format"),
