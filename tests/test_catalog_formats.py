@@ -195,8 +195,15 @@ def test_numbered_option_columns_and_lists_of_references():
     (lambda m: m.replace('Fabric = "fabric"', "Fabric = []"), "or a list of columns to read in turn"),
     (lambda m: m.replace('Fabric = "fabric"', 'Fabric = ["fabric", "Option{n} Value[Option{n} Name=Fabric]"]'),
      "whose column 'Option1 Value' catalog.csv does not have"),
+    (lambda m: "header_row = 0\n" + _without_format(m), "give the line number of the header"),
+    (lambda m: "header_row = true\n" + _without_format(m), "give the line number of the header"),
+    (lambda m: 'format = "jsonl"\nheader_row = 2\n' + _without_format(m), "only CSV and TSV files have a header row"),
+    (lambda m: m + '[skip]\nstatus = "draft"\n', "give a list of the values (regular expressions, matched whole, in any case)"),
+    (lambda m: m + '[skip]\ncategory = ["("]\n', "in [skip] category is no regular expression"),
+    (lambda m: m + '[skip]\nstatus = ["draft"]\n', "lists under [skip] column 'status', which catalog.csv does not have"),
 ])
-def test_mistakes_in_lists_numbered_columns_and_fill_are_refused_with_the_fix(tmp_path, edit, needle):
+def test_mistakes_in_the_later_mapping_keys_are_refused_with_the_fix(tmp_path, edit, needle):
+    """Fallback lists, numbered columns, [variants] fill and parent, header_row and [skip]."""
     with pytest.raises(InputError, match="mapping") as caught:
         ingest(OTHER_SCHEMA / "catalog.csv", mapping=_mapping(tmp_path, edit(MAPPING + "\n")))
     assert needle in str(caught.value)
@@ -218,17 +225,6 @@ def test_lines_above_the_header_are_named_and_skipped_with_header_row(tmp_path, 
     result = ingest(catalog, mapping=_mapping(tmp_path, "header_row = 3\n" + _without_format(MAPPING)))
     assert result.table.to_pylist() == reference
     assert any(n.startswith("the header is line 3 of catalog.tsv") for n in result.report.notes)
-
-
-@pytest.mark.parametrize(("edit", "needle"), [
-    ("header_row = 0\n", "give the line number of the header"),
-    ("header_row = true\n", "give the line number of the header"),
-    ('format = "jsonl"\nheader_row = 2\n', "only CSV and TSV files have a header row"),
-])
-def test_a_bad_header_row_is_refused_with_the_fix(tmp_path, edit, needle):
-    with pytest.raises(InputError, match="mapping") as caught:
-        ingest(OTHER_SCHEMA / "catalog.csv", mapping=_mapping(tmp_path, edit + _without_format(MAPPING)))
-    assert needle in str(caught.value)
 
 
 def test_a_txt_export_is_refused_with_the_format_to_set(tmp_path, rows):
@@ -378,17 +374,6 @@ def test_skip_leaves_out_the_rows_a_column_value_names_and_lists_each(tmp_path, 
     reasons = [r["reason"] for r in result.report.to_dict()["rejected"]]
     assert len(reasons) == len(left_out) and all(r.startswith("left out: its category is ") for r in reasons)
     assert any(n.startswith(f"{len(left_out)} products left out by [skip]") for n in result.report.notes)
-
-
-@pytest.mark.parametrize(("edit", "needle"), [
-    ('[skip]\nstatus = "draft"\n', "give a list of the values (regular expressions, matched whole, in any case)"),
-    ('[skip]\ncategory = ["("]\n', "in [skip] category is no regular expression"),
-    ('[skip]\nstatus = ["draft"]\n', "lists under [skip] column 'status', which catalog.csv does not have"),
-])
-def test_a_bad_skip_is_refused_with_the_fix(tmp_path, edit, needle):
-    with pytest.raises(InputError, match="mapping") as caught:
-        ingest(OTHER_SCHEMA / "catalog.csv", mapping=_mapping(tmp_path, MAPPING + "\n" + edit))
-    assert needle in str(caught.value)
 
 
 def test_a_generic_brand_and_an_as_shown_colour_are_no_values(tmp_path, rows, reference):
