@@ -83,7 +83,7 @@ def ingest_command(
 
 
 def draft_mapping_command(
-    catalog: Path = typer.Argument(..., help="A CSV, TSV, JSON-lines, JSON or Parquet catalog file."),
+    catalog: Path = typer.Argument(..., help="A CSV, TSV (or tab-separated .txt), JSON-lines, JSON or Parquet catalog file."),
     out: Path = typer.Option(None, "--out", help="Write the draft mapping here (default: print it)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing --out file."),
 ) -> None:
