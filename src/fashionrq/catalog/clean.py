@@ -108,9 +108,9 @@ class RowCleaner:
         if value is None or is_placeholder(value):
             return {}
         if isinstance(value, list | tuple) and all(isinstance(entry, str) for entry in value):
-            value = self._listed_features(value)
+            value = self._listed_features(map(keyed_feature, value))
         elif isinstance(value, list | tuple) and all(isinstance(entry, dict) and "value" in entry for entry in value):
-            value = self._listed_features([_key_and_value(entry) for entry in value])
+            value = self._listed_features(map(_key_and_value, value))
         if not isinstance(value, dict):
             self.report.null_value("attributes_not_a_map", self.item_id)
             return {}
@@ -122,12 +122,11 @@ class RowCleaner:
                 out[name] = text
         return out
 
-    def _listed_features(self, entries) -> dict[str, str]:
-        """``["Fabric: Cotton", "Machine wash"]`` (or ``(key, value)`` pairs, ``None`` for one without a key) as
-        ``{"Fabric": "Cotton"}`` (the first of a repeated key), each entry without a key counted under
-        ``values_nulled.feature_without_key``."""
-        out: dict[str, str] = {}
-        for pair in (entry if isinstance(entry, tuple | None) else keyed_feature(entry) for entry in entries):
+    def _listed_features(self, pairs) -> dict[str, str]:
+        """The ``(key, value)`` pairs of a feature list (``None`` for an entry without a key) as ``{"Fabric": "Cotton"}``
+        (the first of a repeated key), each entry without a key counted under ``values_nulled.feature_without_key``."""
+        out: dict[str, object] = {}
+        for pair in pairs:
             if pair is None:
                 self.report.null_value("feature_without_key", self.item_id)
             else:
@@ -141,6 +140,16 @@ def keyed_feature(entry: str) -> tuple[str, str] | None:
     return (key.strip(), rest.strip()) if colon and key.strip() and len(key.strip()) <= 40 else None
 
 
+#: The keys a specification object names its attribute by (``{"key": "Fabric", "value": "Cotton"}``).
+SPEC_KEYS = ("key", "name", "label", "attribute")
+
+
+def _key_and_value(entry: dict) -> tuple[str, object] | None:
+    """``("Fabric", "Cotton")`` of ``{"key": "Fabric", "value": "Cotton"}``; ``None`` for an object without a key."""
+    key = next((clean_string(entry[k]) for k in SPEC_KEYS if clean_string(entry.get(k)) is not None), None)
+    return (key, entry["value"]) if key is not None else None
+
+
 def first_duplicate(ids) -> str | None:
     """The first id (in order of first appearance) that an Arrow array of ids holds more than once, or None."""
     import pyarrow.compute as pc
@@ -150,12 +159,3 @@ def first_duplicate(ids) -> str | None:
     counts = pc.value_counts(ids)
     return counts.filter(pc.greater(counts.field("counts"), 1))[0]["values"].as_py()
 
-
-#: The keys a specification object names its attribute by (``{"key": "Fabric", "value": "Cotton"}``).
-SPEC_KEYS = ("key", "name", "label", "attribute")
-
-
-def _key_and_value(entry: dict) -> tuple[str, object] | None:
-    """``("Fabric", "Cotton")`` of ``{"key": "Fabric", "value": "Cotton"}``; ``None`` for an object without a key."""
-    key = next((clean_string(entry[k]) for k in SPEC_KEYS if clean_string(entry.get(k)) is not None), None)
-    return (key, entry["value"]) if key is not None else None
