@@ -168,11 +168,12 @@ CLEAN_VALUES = {
 CLEAN_KEYS = tuple(CLEAN_VALUES)
 
 
-def _compiled(path: Path, name: str, key: str, pattern: str, section: str = "") -> re.Pattern:
+def _compiled(path: Path, where: str, pattern: str) -> re.Pattern:
+    """``pattern`` compiled to match in any case; one that is no regular expression is refused, naming ``where`` it
+    stands (``[clean.colours] remove``)."""
     try:
         return re.compile(pattern, re.IGNORECASE)
     except re.error as err:
-        where = f"[{section}] {key}" if section else f"[clean.{name}] {key}"
         raise InputError(f"mapping file {path}: pattern {pattern!r} in {where} is no regular expression ({err}); fix it.") from None
 
 
@@ -191,10 +192,10 @@ def _cleanups(path: Path, spec: dict) -> dict[str, FieldCleanup]:
                 raise InputError(f"mapping file {path} sets {key} = {value!r} in [clean.{name}]; {fix}.")
         settings = dict(table)
         if "extract" in table:
-            settings["extract"] = _compiled(path, name, "extract", table["extract"])
+            settings["extract"] = _compiled(path, f"[clean.{name}] extract", table["extract"])
         for key in ("remove", "refuse"):
             if key in table:
-                settings[key] = tuple(_compiled(path, name, key, pattern) for pattern in table[key])
+                settings[key] = tuple(_compiled(path, f"[clean.{name}] {key}", pattern) for pattern in table[key])
         out[name] = FieldCleanup(**settings)
     return out
 
@@ -266,7 +267,7 @@ def _skips(path: Path, spec: dict) -> dict[str, tuple[re.Pattern, ...]]:
         if not _pattern_list(patterns):
             raise InputError(f"mapping file {path} sets {column} = {patterns!r} in [skip]; give a list of the values (regular expressions, "
                              f"matched whole, in any case) whose rows to leave out, e.g. {column} = [\"draft\", \"archived\"].")
-        out[column] = tuple(_compiled(path, "skip", column, pattern, section="skip") for pattern in patterns)
+        out[column] = tuple(_compiled(path, f"[skip] {column}", pattern) for pattern in patterns)
     return out
 
 
