@@ -120,13 +120,14 @@ class NumberedColumns:
         if match is None:
             raise InputError(f"{where} {reference!r}, which is no reference to numbered columns such as "
                              "'Option{n} Value[Option{n} Name=Color|Colour]' or 'Color {n}'; fix the reference.")
-        values, names = match.group("values"), match.group("names")
-        numbers = [n for n in _NUMBERS if values.replace("{n}", str(n)) in columns and (names is None or names.replace("{n}", str(n)) in columns)]
-        numbers = numbers or [1]
-        if names is None:
-            return cls(tuple(values.replace("{n}", str(n)) for n in numbers))
+        templates = [t for t in (match.group("values"), match.group("names")) if t is not None]
+        numbered = [tuple(t.replace("{n}", str(n)) for t in templates) for n in _NUMBERS]
+        present = [each for each in numbered if all(c in columns for c in each)] or [numbered[1]]
+        values, *names = zip(*present)  # the value columns, then the name columns beside them
+        if not names:
+            return cls(values)
         wanted = frozenset(w.strip().strip("'\"").casefold() for w in match.group("wanted").split("|"))
-        return cls(tuple(values.replace("{n}", str(n)) for n in numbers), tuple(names.replace("{n}", str(n)) for n in numbers), wanted)
+        return cls(values, names[0], wanted)
 
     @property
     def column(self) -> str:
