@@ -19,7 +19,7 @@ from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.prices import CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import GENDER_SYNONYMS, GENDERS, json_text, normalise_gender
+from fashionrq.catalog.schema import GENDER_SYNONYMS, GENDERS, normalise_gender
 
 #: Records whose values the guesses look at.
 SAMPLE = 1000
@@ -72,25 +72,30 @@ def _sniff_delimiter(first_line: str) -> str:
 
 
 def draft_mapping(catalog: str | Path) -> Draft:
-    """Guess a mapping for ``catalog`` (a CSV, TSV, JSON-lines, JSON or Parquet file) from its first records."""
+    """Guess a mapping for ``catalog`` (a CSV, TSV, tab-separated ``.txt``, JSON-lines, JSON or Parquet file) from its
+    first records."""
     path = Path(catalog)
     draft = Draft(path)
-    fmt = _text_export_format(path, draft) or detect_format(path, None)
-    encoding, delimiter = "utf-8", None
+    txt = Path(path.name.lower().removesuffix(".gz")).suffix == ".txt"  # Amazon's flat files are tab-separated .txt
+    fmt = None if txt else detect_format(path, None)
+    encoding, delimiter, header_row = "utf-8", None, 1
     if fmt != "parquet":
         raw = read_bytes(path)
         if not _is_utf8(raw):
             encoding = "cp1252"
             draft.top.append('encoding = "cp1252"   # CHECK: the file is not UTF-8; cp1252 (Windows, Excel) is the usual other one')
             draft.checks.append("the file is not UTF-8: the draft reads it as cp1252")
+        text = raw.decode(encoding, errors="replace").removeprefix("\ufeff")
+        sniffed = _sniff_delimiter(text.split("\n", 1)[0])
+        if txt:
+            fmt = "tsv" if sniffed == "\t" else "csv"
+            draft.top.append(f'format = "{fmt}"   # a .txt file: its first line is separated by {"tabs" if fmt == "tsv" else "commas"}')
     if fmt in DEFAULT_DELIMITERS:
-        delimiter = _sniff_delimiter(raw.split(b"\n", 1)[0].decode(encoding, errors="replace").removeprefix("\ufeff"))
+        delimiter = sniffed
         if delimiter != DEFAULT_DELIMITERS[fmt]:
             draft.top.append(f'delimiter = "{"tab" if delimiter == chr(9) else delimiter}"   # the header is separated by '
                              f"{DELIMITER_NAMES[delimiter]}")
-    header_row = 1
-    if fmt in DEFAULT_DELIMITERS:
-        header_row = header_line(path, raw.decode(encoding, errors="replace").removeprefix("\ufeff"), delimiter) or 1
+        header_row = header_line(path, text, delimiter) or 1
         if header_row > 1:
             draft.top.append(f"header_row = {header_row}   # the lines above it are not the header (the first has fewer fields); CHECK")
     records, columns = read_records(path, fmt, IngestReport(source=str(path), layout="draft"), encoding, delimiter, header_row)
@@ -102,16 +107,6 @@ def draft_mapping(catalog: str | Path) -> Draft:
     if unmapped:
         draft.lines += ["", f"# Not mapped: {', '.join(unmapped)}."]
     return draft
-
-
-def _text_export_format(path: Path, draft: Draft) -> str | None:
-    """``tsv`` or ``csv`` for a ``.txt`` export (Amazon's flat files are tab-separated ``.txt``), by the separator its
-    first line has more of, with the ``format`` line that says it; ``None`` for any other name."""
-    if Path(path.name.lower().removesuffix(".gz")).suffix != ".txt":
-        return None
-    fmt = "tsv" if _sniff_delimiter(read_bytes(path).split(b"\n", 1)[0].decode("utf-8", errors="replace")) == "\t" else "csv"
-    draft.top.append(f'format = "{fmt}"   # a .txt file: its first line is separated by {"tabs" if fmt == "tsv" else "commas"}')
-    return fmt
 
 
 def _columns(draft: Draft, guesser: Guesser) -> list[str]:
@@ -128,7 +123,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
             found[name] = inside
     if "attributes" in found and (specs := guesser.specifications(found["attributes"][0])) is not None:
         found["attributes"] = (specs[0], f"a list of {{{specs[1]!r}: ..., 'value': ...}} objects, read as attributes")
-    if "image_path" in found and all(isinstance(v, list) for v in map(json_text, guesser.values(found["image_path"][0]))):
+    if "image_path" in found and all(isinstance(v, list) for v in guesser.decoded(found["image_path"][0])):
         found["image_path"] = (f"{found['image_path'][0]}[0]", "a list of photos: the first")
     constant = found.pop("attributes")[0] if "attributes" in found and guesser.constant(found["attributes"][0]) else None
     if "attributes" not in found and (features := guesser.keyed_features()) is not None:
@@ -202,7 +197,7 @@ def _category_list(guesser: Guesser, found: dict, lines: list[str]) -> None:
     & Blouses"]``): the entries above it for the categories the catalog has no column for, and the gender from the
     position that names one in most lists."""
     column = found["article_type"][0].removesuffix("[-1]")
-    lists = [v for v in map(json_text, guesser.values(column)) if isinstance(v, list)]
+    lists = [v for v in guesser.decoded(column) if isinstance(v, list)]
     depth = Counter(map(len, lists)).most_common(1)[0][0]
     for name, index in (("sub_category", -2), ("master_category", -3)):
         if name not in found and depth >= -index:
@@ -346,7 +341,7 @@ def _taxonomy(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
     for column in guesser.columns:
         if column in guesser.used or not any(n in norms(column) for n in TAXONOMY_NAMES):
             continue
-        reference = f"{column}[0]" if all(isinstance(v, list) for v in map(json_text, guesser.values(column))) else column
+        reference = f"{column}[0]" if all(isinstance(v, list) for v in guesser.decoded(column)) else column
         separator, paths = _paths(guesser, reference)
         if not paths:
             continue

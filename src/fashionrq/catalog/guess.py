@@ -104,6 +104,11 @@ class Guesser:
         self.columns = columns
         self.used: set[str] = set()
         self.cleanups: dict[str, FieldCleanup] = {}  # what the draft's [clean.<field>] sections do, by field
+        known = [norms(c) for c in columns]
+        self._by_norm: dict[str, str] = {}  # each name to its column, a column's whole name before a name it is known by less well
+        for rank in reversed(range(max(map(len, known), default=0))):
+            self._by_norm.update({names[rank]: c for c, names in zip(columns, known, strict=True) if rank < len(names)})
+        self._decoded: dict[str, list[object]] = {}
 
     def values(self, reference: str | list[str]) -> list[object]:
         """The present values ``reference`` (a column, a path into one, numbered columns, or a list of these) names
@@ -111,13 +116,15 @@ class Guesser:
         ref = parse_reference(reference, self.columns, "draft")
         return [v for v in map(ref.get, self.records) if v is not None and not is_placeholder(v)]
 
+    def decoded(self, column: str) -> list[object]:
+        """The present values of ``column`` with JSON (and Ruby-hash) text decoded, read once per column."""
+        if column not in self._decoded:
+            self._decoded[column] = [json_text(v) for v in self.values(column)]
+        return self._decoded[column]
+
     def column(self, names: tuple[str, ...]) -> str | None:
-        known = [norms(c) for c in self.columns]
-        by_norm = {}  # each name to its column, a column's whole name before a name it is known by less well
-        for rank in reversed(range(max(map(len, known), default=0))):
-            by_norm.update({names[rank]: c for c, names in zip(self.columns, known, strict=True) if rank < len(names)})
         for name in names:
-            column = by_norm.get(name)
+            column = self._by_norm.get(name)
             if column is not None and column not in self.used and self.values(column) and not self.row_kinds(column):
                 self.used.add(column)
                 return column
@@ -147,7 +154,7 @@ class Guesser:
         for column in self.columns:
             if column in self.used:
                 continue
-            lists = [v for v in map(json_text, self.values(column)) if isinstance(v, list) and v]
+            lists = [v for v in self.decoded(column) if isinstance(v, list) and v]
             entries = [e for v in lists for e in v]
             if not lists or not all(isinstance(e, str) for e in entries):
                 continue
@@ -161,7 +168,7 @@ class Guesser:
         object with one such list, as Flipkart's ``{"product_specification"=>[...]}``): the path to the list, the
         field its objects name their key by, and how many records name each key; ``None`` otherwise."""
         lists, path = [], column
-        for value in map(json_text, self.values(column)):
+        for value in self.decoded(column):
             if isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), list):
                 path, value = f"{column}.{next(iter(value))}", next(iter(value.values()))
             if isinstance(value, list) and value and all(isinstance(e, dict) and "value" in e for e in value):
@@ -175,7 +182,7 @@ class Guesser:
         """``(column.key, why)`` for the first object column (``style``, ``details``) one of whose keys is named like
         a field (``{"Color:": " Black", "Size:": " M"}``), or ``None``."""
         for column in self.columns:
-            objects = [v for v in map(json_text, self.values(column)) if isinstance(v, dict)]
+            objects = [v for v in self.decoded(column) if isinstance(v, dict)]
             keys = Counter(k for v in objects for k in v if isinstance(k, str) and not re.search(r"[.\[\]]", k))
             key = next((k for k, _ in keys.most_common() if norm(k) in names), None)
             if key is not None and keys[key] >= len(objects) / 2:
@@ -191,7 +198,7 @@ class Guesser:
     def reference(self, column: str, many: bool = False, last: bool = False) -> tuple[str, str]:
         """``(reference, why)``: the column itself, or a path to its text inside nested values; ``last``: of a list
         of texts (a category list such as ``["Women", "Clothing", "Tops"]``), the last."""
-        values = [json_text(v) for v in self.values(column)]
+        values = self.decoded(column)
         first = values[0] if values else None
         if last and isinstance(first, list) and first and all(isinstance(v, str) for v in first):
             return f"{column}[-1]", "a list of categories: the last, the most specific"
