@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from fashionrq.catalog.fieldpath import parse_reference
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, COMPARE_AT_NAMES, GROUP_NAMES, PARENT_NAMES, Guesser, norm, norms,
                                      present_texts, toml_literal)
-from fashionrq.catalog.schema import is_placeholder, to_text
+from fashionrq.catalog.schema import clean_string, is_placeholder, to_text
+from fashionrq.catalog.variants import parent_name, rows_by_parent_name
 
 #: The name column of numbered option pairs ("Option1 Name" beside "Option1 Value", "Attribute 1 name").
 _OPTION_NAME = re.compile(r"(?P<head>.*?)(?P<n>\d+)(?P<tail>\s*)name", re.IGNORECASE)
@@ -101,17 +102,13 @@ class _ParentLink:
         return None
 
     def parents(self, guesser: Guesser) -> list[tuple[dict, dict]]:
-        """(parent row, variant row) for each variant row of the sample whose parent is in the sample."""
-        refs = [(parse_reference(f.removeprefix("id:{").removesuffix("}"), guesser.columns, "draft"), "id:" if f.startswith("id:{") else "")
-                for f in self.names]
-        by_name = {}
-        for record in guesser.records:
-            for ref, prefix in refs:
-                name = to_text(ref.get(record))
-                if name:
-                    by_name.setdefault(f"{prefix}{name.strip()}", record)
-        links = ((to_text(record.get(self.column)), record) for record in guesser.records)
-        return [(by_name[link.strip()], record) for link, record in links if link and link.strip() in by_name]
+        """(parent row, variant row) for each variant row of the sample whose parent is in the sample, found as
+        ingest finds it (:func:`fashionrq.catalog.variants.rows_by_parent_name`)."""
+        parent_ids = tuple((before, parse_reference(column, guesser.columns, "draft"), after)
+                           for before, column, after in map(parent_name, self.names))
+        rows = rows_by_parent_name([(str(i), record) for i, record in enumerate(guesser.records)], parent_ids)
+        links = ((clean_string(to_text(record.get(self.column))), record) for record in guesser.records)
+        return [(rows[link][1], record) for link, record in links if link in rows]
 
     def lines(self, guesser: Guesser, found: dict, colour: str | None) -> list[str]:
         guesser.used.add(self.column)
@@ -171,8 +168,10 @@ class Pairs:
     def find(cls, guesser: Guesser) -> Pairs | None:
         for column in guesser.columns:
             match = _OPTION_NAME.fullmatch(column)
-            head, number, tail = (match["head"], match["n"], match["tail"]) if match else ("", "", "")
-            value = next((c for c in guesser.columns if c.lower().startswith(f"{head}{number}{tail}value".lower())), None) if match else None
+            if match is None:
+                continue
+            head, number = match["head"], match["n"]
+            value = next((c for c in guesser.columns if c.lower().startswith(f"{head}{number}{match['tail']}value".lower())), None)
             if value is not None:
                 return cls(f"{head}{{n}}{column[len(head) + len(number):]}", f"{head}{{n}}{value[len(head) + len(number):]}")
         return None

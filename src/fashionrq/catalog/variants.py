@@ -36,14 +36,26 @@ class VariantReferences:
                    fill=tuple(c for column in variants.fill for c in resolve("lists under [variants] fill", column).needs),
                    parent=resolve("names under [variants] parent", variants.parent) if variants.parent else None,
                    parent_ids=tuple((before, resolve("lists under [variants] parent_id", column), after)
-                                    for before, column, after in map(_parent_name, variants.parent_id)))
+                                    for before, column, after in map(parent_name, variants.parent_id)))
 
 
-def _parent_name(entry: str) -> tuple[str, str, str]:
+def parent_name(entry: str) -> tuple[str, str, str]:
     """A ``parent_id`` entry as (text before, column, text after): ``"id:{ID}"`` is the text ``id:`` and the row's
     ``ID``; a plain column name is its value alone."""
     template = re.fullmatch(r"([^{}]*)\{([^{}]+)\}([^{}]*)", entry)
     return (template[1], template[2], template[3]) if template and template[2] != "n" else ("", entry, "")
+
+
+def rows_by_parent_name(records: Records, parent_ids: tuple[tuple[str, Reference, str], ...]) -> dict[str, tuple[str, dict]]:
+    """Each row, with where it stands, by every name a variant's parent cell may give it: its value in each
+    ``parent_id`` column, with the text around it (``id:44``); the first row of a name wins."""
+    rows: dict[str, tuple[str, dict]] = {}
+    for where, record in records:
+        for before, ref, after in parent_ids:
+            name = clean_string(to_text(ref.get(record)))
+            if name is not None:
+                rows.setdefault(f"{before}{name}{after}", (where, record))
+    return rows
 
 
 def one_row_per_product(records: Records, refs: VariantReferences, variants: Variants, source: str,
@@ -107,12 +119,7 @@ def _without_parent_rows(records: Records, refs: VariantReferences, variants: Va
     ``parent_id`` columns, or a text around it: ``id:{ID}`` reads WooCommerce's ``id:44``), with the ``fill`` columns it
     leaves empty taken from that row. Every row named as a parent is left out and listed: its variants are the
     items. A row naming a parent the file does not hold is kept as it is, and counted in a note."""
-    rows_by_name: dict[str, tuple[str, dict]] = {}
-    for where, record in records:
-        for before, ref, after in refs.parent_ids:
-            name = clean_string(to_text(ref.get(record)))
-            if name is not None:
-                rows_by_name.setdefault(f"{before}{name}{after}", (where, record))
+    rows_by_name = rows_by_parent_name(records, refs.parent_ids)
     children: Counter = Counter()
     out, filled, orphans = [], 0, 0
     for where, record in records:
