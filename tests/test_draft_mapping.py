@@ -111,6 +111,10 @@ def test_a_catalog_without_a_required_column_is_drafted_and_named(tmp_path, caps
     assert main_code(["draft-mapping", str(catalog), "--out", str(tmp_path / "m.toml")]) == 2
     assert "looks like the required field(s) article_type" in " ".join(capsys.readouterr().err.split())
     assert '# article_type = "?"' in (tmp_path / "m.toml").read_text(encoding="utf-8")
+    assert main_code(["draft-mapping", str(catalog)]) == 2  # printed, not written: the same refusal, on stderr
+    printed = capsys.readouterr()
+    assert '# article_type = "?"' in printed.out and "looks like the required field(s) article_type" in " ".join(printed.err.split())
+    assert "Traceback" not in printed.err
 
 
 @pytest.mark.parametrize("name", ["catalog.xlsx", "missing.csv", "folder"])
