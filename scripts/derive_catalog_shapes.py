@@ -696,23 +696,45 @@ def flipkart_crawl(items) -> list[dict[str, str]]:
     return [_flipkart_row(item) for item in items if item["name"]]
 
 
+def delimited_file(rows: list[dict[str, str]], delimiter: str, above_header: list[list[str]] = ()) -> bytes:
+    """``rows`` as a CSV/TSV file's bytes (UTF-8), with ``above_header``'s lines before the header."""
+    text = io.StringIO()
+    csv.writer(text, delimiter=delimiter, lineterminator="\n").writerows(above_header)
+    writer = csv.DictWriter(text, fieldnames=list(rows[0]), delimiter=delimiter, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return text.getvalue().encode("utf-8")
+
+
 @dataclass(frozen=True)
 class Shape:
-    """A derived catalog shape: its rows from the source items, its file name and field delimiter, and its mapping."""
+    """A derived catalog shape: its rows from the source items, its file name, how the rows become the file's bytes,
+    and its mapping."""
 
     rows: Callable[[list[dict]], list[dict[str, str]]]
     file_name: str
-    delimiter: str
+    file_bytes: Callable[[list[dict[str, str]]], bytes]
     mapping: str
-    above_header: Callable[[list[str]], list[list[str]]] = lambda columns: []  # lines an export writes above its header
 
 
-SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", ",", US_TOPS_MAPPING),
-          "merchant": Shape(merchant_feed, "catalog.tsv", "\t", MERCHANT_MAPPING),
-          "shopify": Shape(shopify_export, "products_export.csv", ",", SHOPIFY_MAPPING),
-          "woocommerce": Shape(woocommerce_export, "wc-product-export.csv", ",", WOOCOMMERCE_MAPPING),
-          "amazon": Shape(amazon_flat_file, "Flat.File.Clothing.txt", "\t", AMAZON_MAPPING, amazon_template_lines),
-          "flipkart": Shape(flipkart_crawl, "flipkart_com-ecommerce_sample.csv", ",", FLIPKART_MAPPING)}
+def _csv(rows: list[dict[str, str]]) -> bytes:
+    return delimited_file(rows, ",")
+
+
+def _tsv(rows: list[dict[str, str]]) -> bytes:
+    return delimited_file(rows, "\t")
+
+
+def _amazon_txt(rows: list[dict[str, str]]) -> bytes:
+    return delimited_file(rows, "\t", amazon_template_lines(list(rows[0])))
+
+
+SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
+          "merchant": Shape(merchant_feed, "catalog.tsv", _tsv, MERCHANT_MAPPING),
+          "shopify": Shape(shopify_export, "products_export.csv", _csv, SHOPIFY_MAPPING),
+          "woocommerce": Shape(woocommerce_export, "wc-product-export.csv", _csv, WOOCOMMERCE_MAPPING),
+          "amazon": Shape(amazon_flat_file, "Flat.File.Clothing.txt", _amazon_txt, AMAZON_MAPPING),
+          "flipkart": Shape(flipkart_crawl, "flipkart_com-ecommerce_sample.csv", _csv, FLIPKART_MAPPING)}
 
 
 def main() -> None:
@@ -726,12 +748,7 @@ def main() -> None:
     shape = SHAPES[args.shape]
     rows = shape.rows(ingest(args.source).table.to_pylist())
     args.out.mkdir(parents=True, exist_ok=True)
-    text = io.StringIO()
-    csv.writer(text, delimiter=shape.delimiter, lineterminator="\n").writerows(shape.above_header(list(rows[0])))
-    writer = csv.DictWriter(text, fieldnames=list(rows[0]), delimiter=shape.delimiter, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    (args.out / shape.file_name).write_text(text.getvalue(), encoding="utf-8")
+    (args.out / shape.file_name).write_bytes(shape.file_bytes(rows))
     (args.out / "mapping.toml").write_text(shape.mapping, encoding="utf-8")
     print(f"wrote {len(rows):,} rows to {args.out / shape.file_name} and the mapping to {args.out / 'mapping.toml'}")
 
