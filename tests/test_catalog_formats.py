@@ -18,7 +18,7 @@ import pytest
 from conftest import MYNTRA_SMALL, OTHER_SCHEMA
 from fashionrq.catalog import ingest
 from fashionrq.catalog.fieldpath import FieldPath, parse_reference
-from fashionrq.catalog.schema import normalise_age_group, normalise_gender
+from fashionrq.catalog.schema import json_text, normalise_age_group, normalise_gender
 from fashionrq.errors import InputError
 
 MAPPING = (OTHER_SCHEMA / "mapping.toml").read_text(encoding="utf-8")
@@ -168,6 +168,47 @@ def test_path_steps_index_match_and_spread(tmp_path):
     assert FieldPath.parse("c[*].v", columns, "m").get(record) == ["p", "q"]
     assert FieldPath.parse("a[k=3].v", columns, "m").get(record) is None
     assert FieldPath.parse("a[5]", columns, "m").get(record) is None
+    paths = {"categories": "[['Sports & Outdoors', 'Fitness'], ['Clothing, Shoes & Jewelry', 'Women', 'Tops'], []]"}
+    assert FieldPath.parse("categories[0=Clothing, Shoes & Jewelry][-1]", ["categories"], "m").get(paths) == "Tops"
+    assert FieldPath.parse("categories[1=Women][0]", ["categories"], "m").get(paths) == "Clothing, Shoes & Jewelry"
+    assert FieldPath.parse("categories[0=Beauty][-1]", ["categories"], "m").get(paths) is None
+
+
+def _python_cells(row: dict) -> dict:
+    """The row as pandas writes a scrape whose cells held Python lists and dicts: single quotes, ``None``."""
+    listing = _listing(row)
+    return {**listing, "title": str(listing["title"]), "vendor": str(listing["vendor"]), "colors": str(listing["colors"]),
+            "details": str({**json.loads(listing["details"]), "care": None})}
+
+
+def test_python_literal_cells_read_like_json_cells(tmp_path, rows, reference):
+    """A CSV whose cells hold Python lists and dicts (``[{'language_tag': 'en_US', ...}]``, ``{'fabric': 'Cotton',
+    'care': None}``) reads as the same cells written as JSON would; a text that only starts with a bracket stays text."""
+    catalog = tmp_path / "scrape.csv"
+    _write_csv(catalog, [_python_cells(row) for row in rows], ",")
+    assert "'language_tag': 'de_DE'" in catalog.read_text(encoding="utf-8")
+    result = ingest(catalog, mapping=_mapping(tmp_path, NESTED_MAPPING))
+    assert result.table.to_pylist() == reference
+    assert json_text("[Sale] Black Dress") == "[Sale] Black Dress" and json_text("{1, 2}") == "{1, 2}"
+    assert json_text("[" * 100_000) == "[" * 100_000  # nested too deep to be a value: kept as text, no RecursionError
+
+
+def test_a_json_file_of_python_dict_lines_reads_like_json_lines_and_runs_no_code(tmp_path, rows, reference):
+    """A file named .json that holds one product per line (as public metadata dumps are named), each a Python dict
+    (``{'sku': '15970', ...}``, the 2014 Amazon dumps' lines): read as JSON lines of Python literals, both noted.
+    A line that would run code, names a key twice or nests too deep is rejected with its line, and nothing runs."""
+    marker = tmp_path / "ran"
+    lines = [str(_listing(row)) for row in rows]
+    bad = [f"{{'sku': __import__('pathlib').Path({str(marker)!r}).touch()}}", "{'sku': 'a', 'sku': 'b'}", "[" * 100_000]
+    catalog = tmp_path / "meta.json"
+    catalog.write_text("\n".join(lines[:5] + bad + lines[5:]) + "\n", encoding="utf-8")
+    result = ingest(catalog, mapping=_mapping(tmp_path, NESTED_MAPPING))
+    assert result.table.to_pylist() == reference and not marker.exists()
+    report = result.report.to_dict()
+    assert report["rows_read"] == len(rows) + 3 and [r["row"] for r in result.report.rejected] == ["meta.json:6", "meta.json:7", "meta.json:8"]
+    assert "names the key 'sku' twice" in result.report.rejected[1]["reason"]
+    assert any(f"{len(rows):,} lines of meta.json are Python dicts" in note for note in report["notes"])
+    assert any("one product per line (JSON lines)" in note for note in report["notes"])
 
 
 def test_numbered_option_columns_and_lists_of_references():

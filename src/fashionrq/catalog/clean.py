@@ -102,8 +102,9 @@ class RowCleaner:
 
     def attributes(self, value: object) -> dict[str, str]:
         """A key -> value map (Parquet map or struct, JSON object text, a list of ``"Key: Value"`` texts as
-        marketplaces list features, or a list of ``{"key": ..., "value": ...}`` objects as crawls write
-        specifications) as text values; placeholders dropped, a listed feature without a key counted."""
+        marketplaces list features, a list of ``{"key": ..., "value": ...}`` objects as crawls write
+        specifications, or a list of one-key objects ``[{"Fabric": "Cotton"}, {"Fit": "Slim"}]``) as text values;
+        placeholders dropped, a listed feature without a key counted."""
         value = json_text(value)
         if value is None or is_placeholder(value):
             return {}
@@ -111,6 +112,8 @@ class RowCleaner:
             value = self._listed_features(map(keyed_feature, value))
         elif isinstance(value, list | tuple) and all(isinstance(entry, dict) and "value" in entry for entry in value):
             value = self._listed_features(map(_key_and_value, value))
+        elif isinstance(value, list | tuple) and all(isinstance(entry, dict) and len(entry) == 1 for entry in value):
+            value = self._listed_features(next(iter(entry.items())) for entry in value)
         if not isinstance(value, dict):
             self.report.null_value("attributes_not_a_map", self.item_id)
             return {}

@@ -2,12 +2,14 @@
 
 A mapping names a column by its name (``title``); when no column has that exact name, the reference is read as a
 path: a column, then steps ``.key`` (a key of an object), ``[2]`` or ``.2`` (an element of a list, ``[-1]`` the
-last), ``[key=value]`` (the first object of a list whose ``key`` is ``value``) and ``[*]`` (every element; the
-steps after it apply to each). A text cell holding JSON (a CSV column of JSON objects) is read as JSON first.
+last), ``[key=value]`` (the first object of a list whose ``key`` is ``value``; with a number for ``key``, the first
+list whose element at that position is ``value``) and ``[*]`` (every element; the steps after it apply to each). A
+text cell holding JSON (a CSV column of JSON objects), or a Python list or dict, is read as such first.
 
     item_name[language_tag=en_US].value     ABO-style listings: the English name
     color[*].value                          every colour of a list of colour objects
     images[0]                               the first of a list of photos
+    categories[0=Clothing, Shoes & Jewelry][-1]   the last part of the category path that starts so
 
 Numbered columns, as Shopify and WooCommerce exports hold a product's options, are read with ``{n}`` for the number:
 ``Option{n} Value[Option{n} Name=Color|Colour]`` is the ``Option{n} Value`` beside the first ``Option{n} Name``
@@ -100,8 +102,17 @@ def _walk(value: object, steps: tuple[tuple[str, object], ...]) -> object:
     if kind == "index":
         return _walk(value[arg], rest) if isinstance(value, list) and -len(value) <= arg < len(value) else None
     key, wanted = arg
-    match = next((v for v in value if isinstance(v, dict) and str(v.get(key)) == wanted), None) if isinstance(value, list) else None
+    match = next((v for v in value if str(_entry(v, key)) == wanted), None) if isinstance(value, list) else None
     return _walk(match, rest)
+
+
+def _entry(value: object, key: str) -> object:
+    """``value``'s entry ``key``: a key of an object, or a position in a list (``0``, ``-1``); ``None`` if it has none."""
+    if isinstance(value, dict):
+        return value.get(key)
+    if isinstance(value, list) and re.fullmatch(r"-?\d+", key) and -len(value) <= int(key) < len(value):
+        return value[int(key)]
+    return None
 
 
 @dataclass(frozen=True)

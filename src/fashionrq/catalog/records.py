@@ -3,6 +3,7 @@ with where it came from, before any field is mapped. Every failure is one senten
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections import Counter
@@ -14,6 +15,7 @@ import pyarrow.parquet as pq
 
 from fashionrq.catalog.files import check_header, csv_rows, csv_table, read_bytes, read_text
 from fashionrq.catalog.report import IngestReport
+from fashionrq.catalog.schema import python_literal
 from fashionrq.errors import InputError
 
 FORMATS = ("csv", "tsv", "jsonl", "json", "parquet")
@@ -156,23 +158,74 @@ def _objects(entries: list[tuple[str, object]], report: IngestReport) -> tuple[R
 
 
 def _jsonl_records(path: Path, text: str, report: IngestReport) -> tuple[Records, list[str]]:
-    entries = []
+    """One product per line: JSON, or a Python dict literal (``{'asin': 'B00...', 'price': 3.17}``, as the public
+    Amazon metadata dumps of 2014 write their lines), each such line counted in a note."""
+    entries, literals = [], 0
     for line_no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        where = f"{path.name}:{line_no}"
         try:
-            entries.append((f"{path.name}:{line_no}", json.loads(line, object_pairs_hook=_unique_keys)))
-        except ValueError as err:
-            report.rows_read += 1
-            report.reject(f"{path.name}:{line_no}", f"malformed JSON ({getattr(err, 'msg', err)})")
+            entries.append((where, json.loads(line, object_pairs_hook=_unique_keys)))
+        except (ValueError, RecursionError) as err:
+            try:
+                record = _python_dict(line)
+            except ValueError as repeated:
+                err, record = repeated, None
+            report.rows_read += record is None
+            if record is None:
+                report.reject(where, f"malformed JSON ({getattr(err, 'msg', err)})")
+            else:
+                entries.append((where, record))
+                literals += 1
+    if literals:
+        report.notes.append(f"{literals:,} line{'s' * (literals != 1)} of {path.name} {'are Python dicts' if literals != 1 else 'is a Python dict'} "
+                            "(single quotes, None), not JSON, read as Python literals (no code is run)")
     return _objects(entries, report)
 
 
+def _python_dict(line: str) -> dict | None:
+    """The dict a line writes as a Python literal, or ``None`` for a line that is none; a dict that names a key twice
+    is refused with a ``ValueError`` (Python would keep only the last value)."""
+    try:
+        node = ast.parse(line.strip(), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if not isinstance(node, ast.Dict):
+        return None
+    keys = [ast.dump(k) for k in node.keys if k is not None]
+    if len(set(keys)) != len(keys):
+        repeated = next(k for k in node.keys if keys.count(ast.dump(k)) > 1)
+        raise ValueError(f"a Python dict that names the key {ast.unparse(repeated)} twice")
+    record = python_literal(node)
+    return record if isinstance(record, dict) else None
+
+
+def _holds_lines(text: str) -> bool:
+    """Whether ``text`` is JSON lines (its first line one whole object, another line after it), as dumps named
+    ``.json`` often are."""
+    lines = [line for line in islice(text.splitlines(), 1000) if line.strip()]
+    if len(lines) < 2:
+        return False
+    try:
+        first = json.loads(lines[0])
+    except (ValueError, RecursionError):
+        try:
+            first = _python_dict(lines[0])
+        except ValueError:  # a dict with a repeated key: a line, rejected as such
+            return True
+    return isinstance(first, dict)
+
+
 def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records, list[str]]:
-    """A JSON file holding an array of product objects, or an object with one such array (``{"products": [...]}``)."""
+    """A JSON file holding an array of product objects, or an object with one such array (``{"products": [...]}``),
+    or one product per line (JSON lines in a file named ``.json``, noted)."""
     try:
         value = json.loads(text, object_pairs_hook=_unique_keys)
-    except ValueError as err:
+    except (ValueError, RecursionError) as err:
+        if _holds_lines(text):
+            report.notes.append(f"{path.name} holds one product per line (JSON lines), read as such")
+            return _jsonl_records(path, text, report)
         where = f" (line {err.lineno}, column {err.colno})" if isinstance(err, json.JSONDecodeError) else ""
         raise InputError(f"{path} is not valid JSON{where}: {getattr(err, 'msg', err)}; fix the file, or name a JSON-lines "
                          "file .jsonl (one product per line).") from None

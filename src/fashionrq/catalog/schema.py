@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import html
 import json
 import re
@@ -93,14 +94,36 @@ _RUBY_ARROW = re.compile(r'"\s*=>\s*')
 
 
 def json_text(value: object) -> object:
-    """A text that holds JSON (``"[...]"``, ``"{...}"``: a CSV cell of objects), or a Ruby hash written with ``=>``,
-    decoded; any other value as it is."""
+    """A text that holds JSON (``"[...]"``, ``"{...}"``: a CSV cell of objects), a Ruby hash written with ``=>``, or a
+    Python list or dict (``"['Home', 'Women']"``, as pandas writes a list into a CSV cell), decoded; any other value
+    as it is."""
     if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
         for text in [value] + ([_RUBY_ARROW.sub('": ', value)] if "=>" in value else []):
             try:
                 return json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested too deep to be a value worth reading
                 continue
+        return python_literal(value, value)
+    return value
+
+
+def python_literal(text: str | ast.expr, otherwise: object = None) -> object:
+    """The list or dict a Python literal ``text`` (or its parsed expression) writes (single quotes, ``None``,
+    ``True``; tuples read as lists), read with :func:`ast.literal_eval`, which evaluates no code; ``otherwise`` for
+    any other text."""
+    try:
+        value = ast.literal_eval(text.strip() if isinstance(text, str) else text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return otherwise
+    return _as_json(value) if isinstance(value, list | tuple | dict) else otherwise
+
+
+def _as_json(value: object) -> object:
+    """A literal's tuples as lists and its keys as text, as JSON would hold it."""
+    if isinstance(value, list | tuple):
+        return [_as_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _as_json(v) for k, v in value.items()}
     return value
 
 
