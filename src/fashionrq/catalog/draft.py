@@ -20,6 +20,7 @@ from fashionrq.catalog.prices import CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import GENDER_SYNONYMS, GENDERS, normalise_gender
+from fashionrq.vocab import COLOURS
 
 #: Records whose values the guesses look at.
 SAMPLE = 1000
@@ -29,6 +30,8 @@ _NOT_A_COLOUR = re.compile(r"\d|\bsize\b", re.IGNORECASE)
 #: Noise inside colour values, each with the text that shows it.
 _COLOUR_NOISE = ((r"\b\d+\b", re.compile(r"\b\d+\b")), (r"\bsize\s+\w+", re.compile(r"\bsize\s+\w+", re.IGNORECASE)),
                  (r"/", re.compile(r"\s/\s")), (r"\bor\b.*$", re.compile(r"\bor\b", re.IGNORECASE)))
+#: The colour names relevance knows, longest first (``navy blue`` before ``blue``).
+_COLOUR_WORD = re.compile(r"\b(" + "|".join(re.escape(c).replace("\\ ", " ") for c in sorted(COLOURS, key=lambda c: (-len(c), c))) + r")\b", re.IGNORECASE)
 _GENDER_WORD = re.compile(r"\b(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?\b", re.IGNORECASE)
 _CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)*")
 _YEAR_SUFFIX = re.compile(r"_\d{4}(?:_\w+)?$")
@@ -121,6 +124,8 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     for name in ("base_colour", "gender", "brand", "article_type", "usage"):
         if name not in found and (inside := guesser.key_inside(FIELD_NAMES[name])) is not None:
             found[name] = inside
+    _details_list(guesser, found)
+    _unrooted_paths(guesser, found)
     if "attributes" in found and (specs := guesser.specifications(found["attributes"][0])) is not None:
         found["attributes"] = (specs[0], f"a list of {{{specs[1]!r}: ..., 'value': ...}} objects, read as attributes")
     if "image_path" in found and all(isinstance(v, list) for v in guesser.decoded(found["image_path"][0])):
@@ -145,6 +150,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     extra += _taxonomy(guesser, found, lines)
     draft.top += _colour_lists(guesser, found, lines)
     extra += _cleanups(guesser, found)
+    extra += _colour_from_names(draft, guesser, found, lines)
     extra += _genders(draft, guesser, found, lines)
     extra += _prices(draft, guesser, found)
     extra += _photos(guesser, found)
@@ -162,12 +168,51 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     return lines + extra
 
 
+def _details_list(guesser: Guesser, found: dict) -> None:
+    """A description given as a list of one-key objects (``[{"Product Details": "..."}, {"Brand": "Topshop"}, {"About
+    Me": "Cotton"}]``): the entry with the longest texts as the description, and the list as the attributes."""
+    column = found.get("description", ("",))[0]
+    keys = guesser.one_key_lists(column) if column in guesser.columns else None
+    common = [k for k, n in (keys or Counter()).items() if n >= len(guesser.records) / 3]
+    if not common:
+        return
+    length = Counter({k: sum(len(t) for t in present_texts(guesser.values(f"{column}[*].{k}"))) for k in common})
+    key = length.most_common(1)[0][0]
+    found["description"] = (f"{column}[*].{key}", f"a list of one-key objects: the {key!r} entry, the longest")
+    found.setdefault("attributes", (column, "a list of one-key objects, read as attributes"))
+
+
+def _unrooted_paths(guesser: Guesser, found: dict) -> None:
+    """An article type read from the path under a root (``categories[0=Clothing, Shoes & Jewelry][-1]``) in a
+    catalog some of whose records have no path under it (a beauty product): their first path's last entry."""
+    reference = found.get("article_type", ("",))[0]
+    match = re.fullmatch(r"(.+)\[0=.+\]\[-1\]", reference) if isinstance(reference, str) else None
+    if match and len(guesser.values(reference)) < len(guesser.values(match.group(1))):
+        found["article_type"] = ([reference, f"{match.group(1)}[0][-1]"], found["article_type"][1] + "; else the first path's")
+
+
+def _colour_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
+    """With no colour column, the first colour word of the names (``Puma Men Navy Blue T-shirt``), when half of
+    them or more say one."""
+    if "base_colour" in found or "colours" in found or "name" not in found:
+        return []
+    names = present_texts(guesser.values(found["name"][0]))
+    share = sum(bool(_COLOUR_WORD.search(n)) for n in names) / max(len(names), 1)
+    if share < 0.5:
+        return []
+    lines.append(f'base_colour = "{found["name"][0]}"   # no colour column, but {share:.0%} of the names say one')
+    draft.checks.append(f"the colour is read from the names, which say one in {share:.0%} of the sample")
+    return ["", "[clean.base_colour]   # the first colour word of the name (a name without one: no colour); CHECK",
+            f"extract = {toml_literal(_COLOUR_WORD.pattern)}"]
+
+
 def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
     """An article type written as a path (``Women > Apparel > Tops``): its last part, and the parts above it for
     the categories the catalog has no column for."""
     if "article_type" not in found:
         return []
-    if found["article_type"][0].endswith("[-1]"):
+    reference = found["article_type"][0]
+    if (reference[0] if isinstance(reference, list) else reference).endswith("[-1]"):
         _category_list(guesser, found, lines)
         return []
     texts = present_texts(guesser.values(found["article_type"][0]))
@@ -196,7 +241,8 @@ def _category_list(guesser: Guesser, found: dict, lines: list[str]) -> None:
     """An article type taken from a list of categories (``["Clothing, Shoes & Jewelry", "Women", "Clothing", "Tops, Tees
     & Blouses"]``): the entries above it for the categories the catalog has no column for, and the gender from the
     position that names one in most lists."""
-    column = found["article_type"][0].removesuffix("[-1]")
+    reference = found["article_type"][0]
+    column = (reference[0] if isinstance(reference, list) else reference).removesuffix("[-1]")
     lists = [v for v in guesser.decoded(column) if isinstance(v, list)]
     depth = Counter(map(len, lists)).most_common(1)[0][0]
     for name, index in (("sub_category", -2), ("master_category", -3)):

@@ -37,7 +37,7 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
     "description": ("description", "bodyhtml", "productdescription", "longdescription", "detaildesc", "desc", "bulletpoint",
                     "bulletpoints"),
     "image_path": ("imagepath", "image", "imagelink", "imageurl", "imagesrc", "images", "img", "imagefile", "mainimage",
-                   "photo", "picture"),
+                   "photo", "picture", "imurl", "imgurl", "imageurls"),
     "attributes": ("attributes", "articleattributes", "details", "specs", "specifications"),
 }
 #: Attribute columns worth keeping, by the attribute name relevance and queries know.
@@ -75,6 +75,11 @@ def norms(column: str) -> tuple[str, ...]:
     stripped = [short.removeprefix(p) for p in NAME_PREFIXES if short.startswith(p) and len(short) > len(p) + 2]
     stripped += [short.removesuffix(s) for s in NAME_SUFFIXES if short.endswith(s) and len(short) > len(s) + 2]
     return tuple(dict.fromkeys([norm(column), short, *stripped]))
+
+
+def _plain_key(key: object) -> bool:
+    """Whether a path can name ``key`` (a text without ``.``, ``[`` or ``]``)."""
+    return isinstance(key, str) and not re.search(r"[.\[\]]", key)
 
 
 def present_texts(values: list[object]) -> list[str]:
@@ -178,22 +183,47 @@ class Guesser:
             return None
         return path, field, Counter(str(e[field]) for v in lists for e in v if field in e)
 
+    def one_key_lists(self, column: str) -> Counter | None:
+        """How many records name each key, when most of ``column``'s values are lists of one-key objects (``[{"Product
+        Details": "..."}, {"Brand": "Topshop"}]``, as a scrape writes a product's details); ``None`` otherwise."""
+        lists = [v for v in self.decoded(column) if isinstance(v, list) and v and all(isinstance(e, dict) and len(e) == 1 for e in v)]
+        if len(lists) < len(self.records) / 2:
+            return None
+        return Counter(k for v in lists for k in dict.fromkeys(next(iter(e)) for e in v) if _plain_key(k))
+
     def key_inside(self, names: tuple[str, ...]) -> tuple[str, str] | None:
         """``(column.key, why)`` for the first object column (``style``, ``details``) one of whose keys is named like
-        a field (``{"Color:": " Black", "Size:": " M"}``), or ``None``."""
+        a field (``{"Color:": " Black", "Size:": " M"}``), or of a column of lists of one-key objects (``[{"Brand":
+        "Topshop"}]``: ``column[*].Brand``); ``None`` if there is none."""
         for column in self.columns:
             objects = [v for v in self.decoded(column) if isinstance(v, dict)]
-            keys = Counter(k for v in objects for k in v if isinstance(k, str) and not re.search(r"[.\[\]]", k))
+            keys = Counter(k for v in objects for k in v if _plain_key(k))
             key = next((k for k, _ in keys.most_common() if norm(k) in names), None)
             if key is not None and keys[key] >= len(objects) / 2:
                 self.used.add(column)
                 return f"{column}.{key}", f"the {key!r} of the {column!r} objects"
+            listed = self.one_key_lists(column) or Counter()
+            key = next((k for k, n in listed.most_common() if norm(k) in names and n >= len(self.records) / 3), None)
+            if key is not None:
+                self.used.add(column)
+                return f"{column}[*].{key}", f"the {key!r} entries of the {column!r} lists"
             specs = self.specifications(column)
             key = next((k for k, n in specs[2].most_common() if norm(k) in names and n >= len(self.records) / 3), None) if specs else None
             if key is not None:
                 self.used.add(column)
                 return f"{specs[0]}[{specs[1]}={key}].value", f"the {key!r} entry of the {column!r} specifications"
         return None
+
+    @staticmethod
+    def _rooted_path(column: str, values: list[object]) -> tuple[str, str]:
+        """For a list of category paths (``[["Sports & Outdoors", ...], ["Clothing, Shoes & Jewelry", "Women", ...]]``),
+        the last entry of the path that starts with the root most records have a path under."""
+        roots = Counter(root for value in values if isinstance(value, list)
+                        for root in {str(path[0]) for path in value if isinstance(path, list) and path})
+        root = next((r for r, _ in roots.most_common() if not re.search(r"[\[\]]", r)), None)
+        if root is None:
+            return f"{column}[0][-1]", "a list of category paths: the last entry of the first"
+        return f"{column}[0={root}][-1]", f"a list of category paths: the last entry of the one under {root!r}"
 
     def reference(self, column: str, many: bool = False, last: bool = False) -> tuple[str, str]:
         """``(reference, why)``: the column itself, or a path to its text inside nested values; ``last``: of a list
@@ -202,6 +232,8 @@ class Guesser:
         first = values[0] if values else None
         if last and isinstance(first, list) and first and all(isinstance(v, str) for v in first):
             return f"{column}[-1]", "a list of categories: the last, the most specific"
+        if last and isinstance(first, list) and first and all(isinstance(v, list) for v in first):
+            return self._rooted_path(column, values)
         if isinstance(first, dict):
             key = next((k for k in ("value", "name", "en", "text") if k in first), None)
             return (f"{column}.{key}", f"objects: their {key!r}") if key else (column, "")
