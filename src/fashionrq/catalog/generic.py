@@ -202,10 +202,10 @@ class _Photos:
         missing = len(self.report.values_nulled.get("missing_image_file", ()))
         if urls:
             self.report.notes.append(
-                f"{urls} image_path values are web addresses, which fashionrq does not download, so those items have no "
+                f"{urls:,} image_path values are web addresses, which fashionrq does not download, so those items have no "
                 "photo; to use the photos, save them in or below the catalog's folder and map their relative paths")
         if missing:
-            self.report.notes.append(f"{missing} image_path values name no file in or below {self.folder}; those items have no photo")
+            self.report.notes.append(f"{missing:,} image_path values name no file in or below {self.folder}; those items have no photo")
 
 
 def _without_skipped(records: list[tuple[str, dict]], refs: References, mapping: Mapping, report: IngestReport) -> list[tuple[str, dict]]:
