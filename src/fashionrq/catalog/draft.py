@@ -13,14 +13,14 @@ from pathlib import Path
 
 from fashionrq.catalog.draft_rows import Pairs, options_and_sales, variants_section
 from fashionrq.catalog.files import read_bytes
-from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, Guesser, norms, present_texts, toml_key, toml_literal,
+from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, Guesser, norm, norms, present_texts, toml_key, toml_literal,
                                      toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.prices import CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import GENDER_SYNONYMS, GENDERS, normalise_gender
-from fashionrq.vocab import COLOURS
+from fashionrq.colour import COLOURS
 
 #: Records whose values the guesses look at.
 SAMPLE = 1000
@@ -30,6 +30,8 @@ _NOT_A_COLOUR = re.compile(r"\d|\bsize\b", re.IGNORECASE)
 #: Noise inside colour values, each with the text that shows it.
 _COLOUR_NOISE = ((r"\b\d+\b", re.compile(r"\b\d+\b")), (r"\bsize\s+\w+", re.compile(r"\bsize\s+\w+", re.IGNORECASE)),
                  (r"/", re.compile(r"\s/\s")), (r"\bor\b.*$", re.compile(r"\bor\b", re.IGNORECASE)))
+#: Keys of a price object that hold the sale price.
+_SALE_KEYS = FIELD_NAMES["discounted_price"] + ("sale", "discounted", "offer", "special")
 #: The colour names relevance knows, longest first (``navy blue`` before ``blue``).
 _COLOUR_WORD = re.compile(r"\b(" + "|".join(re.escape(c).replace("\\ ", " ") for c in sorted(COLOURS, key=lambda c: (-len(c), c))) + r")\b", re.IGNORECASE)
 _GENDER_WORD = re.compile(r"\b(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?\b", re.IGNORECASE)
@@ -75,14 +77,14 @@ def _sniff_delimiter(first_line: str) -> str:
 
 
 def draft_mapping(catalog: str | Path) -> Draft:
-    """Guess a mapping for ``catalog`` (a CSV, TSV, tab-separated ``.txt``, JSON-lines, JSON or Parquet file) from its
-    first records."""
+    """Guess a mapping for ``catalog`` (a CSV, TSV, tab-separated ``.txt``, JSON-lines, JSON or Parquet file, or a
+    folder of JSON files) from its first records."""
     path = Path(catalog)
     draft = Draft(path)
     txt = Path(path.name.lower().removesuffix(".gz")).suffix == ".txt"  # Amazon's flat files are tab-separated .txt
     fmt = None if txt else detect_format(path, None)
     encoding, delimiter, header_row = "utf-8", None, 1
-    if fmt != "parquet":
+    if fmt != "parquet" and not path.is_dir():  # a folder of JSON files is read file by file
         raw = read_bytes(path)
         if not _is_utf8(raw):
             encoding = "cp1252"
@@ -126,6 +128,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
             found[name] = inside
     _details_list(guesser, found)
     _unrooted_paths(guesser, found)
+    _sale_beside_price(guesser, found)
     if "attributes" in found and (specs := guesser.specifications(found["attributes"][0])) is not None:
         found["attributes"] = (specs[0], f"a list of {{{specs[1]!r}: ..., 'value': ...}} objects, read as attributes")
     if "image_path" in found and all(isinstance(v, list) for v in guesser.decoded(found["image_path"][0])):
@@ -182,6 +185,23 @@ def _details_list(guesser: Guesser, found: dict) -> None:
     found.setdefault("attributes", (column, "a list of one-key objects, read as attributes"))
 
 
+def _sale_beside_price(guesser: Guesser, found: dict) -> None:
+    """A price object that holds the sale price beside the amount (``{"amount": 1299, "sale": 999}``): that key as
+    the discounted price."""
+    column = _price_object(found) if "discounted_price" not in found else None
+    objects = [v for v in guesser.decoded(column) if isinstance(v, dict)] if column else []
+    key = next((k for k in dict.fromkeys(k for v in objects for k in v) if norm(k) in _SALE_KEYS), None)
+    if key is not None:
+        found["discounted_price"] = (f"{column}.{key}", "the sale price beside the amount")
+
+
+def _price_object(found: dict) -> str | None:
+    """The column of price objects the price is read from (``price.amount``: ``price``), or ``None``."""
+    reference = found.get("price", ("",))[0]
+    match = re.fullmatch(r"([^.\[\]]+)\.(?:amount|value)", reference) if isinstance(reference, str) else None
+    return match.group(1) if match else None
+
+
 def _unrooted_paths(guesser: Guesser, found: dict) -> None:
     """An article type read from the path under a root (``categories[0=Clothing, Shoes & Jewelry][-1]``) in a
     catalog some of whose records have no path under it (a beauty product): their first path's last entry."""
@@ -202,8 +222,9 @@ def _colour_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[
         return []
     lines.append(f'base_colour = "{found["name"][0]}"   # no colour column, but {share:.0%} of the names say one')
     draft.checks.append(f"the colour is read from the names, which say one in {share:.0%} of the sample")
+    brand = ["strip_brand = true   # a colour word in the brand's name (Red Tape) is not the item's"] if "brand" in found else []
     return ["", "[clean.base_colour]   # the first colour word of the name (a name without one: no colour); CHECK",
-            f"extract = {toml_literal(_COLOUR_WORD.pattern)}"]
+            *brand, f"extract = {toml_literal(_COLOUR_WORD.pattern)}"]
 
 
 def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
@@ -353,6 +374,9 @@ def _prices(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
     marks = Counter(m.group(0).lower() for t in texts for m in re.finditer(r"us\$|a\$|c\$|\$|€|£|₹|¥|\brs\.?|\b[A-Za-z]{3}\b", t)
                     if m.group(0).lower() in CURRENCY_MARKS)
     currency = guesser.column(("currency", "currencycode"))
+    beside = _price_object(found)  # {"amount": 549.0, "currency": "INR"}
+    if currency is None and beside and any(isinstance(v, dict) and "currency" in v for v in guesser.decoded(beside)):
+        currency = f"{beside}.currency"
     named = Counter(t.strip().upper() for t in present_texts(guesser.values(currency))) if currency else Counter()
     code = named.most_common(1)[0][0] if len(named) == 1 else None
     if not marks and code in {c for codes in CURRENCY_MARKS.values() for c in codes}:
