@@ -47,6 +47,21 @@ JSON list of web addresses, and ``product_specifications`` as a Ruby hash of key
 For`` with ``Men's, Women's`` for unisex items, ``Type``, ``Fabric``, ``Pattern``, ``Occasion``, a style code and an
 entry without a key).
 
+``--shape amazon-2014``: a marketplace metadata dump in the layout of the public Amazon product data of 2014,
+``meta_Clothing_Shoes_and_Jewelry.json.gz``: a gzipped file named ``.json`` holding one Python dict per line (single
+quotes, as ``str(dict)`` wrote it), with a ten-character ``asin``, ``related`` and ``salesRank`` objects, a dollar
+``price`` for three products in four, a ``brand`` for two in three, an ``imUrl`` web address, and ``categories`` as a
+list of paths: ``Clothing, Shoes & Jewelry`` > gender > group > sub category > type (a unisex product under Women and
+then Men, half of the sports products after a ``Sports & Outdoors`` path) or, for a beauty product, a ``Beauty`` path
+alone. No colour field: the colour is in the title.
+
+``--shape asos``: a fashion store scrape in the layout of the public ASOS products dataset, ``products_asos.csv``, one
+row per product: lists and dicts written into CSV cells as Python literals (single quotes), as pandas writes them:
+``category`` a breadcrumb list (gender, group, sub category, type), ``description`` a list of one-key dicts (``Product
+Details``, ``Product Code``, ``Brand``, ``Size & Fit``, ``Look After Me``, ``About Me`` holding the fabric), ``images``
+a list of web addresses; pound prices as plain numbers, the sizes in one text, the ids written as floats
+(``15970.0``).
+
     python scripts/derive_catalog_shapes.py --source tests/fixtures/myntra_small --out us-tops
     fashionrq build --catalog us-tops/catalog.csv --mapping us-tops/mapping.toml --out BENCH
     python scripts/derive_catalog_shapes.py --shape merchant --source bundled --out feed
@@ -57,6 +72,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gzip
 import hashlib
 import html
 import io
@@ -696,6 +712,202 @@ def flipkart_crawl(items) -> list[dict[str, str]]:
     return [_flipkart_row(item) for item in items if item["name"]]
 
 
+AMAZON_2014_MAPPING = r"""# A marketplace metadata dump in the layout of the public Amazon product data of 2014
+# (scripts/derive_catalog_shapes.py --shape amazon-2014), mapped as docs/catalog.md describes: a gzipped file named
+# .json that holds one Python dict per line, category paths as a list of lists (the clothing one not always first),
+# dollar prices as numbers, no colour field (the colour is read from the title), photos as web addresses.
+format = "json"
+
+[columns]
+item_id = "asin"
+name = "title"
+brand = "brand"
+gender = "categories[0=Clothing, Shoes & Jewelry][1]"
+master_category = "categories[0=Clothing, Shoes & Jewelry][2]"
+sub_category = "categories[0=Clothing, Shoes & Jewelry][3]"
+article_type = ["categories[0=Clothing, Shoes & Jewelry][-1]", "categories[0][-1]"]   # a beauty product's own path
+base_colour = "title"
+price = "price"
+image_path = "imUrl"
+
+[price]
+currency = "USD"
+
+[clean.base_colour]   # the first colour word of the title, the brand's name left out ("Red Tape Men Brown Sandals")
+strip_brand = true
+extract = '\b(navy blue|off white|grey melange|turquoise blue|coffee brown|sea green|black|white|blue|brown|grey|red|green|pink|purple|silver|yellow|beige|gold|maroon|orange|olive|multi|cream|steel|charcoal|peach|skin|lavender|khaki|magenta|teal|tan|mustard|bronze|copper|rust|burgundy)\b'
+"""
+
+AMAZON_2014_GROUPS = {"Apparel": "Clothing", "Footwear": "Shoes", "Accessories": "Accessories", "Free Items": "Clothing",
+                      "Sporting Goods": "Sports Gear", "Home": "Home"}
+
+
+def _asin(item_id: str) -> str:
+    """A ten-character ASIN: ``B0`` and eight base-36 digits of a hash (36**8 of them, so 44,000 ids do not collide)."""
+    number = int.from_bytes(hashlib.sha256(f"asin:{item_id}".encode()).digest()[:8], "big")
+    digits = ""
+    for _ in range(8):
+        number, digit = divmod(number, 36)
+        digits += "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[digit]
+    return "B0" + digits
+
+
+def _categories_2014(item: dict) -> list[list[str]]:
+    """An item's category paths as the 2014 dump lists them: ``Clothing, Shoes & Jewelry`` > gender > group > sub
+    category > type (a unisex item under Women and Men), a beauty product under ``Beauty`` alone, and a sports item's
+    ``Sports & Outdoors`` path first for half of them (seeded)."""
+    item_id = item["item_id"]
+    if item["master_category"] == "Personal Care":
+        return [["Beauty", item["sub_category"] or "Personal Care", item["article_type"]]]
+    tail = [AMAZON_2014_GROUPS[item["master_category"]], item["sub_category"] or "", item["article_type"]]
+    genders = ["Women", "Men"] if item["gender"] == "Unisex" else [item["gender"]]
+    paths = [["Clothing, Shoes & Jewelry", gender, *tail] for gender in genders]
+    if item["usage"] == "Sports" and _pick(item_id, "sports first", 2):
+        paths.insert(0, ["Sports & Outdoors", "Sports & Fitness", "Exercise & Fitness", "Clothing"])
+    return paths
+
+
+def _amazon_2014_record(item: dict) -> dict:
+    item_id = item["item_id"]
+    record = {"asin": _asin(item_id),
+              "related": {"also_bought": [_asin(f"{item_id}-{n}") for n in range(1 + _pick(item_id, "bought", 3))]},
+              "title": item["name"]}
+    if item["price"] and _pick(item_id, "priced", 4):  # one product in four has no price
+        record["price"] = round(item["price"] / INR_PER_USD, 2)
+    record["salesRank"] = {"Beauty" if item["master_category"] == "Personal Care" else "Clothing": 1 + _pick(item_id, "rank", 2_000_000)}
+    record["imUrl"] = f"http://ecx.images-amazon.com/images/I/{_digest(item_id, 11)}.jpg"
+    if item["brand"] and _pick(item_id, "branded", 3):  # one in three has no brand
+        record["brand"] = item["brand"]
+    record["categories"] = _categories_2014(item)
+    return record
+
+
+def amazon_2014_dump(items) -> list[dict]:
+    """Every product with a name, as the 2014 Amazon metadata dump lists it (one record per product)."""
+    return [_amazon_2014_record(item) for item in items if item["name"]]
+
+
+def _python_lines_gz(records: list[dict]) -> bytes:
+    """One Python dict per line (``str(dict)``, as the 2014 dump was written), gzipped with no time stamp."""
+    return gzip.compress("".join(f"{record}\n" for record in records).encode("utf-8"), mtime=0)
+
+
+ASOS_MAPPING = """# A fashion store scrape in the layout of the public ASOS products dataset (scripts/derive_catalog_shapes.py --shape
+# asos), mapped as docs/catalog.md describes: lists and dicts written into CSV cells as Python literals (single
+# quotes), the product details a list of one-key dicts, the category a list of breadcrumbs, prices in pounds.
+format = "csv"
+
+[columns]
+item_id = "sku"
+name = "name"
+brand = "description[*].Brand"
+gender = "category[0]"
+master_category = "category[1]"
+sub_category = "category[2]"
+article_type = "category[-1]"
+base_colour = "color"
+price = "price"
+description = "description[*].Product Details"
+attributes = "description"        # Product Details, Brand, Size & Fit, Look After Me, About Me
+image_path = "images[0]"
+
+[attributes]
+Fabric = "description[*].About Me"
+
+[price]
+currency = "GBP"
+"""
+
+GBP_PER_INR = 0.0095
+
+
+def _asos_row(item: dict) -> dict[str, str]:
+    item_id, attributes = item["item_id"], dict(item["attributes"] or {})
+    slug = re.sub(r"[^a-z0-9]+", "-", item["name"].lower()).strip("-")
+    product = f"{item['article_type']} by {item['brand']}" if item["brand"] else item["article_type"]
+    details = [{"Product Details": f"{product}\n{item['description'] or ''}".strip()}, {"Product Code": item_id}]
+    details += [{"Brand": item["brand"]}] if item["brand"] else []
+    details += [{"Size & Fit": f"Model wears: UK {8 + 2 * _pick(item_id, 'model size', 3)}"},
+                {"Look After Me": "Machine wash according to instructions on care label"}]
+    details += [{"About Me": attributes["Fabric"]}] if attributes.get("Fabric") else []
+    sizes = _sizes(item)
+    sold_out = _pick(item_id, "sold out", len(sizes) + 1)
+    return {
+        "url": f"https://www.asos.com/{slug}/prd/{item_id}",
+        "name": item["name"],
+        "size": ",".join(f"UK {s}" + (" - Out of stock" if n == sold_out else "") for n, s in enumerate(sizes)),
+        "category": str([item["gender"], item["master_category"], item["sub_category"] or "", item["article_type"]]),
+        "price": f"{item['price'] * GBP_PER_INR:.2f}" if item["price"] else "",
+        "color": item["base_colour"] or "",
+        "sku": f"{item_id}.0",  # pandas wrote the ids as floats
+        "description": str(details),
+        "images": str([f"https://images.asos-media.com/products/{slug}/{item_id}-{n}" for n in (1, 2, 3)]),
+    }
+
+
+def asos_scrape(items) -> list[dict[str, str]]:
+    """Every product with a name, one row each, as the public ASOS scrape lays them out."""
+    return [_asos_row(item) for item in items if item["name"]]
+
+
+SCRAPE_FOLDER_MAPPING = """# A scrape saved as one JSON file per product (scripts/derive_catalog_shapes.py --shape scrape-folder), mapped as
+# docs/catalog.md describes: the folder is the catalog, each file one product (a page file an array of them), the
+# photos saved beside them and named by relative paths.
+
+[columns]
+item_id = "id"
+name = "title"
+brand = "brand.name"
+gender = "breadcrumbs[0]"
+master_category = "breadcrumbs[1]"
+sub_category = "breadcrumbs[2]"
+article_type = "breadcrumbs[-1]"
+base_colour = "colour"
+price = "price.amount"
+discounted_price = "price.sale"
+description = "description"
+attributes = "specs"
+image_path = "images[0]"
+"""
+
+
+def _scraped_product(item: dict) -> dict:
+    """One product as a scraper saves it: nested brand and price, a breadcrumb list, a specs object, photo paths."""
+    item_id, discounted = item["item_id"], item["discounted_price"]
+    slug = re.sub(r"[^a-z0-9]+", "-", item["name"].lower()).strip("-")
+    return {"id": f"MYN-{item_id}", "url": f"https://shop.example.in/{slug}/{item_id}", "title": item["name"],
+            "brand": {"name": item["brand"], "url": f"https://shop.example.in/brands/{_digest(item['brand'] or '', 8)}"},
+            "price": {"amount": item["price"], "sale": discounted if discounted is not None and discounted < (item["price"] or 0) else None,
+                      "currency": "INR"},
+            "breadcrumbs": [item["gender"], item["master_category"], item["sub_category"] or "", item["article_type"]],
+            "colour": item["base_colour"], "specs": dict(item["attributes"] or {}),
+            "description": f"<p>{html.escape(item['description'])}</p>" if item["description"] else None,
+            "images": [f"images/{item_id}.jpg"] if item["image_path"] else []}
+
+
+def scrape_folder(items) -> list[dict]:
+    """Every product with a name, as a scraper saves it, with the bytes of its photo when the source has one."""
+    return [{"product": _scraped_product(item), "folder": re.sub(r"[^a-z0-9]+", "-", (item["master_category"] or "other").lower()),
+             "photo": Path(item["image_path"]).read_bytes() if item["image_path"] else None}
+            for item in items if item["name"]]
+
+
+def _product_files(rows: list[dict]) -> dict[str, bytes]:
+    """Each product as ``products/<group>/<id>.json``, the free items together as one page file holding an array,
+    and the photos under ``images/``."""
+    files, pages = {}, {}
+    for row in rows:
+        product = row["product"]
+        if row["folder"] == "free-items":
+            pages.setdefault(f"products/{row['folder']}/page-1.json", []).append(product)
+        else:
+            files[f"products/{row['folder']}/{product['id']}.json"] = json.dumps(product, ensure_ascii=False, indent=1).encode("utf-8")
+        if row["photo"] is not None:
+            files[product["images"][0]] = row["photo"]
+    files |= {name: json.dumps(page, ensure_ascii=False).encode("utf-8") for name, page in pages.items()}
+    return dict(sorted(files.items()))
+
+
 def delimited_file(rows: list[dict[str, str]], delimiter: str, above_header: list[list[str]] = ()) -> bytes:
     """``rows`` as a CSV/TSV file's bytes (UTF-8), with ``above_header``'s lines before the header."""
     text = io.StringIO()
@@ -713,7 +925,7 @@ class Shape:
 
     rows: Callable[[list[dict]], list[dict[str, str]]]
     file_name: str
-    file_bytes: Callable[[list[dict[str, str]]], bytes]
+    file_bytes: Callable[[list[dict[str, str]]], bytes | dict[str, bytes]]  # a dict: the files of a folder, by relative path
     mapping: str
 
 
@@ -734,7 +946,10 @@ SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "shopify": Shape(shopify_export, "products_export.csv", _csv, SHOPIFY_MAPPING),
           "woocommerce": Shape(woocommerce_export, "wc-product-export.csv", _csv, WOOCOMMERCE_MAPPING),
           "amazon": Shape(amazon_flat_file, "Flat.File.Clothing.txt", _amazon_txt, AMAZON_MAPPING),
-          "flipkart": Shape(flipkart_crawl, "flipkart_com-ecommerce_sample.csv", _csv, FLIPKART_MAPPING)}
+          "flipkart": Shape(flipkart_crawl, "flipkart_com-ecommerce_sample.csv", _csv, FLIPKART_MAPPING),
+          "amazon-2014": Shape(amazon_2014_dump, "meta_Clothing_Shoes_and_Jewelry.json.gz", _python_lines_gz, AMAZON_2014_MAPPING),
+          "asos": Shape(asos_scrape, "products_asos.csv", _csv, ASOS_MAPPING),
+          "scrape-folder": Shape(scrape_folder, "scrape", _product_files, SCRAPE_FOLDER_MAPPING)}
 
 
 def main() -> None:
@@ -748,7 +963,11 @@ def main() -> None:
     shape = SHAPES[args.shape]
     rows = shape.rows(ingest(args.source).table.to_pylist())
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / shape.file_name).write_bytes(shape.file_bytes(rows))
+    content = shape.file_bytes(rows)
+    for name, data in (content.items() if isinstance(content, dict) else [("", content)]):
+        path = args.out / shape.file_name / name if name else args.out / shape.file_name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
     (args.out / "mapping.toml").write_text(shape.mapping, encoding="utf-8")
     print(f"wrote {len(rows):,} rows to {args.out / shape.file_name} and the mapping to {args.out / 'mapping.toml'}")
 

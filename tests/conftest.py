@@ -136,6 +136,29 @@ def flipkart_crawl(tmp_path_factory) -> Path:
     return derive_shape(tmp_path_factory.mktemp("flipkart"), "flipkart")
 
 
+@pytest.fixture(scope="session")
+def amazon_2014_dump(tmp_path_factory) -> Path:
+    """A 2014-Amazon-metadata-shaped catalog (meta_Clothing_Shoes_and_Jewelry.json.gz: one Python dict per line,
+    category paths as lists of lists, no colour field; and mapping.toml) derived from the fixture by
+    scripts/derive_catalog_shapes.py --shape amazon-2014."""
+    return derive_shape(tmp_path_factory.mktemp("amazon-2014"), "amazon-2014")
+
+
+@pytest.fixture(scope="session")
+def asos_scrape(tmp_path_factory) -> Path:
+    """An ASOS-scrape-shaped catalog (products_asos.csv: Python-literal lists and one-key dicts in its cells; and
+    mapping.toml) derived from the fixture by scripts/derive_catalog_shapes.py --shape asos."""
+    return derive_shape(tmp_path_factory.mktemp("asos"), "asos")
+
+
+@pytest.fixture(scope="session")
+def scrape_folder(tmp_path_factory) -> Path:
+    """A scrape saved as one JSON file per product (scrape/products/<group>/<id>.json, the free items as one page
+    file holding an array, the photos under scrape/images; and mapping.toml) derived from the fixture by
+    scripts/derive_catalog_shapes.py --shape scrape-folder."""
+    return derive_shape(tmp_path_factory.mktemp("scrape-folder"), "scrape-folder")
+
+
 def main_code(args: list[str]) -> int:
     """The exit code of ``fashionrq ARGS`` run in-process (0 when it returns normally)."""
     from fashionrq.cli import main

@@ -240,6 +240,53 @@ def test_the_draft_for_a_flipkart_crawl_reads_its_specifications(tmp_path, flipk
     assert mine.table.to_pylist() == hand.table.to_pylist()
 
 
+def test_the_draft_for_a_2014_amazon_dump_reads_its_category_paths_and_the_colours_of_its_titles(tmp_path, amazon_2014_dump):
+    """A 2014 Amazon metadata dump (one Python dict per line in a gzipped .json): the draft reads the type, groups and
+    gender from the category path under the root most products have ("Clothing, Shoes & Jewelry"), wherever it stands
+    in the list, a beauty product's type from its own path, the photo from imUrl, and with no colour field the first
+    colour word of the titles. Its items are the hand mapping's, colours aside (the draft knows more colour words)."""
+    catalog = amazon_2014_dump / "meta_Clothing_Shoes_and_Jewelry.json.gz"
+    assert draft_mapping(catalog).checks == ["the colour is read from the names, which say one in 92% of the sample",
+                                             "the price cells name no currency"]
+    drafted, text = _drafted(tmp_path, catalog, lambda text: text.replace('currency = "INR"', 'currency = "USD"'))
+    spec = tomllib.loads(text)
+    assert spec["columns"]["article_type"] == ["categories[0=Clothing, Shoes & Jewelry][-1]", "categories[0][-1]"]
+    assert (spec["columns"]["gender"], spec["columns"]["image_path"]) == ("categories[0=Clothing, Shoes & Jewelry][1]", "imUrl")
+    mine, hand = (ingest(catalog, mapping=m).table.to_pylist() for m in (drafted, amazon_2014_dump / "mapping.toml"))
+    assert [{**item, "base_colour": None, "colours": None} for item in mine] == [{**item, "base_colour": None, "colours": None} for item in hand]
+    assert sum(a["base_colour"] == b["base_colour"] for a, b in zip(mine, hand, strict=True)) >= 0.95 * len(hand)
+
+
+def test_the_draft_for_an_asos_scrape_reads_its_python_literals(tmp_path, asos_scrape):
+    """An ASOS-style scrape (Python-literal lists and dicts in CSV cells): the draft reads the breadcrumb list for the
+    gender and categories, the longest entry of the list of one-key dicts as the description, its "Brand" entry as the
+    brand and the list as the attributes; its items are the hand mapping's but for the fabric the hand mapping reads
+    from the "About Me" entry (an entry named like no attribute)."""
+    catalog = asos_scrape / "products_asos.csv"
+    drafted, text = _drafted(tmp_path, catalog, lambda text: text.replace('currency = "INR"', 'currency = "GBP"'))
+    spec = tomllib.loads(text)["columns"]
+    assert (spec["brand"], spec["description"], spec["attributes"]) == ("description[*].Brand", "description[*].Product Details", "description")
+    mine, hand = (ingest(catalog, mapping=m).table.to_pylist() for m in (drafted, asos_scrape / "mapping.toml"))
+    without_fabric = [{**item, "attributes": [(k, v) for k, v in item["attributes"] if k != "Fabric"]} for item in hand]
+    assert mine == without_fabric
+
+
+def test_the_draft_for_a_folder_of_product_files_is_the_hand_written_mapping(tmp_path, scrape_folder, capsys):
+    """A folder of product JSON files: the draft reads it file by file, takes the breadcrumb list for the type, groups
+    and gender, the amount, sale price and currency of a price object, the brand object's name, and reads the same
+    items as the hand mapping, with nothing to check; the command drafts a folder too."""
+    folder = scrape_folder / "scrape"
+    draft = draft_mapping(folder)
+    assert draft.checks == []
+    drafted, text = _drafted(tmp_path, folder)
+    spec = tomllib.loads(text)
+    assert (spec["columns"]["price"], spec["columns"]["discounted_price"], spec["price"]["currency"]) == ("price.amount", "price.sale", "INR")
+    mine, hand = (ingest(folder, mapping=m).table.to_pylist() for m in (drafted, scrape_folder / "mapping.toml"))
+    assert mine == hand
+    assert main_code(["draft-mapping", str(folder)]) == 0
+    assert f"with it, scrape gives {len(hand):,} items from {len(hand):,} rows" in capsys.readouterr().err
+
+
 def test_the_draft_for_a_scraped_marketplace_dump(tmp_path):
     """JSON lines shaped like a scraped marketplace's metadata dump: a category list whose second entry names the
     gender, "$" prices, HTML entities left in titles and categories, photo URL lists and the colour inside a

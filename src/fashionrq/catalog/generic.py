@@ -75,7 +75,7 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
     # An items table written by `fashionrq ingest` was accepted once: its rows are only rejected for an empty id.
     required = ("item_id",) if mapping.source == IDENTITY and set(FIELDS) <= set(columns) else REQUIRED_FIELDS
     items = ((where, _mapped_item(where, record, refs, mapping, report, required)) for where, record in records)
-    photos = _Photos(path.parent, report)
+    photos = _Photos(path if path.is_dir() else path.parent, report)
     out = [photos.resolve(where, item) for where, item in items if item is not None]
     photos.note()
     _note_repeats(out, report, bool(mapping.variants.key))
@@ -87,8 +87,9 @@ def _raw_values(record: dict, refs: References, mapping: Mapping, report: Ingest
     """The record's value for every canonical field: the mapping's constants, then its clean-ups (counted in
     ``report``), then its value maps."""
     raw = {name: mapping.constants.get(name, refs.fields[name].get(record)) for name in FIELDS}
+    brand = to_text(raw["brand"])  # as the catalog writes it, for strip_brand
     for name, cleanup in mapping.cleanups.items():
-        raw[name] = _cleaned(raw[name], cleanup, name, mapping.list_separator, report, item_id)
+        raw[name] = _cleaned(raw[name], cleanup, name, mapping.list_separator, report, item_id, brand)
     for name, table in mapping.values.items():
         text = to_text(raw[name])
         if text is not None:
@@ -96,9 +97,11 @@ def _raw_values(record: dict, refs: References, mapping: Mapping, report: Ingest
     return raw
 
 
-def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str, report: IngestReport, item_id: str):
-    """``value`` (one text, a list, or a ``separator``-joined list) through ``cleanup``; each changed value is
-    counted under ``repaired.cleaned_<name>`` and each refused one under ``values_nulled.refused_<name>``."""
+def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str, report: IngestReport, item_id: str,
+             brand: str | None = None):
+    """``value`` (one text, a list, or a ``separator``-joined list) through ``cleanup`` (``brand``: the item's, for
+    ``strip_brand``); each changed value is counted under ``repaired.cleaned_<name>`` and each refused one under
+    ``values_nulled.refused_<name>``."""
     if isinstance(value, list | tuple):
         entries, joined = [to_text(v) for v in value], False
     else:
@@ -110,7 +113,7 @@ def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str, re
     for entry in entries:
         if entry is None or not entry.strip():
             continue
-        cleaned, changed = cleanup.apply(entry)
+        cleaned, changed = cleanup.apply(entry, brand)
         if cleaned is None:
             report.null_value(f"refused_{name}", item_id)
         elif changed:

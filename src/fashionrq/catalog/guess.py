@@ -23,7 +23,7 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
                "idealfor"),
     "age_group": ("agegroup", "agesegment", "targetage", "agerange", "googleshoppingagegroup"),
     "article_type": ("articletype", "producttype", "producttypename", "itemtype", "type", "productcategory", "category",
-                     "categoryname", "categories"),
+                     "categoryname", "categories", "breadcrumbs", "breadcrumb"),
     "master_category": ("mastercategory", "maincategory", "topcategory", "categorylevel1", "garmentgroupname", "division",
                         "category"),
     "sub_category": ("subcategory", "productgroupname", "productgroup", "categorylevel2", "subclass"),
@@ -235,7 +235,7 @@ class Guesser:
         if last and isinstance(first, list) and first and all(isinstance(v, list) for v in first):
             return self._rooted_path(column, values)
         if isinstance(first, dict):
-            key = next((k for k in ("value", "name", "en", "text") if k in first), None)
+            key = next((k for k in ("value", "amount", "name", "en", "text") if k in first), None)
             return (f"{column}.{key}", f"objects: their {key!r}") if key else (column, "")
         if not isinstance(first, list) or not first or not isinstance(first[0], dict):
             return column, ""

@@ -44,7 +44,8 @@ class IngestResult:
 
 def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str | Path | None = None) -> IngestResult:
     """Ingest ``catalog``: a Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet file (with ``mapping``, a TOML file, when
-    its columns are not the canonical names), the output folder of ``fashionrq ingest``, or ``"bundled"``.
+    its columns are not the canonical names), a folder of product JSON files (with ``mapping``), the output folder of
+    ``fashionrq ingest``, or ``"bundled"``.
 
     The table records the catalog's price tiers in its currency (:mod:`fashionrq.catalog.tiers`); the report's
     notes say them."""
@@ -63,17 +64,17 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
     if mapping is None and is_myntra_layout(path):
         report = IngestReport(source=source, layout="myntra")
         rows = read_myntra(path, report, images=image_dir)
-    elif path.is_dir() and not (path / ITEMS_FILE).is_file():
+    elif mapping is None and path.is_dir() and not (path / ITEMS_FILE).is_file():
         raise InputError(
             f"catalog folder {path} has no styles.csv (Myntra layout) and no {ITEMS_FILE} (an ingested catalog); "
-            "pass a CSV, TSV, JSON(L) or Parquet file with a --mapping file instead."
+            "pass a CSV, TSV, JSON(L) or Parquet file, or a folder of product JSON files, with a --mapping file instead."
         )
     elif mapping is None and is_items_table(path / ITEMS_FILE if path.is_dir() else path):
         return _read_items_table(path / ITEMS_FILE if path.is_dir() else path, source)
     else:
         spec = Mapping.load(Path(mapping)) if mapping is not None else Mapping()
         currency = spec.prices.currency
-        path = path / ITEMS_FILE if path.is_dir() else path  # the output folder of `fashionrq ingest`
+        path = path / ITEMS_FILE if (path / ITEMS_FILE).is_file() else path  # the output folder of `fashionrq ingest`
         report = IngestReport(source=source, layout="mapped")
         rows = read_generic(path, spec, report)
     if not rows:

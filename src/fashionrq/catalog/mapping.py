@@ -119,8 +119,11 @@ class FieldCleanup:
     counts from 0, or from the end when negative; default -1, the last); patterns removed from every value of a
     field; patterns whose values are refused; and ``words``: a code such as ``TRACK_PANTS`` read as the words
     ``Track Pants``. ``extract``: the first match of a pattern (its first group, if it has one), as the gender in a
-    title ``Women's Casual Top`` with ``extract = '\b(women|men|girls|boys)\b'``; a text without a match is null."""
+    title ``Women's Casual Top`` with ``extract = '\b(women|men|girls|boys)\b'``; a text without a match is null.
+    ``strip_brand``: the item's brand cut out of the text first (``Red Tape Men Brown Sandals``: ``Men Brown
+    Sandals``), so that a colour or gender word inside a brand's name is not read as the item's."""
 
+    strip_brand: bool = False
     split: str | None = None
     part: int = -1
     extract: re.Pattern | None = None
@@ -128,12 +131,15 @@ class FieldCleanup:
     refuse: tuple[re.Pattern, ...] = ()
     words: bool = False
 
-    def apply(self, text: str) -> tuple[str | None, bool]:
-        """``(value, changed)``: the ``part`` of the text split at ``split``, what ``extract`` finds in it, with every
+    def apply(self, text: str, brand: str | None = None) -> tuple[str | None, bool]:
+        """``(value, changed)``: the text without ``brand`` (with ``strip_brand``), the ``part`` of it split at
+        ``split``, what ``extract`` finds in it, with every
         ``remove`` match cut out, underscores read as spaces when ``words`` (a one-case code then capitalised word
         by word) and spaces squeezed; ``None`` when that leaves nothing (a path without that part, a text without
         a match) or the result matches a ``refuse`` pattern whole."""
         cleaned = text
+        if self.strip_brand and brand and brand.strip():
+            cleaned = re.sub(rf"(?<!\w){re.escape(brand.strip())}(?!\w)", " ", cleaned, count=1, flags=re.IGNORECASE)
         if self.split is not None:
             parts = text.split(self.split)
             cleaned = parts[self.part] if -len(parts) <= self.part < len(parts) else ""
@@ -164,6 +170,7 @@ CLEAN_VALUES = {
     "remove": (_pattern_list, "give a list of regular expressions, e.g. remove = ['\\d+']"),
     "refuse": (_pattern_list, "give a list of regular expressions, e.g. refuse = ['\\d+']"),
     "words": (lambda v: isinstance(v, bool), "write words = true or words = false"),
+    "strip_brand": (lambda v: isinstance(v, bool), "write strip_brand = true or strip_brand = false"),
 }
 CLEAN_KEYS = tuple(CLEAN_VALUES)
 

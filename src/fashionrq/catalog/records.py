@@ -34,7 +34,12 @@ Records = list[tuple[str, dict]]
 
 
 def detect_format(path: Path, declared: str | None) -> str:
-    """The mapping's ``format`` if it names one, else the format the file name says."""
+    """The mapping's ``format`` if it names one, else the format the file name says; a folder is read as JSON files."""
+    if path.is_dir():
+        if declared not in (None, "json", "jsonl"):
+            raise InputError(f"{path} is a folder, which is read as JSON files (one or more products each), but the mapping sets "
+                             f"format = {declared!r}; drop that line, or pass the {declared} file itself.")
+        return "json"
     if declared:
         return declared
     suffix = Path(path.name.lower().removesuffix(".gz")).suffix
@@ -50,14 +55,17 @@ def detect_format(path: Path, declared: str | None) -> str:
 def read_records(path: Path, fmt: str, report: IngestReport, encoding: str = "utf-8",
                  delimiter: str | None = None, header_row: int = 1) -> tuple[Records, list[str]]:
     """Every record of the catalog file ``path`` in format ``fmt``, and its columns (rows counted in ``report``); a
-    CSV file's header is its row ``header_row``, the rows above it skipped and counted in a note."""
+    CSV file's header is its row ``header_row``, the rows above it skipped and counted in a note. A folder is read
+    as a folder of JSON files (:func:`_folder_records`)."""
+    if path.is_dir():
+        return _folder_records(path, report, encoding)
     if fmt == "parquet":
         return _parquet_records(path, report)
     text = read_text(path, encoding)
     if not text.strip():
         raise InputError(f"{path} is empty; pass a catalog with a header row and at least one product.")
     if fmt == "jsonl":
-        return _jsonl_records(path, text, report)
+        return _objects(_jsonl_entries(path.name, text, report), report)
     if fmt == "json":
         return _json_records(path, text, report)
     return _csv_records(path, text, report, delimiter or DEFAULT_DELIMITERS[fmt], header_row)
@@ -157,14 +165,15 @@ def _objects(entries: list[tuple[str, object]], report: IngestReport) -> tuple[R
     return records, list(columns)
 
 
-def _jsonl_records(path: Path, text: str, report: IngestReport) -> tuple[Records, list[str]]:
-    """One product per line: JSON, or a Python dict literal (``{'asin': 'B00...', 'price': 3.17}``, as the public
-    Amazon metadata dumps of 2014 write their lines), each such line counted in a note."""
+def _jsonl_entries(name: str, text: str, report: IngestReport) -> list[tuple[str, object]]:
+    """The values of the file ``name``, one product per line: JSON, or a Python dict literal (``{'asin': 'B00...',
+    'price': 3.17}``, as the public Amazon metadata dumps of 2014 write their lines), each such line counted in a
+    note; a line that is neither is rejected with its place."""
     entries, literals = [], 0
     for line_no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        where = f"{path.name}:{line_no}"
+        where = f"{name}:{line_no}"
         try:
             entries.append((where, json.loads(line, object_pairs_hook=_unique_keys)))
         except (ValueError, RecursionError) as err:
@@ -179,9 +188,9 @@ def _jsonl_records(path: Path, text: str, report: IngestReport) -> tuple[Records
                 entries.append((where, record))
                 literals += 1
     if literals:
-        report.notes.append(f"{literals:,} line{'s' * (literals != 1)} of {path.name} {'are Python dicts' if literals != 1 else 'is a Python dict'} "
+        report.notes.append(f"{literals:,} line{'s' * (literals != 1)} of {name} {'are Python dicts' if literals != 1 else 'is a Python dict'} "
                             "(single quotes, None), not JSON, read as Python literals (no code is run)")
-    return _objects(entries, report)
+    return entries
 
 
 def _python_dict(line: str) -> dict | None:
@@ -225,7 +234,7 @@ def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records,
     except (ValueError, RecursionError) as err:
         if _holds_lines(text):
             report.notes.append(f"{path.name} holds one product per line (JSON lines), read as such")
-            return _jsonl_records(path, text, report)
+            return _objects(_jsonl_entries(path.name, text, report), report)
         where = f" (line {err.lineno}, column {err.colno})" if isinstance(err, json.JSONDecodeError) else ""
         raise InputError(f"{path} is not valid JSON{where}: {getattr(err, 'msg', err)}; fix the file, or name a JSON-lines "
                          "file .jsonl (one product per line).") from None
@@ -239,3 +248,54 @@ def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records,
     if not isinstance(value, list) or not value:
         raise InputError(f"{path} holds no array of products; a JSON catalog is an array of product objects.")
     return _objects([(f"{path.name} record {i}", v) for i, v in enumerate(value, start=1)], report)
+
+
+#: The files a folder catalog is read from: JSON and JSON lines, gzipped or not.
+_JSON_FILE = re.compile(r"\.(?:json|jsonl|ndjson)(?:\.gz)?$", re.IGNORECASE)
+_LINES_FILE = re.compile(r"\.(?:jsonl|ndjson)(?:\.gz)?$", re.IGNORECASE)
+
+
+def _folder_records(folder: Path, report: IngestReport, encoding: str) -> tuple[Records, list[str]]:
+    """Every product of a folder of JSON files, as a scrape saves one file per product: a file's object is one
+    product, an array its elements, JSON lines its lines. The files are read in the order of their paths, below the
+    folder too; one that cannot be read is rejected with its path, and other files (photos) are passed over and
+    counted in a note."""
+    files, others = [], Counter()
+    for file in sorted((f for f in folder.rglob("*") if f.is_file()), key=lambda f: f.relative_to(folder).as_posix()):
+        if _JSON_FILE.search(file.name) and not file.name.startswith("."):
+            files.append(file)
+        else:
+            others[file.suffix.lower() or file.name] += 1
+    if not files:
+        raise InputError(f"catalog folder {folder} holds no .json or .jsonl file; pass a folder of product JSON files, or the "
+                         "catalog file itself.")
+    entries = [entry for file in files for entry in _file_entries(file, file.relative_to(folder).as_posix(), report, encoding)]
+    report.notes.append(f"products read from {len(files):,} JSON files in {folder.name}/ (a file's object is one product)")
+    if others:
+        kinds = ", ".join(f"{kind} {n:,}" for kind, n in sorted(others.items(), key=lambda kv: (-kv[1], kv[0]))[:5])
+        report.notes.append(f"{sum(others.values()):,} other files in {folder.name}/ are not JSON and were passed over ({kinds})")
+    return _objects(entries, report)
+
+
+def _file_entries(file: Path, name: str, report: IngestReport, encoding: str) -> list[tuple[str, object]]:
+    """The values one file of a folder catalog holds, each with its place; a file that cannot be read, as one rejected
+    row."""
+    try:
+        text = read_text(file, encoding)
+    except InputError as err:
+        report.rows_read += 1
+        report.reject(name, str(err))
+        return []
+    if _LINES_FILE.search(name):
+        return _jsonl_entries(name, text, report)
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_keys)
+    except (ValueError, RecursionError) as err:
+        if _holds_lines(text):
+            return _jsonl_entries(name, text, report)
+        report.rows_read += 1
+        report.reject(name, f"malformed JSON ({getattr(err, 'msg', err)})")
+        return []
+    if isinstance(value, list):
+        return [(f"{name} record {i}", v) for i, v in enumerate(value, start=1)]
+    return [(name, value)]
