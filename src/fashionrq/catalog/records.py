@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import ast
 import json
-import re
-from collections import Counter
-from itertools import islice, takewhile
+from itertools import islice
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from fashionrq.catalog.files import check_header, csv_rows, csv_table, read_bytes, read_text
+from fashionrq.catalog.files import (check_header, csv_rows, csv_table, header_line_in_rows, read_bytes, read_text,
+                                     refuse_narrow_header, table_records)
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import python_literal
 from fashionrq.errors import InputError
@@ -93,24 +92,9 @@ def _check_delimiter(path: Path, columns: list[str], delimiter: str) -> None:
 
 
 def header_line(path: Path, text: str, delimiter: str) -> int | None:
-    """The line that names the columns of a file whose first row has fewer fields than most rows (a file with lines
-    above its header, as Amazon's flat files have: a template line, then labels, then the field names): of the rows
-    with as many fields as most, from the first one on, the last that reads as names (every field filled, none twice,
-    none a number) before the data; ``None`` when the first row is as wide as most rows."""
-    rows = [(line, fields) for line, fields in islice(csv_rows(path, text, delimiter), 200) if fields]
-    if len(rows) < 3:
-        return None
-    width = Counter(len(fields) for _, fields in rows[1:]).most_common(1)[0][0]
-    if len(rows[0][1]) >= width:
-        return None
-    wide = [(line, fields) for line, fields in rows[:10] if len(fields) == width]
-    names = list(takewhile(lambda row: _reads_as_names(row[1]), wide))
-    return names[-1][0] if names else wide[0][0] if wide else None
-
-
-def _reads_as_names(fields: list[str]) -> bool:
-    cells = [f.strip() for f in fields]
-    return all(cells) and len(set(cells)) == len(cells) and not any(re.fullmatch(r"[-+]?[\d.,]+", c) for c in cells)
+    """The line that names the columns of a CSV text whose first row has fewer fields than most rows
+    (:func:`~fashionrq.catalog.files.header_line_in_rows`); ``None`` when the first row is as wide as most rows."""
+    return header_line_in_rows(csv_rows(path, text, delimiter))
 
 
 def _csv_records(path: Path, text: str, report: IngestReport, delimiter: str, header_row: int = 1) -> tuple[Records, list[str]]:
@@ -118,19 +102,9 @@ def _csv_records(path: Path, text: str, report: IngestReport, delimiter: str, he
     if header_row > 1:
         report.notes.append(f"the header is line {header_row} of {path.name} (header_row in the mapping); the lines above it are skipped")
     _check_delimiter(path, columns, delimiter)
-    records, too_long = [], 0
-    for line_no, fields in rows:
-        if not fields:  # a blank line
-            continue
-        report.rows_read += 1
-        if len(fields) > len(columns):
-            too_long += 1
-            report.reject(f"{path.name}:{line_no}", f"{len(fields)} fields for {len(columns)} columns")
-            continue
-        records.append((f"{path.name}:{line_no}", dict(zip(columns, fields))))
-    if too_long > len(records) and (line := header_line(path, text, delimiter)) is not None and line != header_row:
-        raise InputError(f"{path}'s header (line {header_row}) has {len(columns)} fields but most rows have more: its columns are named "
-                         f"on line {line}; set header_row = {line} in the mapping file.")
+    records, too_long = table_records(columns, rows, lambda line: f"{path.name}:{line}", report)
+    if too_long > len(records):
+        refuse_narrow_header(f"{path}'s header (line {header_row})", "line", header_row, len(columns), csv_rows(path, text, delimiter))
     if not records and not report.rejected:
         raise InputError(f"{path} has a header but no products; add at least one row.")
     return records, columns
