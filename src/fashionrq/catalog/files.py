@@ -48,8 +48,9 @@ def read_text(path: Path, encoding: str = "utf-8") -> str:
     return text.removeprefix("\ufeff")
 
 
-def check_header(path: Path, columns: list[str]) -> None:
-    """Refuse a header that names one column twice (readers would silently keep only one of them)."""
+def check_header(path: Path | str, columns: list[str]) -> None:
+    """Refuse a header that names one column twice (readers would silently keep only one of them); ``path`` names the
+    file (or its sheet)."""
     first: dict[str, int] = {}
     for position, name in enumerate(columns, start=1):
         if name and first.setdefault(name, position) != position:
@@ -91,15 +92,16 @@ def csv_table(path: Path, text: str, delimiter: str = ",", header_row: int = 1) 
 def header_line_in_rows(rows: Rows) -> int | None:
     """The row that names the columns of a table whose first row has fewer fields than most rows (a file with lines
     above its header, as Amazon's flat files have: a template line, then labels, then the field names): of the rows
-    with as many fields as most, from the first one on, the last that reads as names (every field filled, none twice,
-    none a number) before the data; ``None`` when the first row is as wide as most rows."""
+    with at least as many fields as most (a sheet's rows leave out their empty last cells, so its header may be the
+    widest), from the first one on, the last that reads as names (every field filled, none twice, none a number)
+    before the data; ``None`` when the first row is as wide as most rows."""
     rows = [(number, fields) for number, fields in islice(rows, 200) if fields]
     if len(rows) < 3:
         return None
     width = Counter(len(fields) for _, fields in rows[1:]).most_common(1)[0][0]
     if len(rows[0][1]) >= width:
         return None
-    wide = [(number, fields) for number, fields in rows[:10] if len(fields) == width]
+    wide = [(number, fields) for number, fields in rows[:10] if len(fields) >= width]
     names = list(takewhile(lambda row: _reads_as_names(row[1]), wide))
     return names[-1][0] if names else wide[0][0] if wide else None
 

@@ -1,5 +1,5 @@
-"""The records of a mapped catalog file (CSV or TSV with any delimiter, JSON lines, a JSON array, Parquet), each
-with where it came from, before any field is mapped. Every failure is one sentence naming the file and the fix."""
+"""The records of a mapped catalog file (CSV or TSV with any delimiter, JSON lines, a JSON array, Parquet, an Excel
+workbook's sheet), each with where it came from, before any field is mapped. Every failure is one sentence naming the file and the fix."""
 
 from __future__ import annotations
 
@@ -15,14 +15,16 @@ from fashionrq.catalog.files import (check_header, csv_rows, csv_table, header_l
                                      refuse_narrow_header, table_records)
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import python_literal
+from fashionrq.catalog.sheets import sheet_records
 from fashionrq.errors import InputError
 
-FORMATS = ("csv", "tsv", "jsonl", "json", "parquet")
+FORMATS = ("csv", "tsv", "jsonl", "json", "parquet", "xlsx")
 #: File name endings (before any ``.gz``) and the format each means.
 SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
-            ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
+            ".json": "json", ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx", ".xlsm": "xlsx"}
 DEFAULT_DELIMITERS = {"csv": ",", "tsv": "\t"}
-SPREADSHEETS = (".xlsx", ".xls", ".xlsm", ".ods", ".numbers")
+#: Spreadsheets fashionrq does not read: old binary Excel, OpenDocument, Apple Numbers.
+SPREADSHEETS = (".xls", ".ods", ".numbers")
 SAVE_AS_CSV = "save the sheet as CSV (UTF-8) and pass that file"
 #: Delimiters a header that reads as one column is checked for, with the words the fix names them by.
 DELIMITER_NAMES = {";": "semicolons", "\t": "tabs", "|": "vertical bars", ",": "commas"}
@@ -40,16 +42,22 @@ def detect_format(path: Path, declared: str | None) -> str:
     if suffix in SUFFIXES:
         return SUFFIXES[suffix]
     if suffix in SPREADSHEETS:
-        raise InputError(f"{path} is a spreadsheet, which fashionrq does not read; {SAVE_AS_CSV}.")
+        raise InputError(f"{path} is a spreadsheet, which fashionrq does not read ({suffix}); save it as an Excel workbook (.xlsx), "
+                         f"or {SAVE_AS_CSV}.")
     txt = " (a .txt export is usually tab-separated: format = \"tsv\")" if suffix == ".txt" else ""
-    raise InputError(f"cannot tell the format of {path} from its name; rename it to .csv, .tsv, .jsonl, .json or .parquet, "
+    raise InputError(f"cannot tell the format of {path} from its name; rename it to .csv, .tsv, .jsonl, .json, .parquet or .xlsx, "
                      f"or set format in the mapping file{txt}.")
 
 
 def read_records(path: Path, fmt: str, report: IngestReport, encoding: str = "utf-8",
-                 delimiter: str | None = None, header_row: int = 1) -> tuple[Records, list[str]]:
+                 delimiter: str | None = None, header_row: int = 1, sheet: str | None = None) -> tuple[Records, list[str]]:
     """Every record of the catalog file ``path`` in format ``fmt``, and its columns (rows counted in ``report``); a
-    CSV file's header is its row ``header_row``, the rows above it skipped and counted in a note."""
+    CSV file's or a workbook sheet's header is its row ``header_row``, the rows above it skipped and counted in a
+    note; a workbook's sheet is ``sheet``, else the one with the most filled rows."""
+    if fmt == "xlsx":
+        return sheet_records(path, report, sheet, header_row)
+    if sheet is not None:
+        raise InputError(f"the mapping names the sheet {sheet!r}, but {path} is no Excel workbook; remove the sheet line.")
     if fmt == "parquet":
         return _parquet_records(path, report)
     text = read_text(path, encoding)
