@@ -47,6 +47,13 @@ JSON list of web addresses, and ``product_specifications`` as a Ruby hash of key
 For`` with ``Men's, Women's`` for unisex items, ``Type``, ``Fabric``, ``Pattern``, ``Occasion``, a style code and an
 entry without a key).
 
+``--shape workbook``: a retailer's product master, the Excel workbook ``product_master.xlsx``, one row per product: an
+``Instructions`` sheet, then ``Products`` with a title line and a blank row above its header (row 3): ``Style Code``
+number cells, gender codes ``M`` / ``F`` / ``U`` / ``KB`` / ``KG``, categories, colour and fabric, ``Launch Date`` date
+cells in the item's year, rupee ``MRP`` and ``Discount`` number cells and ``Sale Price`` as the formula ``=K4-L4`` with
+the value Excel would store for it (openpyxl writes none), then a ``Codes`` sheet; byte-identical across runs (a
+fixed time of writing in the file's properties and zip entries).
+
     python scripts/derive_catalog_shapes.py --source tests/fixtures/myntra_small --out us-tops
     fashionrq build --catalog us-tops/catalog.csv --mapping us-tops/mapping.toml --out BENCH
     python scripts/derive_catalog_shapes.py --shape merchant --source bundled --out feed
