@@ -190,3 +190,13 @@ def test_blank_rows_error_cells_unnamed_columns_and_formulas_never_calculated(tm
     notes = "\n".join(result.report.notes)
     assert "1 formula error cells (#N/A, #REF!, ...) of sheet 'Products' of c.xlsx read as empty" in notes
     assert "the column(s) E of sheet 'Products' of c.xlsx hold values but have no name in row 1" in notes
+
+
+def test_an_empty_header_row_or_an_empty_workbook_is_one_sentence(product_workbook, tmp_path):
+    text = (product_workbook / "mapping.toml").read_text(encoding="utf-8").replace("header_row = 3", "header_row = 2")
+    with pytest.raises(InputError, match=r"row 2 of sheet 'Products' of .*product_master\.xlsx is empty, so it names no columns; "
+                                         r"set header_row = 3 \(the row that seems to name them\)"):
+        ingest(product_workbook / "product_master.xlsx", mapping=_mapping(tmp_path, text))
+    empty = _workbook(tmp_path / "empty.xlsx", {"Sheet1": [], "Sheet2": [[None, None]]})
+    with pytest.raises(InputError, match=r"empty\.xlsx has no filled cells \(sheets: 'Sheet1', 'Sheet2'\); pass a workbook"):
+        ingest(empty, mapping=_mapping(tmp_path, MINIMAL))

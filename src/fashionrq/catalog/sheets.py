@@ -15,11 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.etree.ElementTree import ParseError
 
-import openpyxl
-from openpyxl.cell.cell import ERROR_CODES
-from openpyxl.utils import get_column_letter
-from openpyxl.utils.exceptions import InvalidFileException
-
 from fashionrq.catalog.files import check_header, header_line_in_rows, read_bytes, refuse_narrow_header, table_records
 from fashionrq.catalog.report import IngestReport
 from fashionrq.errors import InputError
@@ -27,7 +22,11 @@ from fashionrq.errors import InputError
 #: The first bytes of an OLE2 compound file: what Excel writes for a password-protected workbook (and an old .xls).
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 #: What openpyxl raises on a file that is no workbook, or a broken one (a truncated zip, missing parts, bad XML).
-_BROKEN = (zipfile.BadZipFile, zlib.error, EOFError, KeyError, IndexError, TypeError, ValueError, ParseError, InvalidFileException, OSError)
+_BROKEN = (zipfile.BadZipFile, zlib.error, EOFError, KeyError, IndexError, TypeError, ValueError, ParseError, OSError)
+#: Excel's error values (openpyxl's ``ERROR_CODES``), which a formula that failed shows.
+ERROR_CODES = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A")
+#: A sheet's rows: ``(row number, cells as text)``.
+SheetRows = list[tuple[int, list[str]]]
 
 
 @dataclass(frozen=True)
@@ -37,7 +36,7 @@ class Sheet:
     (``#N/A``, ``#REF!`` ...), read as empty."""
 
     name: str
-    rows: list[tuple[int, list[str]]]
+    rows: SheetRows
     passed_over: tuple[str, ...] = ()
     errors: int = 0
 
@@ -67,7 +66,7 @@ def cell_text(value: object) -> str:
     return str(value)
 
 
-def _rows(worksheet) -> tuple[list[tuple[int, list[str]]], int]:
+def _rows(worksheet) -> tuple[SheetRows, int]:
     """The worksheet's rows as text, and how many of its cells are formula errors."""
     worksheet.reset_dimensions()  # some writers record a wrong sheet size; read every row the sheet holds
     rows, errors = [], 0
@@ -85,12 +84,14 @@ def _broken(path: Path, err: Exception) -> InputError:
                       "Excel and save it again as .xlsx, or save the sheet as CSV (UTF-8) and pass that file.")
 
 
-def _worksheets(path: Path, name: str | None) -> dict[str, tuple[list[tuple[int, list[str]]], int]]:
+def _worksheets(path: Path, name: str | None) -> dict[str, tuple[SheetRows, int]]:
     """The rows of the sheet ``name``, or of every worksheet (chart sheets have none), by sheet name."""
     raw = read_bytes(path)
     if raw.startswith(_OLE2):
         raise InputError(f"{path} is a password-protected workbook (or an old .xls file named .xlsx); remove the password in Excel "
                          "(File > Info > Protect Workbook) and save it as .xlsx, or save the sheet as CSV (UTF-8) and pass that file.")
+    import openpyxl  # deferred: openpyxl (a quarter of a second to import, in every process that imports the catalog)
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # openpyxl warns about styles and extensions it does not read; the values are read
         try:
@@ -109,7 +110,7 @@ def _worksheets(path: Path, name: str | None) -> dict[str, tuple[list[tuple[int,
             book.close()
 
 
-def _filled(rows: list[tuple[int, list[str]]]) -> int:
+def _filled(rows: SheetRows) -> int:
     return sum(1 for _, cells in rows if cells)
 
 
@@ -118,26 +119,26 @@ def read_sheet(path: Path, name: str | None = None) -> Sheet:
     rows (the first of them on a tie). Products split over sheets with the same header are refused, since one
     sheet would read only some of them."""
     found = _worksheets(path, name)
-    chosen = max(found, key=lambda title: _filled(found[title][0]))
+    chosen = max(found, key=lambda title: _filled(found[title][0]), default=None)
+    if chosen is None or not _filled(found[chosen][0]):
+        raise InputError(f"{path} has no filled cells (sheets: {', '.join(map(repr, found)) or 'none'}); pass a workbook with a "
+                         "header row and at least one product.")
     rows, errors = found[chosen]
-    if not _filled(rows):
-        raise InputError(f"{path} has no filled cells (sheets: {', '.join(map(repr, found))}); pass a workbook with a header row "
-                         "and at least one product.")
-    header = _header_cells(rows)
-    twin = next((title for title in found if title != chosen and _header_cells(found[title][0]) == header), None)
+    twin = next((title for title in found if title != chosen and _header_cells(found[title][0]) == _header_cells(rows)), None)
     if twin is not None:
         raise InputError(f"{path} holds products with the same columns on the sheets {chosen!r} and {twin!r}; fashionrq reads one "
-                         f"sheet: move them onto one sheet, or set sheet = {json.dumps(chosen, ensure_ascii=False)} in the mapping file to read only it.")
+                         f"sheet: move them onto one sheet, or set sheet = {json.dumps(chosen, ensure_ascii=False)} in the mapping "
+                         "file to read only it.")
     return Sheet(chosen, rows, tuple(title for title in found if title != chosen), errors)
 
 
-def guessed_header_row(rows: list[tuple[int, list[str]]]) -> int:
+def guessed_header_row(rows: SheetRows) -> int:
     """The row that seems to name a sheet's columns: the one :func:`header_line_in_rows` finds below lines of another
     width (a title), else the first filled row; ``1`` for a sheet without one."""
     return header_line_in_rows(rows) or next((number for number, cells in rows if cells), 1)
 
 
-def _header_cells(rows: list[tuple[int, list[str]]]) -> list[str]:
+def _header_cells(rows: SheetRows) -> list[str]:
     return rows[guessed_header_row(rows) - 1][1] if rows else []
 
 
@@ -169,9 +170,11 @@ def sheet_records(path: Path, report: IngestReport, name: str | None = None,
     return records, header
 
 
-def _note_unnamed(sheet: Sheet, path: Path, header_row: int, header: list[str], data: list[tuple[int, list[str]]], report: IngestReport) -> None:
+def _note_unnamed(sheet: Sheet, path: Path, header_row: int, header: list[str], data: SheetRows, report: IngestReport) -> None:
     """Note the columns without a name in the header that hold values (a merged header cell names only its first
     column); no mapping can name them."""
+    from openpyxl.utils import get_column_letter  # deferred: openpyxl, as in _worksheets
+
     unnamed = [i for i, name in enumerate(header) if not name and any(i < len(cells) and cells[i] for _, cells in data)]
     if unnamed:
         report.notes.append(f"the column(s) {', '.join(get_column_letter(i + 1) for i in unnamed)} of {sheet.label(path.name)} hold "
