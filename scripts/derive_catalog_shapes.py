@@ -62,6 +62,18 @@ Details``, ``Product Code``, ``Brand``, ``Size & Fit``, ``Look After Me``, ``Abo
 a list of web addresses; pound prices as plain numbers, the sizes in one text, the ids written as floats
 (``15970.0``).
 
+``--shape scrape-folder``: a scrape saved as one JSON file per product, the folder ``scrape/``: a file per product in
+a folder per group (``scrape/products/apparel/MYN-15970.json``), the free items as one page file holding an array,
+and the source's photos under ``scrape/images/``; nested brand and price objects (amount, sale, currency), a
+breadcrumb list, a specs object and photo paths relative to the folder.
+
+``--shape workbook``: a retailer's product master, the Excel workbook ``product_master.xlsx``, one row per product: an
+``Instructions`` sheet, then ``Products`` with a title line and a blank row above its header (row 3): ``Style Code``
+number cells, gender codes ``M`` / ``F`` / ``U`` / ``KB`` / ``KG``, categories, colour and fabric, ``Launch Date`` date
+cells in the item's year, rupee ``MRP`` and ``Discount`` number cells and ``Sale Price`` as the formula ``=K4-L4`` with
+the value Excel would store for it (openpyxl writes none), then a ``Codes`` sheet; byte-identical across runs (a
+fixed time of writing in the file's properties and zip entries).
+
     python scripts/derive_catalog_shapes.py --source tests/fixtures/myntra_small --out us-tops
     fashionrq build --catalog us-tops/catalog.csv --mapping us-tops/mapping.toml --out BENCH
     python scripts/derive_catalog_shapes.py --shape merchant --source bundled --out feed
@@ -72,16 +84,21 @@ from __future__ import annotations
 
 import argparse
 import csv
+import datetime
 import gzip
 import hashlib
 import html
 import io
 import json
 import re
+import zipfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from openpyxl import Workbook
+from openpyxl.writer.excel import ExcelWriter
 
 INR_PER_USD = 83.0
 SIZES = ("XS", "S", "M", "L", "XL")
@@ -908,6 +925,104 @@ def _product_files(rows: list[dict]) -> dict[str, bytes]:
     return dict(sorted(files.items()))
 
 
+WORKBOOK_MAPPING = """# A retailer's product master workbook (scripts/derive_catalog_shapes.py --shape workbook), mapped as docs/catalog.md
+# describes. product_master.xlsx has an Instructions sheet first, and a title line and a blank line above the header.
+sheet = "Products"
+header_row = 3                      # row 1: the title; row 2: blank
+
+[columns]
+item_id = "Style Code"              # number cells: 1163
+name = "Product Name"
+brand = "Brand"
+gender = "Gender"                   # M | F | U | KB | KG
+master_category = "Category"
+sub_category = "Sub Category"
+article_type = "Product Type"
+base_colour = "Colour"
+price = "MRP"                       # number cells shown as "₹1,299.00"
+discounted_price = "Sale Price"     # a formula, =K4-L4: the value Excel last computed for it
+
+[attributes]
+Fabric = "Fabric"
+
+[values.gender]                     # kids' codes; M, F and U read as Men, Women and Unisex
+KB = "Boys"
+KG = "Girls"
+"""
+
+WORKBOOK_GENDERS = {"Men": "M", "Women": "F", "Unisex": "U", "Boys": "KB", "Girls": "KG"}
+WORKBOOK_INSTRUCTIONS = ("How to fill the product master", "One row per style on the sheet Products; do not rename the columns.",
+                         "Gender codes: M men, F women, U unisex, KB kids boys, KG kids girls.",
+                         "Sale Price is calculated: MRP less Discount. Do not type over it.")
+WORKBOOK_CODES = (("Code", "Gender"), ("M", "Men"), ("F", "Women"), ("U", "Unisex"), ("KB", "Kids Boys"), ("KG", "Kids Girls"))
+#: The sheet's columns that hold numbers and dates, with the number format Excel shows them in.
+WORKBOOK_FORMATS = {"Launch Date": "dd-mmm-yyyy", "MRP": '"₹"#,##0.00', "Discount": '"₹"#,##0.00', "Sale Price": '"₹"#,##0.00'}
+WORKBOOK_FIRST_ROW = 4  # the title, a blank row and the header are above the first product
+#: When the workbook was written: it is stored in the file, so a fixed one keeps the bytes the same.
+WORKBOOK_SAVED = datetime.datetime(2026, 1, 5, 9, 30)
+
+
+def product_master(items) -> list[dict]:
+    """Every product with a name, one row each, as a retailer's product master lists it: the style code a number,
+    gender codes, prices in rupees with the discount beside them, and a launch date in the item's year."""
+    rows = []
+    for item in items:
+        if not item["name"]:
+            continue
+        item_id, price, discounted = item["item_id"], item["price"], item["discounted_price"]
+        discount = price - discounted if price and discounted is not None and discounted < price else 0.0
+        launch = datetime.date(item["year"], 1 + _pick(item_id, "month", 12), 1 + _pick(item_id, "day", 28)) if item["year"] else None
+        rows.append({"Style Code": int(item_id) if item_id.isdigit() else item_id, "Product Name": item["name"], "Brand": item["brand"], "Gender": WORKBOOK_GENDERS[item["gender"]],
+                     "Category": item["master_category"], "Sub Category": item["sub_category"], "Product Type": item["article_type"],
+                     "Colour": item["base_colour"], "Fabric": _attribute(item, "Fabric", "Material") or None, "Launch Date": launch,
+                     "MRP": price, "Discount": discount if price else None, "Sale Price": price - discount if price else None})
+    return rows
+
+
+def _sale_price_formulas(sheet_xml: bytes, rows: list[dict]) -> bytes:
+    """The Products sheet with each Sale Price formula's value filled in, as Excel stores it on saving (openpyxl
+    writes a formula without one)."""
+    def cached(match: re.Match) -> bytes:
+        row = int(match[1])
+        return match[0].replace(b"<v></v>", f"<v>{rows[row - WORKBOOK_FIRST_ROW]['Sale Price']!r}</v>".encode())
+
+    return re.sub(rb'<c r="M(\d+)"[^>]*><f>K\1-L\1</f><v></v>', cached, sheet_xml)
+
+
+def product_master_workbook(rows: list[dict]) -> bytes:
+    """``rows`` as product_master.xlsx: the sheets Instructions, Products (a title, a blank row, the header, then the
+    rows; Sale Price the formula =K4-L4 with its value stored as Excel stores it) and Codes; byte-identical for the
+    same rows (a fixed time of writing, in the file's properties and its zip entries)."""
+    book = Workbook()
+    book.active.title = "Instructions"
+    for line in WORKBOOK_INSTRUCTIONS:
+        book.active.append([line])
+    sheet = book.create_sheet("Products")
+    sheet.append(["Product master: all styles, prices in INR"])
+    sheet.append([])
+    sheet.append(list(rows[0]))
+    for number, row in enumerate(rows, start=WORKBOOK_FIRST_ROW):
+        sale = f"=K{number}-L{number}" if row["MRP"] else None
+        sheet.append(list(row.values())[:-1] + [sale])
+        for column, number_format in WORKBOOK_FORMATS.items():
+            sheet.cell(number, list(row).index(column) + 1).number_format = number_format
+    codes = book.create_sheet("Codes")
+    for line in WORKBOOK_CODES:
+        codes.append(list(line))
+    book.properties.creator = "Merchandising"
+    book.properties.created = book.properties.modified = WORKBOOK_SAVED
+    written = io.BytesIO()
+    ExcelWriter(book, zipfile.ZipFile(written, "w", zipfile.ZIP_DEFLATED)).save()  # not Workbook.save, which stamps the time
+    out = io.BytesIO()
+    with zipfile.ZipFile(written) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for entry in source.infolist():
+            data = source.read(entry)
+            if entry.filename == "xl/worksheets/sheet2.xml":
+                data = _sale_price_formulas(data, rows)
+            target.writestr(zipfile.ZipInfo(entry.filename, date_time=WORKBOOK_SAVED.timetuple()[:6]), data, zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
 def delimited_file(rows: list[dict[str, str]], delimiter: str, above_header: list[list[str]] = ()) -> bytes:
     """``rows`` as a CSV/TSV file's bytes (UTF-8), with ``above_header``'s lines before the header."""
     text = io.StringIO()
@@ -923,9 +1038,9 @@ class Shape:
     """A derived catalog shape: its rows from the source items, its file name, how the rows become the file's bytes,
     and its mapping."""
 
-    rows: Callable[[list[dict]], list[dict[str, str]]]
+    rows: Callable[[list[dict]], list[dict]]
     file_name: str
-    file_bytes: Callable[[list[dict[str, str]]], bytes | dict[str, bytes]]  # a dict: the files of a folder, by relative path
+    file_bytes: Callable[[list[dict]], bytes | dict[str, bytes]]  # a dict: the files of a folder, by relative path
     mapping: str
 
 
@@ -949,7 +1064,8 @@ SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "flipkart": Shape(flipkart_crawl, "flipkart_com-ecommerce_sample.csv", _csv, FLIPKART_MAPPING),
           "amazon-2014": Shape(amazon_2014_dump, "meta_Clothing_Shoes_and_Jewelry.json.gz", _python_lines_gz, AMAZON_2014_MAPPING),
           "asos": Shape(asos_scrape, "products_asos.csv", _csv, ASOS_MAPPING),
-          "scrape-folder": Shape(scrape_folder, "scrape", _product_files, SCRAPE_FOLDER_MAPPING)}
+          "scrape-folder": Shape(scrape_folder, "scrape", _product_files, SCRAPE_FOLDER_MAPPING),
+          "workbook": Shape(product_master, "product_master.xlsx", product_master_workbook, WORKBOOK_MAPPING)}
 
 
 def main() -> None:

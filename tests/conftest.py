@@ -159,6 +159,14 @@ def scrape_folder(tmp_path_factory) -> Path:
     return derive_shape(tmp_path_factory.mktemp("scrape-folder"), "scrape-folder")
 
 
+@pytest.fixture(scope="session")
+def product_workbook(tmp_path_factory) -> Path:
+    """A retailer's product master workbook (product_master.xlsx: an Instructions sheet, then Products with a title and
+    a blank row above the header, number, date and formula cells, then Codes; and mapping.toml) derived from the fixture
+    by scripts/derive_catalog_shapes.py --shape workbook."""
+    return derive_shape(tmp_path_factory.mktemp("workbook"), "workbook")
+
+
 def main_code(args: list[str]) -> int:
     """The exit code of ``fashionrq ARGS`` run in-process (0 when it returns normally)."""
     from fashionrq.cli import main

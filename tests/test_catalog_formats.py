@@ -238,7 +238,7 @@ def test_numbered_option_columns_and_lists_of_references():
      "whose column 'Option1 Value' catalog.csv does not have"),
     (lambda m: "header_row = 0\n" + _without_format(m), "give the line number of the header"),
     (lambda m: "header_row = true\n" + _without_format(m), "give the line number of the header"),
-    (lambda m: 'format = "jsonl"\nheader_row = 2\n' + _without_format(m), "only CSV and TSV files have a header row"),
+    (lambda m: 'format = "jsonl"\nheader_row = 2\n' + _without_format(m), "only CSV and TSV files and Excel sheets have a header row"),
     (lambda m: m + '[skip]\nstatus = "draft"\n', "give a list of the values (regular expressions, matched whole, in any case)"),
     (lambda m: m + '[skip]\ncategory = ["("]\n', "in [skip] category is no regular expression"),
     (lambda m: m + '[skip]\nstatus = ["draft"]\n', "lists under [skip] column 'status', which catalog.csv does not have"),
@@ -327,10 +327,12 @@ def test_mapping_mistakes_in_the_new_keys_are_refused_with_the_fix(tmp_path, edi
     assert needle in str(caught.value)
 
 
-def test_a_spreadsheet_is_refused_with_the_way_to_save_it(tmp_path):
-    sheet = tmp_path / "catalog.xlsx"
+@pytest.mark.parametrize("suffix", [".xls", ".ods", ".numbers"])
+def test_a_spreadsheet_other_than_an_excel_workbook_is_refused_with_the_way_to_save_it(tmp_path, suffix):
+    sheet = tmp_path / f"catalog{suffix}"
     sheet.write_bytes(b"PK\x03\x04")
-    with pytest.raises(InputError, match="is a spreadsheet, which fashionrq does not read; save the sheet as CSV"):
+    with pytest.raises(InputError, match=rf"is a spreadsheet, which fashionrq does not read \({suffix}\); save it as an Excel workbook "
+                                         r"\(\.xlsx\), or save the sheet as CSV \(UTF-8\)"):
         ingest(sheet, mapping=_mapping(tmp_path, _without_format(MAPPING)))
 
 

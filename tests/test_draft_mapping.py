@@ -343,3 +343,23 @@ def test_the_draft_for_an_excel_export_in_cp1252_names_its_encoding(tmp_path):
     items = ingest(catalog, mapping=drafted).table.to_pylist()
     assert [i["name"] for i in items] == [r["title"] + " Café" for r in rows]
     assert [i["price"] for i in items] == [float(r["list_price"]) for r in rows]
+
+
+def test_the_draft_for_a_product_master_workbook_is_the_hand_written_mapping_once_its_gender_codes_are_given(tmp_path,
+                                                                                                           product_workbook):
+    """A retailer's Excel product master: the draft reads the sheet with the most rows (a commented sheet line, the
+    Instructions and Codes sheets passed over), finds the header below the title on row 3 and the Style Code as the
+    id, and once its two CHECK lines for the kidswear codes KB and KG are answered reads the same items as the mapping
+    written by hand from docs/catalog.md."""
+    catalog = product_workbook / "product_master.xlsx"
+    draft = draft_mapping(catalog)
+    assert draft.checks == ["the gender value 'KB' needs a value map", "the gender value 'KG' needs a value map",
+                            "the price cells name no currency"] and draft.missing_required == []
+    drafted, text = _drafted(tmp_path, catalog, lambda text: text.replace('# KB = "?"   # CHECK: which gender is this?', 'KB = "Boys"')
+                             .replace('# KG = "?"   # CHECK: which gender is this?', 'KG = "Girls"'))
+    assert "# sheet = 'Products'   # the one with the most filled rows; passed over Instructions, Codes" in text
+    spec = tomllib.loads(text)
+    assert spec["header_row"] == 3 and "sheet" not in spec
+    assert spec["columns"]["item_id"] == "Style Code" and spec["columns"]["discounted_price"] == "Sale Price"
+    mine, hand = (ingest(catalog, mapping=m) for m in (drafted, product_workbook / "mapping.toml"))
+    assert mine.table.to_pylist() == hand.table.to_pylist() and mine.table.num_rows == 2180

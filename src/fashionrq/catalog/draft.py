@@ -19,6 +19,7 @@ from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.prices import CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
 from fashionrq.catalog.report import IngestReport
+from fashionrq.catalog.sheets import guessed_header_row, read_sheet
 from fashionrq.catalog.schema import GENDER_SYNONYMS, GENDERS, normalise_gender
 from fashionrq.colour import COLOURS
 
@@ -77,14 +78,16 @@ def _sniff_delimiter(first_line: str) -> str:
 
 
 def draft_mapping(catalog: str | Path) -> Draft:
-    """Guess a mapping for ``catalog`` (a CSV, TSV, tab-separated ``.txt``, JSON-lines, JSON or Parquet file, or a
-    folder of JSON files) from its first records."""
+    """Guess a mapping for ``catalog`` (a CSV, TSV, tab-separated ``.txt``, JSON-lines, JSON or Parquet file, an Excel
+    workbook, or a folder of JSON files) from its first records."""
     path = Path(catalog)
     draft = Draft(path)
     txt = Path(path.name.lower().removesuffix(".gz")).suffix == ".txt"  # Amazon's flat files are tab-separated .txt
     fmt = None if txt else detect_format(path, None)
     encoding, delimiter, header_row = "utf-8", None, 1
-    if fmt != "parquet" and not path.is_dir():  # a folder of JSON files is read file by file
+    if fmt == "xlsx":
+        header_row = _sheet_and_header_row(draft, path)
+    elif fmt != "parquet" and not path.is_dir():  # a folder of JSON files is read file by file
         raw = read_bytes(path)
         if not _is_utf8(raw):
             encoding = "cp1252"
@@ -101,8 +104,8 @@ def draft_mapping(catalog: str | Path) -> Draft:
             draft.top.append(f'delimiter = "{"tab" if delimiter == chr(9) else delimiter}"   # the header is separated by '
                              f"{DELIMITER_NAMES[delimiter]}")
         header_row = header_line(path, text, delimiter) or 1
-        if header_row > 1:
-            draft.top.append(f"header_row = {header_row}   # the lines above it are not the header (the first has fewer fields); CHECK")
+    if header_row > 1:
+        draft.top.append(f"header_row = {header_row}   # the lines above it are not the header (the first has fewer fields); CHECK")
     records, columns = read_records(path, fmt, IngestReport(source=str(path), layout="draft"), encoding, delimiter, header_row)
     records = [record for _, record in records[:SAMPLE]]
     guesser = Guesser(records, columns)
@@ -112,6 +115,15 @@ def draft_mapping(catalog: str | Path) -> Draft:
     if unmapped:
         draft.lines += ["", f"# Not mapped: {', '.join(unmapped)}."]
     return draft
+
+
+def _sheet_and_header_row(draft: Draft, path: Path) -> int:
+    """A workbook's sheet (the one ingest reads without a ``sheet`` line, written as a commented line) and the row
+    that names its columns."""
+    sheet = read_sheet(path)
+    why = f"the one with the most filled rows; passed over {', '.join(sheet.passed_over)}" if sheet.passed_over else "its only sheet"
+    draft.top.append(f"# sheet = {toml_literal(sheet.name)}   # {why}")
+    return guessed_header_row(sheet.rows)
 
 
 def _columns(draft: Draft, guesser: Guesser) -> list[str]:

@@ -16,7 +16,7 @@ from fashionrq.catalog.schema import is_placeholder, json_text, to_text
 #: Column names (lower case, letters and digits only) that usually hold each canonical field, best first.
 FIELD_NAMES: dict[str, tuple[str, ...]] = {
     "item_id": ("id", "itemid", "sku", "variantsku", "asin", "articleid", "productid", "styleid", "variantid", "uniqid", "uid",
-                "productcode", "articlenumber", "code"),
+                "productcode", "articlenumber", "stylecode", "itemcode", "code"),
     "name": ("title", "name", "productname", "productdisplayname", "itemname", "producttitle", "prodname"),
     "brand": ("brand", "brandname", "brands", "vendor", "manufacturer", "designer", "maker"),
     "gender": ("gender", "sex", "targetgender", "googleshoppinggender", "department", "indexgroupname", "indexname",

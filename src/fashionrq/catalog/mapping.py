@@ -1,4 +1,4 @@
-"""The TOML mapping of a generic catalog (CSV, TSV, JSON lines, JSON or Parquet) onto the canonical fields, read and
+"""The TOML mapping of a generic catalog (CSV, TSV, JSON lines, JSON, Parquet or an Excel workbook) onto the canonical fields, read and
 checked key by key; :mod:`fashionrq.catalog.generic` applies it.
 
 See ``docs/catalog.md`` for the mapping format and a worked example.
@@ -20,7 +20,7 @@ from fashionrq.catalog.schema import FIELDS, STRING_FIELDS
 from fashionrq.errors import InputError
 
 #: Every key a mapping file may hold at its top level.
-MAPPING_KEYS = ("format", "encoding", "delimiter", "header_row", "list_separator", "columns", "attributes", "values", "constants", "price",
+MAPPING_KEYS = ("format", "encoding", "delimiter", "header_row", "sheet", "list_separator", "columns", "attributes", "values", "constants", "price",
                 "clean", "variants", "skip")
 PRICE_KEYS = ("currency", "decimal_separator", "range", "placeholder_max")
 VARIANT_KEYS = ("key", "fill", "parent", "parent_id")
@@ -279,12 +279,25 @@ def _skips(path: Path, spec: dict) -> dict[str, tuple[re.Pattern, ...]]:
 
 
 def _header_row(path: Path, spec: dict) -> int:
-    """``header_row``: the line of a CSV file that names its columns (Amazon's flat files have two lines above it)."""
+    """``header_row``: the line of a CSV file (or the row of a workbook's sheet) that names its columns (Amazon's flat
+    files have two lines above it)."""
     value = spec.get("header_row", 1)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
         raise InputError(f"mapping file {path} sets header_row = {value!r}; give the line number of the header, e.g. header_row = 3.")
     if value != 1 and spec.get("format") in ("jsonl", "json", "parquet"):
-        raise InputError(f"mapping file {path} sets header_row with format = {spec['format']!r}; only CSV and TSV files have a header row.")
+        raise InputError(f"mapping file {path} sets header_row with format = {spec['format']!r}; only CSV and TSV files and Excel sheets have a header row.")
+    return value
+
+
+def _sheet(path: Path, spec: dict) -> str | None:
+    """``sheet``: the sheet of an Excel workbook to read (default: the one with the most filled rows)."""
+    value = spec.get("sheet")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"mapping file {path} sets sheet = {value!r}; give the name of the workbook's sheet to read, e.g. sheet = \"Products\".")
+    if spec.get("format", "xlsx") != "xlsx":
+        raise InputError(f"mapping file {path} sets sheet with format = {spec['format']!r}; only Excel workbooks have sheets.")
     return value
 
 
@@ -326,6 +339,7 @@ class Mapping:
     format: str | None = None
     delimiter: str | None = None
     header_row: int = 1
+    sheet: str | None = None
     variants: Variants = Variants()
     source: str = IDENTITY
 
@@ -353,6 +367,7 @@ class Mapping:
             format=spec.get("format"),
             delimiter=_delimiter(path, spec),
             header_row=_header_row(path, spec),
+            sheet=_sheet(path, spec),
             variants=_variants(path, spec),
             source=str(path),
         )

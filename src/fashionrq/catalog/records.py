@@ -1,29 +1,30 @@
-"""The records of a mapped catalog file (CSV or TSV with any delimiter, JSON lines, a JSON array, Parquet), each
-with where it came from, before any field is mapped. Every failure is one sentence naming the file and the fix."""
+"""The records of a mapped catalog file (CSV or TSV with any delimiter, JSON lines, a JSON array, Parquet, an Excel
+workbook's sheet), each with where it came from, before any field is mapped. Every failure is one sentence naming the file and the fix."""
 
 from __future__ import annotations
 
 import ast
 import json
-import re
-from collections import Counter
-from itertools import islice, takewhile
+from itertools import islice
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from fashionrq.catalog.files import check_header, csv_rows, csv_table, read_bytes, read_text
+from fashionrq.catalog.files import (check_header, csv_rows, csv_table, header_line_in_rows, read_bytes, read_text,
+                                     refuse_narrow_header, table_records)
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import python_literal
+from fashionrq.catalog.sheets import sheet_records
 from fashionrq.errors import InputError
 
-FORMATS = ("csv", "tsv", "jsonl", "json", "parquet")
+FORMATS = ("csv", "tsv", "jsonl", "json", "parquet", "xlsx")
 #: File name endings (before any ``.gz``) and the format each means.
 SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
-            ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
+            ".json": "json", ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx", ".xlsm": "xlsx"}
 DEFAULT_DELIMITERS = {"csv": ",", "tsv": "\t"}
-SPREADSHEETS = (".xlsx", ".xls", ".xlsm", ".ods", ".numbers")
+#: Spreadsheets fashionrq does not read: old binary Excel, OpenDocument, Apple Numbers.
+SPREADSHEETS = (".xls", ".ods", ".numbers")
 SAVE_AS_CSV = "save the sheet as CSV (UTF-8) and pass that file"
 #: Delimiters a header that reads as one column is checked for, with the words the fix names them by.
 DELIMITER_NAMES = {";": "semicolons", "\t": "tabs", "|": "vertical bars", ",": "commas"}
@@ -46,17 +47,23 @@ def detect_format(path: Path, declared: str | None) -> str:
     if suffix in SUFFIXES:
         return SUFFIXES[suffix]
     if suffix in SPREADSHEETS:
-        raise InputError(f"{path} is a spreadsheet, which fashionrq does not read; {SAVE_AS_CSV}.")
+        raise InputError(f"{path} is a spreadsheet, which fashionrq does not read ({suffix}); save it as an Excel workbook (.xlsx), "
+                         f"or {SAVE_AS_CSV}.")
     txt = " (a .txt export is usually tab-separated: format = \"tsv\")" if suffix == ".txt" else ""
-    raise InputError(f"cannot tell the format of {path} from its name; rename it to .csv, .tsv, .jsonl, .json or .parquet, "
+    raise InputError(f"cannot tell the format of {path} from its name; rename it to .csv, .tsv, .jsonl, .json, .parquet or .xlsx, "
                      f"or set format in the mapping file{txt}.")
 
 
 def read_records(path: Path, fmt: str, report: IngestReport, encoding: str = "utf-8",
-                 delimiter: str | None = None, header_row: int = 1) -> tuple[Records, list[str]]:
+                 delimiter: str | None = None, header_row: int = 1, sheet: str | None = None) -> tuple[Records, list[str]]:
     """Every record of the catalog file ``path`` in format ``fmt``, and its columns (rows counted in ``report``); a
-    CSV file's header is its row ``header_row``, the rows above it skipped and counted in a note. A folder is read
-    as a folder of JSON files (:func:`_folder_records`)."""
+    CSV file's or a workbook sheet's header is its row ``header_row``, the rows above it skipped and counted in a
+    note; a workbook's sheet is ``sheet``, else the one with the most filled rows. A folder is read as a folder of
+    JSON files (:func:`_folder_records`)."""
+    if fmt == "xlsx":
+        return sheet_records(path, report, sheet, header_row)
+    if sheet is not None:
+        raise InputError(f"the mapping names the sheet {sheet!r}, but {path} is no Excel workbook; remove the sheet line.")
     if path.is_dir():
         return _folder_records(path, report, encoding)
     if fmt == "parquet":
@@ -101,24 +108,9 @@ def _check_delimiter(path: Path, columns: list[str], delimiter: str) -> None:
 
 
 def header_line(path: Path, text: str, delimiter: str) -> int | None:
-    """The line that names the columns of a file whose first row has fewer fields than most rows (a file with lines
-    above its header, as Amazon's flat files have: a template line, then labels, then the field names): of the rows
-    with as many fields as most, from the first one on, the last that reads as names (every field filled, none twice,
-    none a number) before the data; ``None`` when the first row is as wide as most rows."""
-    rows = [(line, fields) for line, fields in islice(csv_rows(path, text, delimiter), 200) if fields]
-    if len(rows) < 3:
-        return None
-    width = Counter(len(fields) for _, fields in rows[1:]).most_common(1)[0][0]
-    if len(rows[0][1]) >= width:
-        return None
-    wide = [(line, fields) for line, fields in rows[:10] if len(fields) == width]
-    names = list(takewhile(lambda row: _reads_as_names(row[1]), wide))
-    return names[-1][0] if names else wide[0][0] if wide else None
-
-
-def _reads_as_names(fields: list[str]) -> bool:
-    cells = [f.strip() for f in fields]
-    return all(cells) and len(set(cells)) == len(cells) and not any(re.fullmatch(r"[-+]?[\d.,]+", c) for c in cells)
+    """The line that names the columns of a CSV text whose first row has fewer fields than most rows
+    (:func:`~fashionrq.catalog.files.header_line_in_rows`); ``None`` when the first row is as wide as most rows."""
+    return header_line_in_rows(csv_rows(path, text, delimiter))
 
 
 def _csv_records(path: Path, text: str, report: IngestReport, delimiter: str, header_row: int = 1) -> tuple[Records, list[str]]:
@@ -126,19 +118,9 @@ def _csv_records(path: Path, text: str, report: IngestReport, delimiter: str, he
     if header_row > 1:
         report.notes.append(f"the header is line {header_row} of {path.name} (header_row in the mapping); the lines above it are skipped")
     _check_delimiter(path, columns, delimiter)
-    records, too_long = [], 0
-    for line_no, fields in rows:
-        if not fields:  # a blank line
-            continue
-        report.rows_read += 1
-        if len(fields) > len(columns):
-            too_long += 1
-            report.reject(f"{path.name}:{line_no}", f"{len(fields)} fields for {len(columns)} columns")
-            continue
-        records.append((f"{path.name}:{line_no}", dict(zip(columns, fields))))
-    if too_long > len(records) and (line := header_line(path, text, delimiter)) is not None and line != header_row:
-        raise InputError(f"{path}'s header (line {header_row}) has {len(columns)} fields but most rows have more: its columns are named "
-                         f"on line {line}; set header_row = {line} in the mapping file.")
+    records, too_long = table_records(columns, rows, lambda line: f"{path.name}:{line}", report)
+    if too_long > len(records):
+        refuse_narrow_header(f"{path}'s header (line {header_row})", "line", header_row, len(columns), csv_rows(path, text, delimiter))
     if not records and not report.rejected:
         raise InputError(f"{path} has a header but no products; add at least one row.")
     return records, columns
