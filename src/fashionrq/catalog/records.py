@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import json
+import re
+from collections import Counter
 from itertools import islice
 from pathlib import Path
 
