@@ -1,5 +1,5 @@
-"""The records of a mapped catalog file (CSV or TSV with any delimiter, JSON lines, a JSON array, Parquet), each
-with where it came from, before any field is mapped. Every failure is one sentence naming the file and the fix."""
+"""The records of a mapped catalog file (CSV or TSV with any delimiter, JSON lines, a JSON array, Parquet, an XML
+feed), each with where it came from, before any field is mapped. Every failure is one sentence naming the file and the fix."""
 
 from __future__ import annotations
 
@@ -16,12 +16,14 @@ import pyarrow.parquet as pq
 from fashionrq.catalog.files import check_header, csv_rows, csv_table, read_bytes, read_text
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import python_literal
+from fashionrq.catalog.xmlfeed import xml_records
 from fashionrq.errors import InputError
 
-FORMATS = ("csv", "tsv", "jsonl", "json", "parquet")
+FORMATS = ("csv", "tsv", "jsonl", "json", "parquet", "xml")
 #: File name endings (before any ``.gz``) and the format each means.
 SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
-            ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
+            ".json": "json", ".parquet": "parquet", ".pq": "parquet",
+            ".xml": "xml"}
 DEFAULT_DELIMITERS = {"csv": ",", "tsv": "\t"}
 SPREADSHEETS = (".xlsx", ".xls", ".xlsm", ".ods", ".numbers")
 SAVE_AS_CSV = "save the sheet as CSV (UTF-8) and pass that file"
@@ -43,14 +45,20 @@ def detect_format(path: Path, declared: str | None) -> str:
     if suffix in SPREADSHEETS:
         raise InputError(f"{path} is a spreadsheet, which fashionrq does not read; {SAVE_AS_CSV}.")
     txt = " (a .txt export is usually tab-separated: format = \"tsv\")" if suffix == ".txt" else ""
-    raise InputError(f"cannot tell the format of {path} from its name; rename it to .csv, .tsv, .jsonl, .json or .parquet, "
+    raise InputError(f"cannot tell the format of {path} from its name; rename it to .csv, .tsv, .jsonl, .json, .parquet or .xml, "
                      f"or set format in the mapping file{txt}.")
 
 
 def read_records(path: Path, fmt: str, report: IngestReport, encoding: str = "utf-8",
-                 delimiter: str | None = None, header_row: int = 1) -> tuple[Records, list[str]]:
+                 delimiter: str | None = None, header_row: int = 1, record: str | None = None) -> tuple[Records, list[str]]:
     """Every record of the catalog file ``path`` in format ``fmt``, and its columns (rows counted in ``report``); a
-    CSV file's header is its row ``header_row``, the rows above it skipped and counted in a note."""
+    CSV file's header is its row ``header_row``, the rows above it skipped and counted in a note; an XML feed's
+    records are its ``record`` elements (default: its repeated product element)."""
+    if record is not None and fmt != "xml":
+        raise InputError(f"the mapping file sets record = {record!r}, which names the product element of an XML feed, but {path} "
+                         f"is read as {fmt}; remove record from the mapping file.")
+    if fmt == "xml":
+        return xml_records(path, report, record)
     if fmt == "parquet":
         return _parquet_records(path, report)
     text = read_text(path, encoding)
