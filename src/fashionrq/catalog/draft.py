@@ -75,14 +75,14 @@ def _sniff_delimiter(first_line: str) -> str:
 
 
 def draft_mapping(catalog: str | Path) -> Draft:
-    """Guess a mapping for ``catalog`` (a CSV, TSV, tab-separated ``.txt``, JSON-lines, JSON or Parquet file) from its
-    first records."""
+    """Guess a mapping for ``catalog`` (a CSV, TSV, tab-separated ``.txt``, JSON-lines, JSON or Parquet file, or an XML
+    feed) from its first records."""
     path = Path(catalog)
     draft = Draft(path)
     txt = Path(path.name.lower().removesuffix(".gz")).suffix == ".txt"  # Amazon's flat files are tab-separated .txt
     fmt = None if txt else detect_format(path, None)
     encoding, delimiter, header_row = "utf-8", None, 1
-    if fmt != "parquet":
+    if fmt not in ("parquet", "xml"):  # an XML feed names its own encoding
         raw = read_bytes(path)
         if not _is_utf8(raw):
             encoding = "cp1252"

@@ -43,7 +43,7 @@ class IngestResult:
 
 
 def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str | Path | None = None) -> IngestResult:
-    """Ingest ``catalog``: a Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet file (with ``mapping``, a TOML file, when
+    """Ingest ``catalog``: a Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet/XML file (with ``mapping``, a TOML file, when
     its columns are not the canonical names), the output folder of ``fashionrq ingest``, or ``"bundled"``.
 
     The table records the catalog's price tiers in its currency (:mod:`fashionrq.catalog.tiers`); the report's

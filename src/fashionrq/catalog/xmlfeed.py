@@ -33,7 +33,7 @@ def xml_records(path: Path, report: IngestReport, record: str | None = None) -> 
     _refuse_entity_declarations(path, data)
     root = _root_name(path, data)
     name = record or FEED_RECORDS.get(root) or _record_name(path, data, root)
-    entries, repeated = [], set()
+    entries, repeated, number = [], set(), 0
     for number, (element, prefixes) in enumerate(_outermost(path, data, name), start=1):
         report.rows_read += 1
         where = f"{path.name} record {number}"
@@ -42,7 +42,7 @@ def xml_records(path: Path, report: IngestReport, record: str | None = None) -> 
             entries.append((where, fields))
         else:
             report.reject(where, f"a <{name}> element with no child elements or attributes holds no fields")
-    if report.rows_read == 0:
+    if number == 0:
         raise InputError(f"{path} has no <{name}> element{' (record in the mapping file)' if record else ''}; "
                          f"{_name_the_record(path, data)}")
     records = [(where, _as_lists(fields, repeated, ())) for where, fields in entries]
@@ -61,7 +61,7 @@ def _namespace(tag: str) -> str:
 
 
 def _parse_error(path: Path, err: ElementTree.ParseError) -> InputError:
-    line, column = err.position
+    line, column = err.position  # expat counts columns from 0
     reason = expat.ErrorString(err.code)
     return InputError(f"{path} is not well-formed XML (line {line}, column {column + 1}: {reason}); fix the file there "
                       "(often an & written for &amp; or a tag left open), or export the feed again.")
