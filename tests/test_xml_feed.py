@@ -140,6 +140,7 @@ EXPORT = """<?xml version="1.0" encoding="ISO-8859-1"?>
 <export>
   <products>
     <product id="15970" sku="x"><name>Turtle Check Men Navy Blue Shirt</name><sku>TUR-15970</sku><type>Shirts</type>
+      <description>A <b>100% cotton</b> plaid check shirt</description>
       <colours><colour>Navy Blue</colour><colour>White</colour></colours><price>1195</price></product>
     <product id="21379"><name>Manchester United Men Solid Black Track Pants \xe9t\xe9</name><sku>MU-21379</sku><type>Track Pants</type>
       <colours><colour>Black</colour></colours><price>1699</price></product>
@@ -152,13 +153,14 @@ EXPORT = """<?xml version="1.0" encoding="ISO-8859-1"?>
 def test_a_plain_export_reads_the_repeated_element_of_its_single_wrapper_with_the_record_elements_attributes(tmp_path):
     """<export><products><product id=".."> (gzipped, Latin-1 as its declaration says): the products are the repeated
     element under the root's one wrapper, their own attributes are fields where no child element has the name, a
-    list inside an element reads as a list, and a record with nothing in it is rejected by its number."""
+    list inside an element reads as a list, inline markup as text, and a record with nothing in it is rejected by its
+    number."""
     path = tmp_path / "export.xml.gz"
     path.write_bytes(gzip.compress(EXPORT.encode("latin-1"), mtime=0))
     records, columns, report = _records(path)
     assert [fields for _, fields in records] == [
-        {"name": "Turtle Check Men Navy Blue Shirt", "sku": "TUR-15970", "type": "Shirts", "colours": {"colour": ["Navy Blue", "White"]},
-         "price": "1195", "id": "15970"},
+        {"name": "Turtle Check Men Navy Blue Shirt", "sku": "TUR-15970", "type": "Shirts",
+         "description": "A 100% cotton plaid check shirt", "colours": {"colour": ["Navy Blue", "White"]}, "price": "1195", "id": "15970"},
         {"name": "Manchester United Men Solid Black Track Pants été", "sku": "MU-21379", "type": "Track Pants",
          "colours": {"colour": ["Black"]}, "price": "1699", "id": "21379"}]
     assert report.rows_read == 3 and report.rejected == [

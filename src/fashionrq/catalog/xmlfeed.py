@@ -130,8 +130,11 @@ def _keys(children: list[ElementTree.Element], own: str, prefixes: dict[str, str
     keys = []
     for child in children:
         local, namespace = _local(child.tag), _namespace(child.tag)
-        clash = len(namespaces[local]) > 1 and namespace != own
-        keys.append(f"{prefixes.get(namespace) or '{' + namespace + '}'}:{local}" if clash else local)
+        prefix = prefixes.get(namespace)
+        if len(namespaces[local]) == 1 or namespace == own:
+            keys.append(local)
+        else:  # a namespace declared without a prefix is written out: {uri}local
+            keys.append(f"{prefix}:{local}" if prefix else f"{{{namespace}}}{local}")
     return keys
 
 
@@ -151,7 +154,7 @@ def _fields(element: ElementTree.Element, own: str, prefixes: dict[str, str], at
 
 def _value(element: ElementTree.Element, own: str, prefixes: dict[str, str], at: KeyPath, repeated: set[KeyPath]) -> str | dict:
     """An element's text (trimmed), or for an element with children the dict of them; mixed content (text around
-    child elements, as XHTML in an Atom ``<content>``) is its whole text."""
+    child elements, as inline markup ``Soft <b>cotton</b> tee`` in a description) is its whole text."""
     if len(element) == 0:
         return (element.text or "").strip()
     if (element.text or "").strip() or any((child.tail or "").strip() for child in element):
