@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 from collections import Counter
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from xml.etree import ElementTree
 from xml.parsers import expat
@@ -37,7 +38,7 @@ def xml_records(path: Path, report: IngestReport, record: str | None = None) -> 
     for number, (element, prefixes) in enumerate(_outermost(path, data, name), start=1):
         report.rows_read += 1
         where = f"{path.name} record {number}"
-        fields = _fields(element, _namespace(element.tag), prefixes, (), repeated)
+        fields = _fields(element, _split(element.tag)[0], prefixes, (), repeated)
         if fields:
             entries.append((where, fields))
         else:
@@ -52,12 +53,15 @@ def xml_records(path: Path, report: IngestReport, record: str | None = None) -> 
     return records, columns
 
 
+@cache
+def _split(tag: str) -> tuple[str, str]:
+    """``(namespace, local name)`` of an ElementTree tag ``{uri}local`` (namespace ``""`` for none)."""
+    namespace, _, local = tag[1:].rpartition("}") if tag.startswith("{") else ("", "", tag)
+    return namespace, local
+
+
 def _local(tag: str) -> str:
-    return tag.rpartition("}")[2]
-
-
-def _namespace(tag: str) -> str:
-    return tag[1:].partition("}")[0] if tag.startswith("{") else ""
+    return _split(tag)[1]
 
 
 def _parse_error(path: Path, err: ElementTree.ParseError) -> InputError:
@@ -124,18 +128,18 @@ def _outermost(path: Path, data: bytes, name: str) -> Iterator[tuple[ElementTree
 def _keys(children: list[ElementTree.Element], own: str, prefixes: dict[str, str]) -> list[str]:
     """The key of each child: its local name, or ``prefix:local`` (``g:title``) for a child outside the record's
     own namespace whose local name a child of another namespace also has."""
+    names = [_split(child.tag) for child in children]
     namespaces: dict[str, set[str]] = {}
-    for child in children:
-        namespaces.setdefault(_local(child.tag), set()).add(_namespace(child.tag))
-    keys = []
-    for child in children:
-        local, namespace = _local(child.tag), _namespace(child.tag)
-        prefix = prefixes.get(namespace)
-        if len(namespaces[local]) == 1 or namespace == own:
-            keys.append(local)
-        else:  # a namespace declared without a prefix is written out: {uri}local
-            keys.append(f"{prefix}:{local}" if prefix else f"{{{namespace}}}{local}")
-    return keys
+    for namespace, local in names:
+        namespaces.setdefault(local, set()).add(namespace)
+    return [local if namespace == own or len(namespaces[local]) == 1 else _qualified(namespace, local, prefixes)
+            for namespace, local in names]
+
+
+def _qualified(namespace: str, local: str, prefixes: dict[str, str]) -> str:
+    """``g:title``; ``{uri}title`` for a namespace declared without a prefix."""
+    prefix = prefixes.get(namespace)
+    return f"{prefix}:{local}" if prefix else f"{{{namespace}}}{local}"
 
 
 def _fields(element: ElementTree.Element, own: str, prefixes: dict[str, str], at: KeyPath, repeated: set[KeyPath]) -> dict:
@@ -163,17 +167,16 @@ def _value(element: ElementTree.Element, own: str, prefixes: dict[str, str], at:
 
 
 def _as_lists(fields: dict, repeated: set[KeyPath], at: KeyPath) -> dict:
-    """``fields`` with each key that repeats in some record a list in every record, so that ``x[0]`` reads the first
-    of one value as of several."""
-    if not repeated:
-        return fields
-    out = {}
-    for key, value in fields.items():
-        here = (*at, key)
-        values = value if isinstance(value, list) else [value]
+    """``fields`` (changed in place) with each key that repeats in some record a list in every record, so that
+    ``x[0]`` reads the first of one value as of several; only the keys on the way to a repeated one are visited."""
+    for here in {path[:len(at) + 1] for path in repeated if len(path) > len(at) and path[:len(at)] == at}:
+        key = here[-1]
+        if key not in fields:
+            continue
+        values = fields[key] if isinstance(fields[key], list) else [fields[key]]
         values = [_as_lists(v, repeated, here) if isinstance(v, dict) else v for v in values]
-        out[key] = values if here in repeated else values[0]
-    return out
+        fields[key] = values if here in repeated else values[0]
+    return fields
 
 
 def _levels(path: Path, data: bytes) -> tuple[Counter, Counter]:
