@@ -2,7 +2,7 @@
 machine can read.
 
 The catalogs are derived from the bundled Myntra data by ``scripts/derive_catalog_shapes.py`` (the US tops export,
-the Google Merchant feed, one row per size, the Shopify export, one row per colour and size with a product's fields
+the Google Merchant feed, one row per size, as TSV and as Google's RSS 2.0 XML, the Shopify export, one row per colour and size with a product's fields
 on its first row, the WooCommerce export, whose variation rows name their parent row, and the Amazon flat file,
 with two lines above its header; ``--shapes workbook`` adds the Excel product master, whose bound is reading its
 bytes, since a workbook is zipped XML, not text) and ingested with the
@@ -10,7 +10,7 @@ mappings written beside them, each in a process of its own (``fashionrq ingest``
 reads the same file's bytes into Python text (``read_text`` of the file, cached in memory): ingest is Python per
 row, so its MB/s are reported as a share of that.
 
-    python benchmarks/bench_ingest.py [--shapes us-tops,merchant,shopify,woocommerce,amazon] [--repeat 3]
+    python benchmarks/bench_ingest.py [--shapes us-tops,merchant,merchant-xml,shopify,woocommerce,amazon] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = {"us-tops": "catalog.csv", "merchant": "catalog.tsv", "shopify": "products_export.csv",
+FILES = {"us-tops": "catalog.csv", "merchant": "catalog.tsv", "merchant-xml": "catalog.xml", "shopify": "products_export.csv",
          "woocommerce": "wc-product-export.csv", "amazon": "Flat.File.Clothing.txt", "workbook": "product_master.xlsx"}
 
 
@@ -77,7 +77,7 @@ def measure(shape: str, repeat: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shapes", default="us-tops,merchant,shopify,woocommerce,amazon")
+    parser.add_argument("--shapes", default="us-tops,merchant,merchant-xml,shopify,woocommerce,amazon")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     rows = [measure(shape, args.repeat) for shape in args.shapes.split(",")]

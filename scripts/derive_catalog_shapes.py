@@ -17,6 +17,12 @@ as Boys and Girls; up to three colours joined with ``/``; ``material`` and ``pat
 Topwear > Tops``; an HTML ``description``; ``link`` and ``image_link`` web addresses. Products without a title, a
 price or a colour are not listed (Google refuses apparel without them).
 
+``--shape merchant-xml``: the same feed as Google's RSS 2.0 XML, ``catalog.xml``: one ``<item>`` per row of the TSV
+feed, Google's attributes in its ``g:`` namespace (``<g:id>``, ``<g:price>1299.00 INR</g:price>``) and ``title``,
+``link`` and ``description`` without a prefix, as Google's example writes them; empty columns left out; 1-2
+``<g:additional_image_link>`` per product (seeded), ``g:availability``, ``g:condition`` and a ``<g:shipping>`` block
+(country, service and price: free from 799 INR). Its mapping is the TSV feed's.
+
 ``--shape shopify``: a Shopify store's product export, ``products_export.csv``. Products whose names differ only in
 colour (same brand, gender and type) are one product with up to four colours, titled without the colour; one row per
 colour and size, the colour the first option or the second (seeded), or for a product in one colour without sizes
@@ -78,6 +84,8 @@ fixed time of writing in the file's properties and zip entries).
     fashionrq build --catalog us-tops/catalog.csv --mapping us-tops/mapping.toml --out BENCH
     python scripts/derive_catalog_shapes.py --shape merchant --source bundled --out feed
     fashionrq build --catalog feed/catalog.tsv --mapping feed/mapping.toml --out BENCH
+    python scripts/derive_catalog_shapes.py --shape merchant-xml --source bundled --out xml-feed
+    fashionrq build --catalog xml-feed/catalog.xml --mapping xml-feed/mapping.toml --out BENCH
 """
 
 from __future__ import annotations
@@ -93,6 +101,7 @@ import json
 import re
 import zipfile
 from collections import Counter
+from xml.sax.saxutils import escape
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -1056,8 +1065,51 @@ def _amazon_txt(rows: list[dict[str, str]]) -> bytes:
     return delimited_file(rows, "\t", amazon_template_lines(list(rows[0])))
 
 
+MERCHANT_XML_MAPPING = MERCHANT_MAPPING.replace(
+    "(scripts/derive_catalog_shapes.py --shape merchant), mapped as docs/catalog.md\n# describes. catalog.tsv is read as "
+    "tab-separated from its name.",
+    "as an RSS 2.0 XML feed (scripts/derive_catalog_shapes.py --shape\n# merchant-xml): the mapping of the TSV feed, "
+    "unchanged. catalog.xml is read as XML from its name, each <item> a\n# record, <g:price> read as price.")
+#: The feed attributes Google's RSS 2.0 example writes without the g: prefix (RSS's own elements).
+RSS_ELEMENTS = ("title", "link", "description")
+FREE_SHIPPING_FROM = 799.0
+
+
+def _element(name: str, text: str, indent: str = "      ") -> str:
+    tag = name if name in RSS_ELEMENTS else f"g:{name}"
+    return f"{indent}<{tag}>{escape(text)}</{tag}>"
+
+
+def _merchant_item(row: dict[str, str]) -> list[str]:
+    """One ``<item>`` of a Google Merchant RSS feed: the row's non-empty columns, 1-2 additional photos after the
+    image link (seeded per product), availability and condition, and a shipping block, free from 799 INR."""
+    group = row["item_group_id"]
+    lines = ["    <item>"]
+    for name, value in row.items():
+        if value:
+            lines.append(_element(name, value))
+        if name == "image_link":
+            lines += [_element("additional_image_link", f"https://assets.example.com/images/style/{group}_{n}.jpg")
+                      for n in range(2, 3 + _pick(group, "more photos", 2))]
+    paid = float((row["sale_price"] or row["price"]).split()[0])
+    lines += [_element("availability", "in stock"), _element("condition", "new"), "      <g:shipping>",
+              _element("country", "IN", "        "), _element("service", "Standard", "        "),
+              _element("price", _inr(0.0 if paid >= FREE_SHIPPING_FROM else 79.0), "        "), "      </g:shipping>", "    </item>"]
+    return lines
+
+
+def merchant_xml(rows: list[dict[str, str]]) -> bytes:
+    """The merchant feed's rows as a Google Merchant Center RSS 2.0 XML feed (UTF-8), one ``<item>`` per row."""
+    head = ['<?xml version="1.0" encoding="UTF-8"?>', '<rss xmlns:g="http://base.google.com/ns/1.0" version="2.0">', "  <channel>",
+            "    <title>Example Store</title>", "    <link>https://www.example.com</link>",
+            "    <description>The products of Example Store</description>"]
+    items = [line for row in rows for line in _merchant_item(row)]
+    return "\n".join(head + items + ["  </channel>", "</rss>", ""]).encode("utf-8")
+
+
 SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "merchant": Shape(merchant_feed, "catalog.tsv", _tsv, MERCHANT_MAPPING),
+          "merchant-xml": Shape(merchant_feed, "catalog.xml", merchant_xml, MERCHANT_XML_MAPPING),
           "shopify": Shape(shopify_export, "products_export.csv", _csv, SHOPIFY_MAPPING),
           "woocommerce": Shape(woocommerce_export, "wc-product-export.csv", _csv, WOOCOMMERCE_MAPPING),
           "amazon": Shape(amazon_flat_file, "Flat.File.Clothing.txt", _amazon_txt, AMAZON_MAPPING),

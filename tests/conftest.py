@@ -105,6 +105,14 @@ def merchant_feed(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def merchant_xml(tmp_path_factory) -> Path:
+    """The Google Merchant feed as Google's RSS 2.0 XML (catalog.xml: one <item> per row of the TSV feed, g: names, a
+    <g:shipping> block, 1-2 <g:additional_image_link>; and mapping.toml, the TSV feed's) derived from the fixture by
+    scripts/derive_catalog_shapes.py --shape merchant-xml."""
+    return derive_shape(tmp_path_factory.mktemp("merchant-xml"), "merchant-xml")
+
+
+@pytest.fixture(scope="session")
 def shopify_export(tmp_path_factory) -> Path:
     """A Shopify-product-export-shaped catalog (products_export.csv: one row per colour and size, a product's fields on
     its first row only, image rows; and mapping.toml) derived from the fixture by scripts/derive_catalog_shapes.py

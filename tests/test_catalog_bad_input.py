@@ -135,7 +135,7 @@ def test_a_truncated_gzip_catalog_is_one_sentence(capsys, tmp_path, layout):
     (("[columns]", "[colums]"), ["unknown section [colums]", "did you mean 'columns'?"]),
     (('brand = "vendor"', 'brnd = "vendor"'), ["unknown field 'brnd' in [columns]", "did you mean 'brand'?"]),
     (('Fabric = "fabric"', "Fabric = 3"), ["Fabric = 3 in [attributes]", "source column name"]),
-    (('format = "csv"', 'format = "xls"'), ["format = 'xls'", "csv, tsv, jsonl, json, parquet, xlsx", "save the sheet as CSV"]),
+    (('format = "csv"', 'format = "xls"'), ["format = 'xls'", "csv, tsv, jsonl, json, parquet, xml, xlsx", "save it as an Excel workbook (.xlsx)", "save the sheet as CSV"]),
 ])
 def test_mapping_mistakes_are_refused_with_the_fix(capsys, tmp_path, edit, needles):
     assert edit[0] in MAPPING

@@ -166,6 +166,25 @@ def test_the_draft_for_a_merchant_feed_is_the_hand_written_mapping(tmp_path, mer
     assert mine.report.to_dict()["rejected"] == hand.report.to_dict()["rejected"]
 
 
+def test_the_draft_for_a_merchant_xml_feed_is_the_hand_written_mapping(tmp_path, merchant_xml):
+    """The same feed as Google's RSS 2.0 XML: <g:price> reads as price, so the draft is the TSV feed's, the additional
+    photos (a list of web addresses, no "Key: Value" features) and the shipping block left unmapped, and it reads the
+    same items and left-out variants as the mapping written by hand; `fashionrq draft-mapping` writes it."""
+    catalog = merchant_xml / "catalog.xml"
+    draft = draft_mapping(catalog)
+    assert draft.checks == [] and draft.missing_required == []
+    drafted, text = _drafted(tmp_path, catalog)
+    spec = tomllib.loads(text)
+    assert spec["variants"] == {"key": ["item_group_id", "color"]} and spec["columns"]["price"] == "price"
+    assert "attributes" not in spec["columns"] and spec["attributes"] == {"Fabric": "material", "Pattern": "pattern"}
+    assert {"additional_image_link", "shipping"} <= set(text.rsplit("# Not mapped: ", 1)[1].rstrip(".\n").split(", "))
+    mine, hand = (ingest(catalog, mapping=m) for m in (drafted, merchant_xml / "mapping.toml"))
+    assert mine.table.to_pylist() == hand.table.to_pylist() and mine.table.num_rows > 2000
+    assert mine.report.to_dict()["rejected"] == hand.report.to_dict()["rejected"]
+    assert main_code(["draft-mapping", str(catalog), "--out", str(tmp_path / "cli.toml")]) == 0
+    assert (tmp_path / "cli.toml").read_text(encoding="utf-8") == text
+
+
 def test_the_draft_for_a_shopify_export_is_the_hand_written_mapping_once_its_currency_is_given(tmp_path, shopify_export):
     """A Shopify product export: the draft finds the colour among numbered options (else the colour metafield), the
     price before a sale, the taxonomy's master and sub category below its shared root, the handle as the product and

@@ -1,4 +1,4 @@
-"""Catalog ingestion: Myntra layout or any mapped CSV/TSV/JSON(L)/Parquet catalog into one canonical items table."""
+"""Catalog ingestion: Myntra layout or any mapped CSV/TSV/JSON(L)/Parquet/XML catalog into one canonical items table."""
 
 from fashionrq.catalog.ingest import (
     BUNDLED,

@@ -138,9 +138,10 @@ class RowCleaner:
 
 
 def keyed_feature(entry: str) -> tuple[str, str] | None:
-    """``("Fabric", "Cotton")`` of a listed feature ``"Fabric: Cotton"``; ``None`` for one without a key."""
+    """``("Fabric", "Cotton")`` of a listed feature ``"Fabric: Cotton"``; ``None`` for one without a key, and for a web
+    address (``https://…``: a list of photos is no list of features)."""
     key, colon, rest = entry.partition(":")
-    return (key.strip(), rest.strip()) if colon and key.strip() and len(key.strip()) <= 40 else None
+    return (key.strip(), rest.strip()) if colon and key.strip() and len(key.strip()) <= 40 and not rest.startswith("//") else None
 
 
 #: The keys a specification object names its attribute by (``{"key": "Fabric", "value": "Cotton"}``).

@@ -78,8 +78,8 @@ def _sniff_delimiter(first_line: str) -> str:
 
 
 def draft_mapping(catalog: str | Path) -> Draft:
-    """Guess a mapping for ``catalog`` (a CSV, TSV, tab-separated ``.txt``, JSON-lines, JSON or Parquet file, an Excel
-    workbook, or a folder of JSON files) from its first records."""
+    """Guess a mapping for ``catalog`` (a CSV, TSV, tab-separated ``.txt``, JSON-lines, JSON or Parquet file, an XML
+    feed, an Excel workbook, or a folder of JSON files) from its first records."""
     path = Path(catalog)
     draft = Draft(path)
     txt = Path(path.name.lower().removesuffix(".gz")).suffix == ".txt"  # Amazon's flat files are tab-separated .txt
@@ -87,7 +87,7 @@ def draft_mapping(catalog: str | Path) -> Draft:
     encoding, delimiter, header_row = "utf-8", None, 1
     if fmt == "xlsx":
         header_row = _sheet_and_header_row(draft, path)
-    elif fmt != "parquet" and not path.is_dir():  # a folder of JSON files is read file by file
+    elif fmt not in ("parquet", "xml") and not path.is_dir():  # an XML feed names its own encoding; a folder is read file by file
         raw = read_bytes(path)
         if not _is_utf8(raw):
             encoding = "cp1252"

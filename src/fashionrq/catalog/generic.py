@@ -61,7 +61,7 @@ class References:
 def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dict]:
     """Read a generic catalog file through ``mapping`` into canonical item dicts."""
     records, columns = read_records(path, detect_format(path, mapping.format), report, mapping.encoding, mapping.delimiter,
-                                    mapping.header_row, mapping.sheet)
+                                    mapping.header_row, mapping.sheet, mapping.record)
     refs = References.of(path, mapping, columns)
     if mapping.prices != DEFAULT_PRICE_FORMAT:
         fmt = mapping.prices

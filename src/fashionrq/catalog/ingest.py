@@ -43,9 +43,9 @@ class IngestResult:
 
 
 def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str | Path | None = None) -> IngestResult:
-    """Ingest ``catalog``: a Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet file (with ``mapping``, a TOML file, when
-    its columns are not the canonical names), a folder of product JSON files (with ``mapping``), the output folder of
-    ``fashionrq ingest``, or ``"bundled"``.
+    """Ingest ``catalog``: a Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet/XML file or Excel workbook (with
+    ``mapping``, a TOML file, when its columns are not the canonical names), a folder of product JSON files (with
+    ``mapping``), the output folder of ``fashionrq ingest``, or ``"bundled"``.
 
     The table records the catalog's price tiers in its currency (:mod:`fashionrq.catalog.tiers`); the report's
     notes say them."""

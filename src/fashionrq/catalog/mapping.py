@@ -1,4 +1,4 @@
-"""The TOML mapping of a generic catalog (CSV, TSV, JSON lines, JSON, Parquet or an Excel workbook) onto the canonical fields, read and
+"""The TOML mapping of a generic catalog (CSV, TSV, JSON lines, JSON, Parquet, an XML feed or an Excel workbook) onto the canonical fields, read and
 checked key by key; :mod:`fashionrq.catalog.generic` applies it.
 
 See ``docs/catalog.md`` for the mapping format and a worked example.
@@ -20,7 +20,7 @@ from fashionrq.catalog.schema import FIELDS, STRING_FIELDS
 from fashionrq.errors import InputError
 
 #: Every key a mapping file may hold at its top level.
-MAPPING_KEYS = ("format", "encoding", "delimiter", "header_row", "sheet", "list_separator", "columns", "attributes", "values", "constants", "price",
+MAPPING_KEYS = ("format", "encoding", "delimiter", "header_row", "sheet", "record", "list_separator", "columns", "attributes", "values", "constants", "price",
                 "clean", "variants", "skip")
 PRICE_KEYS = ("currency", "decimal_separator", "range", "placeholder_max")
 VARIANT_KEYS = ("key", "fill", "parent", "parent_id")
@@ -230,7 +230,7 @@ def _check_spec(path: Path, spec: dict) -> None:
         raise InputError(f"mapping file {path} names an unknown text encoding {encoding!r}; use one Python knows, e.g. \"utf-8\" or \"latin-1\".") from None
     fmt = spec.get("format")
     if fmt is not None and fmt not in FORMATS:
-        spreadsheet = f" (for a spreadsheet, {SAVE_AS_CSV})" if f".{fmt}" in SPREADSHEETS else ""
+        spreadsheet = f" (for a .{fmt} spreadsheet, save it as an Excel workbook (.xlsx), or {SAVE_AS_CSV})" if f".{fmt}" in SPREADSHEETS else ""
         raise InputError(f"mapping file {path} sets format = {fmt!r}; use one of {', '.join(FORMATS)}{spreadsheet}.")
 
 
@@ -284,7 +284,7 @@ def _header_row(path: Path, spec: dict) -> int:
     value = spec.get("header_row", 1)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
         raise InputError(f"mapping file {path} sets header_row = {value!r}; give the line number of the header, e.g. header_row = 3.")
-    if value != 1 and spec.get("format") in ("jsonl", "json", "parquet"):
+    if value != 1 and spec.get("format") in ("jsonl", "json", "parquet", "xml"):
         raise InputError(f"mapping file {path} sets header_row with format = {spec['format']!r}; only CSV and TSV files and Excel sheets have a header row.")
     return value
 
@@ -298,6 +298,19 @@ def _sheet(path: Path, spec: dict) -> str | None:
         raise InputError(f"mapping file {path} sets sheet = {value!r}; give the name of the workbook's sheet to read, e.g. sheet = \"Products\".")
     if spec.get("format", "xlsx") != "xlsx":
         raise InputError(f"mapping file {path} sets sheet with format = {spec['format']!r}; only Excel workbooks have sheets.")
+    return value
+
+
+def _record(path: Path, spec: dict) -> str | None:
+    """``record``: the local name of an XML feed's product element (``product``), when the feed does not say it."""
+    value = spec.get("record")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_][\w.-]*", value):
+        raise InputError(f"mapping file {path} sets record = {value!r}; give the name of the element that holds one product, "
+                         "without a namespace prefix or brackets, e.g. record = \"product\".")
+    if spec.get("format", "xml") != "xml":
+        raise InputError(f"mapping file {path} sets record with format = {spec['format']!r}; only an XML feed has a record element.")
     return value
 
 
@@ -340,6 +353,7 @@ class Mapping:
     delimiter: str | None = None
     header_row: int = 1
     sheet: str | None = None
+    record: str | None = None
     variants: Variants = Variants()
     source: str = IDENTITY
 
@@ -368,6 +382,7 @@ class Mapping:
             delimiter=_delimiter(path, spec),
             header_row=_header_row(path, spec),
             sheet=_sheet(path, spec),
+            record=_record(path, spec),
             variants=_variants(path, spec),
             source=str(path),
         )

@@ -1,5 +1,5 @@
-"""The records of a mapped catalog file (CSV or TSV with any delimiter, JSON lines, a JSON array, Parquet, an Excel
-workbook's sheet), each with where it came from, before any field is mapped. Every failure is one sentence naming the file and the fix."""
+"""The records of a mapped catalog file (CSV or TSV with any delimiter, JSON lines, a JSON array, Parquet, an XML
+feed, an Excel workbook's sheet) or of a folder of JSON files, each with where it came from, before any field is mapped. Every failure is one sentence naming the file and the fix."""
 
 from __future__ import annotations
 
@@ -18,12 +18,13 @@ from fashionrq.catalog.files import (check_header, csv_rows, csv_table, header_l
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import python_literal
 from fashionrq.catalog.sheets import sheet_records
+from fashionrq.catalog.xmlfeed import xml_records
 from fashionrq.errors import InputError
 
-FORMATS = ("csv", "tsv", "jsonl", "json", "parquet", "xlsx")
+FORMATS = ("csv", "tsv", "jsonl", "json", "parquet", "xml", "xlsx")
 #: File name endings (before any ``.gz``) and the format each means.
 SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
-            ".json": "json", ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx", ".xlsm": "xlsx"}
+            ".json": "json", ".parquet": "parquet", ".pq": "parquet", ".xml": "xml", ".xlsx": "xlsx", ".xlsm": "xlsx"}
 DEFAULT_DELIMITERS = {"csv": ",", "tsv": "\t"}
 #: Spreadsheets fashionrq does not read: old binary Excel, OpenDocument, Apple Numbers.
 SPREADSHEETS = (".xls", ".ods", ".numbers")
@@ -52,16 +53,23 @@ def detect_format(path: Path, declared: str | None) -> str:
         raise InputError(f"{path} is a spreadsheet, which fashionrq does not read ({suffix}); save it as an Excel workbook (.xlsx), "
                          f"or {SAVE_AS_CSV}.")
     txt = " (a .txt export is usually tab-separated: format = \"tsv\")" if suffix == ".txt" else ""
-    raise InputError(f"cannot tell the format of {path} from its name; rename it to .csv, .tsv, .jsonl, .json, .parquet or .xlsx, "
+    raise InputError(f"cannot tell the format of {path} from its name; rename it to .csv, .tsv, .jsonl, .json, .parquet, .xml or .xlsx, "
                      f"or set format in the mapping file{txt}.")
 
 
 def read_records(path: Path, fmt: str, report: IngestReport, encoding: str = "utf-8",
-                 delimiter: str | None = None, header_row: int = 1, sheet: str | None = None) -> tuple[Records, list[str]]:
+                 delimiter: str | None = None, header_row: int = 1, sheet: str | None = None,
+                 record: str | None = None) -> tuple[Records, list[str]]:
     """Every record of the catalog file ``path`` in format ``fmt``, and its columns (rows counted in ``report``); a
     CSV file's or a workbook sheet's header is its row ``header_row``, the rows above it skipped and counted in a
-    note; a workbook's sheet is ``sheet``, else the one with the most filled rows. A folder is read as a folder of
-    JSON files (:func:`_folder_records`)."""
+    note; a workbook's sheet is ``sheet``, else the one with the most filled rows; an XML feed's records are its
+    ``record`` elements (default: its repeated product element). A folder is read as a folder of JSON files
+    (:func:`_folder_records`)."""
+    if record is not None and fmt != "xml":
+        raise InputError(f"the mapping file sets record = {record!r}, which names the product element of an XML feed, but {path} "
+                         f"is read as {fmt}; remove record from the mapping file.")
+    if fmt == "xml":
+        return xml_records(path, report, record)
     if fmt == "xlsx":
         return sheet_records(path, report, sheet, header_row)
     if sheet is not None:

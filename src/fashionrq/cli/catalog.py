@@ -65,7 +65,7 @@ def _placeholder_lines(placeholders: dict) -> list[tuple[str, str]]:
 
 
 def ingest_command(
-    catalog: str = typer.Argument(..., help="A Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet/Excel (.xlsx) file or a folder of product JSON files (with --mapping), or 'bundled'."),
+    catalog: str = typer.Argument(..., help="A Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet/XML/Excel (.xlsx) file or a folder of product JSON files (with --mapping), or 'bundled'."),
     out: Path = typer.Option(..., "--out", help="New folder for items.parquet and ingest_report.json."),
     mapping: Path = typer.Option(None, "--mapping", help="TOML file mapping the catalog's columns to the canonical fields (`fashionrq draft-mapping CATALOG` writes a first one)."),
     images: Path = typer.Option(None, "--images", help="Folder of <item_id>.jpg images (default: CATALOG/images)."),
@@ -83,7 +83,7 @@ def ingest_command(
 
 
 def draft_mapping_command(
-    catalog: Path = typer.Argument(..., help="A CSV, TSV (or tab-separated .txt), JSON-lines, JSON, Parquet or Excel (.xlsx) catalog file, or a folder of product JSON files."),
+    catalog: Path = typer.Argument(..., help="A CSV, TSV (or tab-separated .txt), JSON-lines, JSON, Parquet, XML or Excel (.xlsx) catalog file, or a folder of product JSON files."),
     out: Path = typer.Option(None, "--out", help="Write the draft mapping here (default: print it)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing --out file."),
 ) -> None:
@@ -98,10 +98,10 @@ def draft_mapping_command(
     check_file_output(out, force, "mapping file")
     if is_myntra_layout(catalog) or (catalog / ITEMS_FILE).is_file():
         raise InputError(f"{catalog} is a folder: a Myntra-layout folder or an ingested one needs no mapping; pass the CSV, "
-                         "TSV, JSON-lines, JSON, Parquet or Excel file to map.")
+                         "TSV, JSON-lines, JSON, Parquet, XML or Excel file to map.")
     if not catalog.exists():
-        raise InputError(f"catalog file {catalog} does not exist; pass the CSV, TSV, JSON-lines, JSON, Parquet or Excel file to "
-                         "map, or a folder of product JSON files.")
+        raise InputError(f"catalog file {catalog} does not exist; pass the CSV, TSV, JSON-lines, JSON, Parquet, XML or Excel file "
+                         "to map, or a folder of product JSON files.")
     draft = draft_mapping(catalog)
     if out is None:
         typer.echo(draft.text(), nl=False)  # stdout, so that `> mapping.toml` keeps it; the check goes to stderr
