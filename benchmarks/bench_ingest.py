@@ -4,13 +4,15 @@ machine can read.
 The catalogs are derived from the bundled Myntra data by ``scripts/derive_catalog_shapes.py`` (the US tops export,
 the Google Merchant feed, one row per size, as TSV and as Google's RSS 2.0 XML, the Shopify export, one row per colour and size with a product's fields
 on its first row, the WooCommerce export, whose variation rows name their parent row, and the Amazon flat file,
-with two lines above its header; ``--shapes workbook`` adds the Excel product master, whose bound is reading its
-bytes, since a workbook is zipped XML, not text) and ingested with the
-mappings written beside them, each in a process of its own (``fashionrq ingest``), so its peak RSS is its own. The bound is the speed at which this machine
-reads the same file's bytes into Python text (``read_text`` of the file, cached in memory): ingest is Python per
-row, so its MB/s are reported as a share of that.
+with two lines above its header, the 2014 Amazon metadata dump, a gzipped file of Python-dict lines, the ASOS-style
+scrape, whose cells are Python literals, and the folder of 44,000 product JSON files; ``--shapes workbook`` adds the
+Excel product master) and ingested with the mappings written beside them, each in a process of its own (``fashionrq
+ingest``), so its peak RSS is its own. The bound is the speed at which this machine reads the same bytes into Python
+text as ingest does (``fashionrq.catalog.files.read_text`` of the file, or of every JSON file of the folder,
+gunzipping a ``.gz``; a workbook's bytes as they are, since it is zipped XML; cached in memory): ingest is Python per
+row, so its MB/s (of the bytes on disk) are reported as a share of that.
 
-    python benchmarks/bench_ingest.py [--shapes us-tops,merchant,merchant-xml,shopify,woocommerce,amazon] [--repeat 3]
+    python benchmarks/bench_ingest.py [--shapes us-tops,merchant,merchant-xml,shopify,woocommerce,amazon,amazon-2014,asos,scrape-folder] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -24,9 +26,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from fashionrq.catalog.files import read_text
+
 ROOT = Path(__file__).resolve().parents[1]
 FILES = {"us-tops": "catalog.csv", "merchant": "catalog.tsv", "merchant-xml": "catalog.xml", "shopify": "products_export.csv",
-         "woocommerce": "wc-product-export.csv", "amazon": "Flat.File.Clothing.txt", "workbook": "product_master.xlsx"}
+         "woocommerce": "wc-product-export.csv", "amazon": "Flat.File.Clothing.txt", "workbook": "product_master.xlsx",
+         "amazon-2014": "meta_Clothing_Shoes_and_Jewelry.json.gz", "asos": "products_asos.csv", "scrape-folder": "scrape"}
+DEFAULT_SHAPES = "us-tops,merchant,merchant-xml,shopify,woocommerce,amazon,amazon-2014,asos,scrape-folder"
 
 
 def _derive(shape: str, folder: Path) -> Path:
@@ -35,13 +41,21 @@ def _derive(shape: str, folder: Path) -> Path:
     return folder
 
 
-def _read_bound(path: Path, repeat: int) -> float:
-    """Best seconds to read the file's bytes as text (a workbook's bytes as they are; the page cache holds it after the
-    first read)."""
+def _catalog_files(catalog: Path) -> list[Path]:
+    """The files ingest reads: the catalog file, or a folder's JSON files."""
+    if not catalog.is_dir():
+        return [catalog]
+    return sorted(p for p in catalog.rglob("*") if p.is_file() and p.name.endswith((".json", ".jsonl", ".json.gz", ".jsonl.gz")))
+
+
+def _read_bound(files: list[Path], repeat: int) -> float:
+    """Best seconds to read the files into Python text as ingest does (a workbook's bytes as they are; the page cache
+    holds them after the first read)."""
     best = float("inf")
     for _ in range(repeat + 1):
         start = time.perf_counter()
-        path.read_bytes() if path.suffix == ".xlsx" else path.read_text(encoding="utf-8")
+        for path in files:
+            path.read_bytes() if path.suffix == ".xlsx" else read_text(path)
         best = min(best, time.perf_counter() - start)
     return best
 
@@ -66,8 +80,9 @@ def measure(shape: str, repeat: int) -> dict:
         catalog = folder / FILES[shape]
         runs = [_ingest_once(folder, catalog, Path(tmp) / f"items-{i}") for i in range(repeat)]
         best = min(runs, key=lambda r: r["wall_s"])
-        megabytes = catalog.stat().st_size / 1e6
-        read_s = _read_bound(catalog, repeat)
+        files = _catalog_files(catalog)
+        megabytes = sum(f.stat().st_size for f in files) / 1e6
+        read_s = _read_bound(files, repeat)
         return {"shape": shape, "file_mb": round(megabytes, 1), "rows": best["rows"], "items": best["items"],
                 "wall_s": round(best["wall_s"], 2), "cpu_s": round(best["cpu_s"], 2),
                 "peak_rss_mib": round(max(r["peak_rss_mib"] for r in runs)),
@@ -77,7 +92,7 @@ def measure(shape: str, repeat: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shapes", default="us-tops,merchant,merchant-xml,shopify,woocommerce,amazon")
+    parser.add_argument("--shapes", default=DEFAULT_SHAPES)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     rows = [measure(shape, args.repeat) for shape in args.shapes.split(",")]
