@@ -175,6 +175,13 @@ def product_workbook(tmp_path_factory) -> Path:
     return derive_shape(tmp_path_factory.mktemp("workbook"), "workbook")
 
 
+def mapping_file(folder: Path, text: str) -> Path:
+    """``folder/mapping.toml`` holding ``text``."""
+    path = folder / "mapping.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def main_code(args: list[str]) -> int:
     """The exit code of ``fashionrq ARGS`` run in-process (0 when it returns normally)."""
     from fashionrq.cli import main

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MYNTRA_SMALL, OTHER_SCHEMA
+from conftest import MYNTRA_SMALL, OTHER_SCHEMA, mapping_file
 from fashionrq.catalog import ingest
 from fashionrq.catalog.fieldpath import FieldPath, parse_reference
 from fashionrq.catalog.schema import json_text, normalise_age_group, normalise_gender
@@ -43,12 +43,6 @@ def _write_csv(path: Path, rows: list[dict], delimiter: str) -> Path:
     return path
 
 
-def _mapping(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "mapping.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 def _without_format(text: str) -> str:
     return text.replace('format = "csv"\n', "")
 
@@ -56,15 +50,15 @@ def _without_format(text: str) -> str:
 def test_a_semicolon_file_reads_like_the_csv_once_the_mapping_names_its_delimiter(tmp_path, rows, reference):
     catalog = _write_csv(tmp_path / "catalog.csv", rows, ";")
     with pytest.raises(InputError, match=r"separated by semicolons, not commas; set delimiter = \";\" in the mapping file"):
-        ingest(catalog, mapping=_mapping(tmp_path, MAPPING))
-    assert ingest(catalog, mapping=_mapping(tmp_path, 'delimiter = ";"\n' + MAPPING)).table.to_pylist() == reference
+        ingest(catalog, mapping=mapping_file(tmp_path, MAPPING))
+    assert ingest(catalog, mapping=mapping_file(tmp_path, 'delimiter = ";"\n' + MAPPING)).table.to_pylist() == reference
 
 
 def test_a_tsv_file_is_read_with_tabs_from_its_name(tmp_path, rows, reference):
     catalog = _write_csv(tmp_path / "feed.tsv", rows, "\t")
-    assert ingest(catalog, mapping=_mapping(tmp_path, _without_format(MAPPING))).table.to_pylist() == reference
+    assert ingest(catalog, mapping=mapping_file(tmp_path, _without_format(MAPPING))).table.to_pylist() == reference
     renamed = catalog.rename(tmp_path / "feed.csv")
-    tab = ingest(renamed, mapping=_mapping(tmp_path, 'delimiter = "tab"\n' + MAPPING)).table.to_pylist()
+    tab = ingest(renamed, mapping=mapping_file(tmp_path, 'delimiter = "tab"\n' + MAPPING)).table.to_pylist()
     assert tab == reference
 
 
@@ -72,7 +66,7 @@ def test_a_tsv_file_is_read_with_tabs_from_its_name(tmp_path, rows, reference):
 def test_a_json_array_reads_like_the_csv(tmp_path, rows, reference, wrap):
     catalog = tmp_path / "catalog.json"
     catalog.write_text(json.dumps(wrap(rows)), encoding="utf-8")
-    result = ingest(catalog, mapping=_mapping(tmp_path, _without_format(MAPPING)))
+    result = ingest(catalog, mapping=mapping_file(tmp_path, _without_format(MAPPING)))
     assert result.table.to_pylist() == reference
     assert result.report.rows_read == len(rows)
     assert any("'products'" in note for note in result.report.notes) == isinstance(wrap(rows), dict)
@@ -82,7 +76,7 @@ def test_a_json_object_with_two_arrays_is_refused_with_their_names(tmp_path, row
     catalog = tmp_path / "catalog.json"
     catalog.write_text(json.dumps({"products": rows[:2], "variants": rows[2:4]}), encoding="utf-8")
     with pytest.raises(InputError, match=r"2 arrays \('products', 'variants'\)"):
-        ingest(catalog, mapping=_mapping(tmp_path, _without_format(MAPPING)))
+        ingest(catalog, mapping=mapping_file(tmp_path, _without_format(MAPPING)))
 
 
 def _listing(row: dict) -> dict:
@@ -137,7 +131,7 @@ def test_nested_values_and_category_paths_read_like_the_flat_columns(tmp_path, r
     objects, attributes a JSON text, and categories one path, mapped by paths and [clean] parts."""
     catalog = tmp_path / "listings.jsonl"
     catalog.write_text("".join(json.dumps(_listing(row)) + "\n" for row in rows), encoding="utf-8")
-    result = ingest(catalog, mapping=_mapping(tmp_path, NESTED_MAPPING))
+    result = ingest(catalog, mapping=mapping_file(tmp_path, NESTED_MAPPING))
     assert result.table.to_pylist() == reference
     cleaned = result.report.to_dict()["repaired"]
     assert cleaned["cleaned_article_type"]["count"] == cleaned["cleaned_master_category"]["count"] == len(rows)
@@ -153,7 +147,7 @@ def test_a_broken_path_is_refused_in_one_sentence(tmp_path, rows, reference_text
     catalog.write_text(json.dumps(_listing(rows[0])) + "\n", encoding="utf-8")
     mapping = NESTED_MAPPING.replace('"title[language_tag=en_US].value"', json.dumps(reference_text))
     with pytest.raises(InputError, match="maps name") as caught:
-        ingest(catalog, mapping=_mapping(tmp_path, mapping))
+        ingest(catalog, mapping=mapping_file(tmp_path, mapping))
     assert needle in str(caught.value)
 
 
@@ -187,7 +181,7 @@ def test_python_literal_cells_read_like_json_cells(tmp_path, rows, reference):
     catalog = tmp_path / "scrape.csv"
     _write_csv(catalog, [_python_cells(row) for row in rows], ",")
     assert "'language_tag': 'de_DE'" in catalog.read_text(encoding="utf-8")
-    result = ingest(catalog, mapping=_mapping(tmp_path, NESTED_MAPPING))
+    result = ingest(catalog, mapping=mapping_file(tmp_path, NESTED_MAPPING))
     assert result.table.to_pylist() == reference
     assert json_text("[Sale] Black Dress") == "[Sale] Black Dress" and json_text("{1, 2}") == "{1, 2}"
     assert json_text("[" * 100_000) == "[" * 100_000  # nested too deep to be a value: kept as text, no RecursionError
@@ -202,7 +196,7 @@ def test_a_json_file_of_python_dict_lines_reads_like_json_lines_and_runs_no_code
     bad = [f"{{'sku': __import__('pathlib').Path({str(marker)!r}).touch()}}", "{'sku': 'a', 'sku': 'b'}", "[" * 100_000]
     catalog = tmp_path / "meta.json"
     catalog.write_text("\n".join(lines[:5] + bad + lines[5:]) + "\n", encoding="utf-8")
-    result = ingest(catalog, mapping=_mapping(tmp_path, NESTED_MAPPING))
+    result = ingest(catalog, mapping=mapping_file(tmp_path, NESTED_MAPPING))
     assert result.table.to_pylist() == reference and not marker.exists()
     report = result.report.to_dict()
     assert report["rows_read"] == len(rows) + 3 and [r["row"] for r in result.report.rejected] == ["meta.json:6", "meta.json:7", "meta.json:8"]
@@ -246,7 +240,7 @@ def test_numbered_option_columns_and_lists_of_references():
 def test_mistakes_in_the_later_mapping_keys_are_refused_with_the_fix(tmp_path, edit, needle):
     """Fallback lists, numbered columns, [variants] fill and parent, header_row and [skip]."""
     with pytest.raises(InputError, match="mapping") as caught:
-        ingest(OTHER_SCHEMA / "catalog.csv", mapping=_mapping(tmp_path, edit(MAPPING + "\n")))
+        ingest(OTHER_SCHEMA / "catalog.csv", mapping=mapping_file(tmp_path, edit(MAPPING + "\n")))
     assert needle in str(caught.value)
 
 
@@ -262,8 +256,8 @@ def test_lines_above_the_header_are_named_and_skipped_with_header_row(tmp_path, 
         writer.writerows(r.values() for r in rows)
     with pytest.raises(InputError, match=r"header \(line 1\) has 2 fields but most rows have more: its columns are named on line 3; "
                                          r"set header_row = 3 in the mapping file"):
-        ingest(catalog, mapping=_mapping(tmp_path, _without_format(MAPPING)))
-    result = ingest(catalog, mapping=_mapping(tmp_path, "header_row = 3\n" + _without_format(MAPPING)))
+        ingest(catalog, mapping=mapping_file(tmp_path, _without_format(MAPPING)))
+    result = ingest(catalog, mapping=mapping_file(tmp_path, "header_row = 3\n" + _without_format(MAPPING)))
     assert result.table.to_pylist() == reference
     assert any(n.startswith("the header is line 3 of catalog.tsv") for n in result.report.notes)
 
@@ -271,7 +265,7 @@ def test_lines_above_the_header_are_named_and_skipped_with_header_row(tmp_path, 
 def test_a_txt_export_is_refused_with_the_format_to_set(tmp_path, rows):
     catalog = _write_csv(tmp_path / "Flat.File.txt", rows, "\t")
     with pytest.raises(InputError, match=r'a \.txt export is usually tab-separated: format = "tsv"'):
-        ingest(catalog, mapping=_mapping(tmp_path, _without_format(MAPPING)))
+        ingest(catalog, mapping=mapping_file(tmp_path, _without_format(MAPPING)))
 
 
 def test_size_variants_become_one_item_each_and_every_left_out_row_is_counted(tmp_path, rows, reference):
@@ -282,10 +276,10 @@ def test_size_variants_become_one_item_each_and_every_left_out_row_is_counted(tm
         variants += [{**row, "sku": row["sku"] if size == "S" else f"{row['sku']}-{size}", "group": row["sku"], "size": size}
                      for size in sizes]
     catalog = _write_csv(tmp_path / "catalog.csv", variants, ",")
-    plain = ingest(catalog, mapping=_mapping(tmp_path, MAPPING))
+    plain = ingest(catalog, mapping=mapping_file(tmp_path, MAPPING))
     assert plain.table.num_rows == len(variants)
     assert any(note.startswith(f"{len(variants) - len(rows)} items repeat the name, brand, colour, price and description") for note in plain.report.notes)
-    result = ingest(catalog, mapping=_mapping(tmp_path, MAPPING + '\n[variants]\nkey = ["group", "colors"]\n'))
+    result = ingest(catalog, mapping=mapping_file(tmp_path, MAPPING + '\n[variants]\nkey = ["group", "colors"]\n'))
     assert result.table.to_pylist() == reference
     report = result.report.to_dict()
     assert report["rows_read"] == len(variants) and report["rejected_rows"] == len(variants) - len(rows)
@@ -303,7 +297,7 @@ def test_photo_urls_and_missing_photo_files_are_nulled_and_counted(tmp_path, row
     links = ["kept.jpg", "missing/none.jpg", "https://cdn.example.com/p/1.jpg", "//cdn.example.com/p/2.jpg"]
     with_photos = [{**row, "photo": links[i % 4]} for i, row in enumerate(rows[:8])]
     catalog = _write_csv(tmp_path / "catalog.csv", with_photos, ",")
-    result = ingest(catalog, mapping=_mapping(tmp_path, MAPPING.replace("[columns]\n", '[columns]\nimage_path = "photo"\n')))
+    result = ingest(catalog, mapping=mapping_file(tmp_path, MAPPING.replace("[columns]\n", '[columns]\nimage_path = "photo"\n')))
     paths = result.table.column("image_path").to_pylist()
     assert paths == [str(tmp_path / "kept.jpg"), None, None, None] * 2
     nulled = result.report.to_dict()["values_nulled"]
@@ -323,7 +317,7 @@ def test_photo_urls_and_missing_photo_files_are_nulled_and_counted(tmp_path, row
 def test_mapping_mistakes_in_the_new_keys_are_refused_with_the_fix(tmp_path, edit, needle):
     text = edit + MAPPING if not edit.startswith("[") else MAPPING + "\n" + edit
     with pytest.raises(InputError, match="mapping") as caught:
-        ingest(OTHER_SCHEMA / "catalog.csv", mapping=_mapping(tmp_path, text))
+        ingest(OTHER_SCHEMA / "catalog.csv", mapping=mapping_file(tmp_path, text))
     assert needle in str(caught.value)
 
 
@@ -333,7 +327,7 @@ def test_a_spreadsheet_other_than_an_excel_workbook_is_refused_with_the_way_to_s
     sheet.write_bytes(b"PK\x03\x04")
     with pytest.raises(InputError, match=rf"is a spreadsheet, which fashionrq does not read \({suffix}\); save it as an Excel workbook "
                                          r"\(\.xlsx\), or save the sheet as CSV \(UTF-8\)"):
-        ingest(sheet, mapping=_mapping(tmp_path, _without_format(MAPPING)))
+        ingest(sheet, mapping=mapping_file(tmp_path, _without_format(MAPPING)))
 
 
 def test_google_age_groups_reduce_to_the_four_segments():
@@ -344,7 +338,7 @@ def test_google_age_groups_reduce_to_the_four_segments():
 def test_the_printed_report_shows_twenty_rejected_rows_and_counts_the_rest(tmp_path, rows):
     broken = [{**row, "title": ""} if i < 30 else row for i, row in enumerate(rows)]
     catalog = _write_csv(tmp_path / "catalog.csv", broken, ",")
-    done = subprocess.run([sys.executable, "-m", "fashionrq", "ingest", str(catalog), "--mapping", str(_mapping(tmp_path, MAPPING)),
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "ingest", str(catalog), "--mapping", str(mapping_file(tmp_path, MAPPING)),
                            "--out", str(tmp_path / "items")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     printed = done.stdout + done.stderr
@@ -362,7 +356,7 @@ def test_the_printed_report_shows_places_and_reasons_as_written(tmp_path, rows):
     catalog = _write_csv(tmp_path / "catalog.tsv", parents, "\t")
     variants = '[variants]\nparent = "parent"\nparent_id = ["sku"]\n'
     done = subprocess.run([sys.executable, "-m", "fashionrq", "ingest", str(catalog), "--mapping",
-                           str(_mapping(tmp_path, _without_format(MAPPING) + variants)), "--out", str(tmp_path / "items")],
+                           str(mapping_file(tmp_path, _without_format(MAPPING) + variants)), "--out", str(tmp_path / "items")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     printed = " ".join(done.stderr.split())
@@ -373,7 +367,7 @@ def test_amazon_departments_read_as_genders(tmp_path, rows, reference):
     """Amazon's department values mens, womens, boys, girls and unisex-adult need no value map."""
     spelled = {"M": "mens", "F": "womens", "B": "boys", "G": "girls", "U": "unisex-adult"}
     catalog = _write_csv(tmp_path / "catalog.csv", [{**row, "department": spelled[row["department"]]} for row in rows], ",")
-    items = ingest(catalog, mapping=_mapping(tmp_path, MAPPING.split("[values.gender]")[0])).table.to_pylist()
+    items = ingest(catalog, mapping=mapping_file(tmp_path, MAPPING.split("[values.gender]")[0])).table.to_pylist()
     assert [i["gender"] for i in items] == [r["gender"] for r in reference]
 
 
@@ -382,7 +376,7 @@ def test_a_path_that_matches_no_row_is_named_in_a_note(tmp_path):
     reference, beside the field's 100 % missing."""
     catalog = tmp_path / "catalog.csv"
     catalog.write_text('id,name,type,specs\n1,Black Top,Tops,"[{""key"": ""Colour"", ""value"": ""Black""}]"\n', encoding="utf-8")
-    mapping = _mapping(tmp_path, '[columns]\nitem_id = "id"\narticle_type = "type"\nbase_colour = "specs[key=Color].value"\n')
+    mapping = mapping_file(tmp_path, '[columns]\nitem_id = "id"\narticle_type = "type"\nbase_colour = "specs[key=Color].value"\n')
     notes = ingest(catalog, mapping=mapping).report.notes
     assert any(n.startswith("base_colour is read from 'specs[key=Color].value', which holds no value in any row of 1") for n in notes)
 
@@ -396,7 +390,7 @@ def test_specification_lists_read_as_attributes(tmp_path, cell, read):
     catalog = tmp_path / "catalog.jsonl"
     catalog.write_text(json.dumps({"id": "1", "name": "Top", "type": "Tops", "specs": cell}) + "\n", encoding="utf-8")
     path = "specs.product_specification" if "=>" in cell else "specs"
-    mapping = _mapping(tmp_path, f'[columns]\nitem_id = "id"\narticle_type = "type"\nattributes = "{path}"\n')
+    mapping = mapping_file(tmp_path, f'[columns]\nitem_id = "id"\narticle_type = "type"\nattributes = "{path}"\n')
     assert dict(ingest(catalog, mapping=mapping).table.column("attributes").to_pylist()[0]) == read
 
 
@@ -410,7 +404,7 @@ def test_skip_leaves_out_the_rows_a_column_value_names_and_lists_each(tmp_path, 
     """[skip] leaves out every row whose value in a column matches one of its patterns whole, in any case (here the
     Sporting Goods and Accessories products), lists each with the value, and keeps the rest as the plain mapping reads
     them."""
-    result = ingest(OTHER_SCHEMA / "catalog.csv", mapping=_mapping(tmp_path, MAPPING + '\n[skip]\ncategory = ["sporting goods", "access.*"]\n'))
+    result = ingest(OTHER_SCHEMA / "catalog.csv", mapping=mapping_file(tmp_path, MAPPING + '\n[skip]\ncategory = ["sporting goods", "access.*"]\n'))
     left_out = [r for r in rows if r["category"] in ("Sporting Goods", "Accessories")]
     assert 0 < len(left_out) < len(rows)
     assert result.table.to_pylist() == [item for item in reference if item["master_category"] not in ("Sporting Goods", "Accessories")]
@@ -424,7 +418,7 @@ def test_a_generic_brand_and_an_as_shown_colour_are_no_values(tmp_path, rows, re
     with their spellings, and never reach a query; a real brand or colour is untouched."""
     seller = [{**row, "vendor": ("Generic", "No Brand")[i % 2], "colors": ("As Shown", "picture color|Red")[i % 2]} if i < 6 else row
               for i, row in enumerate(rows)]
-    result = ingest(_write_csv(tmp_path / "catalog.csv", seller, ","), mapping=_mapping(tmp_path, MAPPING))
+    result = ingest(_write_csv(tmp_path / "catalog.csv", seller, ","), mapping=mapping_file(tmp_path, MAPPING))
     items = result.table.to_pylist()
     assert [item["brand"] for item in items[:6]] == [None] * 6 and items[6:] == reference[6:]
     assert [item["colours"] for item in items[:6]] == [[], ["Red"]] * 3
@@ -436,7 +430,7 @@ def test_a_generic_brand_and_an_as_shown_colour_are_no_values(tmp_path, rows, re
 def test_a_colour_that_repeats_itself_is_read_once_and_counted(tmp_path, rows, reference):
     repeated = [{**row, "colors": ("Black or black", "Navy/Navy", "Red|red & RED")[i % 3]} if i < 6 else row
                 for i, row in enumerate(rows)]
-    result = ingest(_write_csv(tmp_path / "catalog.csv", repeated, ","), mapping=_mapping(tmp_path, MAPPING))
+    result = ingest(_write_csv(tmp_path / "catalog.csv", repeated, ","), mapping=mapping_file(tmp_path, MAPPING))
     items = result.table.to_pylist()
     assert [item["colours"] for item in items[:6]] == [["Black"], ["Navy"], ["Red"]] * 2 and items[6:] == reference[6:]
     assert result.report.to_dict()["repaired"]["repeated_colour"]["count"] == 6  # one per item ("red & RED" of the third)
@@ -447,7 +441,7 @@ def test_a_mans_or_womans_item_for_kids_is_a_boys_or_girls_item(tmp_path, rows, 
     for "kids' shirts for my husband"; an adult's gender is untouched."""
     aged = [{**row, "age": "kids" if i < 4 else "adult"} for i, row in enumerate(rows)]
     mapping = MAPPING.replace("[columns]\n", '[columns]\nage_group = "age"\n')
-    result = ingest(_write_csv(tmp_path / "catalog.csv", aged, ","), mapping=_mapping(tmp_path, mapping))
+    result = ingest(_write_csv(tmp_path / "catalog.csv", aged, ","), mapping=mapping_file(tmp_path, mapping))
     items = result.table.to_pylist()
     expected = {"Men": "Boys", "Women": "Girls"}
     assert [i["gender"] for i in items[:4]] == [expected.get(r["gender"], r["gender"]) for r in reference[:4]]
@@ -459,7 +453,7 @@ def test_a_mans_or_womans_item_for_kids_is_a_boys_or_girls_item(tmp_path, rows, 
 def test_size_rows_of_a_product_without_colour_are_one_item(tmp_path, rows):
     """A perfume has no colour: its size rows share the group and an empty colour, and are still one product."""
     sizes = [{**rows[0], "colors": "", "sku": f"P-{ml}", "group": "P"} for ml in (30, 50, 100)]
-    result = ingest(_write_csv(tmp_path / "catalog.csv", sizes, ","), mapping=_mapping(tmp_path, MAPPING + '\n[variants]\nkey = ["group", "colors"]\n'))
+    result = ingest(_write_csv(tmp_path / "catalog.csv", sizes, ","), mapping=mapping_file(tmp_path, MAPPING + '\n[variants]\nkey = ["group", "colors"]\n'))
     assert result.table.column("item_id").to_pylist() == ["P-30"] and result.report.to_dict()["rejected_rows"] == 2
 
 
@@ -467,7 +461,7 @@ def test_extract_reads_a_gender_from_the_titles(tmp_path, rows, reference):
     """No gender column: the gender word of each title ("Puma Men Ferrari Track Jacket"); a title without one gives
     no gender, counted."""
     mapping = MAPPING.replace('gender = "department"', 'gender = "title"') + "\n[clean.gender]\nextract = '\\b(women|men|girls|boys|unisex)\\b'\n"
-    result = ingest(OTHER_SCHEMA / "catalog.csv", mapping=_mapping(tmp_path, mapping))
+    result = ingest(OTHER_SCHEMA / "catalog.csv", mapping=mapping_file(tmp_path, mapping))
     items = result.table.to_pylist()
     said = [i for i, row in enumerate(rows) if re.search(r"\b(women|men|girls|boys|unisex)\b", row["title"], re.IGNORECASE)]
     assert len(said) > 150 and all(items[i]["gender"] is None for i in range(len(rows)) if i not in said)

@@ -19,7 +19,7 @@ from xml.etree import ElementTree
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import derive_shape
+from conftest import derive_shape, mapping_file
 from fashionrq.catalog import ingest
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.prices import PriceFormat
@@ -501,16 +501,11 @@ def test_a_folder_of_product_json_files_reads_every_product_and_counts_what_it_p
     with pytest.raises(InputError, match="or a folder of product JSON files, with a --mapping file"):
         ingest(broken)
     with pytest.raises(InputError, match=r"is a folder, which is read as JSON files .* format = 'csv'"):
-        ingest(broken, mapping=_written(tmp_path / "csv.toml", 'format = "csv"\n' + (scrape_folder / "mapping.toml").read_text(encoding="utf-8")))
+        ingest(broken, mapping=mapping_file(tmp_path, 'format = "csv"\n' + (scrape_folder / "mapping.toml").read_text(encoding="utf-8")))
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "notes.txt").write_text("no products here", encoding="utf-8")
     with pytest.raises(InputError, match="holds no .json or .jsonl file"):
         ingest(tmp_path / "empty", mapping=scrape_folder / "mapping.toml")
-
-
-def _written(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def _build_passing_the_quality_gate(catalog: Path, mapping: Path, out: Path) -> tuple[dict, list[str]]:

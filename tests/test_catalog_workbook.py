@@ -11,7 +11,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from conftest import main_code
+from conftest import main_code, mapping_file
 from fashionrq.catalog import ingest
 from fashionrq.catalog.records import read_records
 from fashionrq.catalog.report import IngestReport
@@ -29,12 +29,6 @@ def _workbook(path: Path, sheets: dict[str, list[list]]) -> Path:
         for row in rows:
             sheet.append(row)
     book.save(path)
-    return path
-
-
-def _mapping(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "mapping.toml"
-    path.write_text(text, encoding="utf-8")
     return path
 
 
@@ -104,7 +98,7 @@ def test_date_cells_read_as_iso_dates_and_each_record_names_its_sheet_row(produc
 
 def test_without_a_sheet_line_the_fullest_sheet_is_read_and_named_in_a_note(product_workbook, tmp_path):
     text = (product_workbook / "mapping.toml").read_text(encoding="utf-8").replace('sheet = "Products"\n', "")
-    result = ingest(product_workbook / "product_master.xlsx", mapping=_mapping(tmp_path, text))
+    result = ingest(product_workbook / "product_master.xlsx", mapping=mapping_file(tmp_path, text))
     assert result.table.num_rows == 2180
     assert "read the sheet 'Products' of product_master.xlsx, the one with the most filled rows; passed over 'Instructions', 'Codes' " \
            "(set sheet in the mapping file to read another)" in result.report.notes
@@ -119,7 +113,7 @@ def test_without_a_sheet_line_the_fullest_sheet_is_read_and_named_in_a_note(prod
 ])
 def test_a_wrong_sheet_line_is_one_sentence(product_workbook, tmp_path, capsys, line, says):
     text = (product_workbook / "mapping.toml").read_text(encoding="utf-8").replace('sheet = "Products"', line)
-    code, err = _cli_error(capsys, "ingest", product_workbook / "product_master.xlsx", "--mapping", _mapping(tmp_path, text),
+    code, err = _cli_error(capsys, "ingest", product_workbook / "product_master.xlsx", "--mapping", mapping_file(tmp_path, text),
                            "--out", tmp_path / "out")
     assert code == 2 and says in " ".join(err.split()) and "Traceback" not in err, err
     assert not (tmp_path / "out").exists()
@@ -129,13 +123,13 @@ def test_a_sheet_line_for_a_csv_file_is_refused(tmp_path):
     catalog = tmp_path / "c.csv"
     catalog.write_text("Style Code,Product Name,Product Type\n1,Red Top,Tops\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"names the sheet 'Products', but .*c\.csv is no Excel workbook; remove the sheet line"):
-        ingest(catalog, mapping=_mapping(tmp_path, 'sheet = "Products"\n' + MINIMAL))
+        ingest(catalog, mapping=mapping_file(tmp_path, 'sheet = "Products"\n' + MINIMAL))
 
 
 def test_a_header_below_a_title_is_refused_with_the_header_row_to_set(product_workbook, tmp_path):
     text = (product_workbook / "mapping.toml").read_text(encoding="utf-8").replace("header_row = 3", "")
     with pytest.raises(InputError) as caught:
-        ingest(product_workbook / "product_master.xlsx", mapping=_mapping(tmp_path, text))
+        ingest(product_workbook / "product_master.xlsx", mapping=mapping_file(tmp_path, text))
     assert str(caught.value).endswith("product_master.xlsx (row 1) has 1 fields but most rows have more: its columns are named on "
                                       "row 3; set header_row = 3 in the mapping file.")
 
@@ -160,7 +154,7 @@ def test_a_header_that_names_a_column_twice_is_refused(tmp_path):
                                                           [1163, "Red Top", "Tops", "Red Top (old)"]]})
     with pytest.raises(InputError, match=r"sheet 'Products' of .*c\.xlsx \(row 1\) has the column 'Product Name' twice in its header "
                                          r"\(columns 2 and 4\); rename or remove one"):
-        ingest(catalog, mapping=_mapping(tmp_path, MINIMAL))
+        ingest(catalog, mapping=mapping_file(tmp_path, MINIMAL))
 
 
 def test_products_split_over_sheets_with_one_header_are_refused(tmp_path):
@@ -169,8 +163,8 @@ def test_products_split_over_sheets_with_one_header_are_refused(tmp_path):
                                               "Women": [header, [3, "Red Top", "Tops"]]})
     with pytest.raises(InputError, match=r"holds products with the same columns on the sheets 'Men' and 'Women'; fashionrq reads one "
                                          r'sheet: move them onto one sheet, or set sheet = "Men" in the mapping file'):
-        ingest(catalog, mapping=_mapping(tmp_path, MINIMAL))
-    assert ingest(catalog, mapping=_mapping(tmp_path, 'sheet = "Women"\n' + MINIMAL)).table.column("name").to_pylist() == ["Red Top"]
+        ingest(catalog, mapping=mapping_file(tmp_path, MINIMAL))
+    assert ingest(catalog, mapping=mapping_file(tmp_path, 'sheet = "Women"\n' + MINIMAL)).table.column("name").to_pylist() == ["Red Top"]
 
 
 def test_blank_rows_error_cells_unnamed_columns_and_formulas_never_calculated(tmp_path):
@@ -182,7 +176,7 @@ def test_blank_rows_error_cells_unnamed_columns_and_formulas_never_calculated(tm
         [],
         [1164.0, "Blue Top", "Tops", "#N/A", None, 500, None, None],
     ]})
-    mapping = _mapping(tmp_path, MINIMAL + 'price = "MRP"\ndiscounted_price = "Sale Price"\n')
+    mapping = mapping_file(tmp_path, MINIMAL + 'price = "MRP"\ndiscounted_price = "Sale Price"\n')
     result = ingest(catalog, mapping=mapping)
     assert [(i["item_id"], i["price"], i["discounted_price"]) for i in result.table.to_pylist()] == [("1163", 799.0, None),
                                                                                                    ("1164", None, 500.0)]
@@ -196,7 +190,7 @@ def test_an_empty_header_row_or_an_empty_workbook_is_one_sentence(product_workbo
     text = (product_workbook / "mapping.toml").read_text(encoding="utf-8").replace("header_row = 3", "header_row = 2")
     with pytest.raises(InputError, match=r"row 2 of sheet 'Products' of .*product_master\.xlsx is empty, so it names no columns; "
                                          r"set header_row = 3 \(the row that seems to name them\)"):
-        ingest(product_workbook / "product_master.xlsx", mapping=_mapping(tmp_path, text))
+        ingest(product_workbook / "product_master.xlsx", mapping=mapping_file(tmp_path, text))
     empty = _workbook(tmp_path / "empty.xlsx", {"Sheet1": [], "Sheet2": [[None, None]]})
     with pytest.raises(InputError, match=r"empty\.xlsx has no filled cells \(sheets: 'Sheet1', 'Sheet2'\); pass a workbook"):
-        ingest(empty, mapping=_mapping(tmp_path, MINIMAL))
+        ingest(empty, mapping=mapping_file(tmp_path, MINIMAL))
