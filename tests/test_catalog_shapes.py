@@ -72,6 +72,8 @@ def _ingest_cli(capsys, *args) -> tuple[int, str]:
     ('[clean.colour]\nremove = ["x"]\n', "did you mean 'colours'?"),
     ('[clean.base_colour]\nwords = "yes"\n', "write words = true"),
     ('[clean.base_colour]\nstrip_brand = 1\n', "write strip_brand = true"),
+    ('[clean.attributes.Fabric]\nremov = ["x"]\n', "in [clean.attributes.Fabric]; did you mean 'remove'?"),
+    ('[clean.Fabric]\nremove = ["x"]\n', "(an attribute's values: [clean.attributes.<key>])"),
     ('[clean.base_colour]\nstrip_brands = true\n', "did you mean 'strip_brand'?"),
 ])
 def test_a_mistake_in_the_new_mapping_sections_is_one_sentence(capsys, tmp_path, mapping, says):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import OTHER_SCHEMA, main_code
+from conftest import OTHER_SCHEMA, main_code, mapping_file
 from fashionrq.catalog import ingest
 from fashionrq.catalog.draft import draft_mapping
 
@@ -304,6 +304,53 @@ def test_the_draft_for_a_folder_of_product_files_is_the_hand_written_mapping(tmp
     assert mine == hand
     assert main_code(["draft-mapping", str(folder)]) == 0
     assert f"with it, scrape gives {len(hand):,} items from {len(hand):,} rows" in capsys.readouterr().err
+
+
+def test_an_api_dump_with_price_objects_variant_colours_and_html_fabric(tmp_path):
+    """A retailer API's product responses saved one per line (nested ``price.current.value`` / ``price.previous.value``,
+    colours only on each size variant, the fabric an HTML fragment such as ``<br>Main: Cotton``, photo addresses
+    without a scheme): the draft reads the price before a sale and the price paid from the price object, its
+    currency, and the colour of the first variant; the fabric, mapped by hand with ``[clean.attributes.Fabric]``,
+    reads without its tags and prefix, ``Main: NA`` as no value, every repair counted, the photos as web addresses."""
+    with open(OTHER_SCHEMA / "catalog.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    words = {"M": "Men", "F": "Women", "B": "Boys", "G": "Girls", "U": "Unisex"}
+
+    def response(n: int, row: dict) -> dict:
+        price = float(row["list_price"]) / 100
+        sale = n % 3 == 0
+        return {"id": row["sku"], "name": row["title"], "brand": {"name": row["vendor"]}, "gender": words[row["department"]],
+                "productType": {"name": row["product_type"]},
+                "price": {"current": {"value": round(price * 0.8, 2) if sale else price, "text": "£..."},
+                          "previous": {"value": price if sale else None, "text": ""}, "currency": "GBP"},
+                "variants": [{"id": n * 10 + i, "size": size, "colour": row["colors"].split("|")[0] or None} for i, size in enumerate(("S", "M"))],
+                "info": {"aboutMe": f"<br>Main: {row['fabric']}" if row["fabric"] else "Main: NA"},
+                "images": [{"url": f"images.example-media.com/products/{row['sku']}-1"}]}
+
+    catalog = tmp_path / "pdp.jsonl"
+    catalog.write_text("".join(json.dumps(response(n, row)) + "\n" for n, row in enumerate(rows)), encoding="utf-8")
+    drafted, text = _drafted(tmp_path, catalog)
+    spec = tomllib.loads(text)
+    assert spec["columns"]["price"] == ["price.previous.value", "price.current.value"]
+    assert (spec["columns"]["discounted_price"], spec["price"]["currency"]) == ("price.current.value", "GBP")
+    assert spec["columns"]["base_colour"] == "variants[0].colour"
+    hand = text + """
+[attributes]
+Fabric = "info.aboutMe"
+
+[clean.attributes.Fabric]
+remove = ['^\\s*main:\\s*']
+"""
+    assert spec["columns"]["image_path"] == "images[0].url"
+    result = ingest(catalog, mapping=mapping_file(tmp_path, hand))
+    items = result.table.to_pylist()
+    assert [dict(i["attributes"]).get("Fabric") for i in items] == [r["fabric"] or None for r in rows]
+    assert [i["price"] for i in items] == [float(r["list_price"]) / 100 for r in rows]
+    assert [i["base_colour"] for i in items] == [r["colors"].split("|")[0] or None for r in rows]
+    report = result.report.to_dict()
+    assert report["repaired"]["html_in_attributes"]["count"] == sum(bool(r["fabric"]) for r in rows)
+    assert report["placeholders"]["attributes.Fabric"]["count"] == sum(not r["fabric"] for r in rows) > 0
+    assert report["values_nulled"]["image_url"]["count"] == len(rows)  # images.example-media.com/...: a web address
 
 
 def test_the_draft_for_a_scraped_marketplace_dump(tmp_path):

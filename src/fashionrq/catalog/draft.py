@@ -20,13 +20,12 @@ from fashionrq.catalog.prices import CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
-from fashionrq.catalog.schema import GENDER_SYNONYMS, GENDERS, normalise_gender
+from fashionrq.catalog.schema import GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, normalise_gender
 from fashionrq.colour import COLOURS
 
 #: Records whose values the guesses look at.
 SAMPLE = 1000
 
-_URL = re.compile(r"^(?:https?:)?//", re.IGNORECASE)
 _NOT_A_COLOUR = re.compile(r"\d|\bsize\b", re.IGNORECASE)
 #: Noise inside colour values, each with the text that shows it.
 _COLOUR_NOISE = ((r"\b\d+\b", re.compile(r"\b\d+\b")), (r"\bsize\s+\w+", re.compile(r"\bsize\s+\w+", re.IGNORECASE)),
@@ -144,7 +143,9 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     if "attributes" in found and (specs := guesser.specifications(found["attributes"][0])) is not None:
         found["attributes"] = (specs[0], f"a list of {{{specs[1]!r}: ..., 'value': ...}} objects, read as attributes")
     if "image_path" in found and all(isinstance(v, list) for v in guesser.decoded(found["image_path"][0])):
-        found["image_path"] = (f"{found['image_path'][0]}[0]", "a list of photos: the first")
+        first = next((v[0] for v in guesser.decoded(found["image_path"][0]) if v), None)
+        key = next((k for k in ("url", "src", "href", "link", "path") if isinstance(first, dict) and k in first), None)
+        found["image_path"] = (f"{found['image_path'][0]}[0]" + (f".{key}" if key else ""), "a list of photos: the first")
     constant = found.pop("attributes")[0] if "attributes" in found and guesser.constant(found["attributes"][0]) else None
     if "attributes" not in found and (features := guesser.keyed_features()) is not None:
         found["attributes"] = (features, '"Key: Value" texts, read as attributes')
@@ -199,7 +200,10 @@ def _details_list(guesser: Guesser, found: dict) -> None:
 
 def _sale_beside_price(guesser: Guesser, found: dict) -> None:
     """A price object that holds the sale price beside the amount (``{"amount": 1299, "sale": 999}``): that key as
-    the discounted price."""
+    the discounted price. A price object of amounts (``{"current": {"value": 12.49}, "previous": {"value": 20.0},
+    "currency": "GBP"}``, as retailers' APIs write one): the previous amount, else the current one, as the price, and
+    the current one as the price paid."""
+    _nested_amounts(guesser, found)
     column = _price_object(found) if "discounted_price" not in found else None
     objects = [v for v in guesser.decoded(column) if isinstance(v, dict)] if column else []
     key = next((k for k in dict.fromkeys(k for v in objects for k in v) if norm(k) in _SALE_KEYS), None)
@@ -207,10 +211,30 @@ def _sale_beside_price(guesser: Guesser, found: dict) -> None:
         found["discounted_price"] = (f"{column}.{key}", "the sale price beside the amount")
 
 
-def _price_object(found: dict) -> str | None:
-    """The column of price objects the price is read from (``price.amount``: ``price``), or ``None``."""
+def _nested_amounts(guesser: Guesser, found: dict) -> None:
     reference = found.get("price", ("",))[0]
-    match = re.fullmatch(r"([^.\[\]]+)\.(?:amount|value)", reference) if isinstance(reference, str) else None
+    objects = [v for v in guesser.decoded(reference) if isinstance(v, dict)] if reference in guesser.columns else []
+    if not objects:
+        return
+    amounts = {}  # "previous" -> "previous.value"
+    for key in dict.fromkeys(k for v in objects for k in v):
+        inner = next((v[key] for v in objects if isinstance(v.get(key), dict)), None)
+        amount = next((a for a in ("value", "amount") if inner is not None and a in inner), None)
+        if amount is not None:
+            amounts[norm(key)] = f"{reference}.{key}.{amount}"
+    paid = next((amounts[k] for k in ("current", "now", "sale", "selling", "final") if k in amounts), None)
+    before = next((amounts[k] for k in ("previous", "was", "rrp", "regular", "original", "list") if k in amounts), None)
+    if paid is not None:
+        found["price"] = ([before, paid] if before else paid, "a price object: the amount before a sale, else the current one")
+        found.setdefault("discounted_price", (paid, "the current amount of the price object"))
+
+
+def _price_object(found: dict) -> str | None:
+    """The column of price objects the price is read from (``price.amount``, ``price.current.value``: ``price``), or
+    ``None``."""
+    reference = found.get("price", ("",))[0]
+    reference = reference[-1] if isinstance(reference, list) else reference
+    match = re.fullmatch(r"([^.\[\]]+)(?:\.[^.\[\]]+)?\.(?:amount|value)", reference)
     return match.group(1) if match else None
 
 
@@ -407,7 +431,7 @@ def _photos(guesser: Guesser, found: dict) -> list[str]:
     if "image_path" not in found:
         return []
     texts = present_texts(guesser.values(found["image_path"][0]))
-    if any(_URL.match(t) for t in texts):
+    if any(WEB_ADDRESS.match(t) for t in texts):
         return ["", "# The photos are web addresses, which fashionrq does not download: those items get no photo. To use",
                 "# the photos, save them in or below the catalog's folder and map their relative paths instead."]
     return []

@@ -15,14 +15,14 @@ from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import FIELDS, GENDERS, REQUIRED_FIELDS, clean_string, distinct_ignoring_case, strip_html, to_text
+from fashionrq.catalog.schema import (FIELDS, GENDERS, REQUIRED_FIELDS, WEB_ADDRESS, clean_string, distinct_ignoring_case, strip_html,
+                                     to_text)
 from fashionrq.catalog.variants import VariantReferences, one_row_per_product
 from fashionrq.errors import InputError
 
 #: The fields whose values together tell a shopper one product from another.
 REPEAT_FIELDS = ("name", "brand", "base_colour", "price", "description")
 _COLOUR_JOINS = re.compile(r"\s+or\s+|\s*[/,&+]\s*|\s+and\s+", re.IGNORECASE)
-_URL = re.compile(r"^[a-z][a-z0-9+.-]*://|^//", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -144,6 +144,7 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
         text = clean.text(f"attributes.{key}", ref.get(record))
         if text is not None:
             attributes[key] = text
+    attributes = _cleaned_attributes(attributes, mapping, clean, to_text(raw["brand"]))
     colours = [_one_colour(c, report, item_id) for c in clean.values("colours", raw["colours"], mapping.list_separator)]
     base = _one_colour(clean.text("base_colour", raw["base_colour"]), report, item_id) or (colours[0] if colours else None)
     age_group = clean.age_group(raw["age_group"])
@@ -161,6 +162,24 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
         "description": clean.text("description", strip_html(raw["description"])),
         "attributes": attributes,
     }
+
+
+def _cleaned_attributes(attributes: dict[str, str], mapping: Mapping, clean: RowCleaner, brand: str | None) -> dict[str, str]:
+    """The attributes with HTML tags taken out of their values (``<br>Main: Cotton``; counted under
+    ``repaired.html_in_attributes``), then each key's ``[clean.attributes.<key>]`` applied (counted like a field's
+    clean-up, a value left a placeholder such as ``NA`` nulled and counted)."""
+    out = {}
+    for key, value in attributes.items():
+        if "<" in value and (text := strip_html(value)) != value:
+            clean.report.repair("html_in_attributes", clean.item_id)
+            value = text
+        cleanup = mapping.attribute_cleanups.get(key)
+        if cleanup is not None:
+            value = _cleaned(value, cleanup, f"attributes.{key}", mapping.list_separator, clean.report, clean.item_id, brand)
+        text = clean.text(f"attributes.{key}", value)
+        if text is not None:
+            out[key] = text
+    return out
 
 
 def _one_colour(text: str | None, report: IngestReport, item_id: str) -> str | None:
@@ -187,7 +206,7 @@ class _Photos:
     def resolve(self, where: str, item: dict) -> dict:
         if item["image_path"] is None:
             return item
-        if _URL.match(item["image_path"]):
+        if WEB_ADDRESS.match(item["image_path"]):
             self.report.null_value("image_url", item["item_id"])
             return {**item, "image_path": None}
         root = self.folder.resolve()

@@ -202,11 +202,17 @@ class Guesser:
             if key is not None and keys[key] >= len(objects) / 2:
                 self.used.add(column)
                 return f"{column}.{key}", f"the {key!r} of the {column!r} objects"
-            listed = self.one_key_lists(column) or Counter()
-            key = next((k for k, n in listed.most_common() if norm(k) in names and n >= len(self.records) / 3), None)
+            listed = self.one_key_lists(column)
+            key = next((k for k, n in listed.most_common() if norm(k) in names and n >= len(self.records) / 3), None) if listed else None
             if key is not None:
                 self.used.add(column)
                 return f"{column}[*].{key}", f"the {key!r} entries of the {column!r} lists"
+            lists = [v for v in self.decoded(column) if isinstance(v, list) and v and all(isinstance(e, dict) for e in v)]
+            keys = Counter(k for v in lists for k in dict.fromkeys(k for e in v for k in e) if _plain_key(k))
+            key = next((k for k, n in keys.most_common() if norm(k) in names and n >= len(self.records) / 2), None) if not listed else None
+            if key is not None:  # [{"sku": "...", "colour": "Black", "size": "M"}, ...]: each variant's, the first one's
+                self.used.add(column)
+                return f"{column}[0].{key}", f"the {key!r} of the first of the {column!r} objects"
             specs = self.specifications(column)
             key = next((k for k, n in specs[2].most_common() if norm(k) in names and n >= len(self.records) / 3), None) if specs else None
             if key is not None:

@@ -184,27 +184,37 @@ def _compiled(path: Path, where: str, pattern: str) -> re.Pattern:
         raise InputError(f"mapping file {path}: pattern {pattern!r} in {where} is no regular expression ({err}); fix it.") from None
 
 
-def _cleanups(path: Path, spec: dict) -> dict[str, FieldCleanup]:
-    out = {}
+def _cleanups(path: Path, spec: dict) -> tuple[dict[str, FieldCleanup], dict[str, FieldCleanup]]:
+    """The ``[clean.<field>]`` sections by field, and the ``[clean.attributes.<key>]`` ones by attribute key."""
+    fields, attributes = {}, {}
     for name, table in _table(path, spec, "clean").items():
-        if name not in CLEAN_FIELDS:
-            raise InputError(f"mapping file {path} has a clean-up [clean.{name}] for no text field; {_suggest(name, CLEAN_FIELDS)}")
-        if not isinstance(table, dict):
-            raise InputError(f"mapping file {path} sets {name} = {table!r} under [clean]; write [clean.{name}] with remove = [...] and refuse = [...] lists of patterns.")
-        for key, value in table.items():
-            if key not in CLEAN_VALUES:
-                raise InputError(f"mapping file {path} has an unknown key {key!r} in [clean.{name}]; {_suggest(key, CLEAN_KEYS)}")
-            well_formed, fix = CLEAN_VALUES[key]
-            if not well_formed(value) or (key == "part" and "split" not in table):
-                raise InputError(f"mapping file {path} sets {key} = {value!r} in [clean.{name}]; {fix}.")
-        settings = dict(table)
-        if "extract" in table:
-            settings["extract"] = _compiled(path, f"[clean.{name}] extract", table["extract"])
-        for key in ("remove", "refuse"):
-            if key in table:
-                settings[key] = tuple(_compiled(path, f"[clean.{name}] {key}", pattern) for pattern in table[key])
-        out[name] = FieldCleanup(**settings)
-    return out
+        if name == "attributes" and isinstance(table, dict) and table and all(isinstance(t, dict) for t in table.values()):
+            attributes = {key: _cleanup(path, f"attributes.{key}", t) for key, t in table.items()}
+        elif name not in CLEAN_FIELDS:
+            raise InputError(f"mapping file {path} has a clean-up [clean.{name}] for no text field; {_suggest(name, CLEAN_FIELDS)} "
+                             "(an attribute's values: [clean.attributes.<key>])")
+        else:
+            fields[name] = _cleanup(path, name, table)
+    return fields, attributes
+
+
+def _cleanup(path: Path, name: str, table: object) -> FieldCleanup:
+    """The checked ``[clean.<name>]`` section ``table``."""
+    if not isinstance(table, dict):
+        raise InputError(f"mapping file {path} sets {name} = {table!r} under [clean]; write [clean.{name}] with remove = [...] and refuse = [...] lists of patterns.")
+    for key, value in table.items():
+        if key not in CLEAN_VALUES:
+            raise InputError(f"mapping file {path} has an unknown key {key!r} in [clean.{name}]; {_suggest(key, CLEAN_KEYS)}")
+        well_formed, fix = CLEAN_VALUES[key]
+        if not well_formed(value) or (key == "part" and "split" not in table):
+            raise InputError(f"mapping file {path} sets {key} = {value!r} in [clean.{name}]; {fix}.")
+    settings = dict(table)
+    if "extract" in table:
+        settings["extract"] = _compiled(path, f"[clean.{name}] extract", table["extract"])
+    for key in ("remove", "refuse"):
+        if key in table:
+            settings[key] = tuple(_compiled(path, f"[clean.{name}] {key}", pattern) for pattern in table[key])
+    return FieldCleanup(**settings)
 
 
 def _setting(path: Path, spec: dict, key: str, default: str) -> str:
@@ -346,6 +356,7 @@ class Mapping:
     constants: dict[str, str] = field(default_factory=dict)
     prices: PriceFormat = DEFAULT_PRICE_FORMAT
     cleanups: dict[str, FieldCleanup] = field(default_factory=dict)
+    attribute_cleanups: dict[str, FieldCleanup] = field(default_factory=dict)  # [clean.attributes.<key>]
     skips: dict[str, tuple[re.Pattern, ...]] = field(default_factory=dict)
     list_separator: str = "|"
     encoding: str = "utf-8"
@@ -368,13 +379,15 @@ class Mapping:
             raise InputError(f"mapping file {path} is not valid TOML ({err}); fix the syntax.") from None
         _check_spec(path, spec)
         columns = _names(path, "columns", _table(path, spec, "columns"))
+        cleanups, attribute_cleanups = _cleanups(path, spec)
         return cls(
             columns=columns,
             attributes=_names(path, "attributes", _table(path, spec, "attributes")),
             values=_value_maps(path, spec),
             constants=_constants(path, spec, columns),
             prices=_price_format(path, spec),
-            cleanups=_cleanups(path, spec),
+            cleanups=cleanups,
+            attribute_cleanups=attribute_cleanups,
             skips=_skips(path, spec),
             list_separator=_setting(path, spec, "list_separator", "|"),
             encoding=_setting(path, spec, "encoding", "utf-8"),

@@ -103,8 +103,9 @@ def rows_to_table(rows: list[dict], source: str) -> pa.Table:
         first = seen.setdefault(row["item_id"], position)
         if first != position:
             raise InputError(
-                f"{source} has duplicate item id {row['item_id']!r} (records {first} and {position}); "
-                "ids must be unique, so remove or renumber the duplicate."
+                f"{source} has duplicate item id {row['item_id']!r} (items {first:,} and {position:,} as read); ids must be "
+                "unique, so remove or renumber the duplicate, or, where one product is listed twice (a scrape that fetched "
+                "it again), add [variants] key = [\"<the id column>\"] to the mapping to keep its first row and list the others."
             )
     columns = {name: [row.get(name) for row in rows] for name in FIELDS}
     columns["colours"] = [c or [] for c in columns["colours"]]

@@ -93,6 +93,12 @@ def to_text(value: object) -> str | None:
 _RUBY_ARROW = re.compile(r'"\s*=>\s*')
 
 
+#: A web address: with a scheme (``https://``), scheme-relative (``//cdn...``), or a host name with a common top-level
+#: domain and a path (``images.asos-media.com/products/...``, as APIs write their photos).
+WEB_ADDRESS = re.compile(r"^[a-z][a-z0-9+.-]*://|^//|^(?:[a-z0-9-]+\.)+(?:com|net|org|io|co|in|uk|de|fr|it|es|nl|eu|us|ca|au|"
+                         r"jp|cn|ru|br|info|shop|store|cloud|app)/", re.IGNORECASE)
+
+
 def json_text(value: object) -> object:
     """A text that holds JSON (``"[...]"``, ``"{...}"``: a CSV cell of objects), a Ruby hash written with ``=>``, or a
     Python list or dict (``"['Home', 'Women']"``, as pandas writes a list into a CSV cell), decoded; any other value
