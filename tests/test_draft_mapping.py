@@ -351,6 +351,9 @@ remove = ['^\\s*main:\\s*']
     assert report["repaired"]["html_in_attributes"]["count"] == sum(bool(r["fabric"]) for r in rows)
     assert report["placeholders"]["attributes.Fabric"]["count"] == sum(not r["fabric"] for r in rows) > 0
     assert report["values_nulled"]["image_url"]["count"] == len(rows)  # images.example-media.com/...: a web address
+    plain = ingest(catalog, mapping=mapping_file(tmp_path, text + '\n[attributes]\nFabric = "info.aboutMe"\n'))
+    assert [n for n in plain.report.notes if "start with the label 'Main:'" in n and "[clean.attributes.Fabric]" in n]
+    assert not [n for n in result.report.notes if "start with the label" in n]
 
 
 def test_the_draft_for_a_scraped_marketplace_dump(tmp_path):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from fashionrq.catalog.clean import RowCleaner, check_item_id
 from fashionrq.catalog.fieldpath import Reference, parse_reference
+from fashionrq.catalog.guess import toml_key
 from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
@@ -22,6 +23,8 @@ from fashionrq.errors import InputError
 
 #: The fields whose values together tell a shopper one product from another.
 REPEAT_FIELDS = ("name", "brand", "base_colour", "price", "description")
+#: A label at the start of a value (``Main: Cotton``).
+_LABEL = re.compile(r"([A-Za-z][\w &/-]{0,24}):\s")
 _COLOUR_JOINS = re.compile(r"\s+or\s+|\s*[/,&+]\s*|\s+and\s+", re.IGNORECASE)
 
 
@@ -80,6 +83,7 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
     photos.note()
     _note_repeats(out, report, bool(mapping.variants.key))
     _note_unknown_genders(out, mapping, report)
+    _note_labelled_attributes(out, mapping, report)
     return out
 
 
@@ -268,6 +272,22 @@ def _note_unknown_genders(items: list[dict], mapping: Mapping, report: IngestRep
         shown = ", ".join(f"{value!r} {count:,}" for value, count in unknown.most_common(5))
         report.notes.append(f"gender values kept as written, since they are none of {', '.join(sorted(GENDERS))}: {shown}"
                             f"{' …' if len(unknown) > 5 else ''}; map them under [values.gender] in {mapping.source}")
+
+
+def _note_labelled_attributes(items: list[dict], mapping: Mapping, report: IngestReport) -> None:
+    """Say which attribute's values mostly start with one label (``Main: Cotton``), which a query would repeat, and
+    the clean-up that takes it out."""
+    values: dict[str, list[str]] = {}
+    for item in items:
+        for key, value in item["attributes"].items():
+            values.setdefault(key, []).append(value)
+    for key, texts in sorted(values.items()):
+        labels = Counter(m.group(1) for t in texts if (m := _LABEL.match(t)))
+        label, count = labels.most_common(1)[0] if labels else ("", 0)
+        if count >= max(20, len(texts) / 2) and key not in mapping.attribute_cleanups:
+            report.notes.append(f"{count:,} of the {len(texts):,} values of the attribute {key!r} start with the label {label + ':'!r} "
+                                f"({texts[0]!r}), which queries would repeat; [clean.attributes.{toml_key(key)}] remove = "
+                                f"['^{re.escape(label)}:\\s*'] in {mapping.source} takes it out")
 
 
 def _note_repeats(items: list[dict], report: IngestReport, variants: bool) -> None:
