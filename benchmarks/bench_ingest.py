@@ -60,10 +60,17 @@ def _read_bound(files: list[Path], repeat: int) -> float:
     return best
 
 
+#: Runs ``fashionrq ARGS`` and writes the process's own peak RSS (KiB) to stderr's last line: RUSAGE_CHILDREN would
+#: give the largest of all the children so far, not this one's.
+_WITH_PEAK_RSS = ("import resource, sys\nfrom fashionrq.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as stop:\n"
+                  "    code = stop.code\nelse:\n    code = 0\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+                  "sys.exit(code)")
+
+
 def _ingest_once(folder: Path, catalog: Path, out: Path) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "fashionrq", "ingest", str(catalog), "--mapping", str(folder / "mapping.toml"),
+    done = subprocess.run([sys.executable, "-c", _WITH_PEAK_RSS, "ingest", str(catalog), "--mapping", str(folder / "mapping.toml"),
                            "--out", str(out), "--force"], capture_output=True, text=True)
     wall = time.perf_counter() - start
     if done.returncode != 0:
@@ -71,7 +78,7 @@ def _ingest_once(folder: Path, catalog: Path, out: Path) -> dict:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     report = json.loads((out / "ingest_report.json").read_text(encoding="utf-8"))
     return {"wall_s": wall, "cpu_s": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
-            "peak_rss_mib": after.ru_maxrss / 1024, "rows": report["rows_read"], "items": report["rows_written"]}
+            "peak_rss_mib": int(done.stderr.strip().splitlines()[-1]) / 1024, "rows": report["rows_read"], "items": report["rows_written"]}
 
 
 def measure(shape: str, repeat: int) -> dict:

@@ -6,6 +6,7 @@ import ast
 import html
 import json
 import re
+from functools import lru_cache
 
 import pyarrow as pa
 
@@ -104,13 +105,21 @@ def json_text(value: object) -> object:
     Python list or dict (``"['Home', 'Women']"``, as pandas writes a list into a CSV cell), decoded; any other value
     as it is."""
     if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
-        for text in [value] + ([_RUBY_ARROW.sub('": ', value)] if "=>" in value else []):
-            try:
-                return json.loads(text)
-            except (ValueError, RecursionError):  # not JSON, or nested too deep to be a value worth reading
-                continue
-        return python_literal(value, value)
+        return _decoded(value)
     return value
+
+
+@lru_cache(maxsize=64)
+def _decoded(value: str) -> object:
+    """:func:`json_text` of a text that starts like a list or an object, cached: a record's cell is read by several
+    paths in turn (``description[*].Brand``, ``description[*].Product Details``, ``attributes = "description"``).
+    Callers read the value, never change it."""
+    for text in [value] + ([_RUBY_ARROW.sub('": ', value)] if "=>" in value else []):
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to be a value worth reading
+            continue
+    return python_literal(value, value)
 
 
 def python_literal(text: str | ast.expr, otherwise: object = None) -> object:
