@@ -60,11 +60,12 @@ def _read_bound(files: list[Path], repeat: int) -> float:
     return best
 
 
-#: Runs ``fashionrq ARGS`` and writes the process's own peak RSS (KiB) to stderr's last line: RUSAGE_CHILDREN would
-#: give the largest of all the children so far, not this one's.
-_WITH_PEAK_RSS = ("import resource, sys\nfrom fashionrq.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as stop:\n"
-                  "    code = stop.code\nelse:\n    code = 0\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
-                  "sys.exit(code)")
+#: Runs ``fashionrq ARGS`` and writes the process's own peak RSS (KiB, ``VmHWM`` of /proc/self/status) to stderr's last
+#: line. ``ru_maxrss`` would not do: RUSAGE_CHILDREN gives the largest of all the children so far, and a child's own
+#: RUSAGE_SELF keeps the high-water mark of the benchmark process it was forked from, across exec.
+_WITH_PEAK_RSS = ("import re, sys\nfrom fashionrq.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as stop:\n"
+                  "    code = stop.code\nelse:\n    code = 0\n"
+                  "print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1), file=sys.stderr)\nsys.exit(code)")
 
 
 def _ingest_once(folder: Path, catalog: Path, out: Path) -> dict:
