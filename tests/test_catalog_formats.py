@@ -468,3 +468,14 @@ def test_extract_reads_a_gender_from_the_titles(tmp_path, rows, reference):
     agree = sum(items[i]["gender"] == reference[i]["gender"] for i in said)
     assert agree >= 0.95 * len(said)  # a title may name another gender than the department ("Men" in a unisex shoe)
     assert result.report.to_dict()["values_nulled"]["refused_gender"]["count"] == len(rows) - len(said)
+
+
+def test_a_value_map_matches_a_number_as_its_digits(tmp_path):
+    """A category id a JSON catalog writes as a number (``"webCategories": [{"id": 4438}]``) is mapped by its digits
+    (docs/catalog.md: value maps match a value as text)."""
+    catalog = tmp_path / "pdp.jsonl"
+    catalog.write_text("".join(json.dumps({"id": f"p{n}", "name": f"Tee {n}", "type": "Tshirts", "webCategories": [{"id": cat}]}) + "\n"
+                               for n, cat in enumerate((4438, 4438, 27110))), encoding="utf-8")
+    mapping = mapping_file(tmp_path, '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\n'
+                                     'master_category = "webCategories[0].id"\n\n[values.master_category]\n"4438" = "Apparel"\n')
+    assert ingest(catalog, mapping=mapping).table.column("master_category").to_pylist() == ["Apparel", "Apparel", "27110"]
