@@ -343,7 +343,7 @@ def test_the_printed_report_shows_twenty_rejected_rows_and_counts_the_rest(tmp_p
     assert done.returncode == 0, done.stderr
     printed = done.stdout + done.stderr
     assert printed.count("  rejected catalog.csv:") == 20
-    assert "… and 10 more rows rejected, each with its reason in ingest_report.json" in " ".join(printed.split())
+    assert "… and 10 more rows rejected, each with its reason in ingest_report.json; all 30 by reason: empty required field(s) name (30)" in " ".join(printed.split())
     report = json.loads((tmp_path / "items" / "ingest_report.json").read_text(encoding="utf-8"))
     assert report["rejected_rows"] == 30
 

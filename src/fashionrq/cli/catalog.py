@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -39,7 +40,8 @@ def print_ingest_report(report: IngestReport) -> None:
         console.print(f"  rejected {row['row']}: {row['reason']}", soft_wrap=True, markup=False)
     if len(summary["rejected"]) > REJECTED_SHOWN:
         console.print(f"  … and {len(summary['rejected']) - REJECTED_SHOWN:,} more rows rejected, each with its reason in "
-                      "ingest_report.json", soft_wrap=True)
+                      f"ingest_report.json; all {len(summary['rejected']):,} by reason: {_reason_kinds(summary['rejected'])}",
+                      soft_wrap=True, markup=False)
     for reason, entry in summary["values_nulled"].items():
         console.print(f"  values set to null ({reason}): {entry['count']:,}", markup=False)
     for name, entry in _placeholder_lines(summary["placeholders"]):
@@ -53,6 +55,18 @@ def print_ingest_report(report: IngestReport) -> None:
     for name, count in summary["missing"].items():
         table.add_row(name, f"{count:,}", f"{count / max(summary['rows_written'], 1):.1%}")
     console.print(table)
+
+
+#: What makes one rejection's reason differ from another's of its kind: a place (``feed.tsv:2``), a quoted value, a number.
+_PARTICULARS = re.compile(r"\S+:\d+|'[^']*'|\b\d[\d,]*\b")
+
+
+def _reason_kinds(rejected: list[dict]) -> str:
+    """The rejected rows counted by the kind of their reason (its places, quoted values and numbers left out), the
+    five commonest kinds first."""
+    kinds = Counter(_PARTICULARS.sub("…", row["reason"]) for row in rejected)
+    shown = "; ".join(f"{kind} ({count:,})" for kind, count in kinds.most_common(5))
+    return shown + (f"; {len(kinds) - 5:,} other kinds" if len(kinds) > 5 else "")
 
 
 def _placeholder_lines(placeholders: dict) -> list[tuple[str, str]]:
