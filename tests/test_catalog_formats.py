@@ -479,3 +479,14 @@ def test_a_value_map_matches_a_number_as_its_digits(tmp_path):
     mapping = mapping_file(tmp_path, '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\n'
                                      'master_category = "webCategories[0].id"\n\n[values.master_category]\n"4438" = "Apparel"\n')
     assert ingest(catalog, mapping=mapping).table.column("master_category").to_pylist() == ["Apparel", "Apparel", "27110"]
+
+
+def test_a_saved_api_error_response_is_rejected_as_one(tmp_path):
+    """A scrape that saved an API's error body in place of a product (``{"errorCode": "ProductNotFound", ...}``) gets
+    that row rejected as an error response, not as a product with an empty id."""
+    catalog = tmp_path / "pdp.jsonl"
+    lines = [{"id": "p1", "name": "Tee", "type": "Tshirts"}, {"errorCode": "ProductNotFound", "errorMessage": "No product", "correlationId": "x"}]
+    catalog.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    result = ingest(catalog, mapping=mapping_file(tmp_path, '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\n'))
+    assert len(result.table) == 1
+    assert result.report.rejected == [{"row": "pdp.jsonl:2", "reason": "an error response (errorCode='ProductNotFound'), not a product"}]

@@ -23,6 +23,8 @@ from fashionrq.errors import InputError
 
 #: The fields whose values together tell a shopper one product from another.
 REPEAT_FIELDS = ("name", "brand", "base_colour", "price", "description")
+#: The key of a saved API error response (``{"errorCode": "ProductNotFound", "errorMessage": ...}``) in place of a product.
+_ERROR_KEY = re.compile(r"error(?:_?code|_?message)?|error_?type|fault(?:_?code)?", re.IGNORECASE)
 #: A label at the start of a value (``Main: Cotton``).
 _LABEL = re.compile(r"([A-Za-z][\w &/-]{0,24}):\s")
 _COLOUR_JOINS = re.compile(r"\s+or\s+|\s*[/,&+]\s*|\s+and\s+", re.IGNORECASE)
@@ -134,7 +136,9 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
     """One canonical item, or ``None`` when the row is rejected for an empty ``required`` field (recorded in ``report``)."""
     item_id = clean_string(refs.fields["item_id"].get(record))
     if item_id is None:
-        report.reject(where, f"empty id in column {mapping.source_column('item_id')!r}")
+        error = next((f"{k}={v!r}" for k, v in record.items() if _ERROR_KEY.fullmatch(str(k)) and clean_string(v)), None)
+        report.reject(where, f"an error response ({error}), not a product" if error else
+                      f"empty id in column {mapping.source_column('item_id')!r}")
         return None
     check_item_id(item_id, where)
     raw = _raw_values(record, refs, mapping, report, item_id)
