@@ -247,13 +247,18 @@ def _unrooted_paths(guesser: Guesser, found: dict) -> None:
         found["article_type"] = ([reference, f"{match.group(1)}[0][-1]"], found["article_type"][1] + "; else the first path's")
 
 
+def _share_of_names(guesser: Guesser, found: dict, word: re.Pattern) -> float:
+    """The share of the sampled names in which ``word`` occurs (a gender word, a colour word)."""
+    names = present_texts(guesser.values(found["name"][0]))
+    return sum(bool(word.search(n)) for n in names) / max(len(names), 1)
+
+
 def _colour_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
     """With no colour column, the first colour word of the names (``Puma Men Navy Blue T-shirt``), when half of
     them or more say one."""
     if "base_colour" in found or "colours" in found or "name" not in found:
         return []
-    names = present_texts(guesser.values(found["name"][0]))
-    share = sum(bool(_COLOUR_WORD.search(n)) for n in names) / max(len(names), 1)
+    share = _share_of_names(guesser, found, _COLOUR_WORD)
     if share < 0.5:
         return []
     lines.append(f'base_colour = "{found["name"][0]}"   # no colour column, but {share:.0%} of the names say one')
@@ -269,8 +274,9 @@ def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]
     if "article_type" not in found:
         return []
     reference = found["article_type"][0]
-    if (reference[0] if isinstance(reference, list) else reference).endswith("[-1]"):
-        _category_list(guesser, found, lines)
+    first = reference[0] if isinstance(reference, list) else reference  # of a fallback list, the one that reads the list
+    if first.endswith("[-1]"):
+        _category_list(guesser, found, lines, first.removesuffix("[-1]"))
         return []
     texts = present_texts(guesser.values(found["article_type"][0]))
     separator = next((s for s in (">", "/", "|") if texts and sum(s in t for t in texts) >= len(texts) / 2), None)
@@ -294,12 +300,10 @@ def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]
     return out
 
 
-def _category_list(guesser: Guesser, found: dict, lines: list[str]) -> None:
-    """An article type taken from a list of categories (``["Clothing, Shoes & Jewelry", "Women", "Clothing", "Tops, Tees
-    & Blouses"]``): the entries above it for the categories the catalog has no column for, and the gender from the
-    position that names one in most lists."""
-    reference = found["article_type"][0]
-    column = (reference[0] if isinstance(reference, list) else reference).removesuffix("[-1]")
+def _category_list(guesser: Guesser, found: dict, lines: list[str], column: str) -> None:
+    """An article type taken from ``column``, a list of categories (``["Clothing, Shoes & Jewelry", "Women",
+    "Clothing", "Tops, Tees & Blouses"]``): the entries above it for the categories the catalog has no column for, and
+    the gender from the position that names one in most lists."""
     lists = [v for v in guesser.decoded(column) if isinstance(v, list)]
     depth = Counter(map(len, lists)).most_common(1)[0][0]
     for name, index in (("sub_category", -2), ("master_category", -3)):
@@ -374,8 +378,7 @@ def _cleanup_lines(name: str, texts: list[str], cleanup: FieldCleanup, body: str
 
 def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
     if "gender" not in found and "name" in found:
-        names = present_texts(guesser.values(found["name"][0]))
-        share = sum(bool(_GENDER_WORD.search(n)) for n in names) / max(len(names), 1)
+        share = _share_of_names(guesser, found, _GENDER_WORD)
         if share >= 0.5:
             lines.append(f'gender = "{found["name"][0]}"   # no gender column, but {share:.0%} of the names say one')
             draft.checks.append(f"the gender is read from the names, which say one in {share:.0%} of the sample")

@@ -89,18 +89,18 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
     return out
 
 
-def _raw_values(record: dict, refs: References, mapping: Mapping, report: IngestReport, item_id: str) -> dict:
+def _raw_values(record: dict, refs: References, mapping: Mapping, report: IngestReport, item_id: str) -> tuple[dict, str | None]:
     """The record's value for every canonical field: the mapping's constants, then its clean-ups (counted in
-    ``report``), then its value maps."""
+    ``report``), then its value maps; and its brand as written, which ``strip_brand`` cuts out."""
     raw = {name: mapping.constants.get(name, refs.fields[name].get(record)) for name in FIELDS}
-    brand = to_text(raw["brand"])  # as the catalog writes it, for strip_brand
+    brand = to_text(raw["brand"])
     for name, cleanup in mapping.cleanups.items():
         raw[name] = _cleaned(raw[name], cleanup, name, mapping.list_separator, report, item_id, brand)
     for name, table in mapping.values.items():
         text = to_text(raw[name])
         if text is not None:
             raw[name] = table.get(text.strip().lower(), raw[name])
-    return raw
+    return raw, brand
 
 
 def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str, report: IngestReport, item_id: str,
@@ -141,7 +141,7 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
                       f"empty id in column {mapping.source_column('item_id')!r}")
         return None
     check_item_id(item_id, where)
-    raw = _raw_values(record, refs, mapping, report, item_id)
+    raw, brand = _raw_values(record, refs, mapping, report, item_id)
     missing_required = [f for f in required if clean_string(raw[f]) is None]
     if missing_required:
         report.reject(f"{where} (id {item_id})", f"empty required field(s) {', '.join(missing_required)}")
@@ -152,7 +152,7 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
         text = clean.text(f"attributes.{key}", ref.get(record))
         if text is not None:
             attributes[key] = text
-    attributes = _cleaned_attributes(attributes, mapping, clean, to_text(raw["brand"]))
+    attributes = _cleaned_attributes(attributes, mapping, clean, brand)
     colours = [_one_colour(c, report, item_id) for c in clean.values("colours", raw["colours"], mapping.list_separator)]
     base = _one_colour(clean.text("base_colour", raw["base_colour"]), report, item_id) or (colours[0] if colours else None)
     age_group = clean.age_group(raw["age_group"])

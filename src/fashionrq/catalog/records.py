@@ -167,27 +167,38 @@ def _jsonl_entries(name: str, text: str, report: IngestReport) -> list[tuple[str
             continue
         where = f"{name}:{line_no}"
         try:
-            entries.append((where, json.loads(line, object_pairs_hook=_unique_keys)))
-        except (ValueError, RecursionError) as err:
-            try:
-                record = _python_dict(line)
-            except ValueError as repeated:
-                err, record = repeated, None
-            report.rows_read += record is None
-            if record is None:
-                report.reject(where, f"malformed JSON ({getattr(err, 'msg', err)})")
-            else:
-                entries.append((where, record))
-                literals += 1
+            value, literal = _line_value(line)
+        except ValueError as err:
+            report.rows_read += 1
+            report.reject(where, f"malformed JSON ({err})")
+            continue
+        entries.append((where, value))
+        literals += literal
     if literals:
         report.notes.append(f"{literals:,} line{'s' * (literals != 1)} of {name} {'are Python dicts' if literals != 1 else 'is a Python dict'} "
                             "(single quotes, None), not JSON, read as Python literals (no code is run)")
     return entries
 
 
+class _RepeatedKey(ValueError):
+    """A line's dict names a key twice (a reader would keep only one value)."""
+
+
+def _line_value(line: str) -> tuple[object, bool]:
+    """The value one line writes, as JSON or else as a Python dict literal, and whether it was the latter; a
+    ``ValueError`` saying why for a line that is neither (a :class:`_RepeatedKey` for a dict that names a key twice)."""
+    try:
+        return json.loads(line, object_pairs_hook=_unique_keys), False
+    except (ValueError, RecursionError) as err:
+        record = _python_dict(line)
+        if record is None:
+            raise ValueError(getattr(err, "msg", str(err))) from None
+        return record, True
+
+
 def _python_dict(line: str) -> dict | None:
     """The dict a line writes as a Python literal, or ``None`` for a line that is none; a dict that names a key twice
-    is refused with a ``ValueError`` (Python would keep only the last value)."""
+    is refused with a :class:`_RepeatedKey` (Python would keep only the last value)."""
     try:
         node = ast.parse(line.strip(), mode="eval").body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -197,7 +208,7 @@ def _python_dict(line: str) -> dict | None:
     keys = [ast.dump(k) for k in node.keys if k is not None]
     if len(set(keys)) != len(keys):
         repeated = next(k for k in node.keys if keys.count(ast.dump(k)) > 1)
-        raise ValueError(f"a Python dict that names the key {ast.unparse(repeated)} twice")
+        raise _RepeatedKey(f"a Python dict that names the key {ast.unparse(repeated)} twice")
     record = python_literal(node)
     return record if isinstance(record, dict) else None
 
@@ -209,13 +220,11 @@ def _holds_lines(text: str) -> bool:
     if len(lines) < 2:
         return False
     try:
-        first = json.loads(lines[0])
-    except (ValueError, RecursionError):
-        try:
-            first = _python_dict(lines[0])
-        except ValueError:  # a dict with a repeated key: a line, rejected as such
-            return True
-    return isinstance(first, dict)
+        return isinstance(_line_value(lines[0])[0], dict)
+    except _RepeatedKey:  # a dict with a repeated key: a line, rejected as such
+        return True
+    except ValueError:
+        return False
 
 
 def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records, list[str]]:
