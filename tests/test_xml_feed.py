@@ -13,6 +13,7 @@ from xml.etree import ElementTree
 
 from conftest import derive_shape
 from fashionrq.catalog import ingest
+from fashionrq.catalog.draft import draft_mapping
 from fashionrq.catalog.records import read_records
 from fashionrq.catalog.report import IngestReport
 from test_catalog_bad_input import ingest_error
@@ -202,8 +203,33 @@ def test_a_feed_with_two_repeated_elements_is_refused_with_the_record_line(capsy
                        "Manchester United Men Solid Black Track Pants", "Puma Men Ferrari Track Jacket"))
     path.write_text(f"<catalog>{categories}{products}</catalog>", encoding="utf-8")
     assert ingest_error(capsys, tmp_path, path) == (f"{path} repeats more than one element where products are expected (<product> "
-                                                    '(3 times), <category> (2 times)); name the product element in the mapping '
+                                                    '3 times, <category> 2 times); name the product element in the mapping '
                                                     'file, e.g. record = "product".')
+
+
+def test_the_draft_names_the_product_element_and_its_mapping_reads_the_feed(tmp_path):
+    """draft-mapping writes the record line: active, marked CHECK, where ingest would refuse the feed without it (the
+    Yandex-style feed's <offer> lies deeper; a feed repeating <product> and <category> side by side), commented where
+    ingest finds it (RSS 2.0's <item>); the drafted mapping then reads every product."""
+    deep = tmp_path / "yml.xml"
+    deep.write_text(YML, encoding="utf-8")
+    categories = "".join(f"<category><name>{name}</name></category>" for name in ("Shirts", "Track Pants"))
+    products = "".join(f"<product><id>{i}</id><name>{name}</name><type>{kind}</type></product>" for i, (name, kind) in enumerate(
+        [("Turtle Check Men Navy Blue Shirt", "Shirts"), ("Manchester United Men Solid Black Track Pants", "Track Pants"),
+         ("Puma Men Ferrari Track Jacket", "Jackets")], start=1))
+    side = tmp_path / "side.xml"
+    side.write_text(f"<catalog>{categories}{products}</catalog>", encoding="utf-8")
+    for path, line, names in (
+            (deep, 'record = "offer"   # CHECK: the element that repeats most (<offer> 2 times)', 2),
+            (side, 'record = "product"   # CHECK: the element that repeats most (<product> 3 times, <category> 2 times)', 3)):
+        draft = draft_mapping(path)
+        assert draft.top == [line] and draft.checks[0].startswith("the product element of the feed is a guess"), draft.top
+        (tmp_path / "drafted.toml").write_text(draft.text(), encoding="utf-8")
+        assert len(ingest(path, mapping=tmp_path / "drafted.toml").table) == names
+    rss = tmp_path / "feed.xml"
+    rss.write_text(ATOM, encoding="utf-8")
+    draft = draft_mapping(rss)
+    assert draft.top[0] == '# record = "entry"   # the products of an Atom feed; ingest finds it without this line'
 
 
 def test_malformed_xml_names_its_line_and_column(capsys, tmp_path):

@@ -6,6 +6,7 @@ that need a decision say CHECK."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detec
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
 from fashionrq.catalog.schema import GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, normalise_gender
+from fashionrq.catalog.xmlfeed import product_element
 from fashionrq.colour import COLOURS
 
 #: Records whose values the guesses look at.
@@ -83,9 +85,11 @@ def draft_mapping(catalog: str | Path) -> Draft:
     draft = Draft(path)
     txt = Path(path.name.lower().removesuffix(".gz")).suffix == ".txt"  # Amazon's flat files are tab-separated .txt
     fmt = None if txt else detect_format(path, None)
-    encoding, delimiter, header_row = "utf-8", None, 1
+    encoding, delimiter, header_row, record = "utf-8", None, 1, None
     if fmt == "xlsx":
         header_row = _sheet_and_header_row(draft, path)
+    elif fmt == "xml":
+        record = _record(draft, path)
     elif fmt not in ("parquet", "xml") and not path.is_dir():  # an XML feed names its own encoding; a folder is read file by file
         raw = read_bytes(path)
         if not _is_utf8(raw):
@@ -105,7 +109,8 @@ def draft_mapping(catalog: str | Path) -> Draft:
         header_row = header_line(path, text, delimiter) or 1
     if header_row > 1:
         draft.top.append(f"header_row = {header_row}   # the lines above it are not the header (the first has fewer fields); CHECK")
-    records, columns = read_records(path, fmt, IngestReport(source=str(path), layout="draft"), encoding, delimiter, header_row)
+    records, columns = read_records(path, fmt, IngestReport(source=str(path), layout="draft"), encoding, delimiter, header_row,
+                                    record=record)
     records = [record for _, record in records[:SAMPLE]]
     guesser = Guesser(records, columns)
     sections = _columns(draft, guesser)
@@ -123,6 +128,18 @@ def _sheet_and_header_row(draft: Draft, path: Path) -> int:
     why = f"the one with the most filled rows; passed over {', '.join(sheet.passed_over)}" if sheet.passed_over else "its only sheet"
     draft.top.append(f"# sheet = {toml_literal(sheet.name)}   # {why}")
     return guessed_header_row(sheet.rows)
+
+
+def _record(draft: Draft, path: Path) -> str:
+    """An XML feed's product element: a commented line where ingest finds it by itself, else the likeliest one to
+    check."""
+    name, why, found = product_element(path)
+    if found:
+        draft.top.append(f"# record = {json.dumps(name)}   # {why}; ingest finds it without this line")
+    else:
+        draft.top.append(f"record = {json.dumps(name)}   # CHECK: {why}")
+        draft.checks.append(f"the product element of the feed is a guess: <{name}>, {why}")
+    return name
 
 
 def _columns(draft: Draft, guesser: Guesser) -> list[str]:

@@ -208,11 +208,34 @@ def _record_name(path: Path, data: bytes, root: str) -> str:
     if len(repeated) == 1:
         return repeated[0]
     if repeated:
-        listed = ", ".join(f"<{name}> ({level[name]:,} times)" for name in repeated[:5])
-        raise InputError(f"{path} repeats more than one element where products are expected ({listed}); name the product "
-                         f"element in the mapping file, e.g. record = \"{repeated[0]}\".")
+        raise InputError(f"{path} repeats more than one element where products are expected ({_listed(level, repeated)}); "
+                         f"name the product element in the mapping file, e.g. record = \"{repeated[0]}\".")
     raise InputError(f"{path} has no element that repeats under its root <{root}> to read as products; "
                      f"{_name_the_record(path, data)}")
+
+
+def product_element(path: Path) -> tuple[str, str, bool]:
+    """The product element of the feed ``path`` for a first mapping: its local name, why, and whether ingest finds
+    it without a ``record`` line. Where ingest would refuse (several elements repeat under the root, or none does),
+    the one that repeats most, below the root or else anywhere."""
+    data = read_bytes(path)
+    _refuse_entity_declarations(path, data)
+    root = _root_name(path, data)
+    if root in FEED_RECORDS:
+        return FEED_RECORDS[root], f"the products of {'an RSS 2.0' if root == 'rss' else 'an Atom'} feed", True
+    level, everywhere = _levels(path, data)
+    repeated = [name for name, count in level.most_common() if count > 1]
+    if len(repeated) == 1:
+        return repeated[0], f"the element that repeats under <{root}> ({level[repeated[0]]:,} times)", True
+    counts = level if repeated else everywhere
+    repeated = repeated or [name for name, count in everywhere.most_common() if count > 1]
+    if not repeated:
+        raise InputError(f"{path} has no element that repeats to read as products; {_name_the_record(path, data)}")
+    return repeated[0], f"the element that repeats most ({_listed(counts, repeated)})", False
+
+
+def _listed(counts: Counter, names: list[str]) -> str:
+    return ", ".join(f"<{name}> {counts[name]:,} times" for name in names[:5])
 
 
 def _name_the_record(path: Path, data: bytes) -> str:
@@ -221,5 +244,5 @@ def _name_the_record(path: Path, data: bytes) -> str:
     common = [(name, count) for name, count in everywhere.most_common(3) if count > 1]
     if not common:
         return "a feed lists its products as repeated elements with fields inside, such as <item> or <product>."
-    listed = ", ".join(f"<{name}> {count:,} times" for name, count in common)
-    return f"name the product element in the mapping file, e.g. record = \"{common[0][0]}\" (elements that repeat: {listed})."
+    return (f"name the product element in the mapping file, e.g. record = \"{common[0][0]}\" (elements that repeat: "
+            f"{_listed(everywhere, [name for name, _ in common])}).")
