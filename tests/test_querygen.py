@@ -18,6 +18,7 @@ from fashionrq.querygen import (
     generate_queries,
     normalise_query,
     parser_agreement,
+    parser_warnings,
     unique_queries,
 )
 from fashionrq.querygen import heldout
@@ -198,6 +199,18 @@ def test_parser_recovers_the_lexicon_worded_attributes_and_not_the_held_out_ones
         asked = [q for q in held if key in q.held_out]
         assert len(asked) >= 10, key
         assert parser_agreement(asked, parser)[key]["recall"] <= 0.05, key
+
+
+def test_parser_warnings_name_an_attribute_the_parser_misses_and_not_the_held_out_wordings(items, all_sets):
+    queries = [q for qs in all_sets[1] for q in qs.queries]
+    worded = parser_agreement(queries, LexiconParser(items), held_out=False)
+    assert worded["gender"]["recall"] >= 0.95 and parser_agreement(queries, LexiconParser(items))["gender"]["recall"] < 0.8
+    assert parser_warnings(worded) == []  # the held-out wordings are missed by design, and left out
+    blind = parser_agreement(queries, LexiconParser(items.assign(brand=None)), held_out=False)  # a lexicon with no brands
+    assert blind["brand"]["recall"] == 0.0 and blind["brand"]["support"] >= 20
+    warnings = parser_warnings(blind)
+    assert len(warnings) == 1 and warnings[0].startswith("the public LexiconParser reads brand with recall 0.000: it misses "
+                                                         "100% of the brand conditions"), warnings
 
 
 def test_no_held_out_wording_is_in_the_bundled_lexicon():

@@ -4,7 +4,7 @@
 ``enrich(texts, parser)`` -> φ(q) per text with a ``LexiconParser`` or an ``LLMEnricher``.
 """
 
-from fashionrq.querygen.enrich import LLMEnricher, enrich, normalise_query, parser_agreement, unique_queries
+from fashionrq.querygen.enrich import LLMEnricher, enrich, normalise_query, parser_agreement, parser_warnings, unique_queries
 from fashionrq.querygen.generate import generate_all, generate_queries
 from fashionrq.querygen.llm import LLMBackend
 from fashionrq.querygen.parser import LexiconParser
@@ -12,5 +12,5 @@ from fashionrq.querygen.records import CATCH_ALL, PHI_KEYS, GeneratedQuery, Quer
 
 __all__ = [
     "CATCH_ALL", "PHI_KEYS", "GeneratedQuery", "LLMBackend", "LLMEnricher", "LexiconParser", "QuerySet", "enrich",
-    "generate_all", "generate_queries", "normalise_query", "parser_agreement", "unique_queries",
+    "generate_all", "generate_queries", "normalise_query", "parser_agreement", "parser_warnings", "unique_queries",
 ]

@@ -197,12 +197,14 @@ def anchor_queries(hierarchy: Hierarchy, items: pd.DataFrame, backend: str = "ve
     return queries, report
 
 
-def parser_agreement(queries: list[AnchorQuery], phis: list[dict], items: pd.DataFrame) -> dict[str, dict[str, float]]:
-    """Per φ attribute: precision and recall of the public ``LexiconParser`` against the hidden φ ``phis``."""
-    gold = [AnchorQuery(q.text, q.leaf, {k: v for k, v in phi.items() if v}, q.covers, q.source) for q, phi in zip(queries, phis)]
-    scores = querygen.parser_agreement(gold, querygen.LexiconParser(items))
-    return {k: {"precision": round(v["precision"], 4), "recall": round(v["recall"], 4), "support": v["support"]}
-            for k, v in scores.items()}
+def parser_agreement(queries: list[AnchorQuery], phis: list[dict], items: pd.DataFrame) -> tuple[dict, dict]:
+    """Per φ attribute: precision and recall of the public ``LexiconParser`` against the hidden φ ``phis``, over every
+    condition and over those not written in a held-out wording (:func:`fashionrq.querygen.parser_agreement`)."""
+    gold = [AnchorQuery(q.text, q.leaf, {k: v for k, v in phi.items() if v}, q.covers, q.source, held_out=q.held_out)
+            for q, phi in zip(queries, phis)]
+    parser = querygen.LexiconParser(items)
+    return tuple({k: {"precision": round(v["precision"], 4), "recall": round(v["recall"], 4), "support": v["support"]}
+                  for k, v in querygen.parser_agreement(gold, parser, held_out).items()} for held_out in (True, False))
 
 
 def verbalize_undescribed_leaves(hierarchy: Hierarchy, items: pd.DataFrame, queries: list[AnchorQuery],

@@ -382,7 +382,8 @@ def _construct(config: BuildConfig, items: pa.Table, sids: np.ndarray, vectors: 
         check_quality(tasks.report["bootstrap_units"], config.out, config.allow_weak)
         used = tasks.used_queries()
         query_report.update(phi_report, kept_in_tasks=len(used))
-        query_report["parser_agreement"] = parser_agreement([queries[qi] for qi in used], [phi[qi] for qi in used], frame)
+        query_report["parser_agreement"], query_report["parser_agreement_lexicon_worded"] = parser_agreement(
+            [queries[qi] for qi in used], [phi[qi] for qi in used], frame)
     info = dict(manifest_info or {})
     info.setdefault("config", {}).update({
         "queries_backend": queries_backend, "hierarchy": hierarchy.config, "tasks": asdict(task_config),

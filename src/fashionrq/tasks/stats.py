@@ -87,4 +87,5 @@ def bench_stats(bench: str | Path) -> dict:
         "headline": manifest.get("protocol", {}).get("headline"),
         "recurrence": manifest.get("report", {}).get("tasks", {}).get("recurrence"),
         "parser_agreement": manifest.get("report", {}).get("querygen", {}).get("parser_agreement"),
+        "parser_agreement_lexicon_worded": manifest.get("report", {}).get("querygen", {}).get("parser_agreement_lexicon_worded"),
     }
