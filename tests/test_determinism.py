@@ -20,25 +20,31 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from fashionrq.encoders import get_encoder, item_texts
 from fashionrq.encoders.minilm_int8 import exp_nonpositive, gelu
+from fashionrq.errors import InputError
 from fashionrq.exact import row_norms
+from fashionrq.pinned import pinned_environment, run_pinned
+from fashionrq.sid import attributes_from_items, portable
+from fashionrq.sid.base import check_embeddings
+from fashionrq.sid.portable import exp_array, log_array
 
 from conftest import MYNTRA_SMALL, SMALL_BUILD
 
 #: sha256 of the fixture release's manifest.json (conftest.SMALL_BUILD): every file of the release is hashed in it.
-#: Measured on an AMD EPYC (Zen 4, AVX-512), from two folders and under the caps of
+#: Measured on an Intel Xeon (Sapphire Rapids: AVX-512, AMX), from two folders and under the caps of
 #: test_the_fixture_release_is_the_same_under_caps (docs/architecture.md, "What depends on the CPU"). Re-pinned in
-#: stop 36: the fixture's 23 kidswear items that Myntra calls Men or Women are read as Boys and Girls.
-FIXTURE_MANIFEST_SHA256 = "104463ce169d25da5ddc9c05d64059c7f2dddfe379b77af2cab22229c909316f"
+#: stop 39: the SID stages run with pinned kernels (fashionrq.pinned, fashionrq.sid.portable), and the manifest
+#: reports the parser's agreement on lexicon-worded conditions.
+FIXTURE_MANIFEST_SHA256 = "1ad3fb7e21fa9ce19b77f78c41e14391045c1d2eda965224a1ad1059812efbb9"
 
 #: Every library's instruction-set switch set to the lowest level it takes (oneDNN and MKL SSE4, ATen's default
-#: kernels, OpenBLAS's Sandy Bridge kernels, numpy without its AVX/AVX-512 loops).
+#: kernels, OpenBLAS's Sandy Bridge kernels); numpy's dispatch targets are added by _supported_caps.
 CAPS = {
     "ATEN_CPU_CAPABILITY": "default", "ONEDNN_MAX_CPU_ISA": "SSE41", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2",
     "OPENBLAS_CORETYPE": "Sandybridge",
-    "NPY_DISABLE_CPU_FEATURES": "AVX512F,AVX512CD,AVX512_SKX,AVX512_CLX,AVX512_CNL,AVX512_ICL,AVX512_SPR,AVX2,FMA3,F16C,AVX",
 }
 
 ENCODE_SCRIPT = """
@@ -51,26 +57,12 @@ sys.stdout.write(hashlib.sha256(np.ascontiguousarray(vectors).tobytes()).hexdige
 
 
 def _supported_caps() -> dict[str, str]:
-    """:data:`CAPS` with only the numpy features this CPU has (numpy refuses to disable one it lacks)."""
-    from numpy._core._multiarray_umath import __cpu_features__
+    """:data:`CAPS` and numpy without its loops above the baseline: every dispatch target this CPU has (numpy 2.4
+    names them ``X86_V3``, ``X86_V4``, ``AVX512_ICL``, ``AVX512_SPR``; it refuses to disable one the CPU lacks)."""
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 
-    features = [f for f in CAPS["NPY_DISABLE_CPU_FEATURES"].split(",") if __cpu_features__.get(f)]
-    caps = {k: v for k, v in CAPS.items() if k != "NPY_DISABLE_CPU_FEATURES"}
-    return {**caps, "NPY_DISABLE_CPU_FEATURES": ",".join(features)} if features else caps
-
-
-def _hash_in_subprocess(texts: list[str], tmp_path: Path, env: dict[str, str], prefix: list[str] = ()) -> str:
-    source = tmp_path / "texts.txt"
-    source.write_text("\n".join(texts) + "\n", encoding="utf-8")
-    done = subprocess.run([*prefix, sys.executable, "-c", ENCODE_SCRIPT, str(source)], capture_output=True, text=True,
-                          env={**os.environ, **env}, timeout=3000)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout.strip()
-
-
-@pytest.fixture(scope="module")
-def fixture_texts(fixture_items) -> list[str]:
-    return list(dict.fromkeys(item_texts(fixture_items)))
+    targets = [t for t in __cpu_dispatch__ if __cpu_features__.get(t)]
+    return {**CAPS, "NPY_DISABLE_CPU_FEATURES": ",".join(targets)} if targets else dict(CAPS)
 
 
 # ---- exact arithmetic ----------------------------------------------------------------------------------------------
@@ -123,6 +115,73 @@ def test_the_encoders_vectors_are_the_same_on_an_emulated_haswell(fixture_texts,
     native = _hash_in_subprocess(sample, tmp_path, {})
     emulated = _hash_in_subprocess(sample, tmp_path, {"NUMBA_CACHE_DIR": str(tmp_path / "numba")}, ["qemu-x86_64", "-cpu", "Haswell"])
     assert emulated == native
+
+
+# ---- the SID stages --------------------------------------------------------------------------------------------------
+
+def test_the_portable_exp_and_log_are_within_two_ulp_of_libm():
+    x = np.concatenate([np.linspace(-745, 709, 200001), np.linspace(-1, 1, 20001)])
+    assert np.max(np.abs(exp_array(x) / np.exp(x) - 1)[np.exp(x) > 1e-300]) < 4.5e-16
+    assert exp_array(np.array([0.0]))[0] == 1.0 and exp_array(np.array([-800.0]))[0] <= 5e-324
+    y = np.concatenate([np.geomspace(1e-300, 1e300, 200001), np.linspace(0.5, 2, 20001)])
+    y = y[np.abs(y - 1) > 1e-3]  # near 1, log's own value is tiny and a relative error says little
+    assert np.max(np.abs(log_array(y) / np.log(y) - 1)) < 4.5e-16
+    assert log_array(np.array([1.0]))[0] == 0.0
+
+
+def test_the_portable_adam_follows_torchs_adam():
+    torch.manual_seed(0)
+    mine, theirs = torch.nn.Parameter(torch.randn(64, 32, dtype=torch.float64)), None
+    theirs = torch.nn.Parameter(mine.detach().clone())
+    ours, reference = portable.Adam([mine], lr=1e-2), torch.optim.Adam([theirs], lr=1e-2)
+    for step in range(50):
+        for p, opt in ((mine, ours), (theirs, reference)):
+            opt.zero_grad()
+            ((p - step / 50) ** 2).sum().backward()
+            opt.step()
+    np.testing.assert_allclose(mine.detach().numpy(), theirs.detach().numpy(), rtol=1e-12, atol=1e-13)
+
+
+def test_a_pinned_process_returns_the_value_and_raises_the_error(tmp_path):
+    rows = np.arange(12, dtype=np.float64).reshape(4, 3)
+    assert np.array_equal(run_pinned(np.cumsum, rows), np.cumsum(rows))
+    environment = pinned_environment()
+    assert environment["ATEN_CPU_CAPABILITY"] == "default" and environment["MKL_CBWR"] == "COMPATIBLE"
+    with pytest.raises(InputError, match="embeddings must be a non-empty"):
+        run_pinned(check_embeddings, np.zeros((0, 4)), 2)
+
+
+TRAIN_SCRIPT = """
+import hashlib, sys, numpy as np
+from fashionrq.sid import make_tokenizer
+data = np.load(sys.argv[1], allow_pickle=True)
+model = make_tokenizer("rqvae", codebook_size=16, seed=0, epochs=1, warmup_epochs=1, batch_size=256)
+model.fit(data["X"], {k: data[k] for k in ("sub_category", "article_type", "base_colour")})
+digest = hashlib.sha256()
+for name, tensor in sorted(model.state().items()):
+    digest.update(tensor.numpy().tobytes())
+sys.stdout.write(digest.hexdigest() + " " + hashlib.sha256(model.transform(data["X"]).tobytes()).hexdigest())
+"""
+
+
+@pytest.mark.slow  # about 4 minutes: two RQ-VAE trainings emulated instruction by instruction
+@pytest.mark.skipif(shutil.which("qemu-x86_64") is None, reason="needs qemu-user (apt-get install qemu-user)")
+def test_the_rqvae_trains_to_the_same_weights_on_emulated_intel_and_amd_cpus(fixture_items, tmp_path):
+    """The RQ-VAE of 1,000 fixture items, trained in the pinned environment here and under qemu as an AVX2 Intel
+    (Haswell) and an AMD (EPYC) CPU: bit for bit the same weights and SIDs. Before the pinned kernels and portable
+    functions, the bundled catalog's SIDs differed between an AMD EPYC and an Intel Xeon."""
+    items = fixture_items.slice(0, 1000)
+    data = tmp_path / "train.npz"
+    np.savez(data, X=np.asarray(get_encoder("minilm-int8").encode_documents(item_texts(items))),
+             **attributes_from_items(items, ["sub_category", "article_type", "base_colour"]))
+    results = []
+    for prefix, numpy_targets in (([], None), (["qemu-x86_64", "-cpu", "Haswell"], "X86_V3"), (["qemu-x86_64", "-cpu", "EPYC"], "X86_V3")):
+        env = pinned_environment() | ({"NPY_DISABLE_CPU_FEATURES": numpy_targets} if numpy_targets else {})
+        done = subprocess.run([*prefix, sys.executable, "-c", TRAIN_SCRIPT, str(data)], capture_output=True, text=True,
+                              env=env, timeout=1800)
+        assert done.returncode == 0, done.stderr[-2000:]
+        results.append(done.stdout.strip())
+    assert results[0] == results[1] == results[2], results
 
 
 # ---- the release ----------------------------------------------------------------------------------------------------

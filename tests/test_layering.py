@@ -15,7 +15,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 LAYERS = (
     {"fashionrq", "errors"},
     {"io", "seeding", "exact", "colour", "progress", "timing", "limits"},
-    {"layout", "cachedigest"},
+    {"layout", "cachedigest", "pinned"},
     {"taskspec", "release"},
     {"stagecache"},
     {"catalog", "metrics"},

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import torch
 
+from fashionrq.sid import portable
+
 
 def soft_assignments(distances: torch.Tensor, temperature: float) -> torch.Tensor:
     """``p(code k | x_i) = softmax(-d_ik / tau)`` with ``tau = temperature * mean(d)`` (not detached, so the loss is scale-free)."""
     tau = temperature * distances.mean().clamp_min(1e-8)
-    return torch.softmax(-distances / tau, dim=1)
+    return portable.softmax(-distances / tau)
 
 
 def conditional_entropy(p: torch.Tensor, labels: torch.Tensor, parents: torch.Tensor | None = None) -> torch.Tensor:
@@ -31,4 +33,4 @@ def conditional_entropy(p: torch.Tensor, labels: torch.Tensor, parents: torch.Te
     groups, group_of_pair = torch.unique(torch.div(pairs, span, rounding_mode="floor"), return_inverse=True)
     per_child = torch.zeros(len(groups), p.shape[1], dtype=p.dtype).index_add(0, group_of_pair, joint)  # n_g,k
     eps = 1e-12
-    return -(joint * (torch.log(joint + eps) - torch.log(per_child[group_of_pair] + eps))).sum() / joint.sum()
+    return -(joint * (portable.log(joint + eps) - portable.log(per_child[group_of_pair] + eps))).sum() / joint.sum()

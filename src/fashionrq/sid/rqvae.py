@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from fashionrq.progress import track
+from fashionrq.sid import portable
 from fashionrq.sid.base import (
     Tokenizer, check_attributes, check_embeddings, nearest_codes, normalize_rows, torch_threads, training_rows,
 )
@@ -25,7 +25,7 @@ def _mlp(sizes: Sequence[int]) -> nn.Sequential:
     for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
         layers.append(nn.Linear(a, b))
         if i < len(sizes) - 2:
-            layers.append(nn.SiLU())
+            layers.append(portable.SiLU())
     return nn.Sequential(*layers)
 
 
@@ -39,7 +39,7 @@ class RQVAENet(nn.Module):
         self.codebooks = nn.Parameter(torch.zeros(levels, codebook_size, latent_dim))
 
     def encode(self, x: torch.Tensor) -> torch.Tensor:
-        return F.normalize(self.encoder(x), dim=-1)
+        return portable.normalize(self.encoder(x))
 
     def quantize(self, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, list[torch.Tensor], list[torch.Tensor], list[torch.Tensor]]:
         """Codes ``(B, L)``, the summed codewords, and per level the residual, its distances and its codeword."""
@@ -148,7 +148,7 @@ class RQVAE(Tokenizer):
 
     def _train(self, X: torch.Tensor, tied: list[tuple[int, str]], labels: dict) -> None:
         net = RQVAENet(X.shape[1], self.hidden_dims, self.latent_dim, self.levels, self.codebook_size)
-        optimizer = torch.optim.Adam(net.parameters(), lr=self.lr)
+        optimizer = portable.Adam(net.parameters(), lr=self.lr)
         generator = torch.Generator().manual_seed(self.seed)
         self.net_ = net
         self.history_: list[dict] = []
@@ -179,7 +179,7 @@ class RQVAE(Tokenizer):
                     sums["recon"] += float(recon.detach()) * len(batch)
                     sums["quant"] += float(quant.detach()) * len(batch)
                     sums["exclusivity"] += float(excl.detach()) * len(batch)
-                optimizer.zero_grad(set_to_none=True)
+                optimizer.zero_grad()
                 loss.backward()
                 optimizer.step()
                 if quantizing:

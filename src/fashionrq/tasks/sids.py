@@ -11,8 +11,13 @@ import pyarrow as pa
 
 from fashionrq.io import atomic_writer
 from fashionrq.layout import SIDS_CACHE, default_cache_dir
+from fashionrq.pinned import run_pinned
 from fashionrq.progress import console
 from fashionrq.sid import attributes_from_items, make_tokenizer
+
+
+#: Part of every SID cache key: SIDs cached before training ran with pinned kernels depended on the CPU.
+KERNELS = "pinned-kernels"
 
 
 def sha256_array(array: np.ndarray) -> str:
@@ -28,15 +33,20 @@ def semantic_ids(items: pa.Table, X: np.ndarray, method: str, levels: int, codeb
     """Fit the tokenizer on ``X`` and return the SIDs and the tokenizer's config, cached on disk by content."""
     tokenizer = make_tokenizer(method, levels=levels, codebook_size=codebook_size, seed=seed, **params)
     config = tokenizer.config() if hasattr(tokenizer, "config") else {"method": method}
-    key = hashlib.sha256((sha256_array(np.asarray(X)) + json.dumps(config, sort_keys=True)).encode()).hexdigest()[:32]
+    key = hashlib.sha256((sha256_array(np.asarray(X)) + json.dumps(config, sort_keys=True) + KERNELS).encode()).hexdigest()[:32]
     path = Path(cache_dir or default_cache_dir()) / SIDS_CACHE / f"{method}-{key}.npy"
     sids = _cached_sids(path, len(X))
     if sids is None:
         names = [a for a in getattr(tokenizer, "level_attributes", ()) if a]
-        sids = tokenizer.fit(X, attributes_from_items(items, names) if names else None).transform(X)
+        sids = run_pinned(fitted_codes, tokenizer, X, attributes_from_items(items, names) if names else None)
         with atomic_writer(path, "wb") as handle:
             np.save(handle, sids)
     return sids, {"config": config, "cache_key": key}
+
+
+def fitted_codes(tokenizer, X: np.ndarray, attributes: dict | None) -> np.ndarray:
+    """The SIDs of ``X`` from ``tokenizer`` fitted on it (run in the pinned-kernel process)."""
+    return tokenizer.fit(X, attributes).transform(X)
 
 
 def _cached_sids(path: Path, rows: int) -> np.ndarray | None:

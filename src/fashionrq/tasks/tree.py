@@ -12,6 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from fashionrq.hierarchy import Hierarchy
+from fashionrq.pinned import run_pinned
 from fashionrq.progress import track
 from fashionrq.sid import split_leaves
 from fashionrq.tasks.sids import semantic_ids
@@ -71,7 +72,7 @@ def fit_tree(items: pa.Table, X: np.ndarray, method: str, codebook_size: int | N
         leaf_split = None
         if split:
             with stage("leaf split"):
-                sids, leaf_split = split_leaves(sids, X, min_items, seed)
+                sids, leaf_split = run_pinned(split_leaves, sids, X, min_items, seed)
         trials[k] = (sids, config, leaf_split, units_of(sids) if len(sizes) > 1 else None)
     chosen = max(trials, key=lambda k: (min(trials[k][3].values()), k)) if len(sizes) > 1 else sizes[0]
     sids, config, leaf_split, _ = trials[chosen]
