@@ -39,6 +39,12 @@ followed by a variation row per colour and size, named ``<title> - <colour>, <si
 prices in pounds and naming its parent in ``Parent`` by SKU (or as ``id:<ID>`` for the one parent in five without a
 SKU, seeded).
 
+``--shape magento``: a Magento 2 store's product export, ``export_catalog_product.csv``, of the same products. A
+product in one colour without sizes is one simple row; any other is its simple products (one per colour and size,
+named ``<name>-<size>-<colour>``, holding ``color=...,size=...`` in ``additional_attributes`` and euro prices, no
+description or categories) followed by its configurable row (description, categories ``Default
+Category/Men/Apparel/Topwear/Tshirts`` with ``,Default Category/Sale`` for one on sale, brand, material and pattern
+as ``code=value`` pairs) listing them in ``configurable_variations``; photo paths under the store's media folder.
 ``--shape amazon``: an Amazon Seller Central clothing inventory flat file, ``Flat.File.Clothing.txt``: tab-separated,
 with Amazon's template line and a line of labels above the header, for the same products. A product in one colour
 without sizes is one standalone row; any other is a parent row (its title, no price, colour or size) followed by a
@@ -1107,6 +1113,120 @@ def merchant_xml(rows: list[dict[str, str]]) -> bytes:
     return "\n".join(head + items + ["  </channel>", "</rss>", ""]).encode("utf-8")
 
 
+MAGENTO_MAPPING = """# A Magento 2 product export (System > Data Transfer > Export, entity Products; scripts/derive_catalog_shapes.py
+# --shape magento), mapped as docs/catalog.md describes. A configurable product's simple products come first, each
+# with only its colour and size in additional_attributes ("color=Black,size=XS"), its price and a name ending in
+# "-XS-Black"; then the configurable row: name, description, categories, the other attributes, and its simple
+# products listed in configurable_variations ("sku=...,color=Black,size=XS|sku=..."). A product without variants is
+# one simple row.
+
+[columns]
+item_id = "sku"
+name = "name"
+brand = "additional_attributes.brand"
+gender = "categories"                          # "Default Category/Men/Apparel/Topwear/Tshirts": the parts, below
+master_category = "categories"
+sub_category = "categories"
+article_type = "categories"
+base_colour = "additional_attributes.color"
+price = "price"
+discounted_price = "special_price"
+description = "description"
+# image_path: base_image ("/1/5/15970.jpg") is a path under the store's pub/media/catalog/product, not in the export
+
+[attributes]
+Fabric = "additional_attributes.material"
+Pattern = "additional_attributes.pattern"
+
+[price]
+currency = "EUR"
+
+[clean.gender]
+split = "/"
+part = 1
+
+[clean.master_category]
+split = "/"
+part = 2
+
+[clean.sub_category]
+split = "/"
+part = 3
+
+[clean.article_type]                           # "Tshirts,Default Category/Sale" (a second category) -> "Tshirts"
+split = "/"
+part = 4
+remove = [',.*$']
+
+[variants]
+children = "configurable_variations[*].sku"    # a configurable row lists its simple products; it is left out
+variant_id = ["sku"]
+key = ["sku", "additional_attributes.color"]   # one item per configurable product (its sku) and colour
+fill = ["description", "categories", "additional_attributes"]   # the attributes a simple product lacks, too
+take = ["name"]                                # the configurable's name, not "<name>-XS-Black"
+"""
+MAGENTO_COLUMNS = (
+    "sku", "store_view_code", "attribute_set_code", "product_type", "categories", "product_websites", "name", "description",
+    "short_description", "weight", "product_online", "tax_class_name", "visibility", "price", "special_price", "url_key",
+    "meta_title", "base_image", "small_image", "thumbnail_image", "created_at", "updated_at", "additional_attributes", "qty",
+    "is_in_stock", "additional_images", "configurable_variations", "configurable_variation_labels")
+
+
+def _magento_image(item_id: str) -> str:
+    """A photo path as Magento writes it, under pub/media/catalog/product (``/1/5/15970.jpg``)."""
+    return f"/{item_id[0]}/{item_id[-1]}/{item_id}.jpg"
+
+
+def _magento_rows(product: list[dict]) -> list[dict[str, str]]:
+    """A product in one colour without sizes as one simple row; any other as its simple products (colour, size,
+    price, a name ``<name>-<size>-<colour>``, no description or categories) followed by its configurable row."""
+    first = product[0]
+    sizes = _sizes(first) if first["master_category"] in SIZE_RUNS or first["gender"] in ("Boys", "Girls") else ()
+    title = _without_colours(first) if len(product) > 1 else first["name"]
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+    on_sale = [i["discounted_price"] is not None and i["discounted_price"] < i["price"] for i in product]
+    path = "/".join(["Default Category"] + [first[f] for f in ("gender", "master_category", "sub_category", "article_type")])
+    attributes = {"brand": first["brand"] or "", "material": _attribute(first, "Fabric", "Material"),
+                  "pattern": _attribute(first, "Pattern")}
+    common = dict.fromkeys(MAGENTO_COLUMNS, "") | {"attribute_set_code": "Default", "product_websites": "base",
+                                                    "product_online": "1", "tax_class_name": "Taxable Goods",
+                                                    "created_at": "12/1/25, 9:00 AM", "updated_at": "12/1/25, 9:00 AM",
+                                                    "is_in_stock": "1"}
+    product_fields = {"name": title, "description": f"<p>{first['description']}</p>" if first["description"] else "",
+                      "categories": path + (",Default Category/Sale" if any(on_sale) else ""), "visibility": "Catalog, Search",
+                      "url_key": f"{slug}-{first['item_id']}", "meta_title": title}
+    if len(product) == 1 and not sizes:
+        pairs = attributes | {"color": first["base_colour"]}
+        return [common | product_fields | {
+            "sku": first["item_id"], "product_type": "simple", "price": _euro(first["price"]),
+            "special_price": _euro(first["discounted_price"]) if on_sale[0] else "", "base_image": _magento_image(first["item_id"]),
+            "additional_attributes": ",".join(f"{k}={v}" for k, v in sorted(pairs.items()) if v), "qty": "25"}]
+    rows, variations = [], []
+    for item, sale in zip(product, on_sale, strict=True):
+        for size in sizes or ("",):
+            sku = f"{item['item_id']}-{size.replace(' ', '')}" if size else item["item_id"]
+            options = [("color", item["base_colour"])] + ([("size", size)] if size else [])
+            variations.append(",".join([f"sku={sku}"] + [f"{k}={v}" for k, v in options]))
+            rows.append(common | {
+                "sku": sku, "product_type": "simple", "name": "-".join([title] + [v for _, v in reversed(options)]),
+                "visibility": "Not Visible Individually", "price": _euro(item["price"]),
+                "special_price": _euro(item["discounted_price"]) if sale else "", "url_key": f"{slug}-{sku.lower()}",
+                "base_image": _magento_image(item["item_id"]), "qty": str(_pick(sku, "quantity", 40)),
+                "additional_attributes": ",".join(f"{k}={v}" for k, v in options)})
+    labels = "color=Color" + (",size=Size" if sizes else "")
+    rows.append(common | product_fields | {
+        "sku": f"MG-{first['item_id']}", "product_type": "configurable", "base_image": _magento_image(first["item_id"]),
+        "additional_attributes": ",".join(f"{k}={v}" for k, v in sorted(attributes.items()) if v),
+        "additional_images": ",".join(_magento_image(i["item_id"]) for i in product[1:]),
+        "configurable_variations": "|".join(variations), "configurable_variation_labels": labels})
+    return rows
+
+
+def magento_export(items) -> list[dict[str, str]]:
+    """Every product with a name, a price and a colour, as Magento 2's product export lists it."""
+    return [row for product in _handles(items) for row in _magento_rows(product)]
+
+
 SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "merchant": Shape(merchant_feed, "catalog.tsv", _tsv, MERCHANT_MAPPING),
           "merchant-xml": Shape(merchant_feed, "catalog.xml", merchant_xml, MERCHANT_XML_MAPPING),
@@ -1117,7 +1237,8 @@ SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "amazon-2014": Shape(amazon_2014_dump, "meta_Clothing_Shoes_and_Jewelry.json.gz", _python_lines_gz, AMAZON_2014_MAPPING),
           "asos": Shape(asos_scrape, "products_asos.csv", _csv, ASOS_MAPPING),
           "scrape-folder": Shape(scrape_folder, "scrape", _product_files, SCRAPE_FOLDER_MAPPING),
-          "workbook": Shape(product_master, "product_master.xlsx", product_master_workbook, WORKBOOK_MAPPING)}
+          "workbook": Shape(product_master, "product_master.xlsx", product_master_workbook, WORKBOOK_MAPPING),
+          "magento": Shape(magento_export, "export_catalog_product.csv", _csv, MAGENTO_MAPPING)}
 
 
 def main() -> None:

@@ -121,6 +121,14 @@ def shopify_export(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def magento_export(tmp_path_factory) -> Path:
+    """A Magento-2-product-export-shaped catalog (export_catalog_product.csv: simple products with their colour and
+    size in additional_attributes, then the configurable row listing them in configurable_variations; and
+    mapping.toml) derived from the fixture by scripts/derive_catalog_shapes.py --shape magento."""
+    return derive_shape(tmp_path_factory.mktemp("magento"), "magento")
+
+
+@pytest.fixture(scope="session")
 def woocommerce_export(tmp_path_factory) -> Path:
     """A WooCommerce-product-export-shaped catalog (wc-product-export.csv: variable products' rows, their variation
     rows naming them in Parent, simple products; and mapping.toml) derived from the fixture by

@@ -205,6 +205,21 @@ def test_a_json_file_of_python_dict_lines_reads_like_json_lines_and_runs_no_code
     assert any("one product per line (JSON lines)" in note for note in report["notes"])
 
 
+def test_magento_code_value_texts_read_as_objects():
+    """Magento's additional_attributes (``code=value`` pairs, ``|`` between a multiple choice's values, a comma inside
+    a value kept) and configurable_variations (``|`` between variations) read as an object and a list of objects, so
+    paths reach into them; other texts with ``=`` stay texts."""
+    assert json_text("brand=Puma,color=Black,material=Cotton|Polyester,size=M") == {
+        "brand": "Puma", "color": "Black", "material": ["Cotton", "Polyester"], "size": "M"}
+    assert json_text("care=Hand wash, do not bleach,color=Navy Blue") == {"care": "Hand wash, do not bleach", "color": "Navy Blue"}
+    assert json_text("sku=15970-S,color=Navy Blue,size=S|sku=15970-M,color=Navy Blue,size=M") == [
+        {"sku": "15970-S", "color": "Navy Blue", "size": "S"}, {"sku": "15970-M", "color": "Navy Blue", "size": "M"}]
+    variations = parse_reference("configurable_variations[*].sku", ["configurable_variations"], "m")
+    assert variations.get({"configurable_variations": "sku=A,color=Red|sku=B,color=Blue"}) == ["A", "B"]
+    for text in ("https://shop.example.com/?id=7", "2+2=4", "Tee (size=M)", "= Black"):
+        assert json_text(text) == text
+
+
 def test_numbered_option_columns_and_lists_of_references():
     """``Option{n} Value[Option{n} Name=Color|Colour]`` reads the value beside the option named a colour, in any case and
     at any number; ``Color {n}`` reads every numbered value; a list reads the first reference with a value (a
@@ -226,6 +241,10 @@ def test_numbered_option_columns_and_lists_of_references():
     (lambda m: m + '[variants]\nparent = "sku"\n', "sets parent without parent_id in [variants]; give both"),
     (lambda m: m + '[variants]\nparent = ["sku"]\nparent_id = ["sku"]\n', "give the one column in which a variant names its parent row"),
     (lambda m: m + '[variants]\nparent = "parent"\nparent_id = ["sku"]\n', "names under [variants] parent column 'parent', which catalog.csv does not have"),
+    (lambda m: m + '[variants]\nchildren = "variations[*].sku"\n', "sets children without variant_id in [variants]; give both"),
+    (lambda m: m + '[variants]\nparent = "sku"\nparent_id = ["sku"]\nchildren = "sku"\nvariant_id = ["sku"]\n',
+     "sets both parent and children in [variants]; a catalog links a variant to its parent one way"),
+    (lambda m: m + '[variants]\nkey = ["sku"]\ntake = "name"\n', "even when it has its own value, e.g. take = [\"name\"]"),
     (lambda m: m + '[variants]\nkey = ["sku"]\nfill = ["nom"]\n', "lists under [variants] fill column 'nom', which catalog.csv does not have"),
     (lambda m: m.replace('Fabric = "fabric"', "Fabric = []"), "or a list of columns to read in turn"),
     (lambda m: m.replace('Fabric = "fabric"', 'Fabric = ["fabric", "Option{n} Value[Option{n} Name=Fabric]"]'),

@@ -340,6 +340,75 @@ def test_a_variation_whose_parent_row_is_missing_is_kept_and_counted(woocommerce
     assert rejected[first] == "empty required field(s) article_type"
 
 
+def _magento_rows(export: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO((export / "export_catalog_product.csv").read_text(encoding="utf-8"))))
+
+
+def test_the_derived_export_has_the_shape_of_a_magento_export(magento_export):
+    """A configurable product's simple products come before its row, each with only its colour and size in
+    additional_attributes, its prices and a name ending in "-<size>-<colour>", no description or categories; the
+    configurable row lists every one of them in configurable_variations and holds the product's fields and its other
+    attributes; a product without variants is one simple row with everything."""
+    rows = _magento_rows(magento_export)
+    kinds = Counter(r["product_type"] for r in rows)
+    assert set(kinds) == {"simple", "configurable"} and kinds["simple"] > 2 * kinds["configurable"] > 1000, kinds
+    position = {r["sku"]: n for n, r in enumerate(rows)}
+    for n, row in enumerate(rows):
+        if row["product_type"] != "configurable":
+            continue
+        variations = [dict(pair.split("=", 1) for pair in entry.split(",")) for entry in row["configurable_variations"].split("|")]
+        assert all(position[v["sku"]] < n for v in variations) and not row["price"] and row["categories"], row["sku"]
+        for v in variations:
+            child = rows[position[v["sku"]]]
+            assert child["additional_attributes"].startswith(f"color={v['color']}") and not child["categories"] and not child["description"]
+            assert child["name"].startswith(f"{row['name']}-") and child["name"].endswith(f"-{v['color']}")
+            assert child["visibility"] == "Not Visible Individually" and child["price"]
+    simple = [r for r in rows if r["visibility"] == "Catalog, Search" and r["product_type"] == "simple"]
+    assert len(simple) > 100 and all(r["categories"] and "color=" in r["additional_attributes"] for r in simple)
+
+
+def test_a_mapping_written_from_the_docs_reads_a_magento_export_as_the_woocommerce_one(magento_export, woocommerce_export):
+    """Ingested with its mapping ([variants] children: each configurable row lists its simple products), the Magento
+    export gives the items the WooCommerce export of the same products gives: same ids, names (the configurable's,
+    not "<name>-XS-Black"), brands, genders, types, descriptions, colours and fabrics; each configurable row left out
+    and listed, its description, categories and the attribute codes a simple product lacks (brand, material) taken
+    by its simple products, the sizes of a colour left out, prices in euros."""
+    rows = _magento_rows(magento_export)
+    mine, report = _items_by_id(magento_export / "export_catalog_product.csv")
+    woo, _ = _items_by_id(woocommerce_export / "wc-product-export.csv")
+    assert set(mine) == set(woo)
+    for item_id, item in mine.items():
+        other = woo[item_id]
+        assert " ".join(item["name"].split()) == " ".join(other["name"].split()), item_id
+        for name in ("brand", "gender", "master_category", "sub_category", "article_type", "description"):
+            assert item[name] == other[name], (item_id, name, item[name], other[name])
+        assert item["base_colour"].casefold() == other["base_colour"].casefold(), item_id
+        assert item["price"] == pytest.approx(other["price"] * 105 / 90, abs=0.02), item_id
+        assert dict(item["attributes"] or {}).get("Fabric") == dict(other["attributes"] or {}).get("Fabric"), item_id
+    parents = [r for r in report["rejected"] if r["reason"].startswith("the parent row of")]
+    assert len(parents) == sum(r["product_type"] == "configurable" for r in rows)
+    assert report["rows_read"] == len(rows) == report["rows_written"] + report["rejected_rows"]
+    assert any(n.startswith(f"{len(parents):,} parent rows left out, each listing its variant rows in "
+                            "'configurable_variations[*].sku'") for n in report["notes"]), report["notes"]
+
+
+def test_a_simple_product_listed_by_a_configurable_row_the_export_lacks_is_counted(magento_export, tmp_path):
+    """An export cut after a configurable product's simple products lost the rows it lists: the note counts them; and
+    a configurable row whose simple products are all missing is kept as an item of its own."""
+    rows = _magento_rows(magento_export)
+    parent = next(n for n, r in enumerate(rows) if r["product_type"] == "configurable")
+    listed = rows[parent]["configurable_variations"].count("sku=")
+    catalog = tmp_path / "export_catalog_product.csv"
+    with open(catalog, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows[parent:])
+    result = ingest(catalog, mapping=magento_export / "mapping.toml")
+    assert any(n.startswith(f"{listed} variants listed in 'configurable_variations[*].sku' are no row's sku")
+               for n in result.report.to_dict()["notes"])
+    assert result.table.column("item_id")[0].as_py() == rows[parent]["sku"]
+
+
 def _amazon_rows(export: Path) -> list[dict[str, str]]:
     lines = (export / "Flat.File.Clothing.txt").read_text(encoding="utf-8").split("\n", 2)
     return list(csv.DictReader(io.StringIO(lines[2]), delimiter="\t"))
@@ -626,6 +695,22 @@ def test_a_woocommerce_export_of_the_bundled_catalog_builds_a_usable_benchmark_i
     catalog = manifest["catalog"]
     assert catalog["rows_read"] == len(rows) and catalog["items"] > 44000
     assert catalog["price_tiers"]["currency"] == "GBP" and sum("£" in t for t in texts) >= 10
+
+
+@pytest.mark.slow  # the bundled catalog as a Magento export: about as long as the Shopify export's build
+def test_a_magento_export_of_the_bundled_catalog_builds_a_usable_benchmark_in_one_command(tmp_path):
+    """The Magento-export shape derived from the whole bundled catalog (simple products before the configurable row
+    that lists them, code=value attributes, variants named "<name>-<size>-<colour>", a second category path, euro
+    prices) builds in one command from the mapping written from docs/catalog.md: every task passes the quality gate,
+    and no query shows a category path, a size, a SKU or the word Sale; its price hints are in euros."""
+    derived = derive_shape(tmp_path / "magento", "magento", "bundled")
+    manifest, texts = _build_passing_the_quality_gate(derived / "export_catalog_product.csv", derived / "mapping.toml",
+                                                      tmp_path / "BENCH")
+    leak = re.compile(r"Default Category|\bsale\b|=|-(?:XS|S|M|L|XL|XXL)\b", re.IGNORECASE)
+    assert not [t for t in texts if SHOPIFY_LEAK.search(t) or FOREIGN_CURRENCY.search(t) or leak.search(t)][:5]
+    catalog = manifest["catalog"]
+    assert catalog["rows_read"] == len(_magento_rows(derived)) and catalog["items"] > 44000
+    assert catalog["price_tiers"]["currency"] == "EUR" and sum("€" in t or "euro" in t for t in texts) >= 10
 
 
 @pytest.mark.slow  # the bundled catalog as an Amazon flat file: about as long as the Shopify export's build

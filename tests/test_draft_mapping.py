@@ -227,6 +227,29 @@ def test_the_draft_for_a_woocommerce_export_reads_its_parents_and_variations(tmp
     assert [r["row"] for r in mine.report.to_dict()["rejected"]] == [r["row"] for r in hand.report.to_dict()["rejected"]]
 
 
+def test_the_draft_for_a_magento_export_reads_its_configurable_products(tmp_path, magento_export):
+    """A Magento export: the draft leaves product_type (simple, configurable) unmapped, finds that a configurable row
+    lists its simple products in configurable_variations by sku, what they take from it (the categories, the
+    description, the attribute codes they lack) and that their names end in their options; the brand, colour,
+    fabric and pattern inside additional_attributes; the parts of the first category path when a second follows
+    after a comma; and leaves out the photo paths from the store's media root. Once the currency is given it reads
+    the same items as the mapping written by hand from docs/catalog.md."""
+    catalog = magento_export / "export_catalog_product.csv"
+    draft = draft_mapping(catalog)
+    assert draft.checks == ["the price cells name no currency"] and draft.missing_required == []
+    drafted, text = _drafted(tmp_path, catalog, lambda text: re.sub(r'currency = "INR".*', 'currency = "EUR"', text))
+    spec = tomllib.loads(text)
+    assert spec["variants"] == {"children": "configurable_variations[*].sku", "variant_id": ["sku"],
+                                "key": ["sku", "additional_attributes.color"],
+                                "fill": ["categories", "description", "additional_attributes"], "take": ["name"]}
+    assert spec["columns"]["brand"] == "additional_attributes.brand" and "image_path" not in spec["columns"]
+    assert spec["attributes"] == {"Fabric": "additional_attributes.material", "Pattern": "additional_attributes.pattern"}
+    assert spec["clean"]["article_type"] == {"split": "/", "part": 4, "remove": [",.*$"]}
+    mine, hand = (ingest(catalog, mapping=m) for m in (drafted, magento_export / "mapping.toml"))
+    assert mine.table.to_pylist() == hand.table.to_pylist() and mine.table.num_rows > 2000
+    assert mine.report.to_dict()["rejected"] == hand.report.to_dict()["rejected"]
+
+
 def test_the_draft_for_an_amazon_flat_file_is_the_hand_written_mapping(tmp_path, amazon_flat_file):
     """An Amazon flat file: the draft reads the .txt as tab-separated, finds the header on line 3, the columns by
     their names with Amazon's words around them (item_sku, standard_price, department_name, main_image_url,

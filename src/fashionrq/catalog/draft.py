@@ -186,10 +186,13 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     extra += _colour_from_names(draft, guesser, found, lines)
     extra += _genders(draft, guesser, found, lines)
     extra += _prices(draft, guesser, found)
-    extra += _photos(guesser, found)
+    extra += _photos(guesser, found, lines)
     attributes = [(key, guesser.every_column(names)) for key, names in ATTRIBUTE_NAMES.items()]
     attributes = [(key, guesser.reference(columns[0]) if len(columns) == 1 else (columns, "the first of these with a value"))
                   for key, columns in attributes if columns]
+    if "attributes" not in found:  # a key inside an object column (Magento's additional_attributes.material)
+        attributes += [(key, inside) for key, names in ATTRIBUTE_NAMES.items()
+                       if key not in dict(attributes) and (inside := guesser.key_inside(names, share=0.1)) is not None]
     pairs = Pairs.find(guesser)
     if pairs is not None:
         attributes += [(key, (reference, "the option of that name")) for key, reference in pairs.attributes(guesser, {k for k, _ in attributes})]
@@ -300,16 +303,23 @@ def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]
     if separator is None:
         return []
     paths = [[part.strip() for part in t.split(separator)] for t in texts]
+    root = Counter(path[0] for path in paths).most_common(1)[0][0]
+    joined = bool(root) and sum(f",{root}" in t for t in texts) >= len(texts) / 20  # Magento: ".../Tshirts,Default Category/Sale"
+    if joined:  # several paths after commas: the parts of the first one, counted from its root
+        paths = [[part.strip() for part in t.split(f",{root}")[0].split(separator)] for t in texts]
     depth = Counter(map(len, paths)).most_common(1)[0][0]
     out = ["", "[clean.article_type]   # a category path: its last part", f'split = "{separator}"']
-    if sum(", " in path[-1] for path in paths) >= len(paths) / 20:  # "Tshirts, Sale": a second category after a comma
+    if joined:
+        out[1] = f"[clean.article_type]   # the last part of the first of the paths; CHECK (paths of {depth} parts)"
+        out += [f"part = {depth - 1}", "remove = [',.*$']   # the other paths, after a comma (\"Tshirts,Default Category/Sale\")"]
+    elif sum(", " in path[-1] for path in paths) >= len(paths) / 20:  # "Tshirts, Sale": a second category after a comma
         out.append("remove = [',.*$']   # a second category after a comma (\"Tshirts, Sale\"); CHECK")
-    parts = [("sub_category", -2), ("master_category", -3)]
+    parts = [("sub_category", depth - 2 if joined else -2), ("master_category", depth - 3 if joined else -3)]
     genders = Counter(i for path in paths for i, part in enumerate(path[:-1]) if part.lower() in GENDER_SYNONYMS)
     if "gender" not in found and genders and genders.most_common(1)[0][1] >= 0.6 * len(paths):
         parts.append(("gender", genders.most_common(1)[0][0]))
     for name, part in parts:
-        if name not in found and depth >= (-part if part < 0 else part + 1):
+        if name not in found and (not joined or part >= 1) and depth >= (-part if part < 0 else part + 1):
             found[name] = (found["article_type"][0], "")
             guesser.cleanups[name] = FieldCleanup(split=separator, part=part)
             lines.append(f'{name} = "{found["article_type"][0]}"   # a part of the category path')
@@ -447,13 +457,17 @@ def _prices(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
     return ["", "[price]", f'currency = "{code}"   # {why}']
 
 
-def _photos(guesser: Guesser, found: dict) -> list[str]:
+def _photos(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
     if "image_path" not in found:
         return []
     texts = present_texts(guesser.values(found["image_path"][0]))
     if any(WEB_ADDRESS.match(t) for t in texts):
         return ["", "# The photos are web addresses, which fashionrq does not download: those items get no photo. To use",
                 "# the photos, save them in or below the catalog's folder and map their relative paths instead."]
+    if texts and sum(t.startswith("/") for t in texts) >= len(texts) / 2:  # Magento: "/1/5/15970.jpg", under the store's media folder
+        at = next(i for i, line in enumerate(lines) if line.startswith("image_path = "))
+        lines[at] = (f"# {lines[at]}   # CHECK: paths from the store's own root ({texts[0]!r}); with the photos copied "
+                     "beside the catalog, map them and add [clean.image_path] remove = ['^/']")
     return []
 
 

@@ -1,5 +1,6 @@
 """How the rows of a catalog make its products, as `fashionrq draft-mapping` guesses it: size variants grouped by a
-column (``item_group_id``, Shopify's ``Handle``), parent rows named by their variants (WooCommerce's ``Parent``), the
+column (``item_group_id``, Shopify's ``Handle``), parent rows named by their variants (WooCommerce's ``Parent``) or
+listing them (Magento's ``configurable_variations``), the
 columns later rows take from the first or parent row, numbered option pairs (``Option1 Name``/``Option1 Value``) and
 the price before a sale."""
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from fashionrq.catalog.fieldpath import parse_reference
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, COMPARE_AT_NAMES, GROUP_NAMES, PARENT_NAMES, Guesser, norm, norms,
                                      present_texts, toml_literal)
-from fashionrq.catalog.schema import clean_string, is_placeholder, to_text
+from fashionrq.catalog.schema import clean_string, is_placeholder, json_text, to_text
 from fashionrq.catalog.variants import parent_name, rows_by_parent_name
 
 #: The name column of numbered option pairs ("Option1 Name" beside "Option1 Value", "Attribute 1 name").
@@ -27,7 +28,7 @@ _OPTION_SUFFIXES = (re.compile(r" - [^,-]{1,24}(?:, [^,]{1,12})?$"), re.compile(
 def variants_section(guesser: Guesser, found: dict) -> list[str]:
     colour = next((found[n][0] for n in ("base_colour", "colours") if n in found), None)
     colour = colour[0] if isinstance(colour, list) else colour  # the per-row colour, not the product's fallback
-    link = _ParentLink.find(guesser)
+    link = _ParentLink.find(guesser) or _ChildrenLink.find(guesser)
     if link is not None:
         return link.lines(guesser, found, colour)
     group = guesser.column(GROUP_NAMES)
@@ -124,6 +125,62 @@ class _ParentLink:
         if "name" in found and colour is not None:
             lines += _option_suffix(guesser, [variant for _, variant in pairs], found["name"][0], colour)
         return lines
+
+
+@dataclass(frozen=True)
+class _ChildrenLink:
+    """A column in which a parent row lists its variant rows (Magento's ``configurable_variations``:
+    ``sku=T-S-Black,color=Black|sku=...``): the key of each entry that names a variant, and the column that holds
+    that name in the variant's row."""
+
+    column: str
+    key: str
+    names: str
+
+    @classmethod
+    def find(cls, guesser: Guesser) -> _ChildrenLink | None:
+        for column in guesser.columns:
+            lists = [v for v in guesser.decoded(column) if isinstance(v, list) and v and all(isinstance(e, dict) for e in v)]
+            if len(lists) < 3:
+                continue
+            for key, _ in Counter(k for entries in lists for e in entries for k in e).most_common(3):
+                listed = [text for entries in lists for e in entries if (text := to_text(e.get(key)))]
+                for other in (c for c in guesser.columns if c != column):
+                    values = set(present_texts(guesser.values(other)))
+                    if values and sum(name in values for name in listed) >= 0.5 * len(listed):
+                        return cls(column, key, other)
+        return None
+
+    def parents(self, guesser: Guesser) -> list[tuple[dict, dict]]:
+        """(parent row, variant row) for each listed variant of the sample whose row is in the sample."""
+        rows = {to_text(record.get(self.names)): record for record in guesser.records}
+        return [(record, rows[name]) for record in guesser.records for entries in [json_text(record.get(self.column))]
+                if isinstance(entries, list) for e in entries if isinstance(e, dict) and (name := to_text(e.get(self.key))) in rows]
+
+    def lines(self, guesser: Guesser, found: dict, colour: str | None) -> list[str]:
+        guesser.used.add(self.column)
+        pairs = self.parents(guesser)
+        fill = [c for c in _candidates(guesser) if c != self.column and (_fills(guesser, pairs, c) or _lacks_keys(pairs, c))]
+        key = ", ".join(f'"{c}"' for c in (self.names, colour) if c)
+        lines = ["", "[variants]   # a parent row lists its variant rows, and is left out: the variants are the items",
+                 f'children = "{self.column}[*].{self.key}"', f'variant_id = ["{self.names}"]',
+                 f"key = [{key}]   # one item per parent (its {self.names}) and colour; the first row of each is kept"]
+        if fill:
+            lines += ["# the columns a variant row leaves empty (or whose keys it lacks) and takes from its parent row; CHECK",
+                      f"fill = [{', '.join(json.dumps(c) for c in fill)}]"]
+        name = found.get("name", (None,))[0]
+        if isinstance(name, str) and pairs and sum((to_text(v.get(name)) or "").startswith(f"{to_text(p.get(name))}-")
+                                                   for p, v in pairs) >= len(pairs) / 2:
+            lines += [f'take = ["{name}"]   # the parent\'s name: a variant\'s ends in its options ("Tee-XS-Black")']
+        return lines
+
+
+def _lacks_keys(pairs: list[tuple[dict, dict]], column: str) -> bool:
+    """Whether ``column`` holds key/value pairs in parent and variant rows alike, the parent's with keys the variant's
+    lacks in half of the pairs or more (Magento's ``additional_attributes``: brand and material on the parent)."""
+    both = [(json_text(p.get(column)), json_text(v.get(column))) for p, v in pairs]
+    both = [(a, b) for a, b in both if isinstance(a, dict) and isinstance(b, dict)]
+    return len(both) >= max(3, len(pairs) / 2) and sum(bool(a.keys() - b.keys()) for a, b in both) >= len(both) / 2
 
 
 def _option_suffix(guesser: Guesser, variants: list[dict], name: str, colour: str) -> list[str]:

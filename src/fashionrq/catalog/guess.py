@@ -22,8 +22,8 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
     "gender": ("gender", "sex", "targetgender", "googleshoppinggender", "department", "indexgroupname", "indexname",
                "idealfor"),
     "age_group": ("agegroup", "agesegment", "targetage", "agerange", "googleshoppingagegroup"),
-    "article_type": ("articletype", "producttype", "producttypename", "itemtype", "type", "productcategory", "category",
-                     "categoryname", "categories", "breadcrumbs", "breadcrumb"),
+    "article_type": ("articletype", "producttype", "producttypename", "itemtype", "typeprefix", "type", "productcategory",
+                     "category", "categoryname", "categories", "breadcrumbs", "breadcrumb"),
     "master_category": ("mastercategory", "maincategory", "topcategory", "categorylevel1", "garmentgroupname", "division",
                         "category"),
     "sub_category": ("subcategory", "productgroupname", "productgroup", "categorylevel2", "subclass"),
@@ -36,7 +36,7 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
     "discounted_price": ("discountedprice", "saleprice", "salesprice", "discountprice", "offerprice", "specialprice"),
     "description": ("description", "bodyhtml", "productdescription", "longdescription", "detaildesc", "desc", "bulletpoint",
                     "bulletpoints"),
-    "image_path": ("imagepath", "image", "imagelink", "imageurl", "imagesrc", "images", "img", "imagefile", "mainimage",
+    "image_path": ("imagepath", "image", "imagelink", "imageurl", "imagesrc", "images", "img", "imagefile", "mainimage", "baseimage",
                    "photo", "picture", "imurl", "imgurl", "imageurls"),
     "attributes": ("attributes", "articleattributes", "details", "specs", "specifications"),
 }
@@ -53,8 +53,10 @@ GROUP_NAMES = ("itemgroupid", "groupid", "parentasin", "parentid", "parentsku", 
 COMPARE_AT_NAMES = ("variantcompareatprice", "compareatprice")
 #: Columns in which a variant row names its parent row (WooCommerce's Parent, Amazon's parent_sku).
 PARENT_NAMES = ("parent", "parentsku", "parentid", "parentitemsku", "parentasin")
-#: Words that say how a row is built (WooCommerce's Type: simple, variable, variation), never a product's type.
-_ROW_KINDS = frozenset({"simple", "variable", "variation", "grouped", "external", "virtual", "downloadable", "parent", "child"})
+#: Words that say how a row is built (WooCommerce's Type: simple, variable, variation; Magento's product_type: simple,
+#: configurable), never a product's type.
+_ROW_KINDS = frozenset({"simple", "variable", "variation", "grouped", "external", "virtual", "downloadable", "parent", "child",
+                        "configurable", "bundle"})
 
 
 def norm(column: str) -> str:
@@ -191,15 +193,15 @@ class Guesser:
             return None
         return Counter(k for v in lists for k in dict.fromkeys(next(iter(e)) for e in v) if _plain_key(k))
 
-    def key_inside(self, names: tuple[str, ...]) -> tuple[str, str] | None:
+    def key_inside(self, names: tuple[str, ...], share: float = 0.25) -> tuple[str, str] | None:
         """``(column.key, why)`` for the first object column (``style``, ``details``) one of whose keys is named like
-        a field (``{"Color:": " Black", "Size:": " M"}``), or of a column of lists of one-key objects (``[{"Brand":
-        "Topshop"}]``: ``column[*].Brand``); ``None`` if there is none."""
+        a field (``{"Color:": " Black", "Size:": " M"}``) in ``share`` of its objects or more, or of a column of lists
+        of one-key objects (``[{"Brand": "Topshop"}]``: ``column[*].Brand``); ``None`` if there is none."""
         for column in self.columns:
             objects = [v for v in self.decoded(column) if isinstance(v, dict)]
             keys = Counter(k for v in objects for k in v if _plain_key(k))
             key = next((k for k, _ in keys.most_common() if norm(k) in names), None)
-            if key is not None and keys[key] >= len(objects) / 2:
+            if key is not None and keys[key] >= share * len(objects):  # Magento: a brand on product rows, not on variants
                 self.used.add(column)
                 return f"{column}.{key}", f"the {key!r} of the {column!r} objects"
             listed = self.one_key_lists(column)

@@ -23,7 +23,7 @@ from fashionrq.errors import InputError
 MAPPING_KEYS = ("format", "encoding", "delimiter", "header_row", "sheet", "record", "list_separator", "columns", "attributes", "values", "constants", "price",
                 "clean", "variants", "skip")
 PRICE_KEYS = ("currency", "decimal_separator", "range", "placeholder_max")
-VARIANT_KEYS = ("key", "fill", "parent", "parent_id")
+VARIANT_KEYS = ("key", "fill", "take", "parent", "parent_id", "children", "variant_id")
 #: Fields a ``[constants]`` entry may set (text fields; the id and the photo path differ per item).
 CONSTANT_FIELDS = tuple(sorted(STRING_FIELDS - {"item_id", "image_path"}))
 #: Fields a ``[clean.<field>]`` section may clean: the text fields and the colour list.
@@ -260,13 +260,18 @@ def _delimiter(path: Path, spec: dict) -> str | None:
 class Variants:
     """``[variants]``: ``key``, the columns whose values together name one product (rows repeating them are
     variants); ``parent``, the column in which a variant row names its parent row, by one of the ``parent_id``
-    columns (the parent rows are left out); ``fill``, the columns a row leaves empty and takes from its parent row,
-    else from the first row of its product."""
+    columns, or ``children``, the column in which a parent row lists its variant rows, by one of the ``variant_id``
+    columns (either way the parent rows are left out); ``fill``, the columns a row leaves empty (or the keys a column
+    of key/value pairs lacks) and takes from its parent row, else from the first row of its product; ``take``, the
+    columns it takes from there whatever it holds (Magento's variant names ``Tee-XS-Black``)."""
 
     key: tuple[str, ...] = ()
     fill: tuple[str, ...] = ()
     parent: str | None = None
     parent_id: tuple[str, ...] = ()
+    children: str | None = None
+    take: tuple[str, ...] = ()
+    variant_id: tuple[str, ...] = ()
 
 
 def _columns_list(path: Path, table: dict, key: str, example: str, what: str) -> tuple[str, ...]:
@@ -331,19 +336,34 @@ def _variants(path: Path, spec: dict) -> Variants:
             raise InputError(f"mapping file {path} has an unknown key {key!r} in [variants]; {_suggest(key, VARIANT_KEYS)}")
     key = _columns_list(path, table, "key", '["item_group_id", "color"]', "the columns that name one product")
     fill = _columns_list(path, table, "fill", '["Title", "Vendor"]', "the columns a variant row takes from its parent or first row")
+    take = _columns_list(path, table, "take", '["name"]', "the columns a variant row takes from its parent or first row even "
+                                                           "when it has its own value")
     parent_id = _columns_list(path, table, "parent_id", '["SKU", "id:{ID}"]', "the columns that name the row a variant's parent cell names")
-    parent = table.get("parent")
-    if parent is not None and (not isinstance(parent, str) or not parent.strip()):
-        raise InputError(f"mapping file {path} sets parent = {parent!r} in [variants]; give the one column in which a variant names "
-                         "its parent row, e.g. parent = \"Parent\".")
-    if (parent is None) != (not parent_id):
-        raise InputError(f"mapping file {path} sets {'parent' if parent else 'parent_id'} without "
-                         f"{'parent_id' if parent else 'parent'} in [variants]; give both: parent = \"Parent\" (where a variant names its "
-                         "parent) and parent_id = [\"SKU\", \"id:{ID}\"] (the columns that name a row there).")
-    if table and not key and parent is None:
+    variant_id = _columns_list(path, table, "variant_id", '["sku"]', "the columns that name a row a parent's children cell lists")
+    parent = _link_column(path, table, "parent", "the one column in which a variant names its parent row, e.g. parent = \"Parent\"")
+    children = _link_column(path, table, "children", "the one column (or path) in which a parent row lists its variant rows, "
+                                                      "e.g. children = \"configurable_variations[*].sku\"")
+    for link, ids, example in (("parent", "parent_id", 'parent = "Parent" (where a variant names its parent) and parent_id = '
+                                                       '["SKU", "id:{ID}"] (the columns that name a row there)'),
+                               ("children", "variant_id", 'children = "configurable_variations[*].sku" (where a parent lists its '
+                                                          'variants) and variant_id = ["sku"] (the columns that name a row there)')):
+        if (table.get(link) is None) != (not table.get(ids)):
+            raise InputError(f"mapping file {path} sets {link if table.get(link) is not None else ids} without "
+                             f"{ids if table.get(link) is not None else link} in [variants]; give both: {example}.")
+    if parent is not None and children is not None:
+        raise InputError(f"mapping file {path} sets both parent and children in [variants]; a catalog links a variant to its "
+                         "parent one way: keep parent where variants name their parent, children where a parent lists its variants.")
+    if table and not key and parent is None and children is None:
         raise InputError(f"mapping file {path} sets [variants] without key; give the columns that name one product, "
                          "e.g. key = [\"item_group_id\", \"color\"].")
-    return Variants(key, fill, parent, parent_id)
+    return Variants(key=key, fill=fill, take=take, parent=parent, parent_id=parent_id, children=children, variant_id=variant_id)
+
+
+def _link_column(path: Path, table: dict, key: str, what: str) -> str | None:
+    value = table.get(key)
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise InputError(f"mapping file {path} sets {key} = {value!r} in [variants]; give {what}.")
+    return value
 
 
 @dataclass

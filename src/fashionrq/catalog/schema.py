@@ -100,13 +100,44 @@ WEB_ADDRESS = re.compile(r"^[a-z][a-z0-9+.-]*://|^//|^(?:[a-z0-9-]+\.)+(?:com|ne
                          r"jp|cn|ru|br|info|shop|store|cloud|app)/", re.IGNORECASE)
 
 
+#: An attribute code and ``=`` opening a text of ``code=value`` pairs (Magento's ``additional_attributes``).
+_PAIR_CODE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+#: The comma before the next ``code=`` of such a text (a comma inside a value is not followed by one).
+_PAIR_COMMA = re.compile(r",(?=[A-Za-z_][A-Za-z0-9_]*=)")
+
+
 def json_text(value: object) -> object:
-    """A text that holds JSON (``"[...]"``, ``"{...}"``: a CSV cell of objects), a Ruby hash written with ``=>``, or a
-    Python list or dict (``"['Home', 'Women']"``, as pandas writes a list into a CSV cell), decoded; any other value
-    as it is."""
-    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
-        return _decoded(value)
+    """A text that holds JSON (``"[...]"``, ``"{...}"``: a CSV cell of objects), a Ruby hash written with ``=>``, a
+    Python list or dict (``"['Home', 'Women']"``, as pandas writes a list into a CSV cell), or ``code=value`` pairs
+    as Magento exports them (:func:`pairs_text`), decoded; any other value as it is."""
+    if isinstance(value, str):
+        head = value.lstrip()
+        if head[:1] in ("[", "{"):
+            return _decoded(value)
+        if _PAIR_CODE.match(head):
+            return pairs_text(head.rstrip())
     return value
+
+
+@lru_cache(maxsize=64)
+def pairs_text(text: str) -> dict | list[dict]:
+    """Magento's ``code=value`` pairs as an object: ``color=Black,material=Cotton|Polyester`` is ``{"color": "Black",
+    "material": ["Cotton", "Polyester"]}`` (``|`` between the values of a multiple-choice attribute); a text whose
+    every ``|``-separated entry is pairs of its own (``configurable_variations``: ``sku=T-S-Black,color=Black|sku=
+    T-M-Black,color=Black``) is a list of such objects. The first value of a code that repeats is kept."""
+    entries = text.split("|")
+    if len(entries) > 1 and all(_PAIR_CODE.match(entry) for entry in entries):
+        return [_pairs(entry, multiple=False) for entry in entries]
+    return _pairs(text, multiple=True)
+
+
+def _pairs(text: str, multiple: bool) -> dict:
+    out: dict = {}
+    for pair in _PAIR_COMMA.split(text):
+        code, _, value = pair.partition("=")
+        values = [v.strip() for v in value.split("|")] if multiple and "|" in value else value.strip()
+        out.setdefault(code.strip(), values)
+    return out
 
 
 @lru_cache(maxsize=64)
