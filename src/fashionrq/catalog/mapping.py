@@ -141,7 +141,7 @@ class FieldCleanup:
         if self.strip_brand and brand and brand.strip():
             cleaned = re.sub(rf"(?<!\w){re.escape(brand.strip())}(?!\w)", " ", cleaned, count=1, flags=re.IGNORECASE)
         if self.split is not None:
-            parts = text.split(self.split)
+            parts = cleaned.split(self.split)
             cleaned = parts[self.part] if -len(parts) <= self.part < len(parts) else ""
         if self.extract is not None:
             found = self.extract.search(cleaned)
