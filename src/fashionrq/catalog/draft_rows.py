@@ -115,13 +115,8 @@ class _ParentLink:
         guesser.used.add(self.column)
         pairs = self.parents(guesser)
         fill = _templated([c for c in _candidates(guesser) if c != self.column and _fills(guesser, pairs, c)], guesser.columns)
-        key = ", ".join(f'"{c}"' for c in (self.column, colour) if c)
-        lines = ["", "[variants]   # a variant row names its parent row, which is left out: the variants are the items",
-                 f'parent = "{self.column}"', f"parent_id = [{', '.join(json.dumps(n) for n in self.names)}]",
-                 f"key = [{key}]   # one item per parent and colour; the first row of each is kept"]
-        if fill:
-            lines += ["# the columns a variant row leaves empty and takes from its parent row; CHECK",
-                      f"fill = [{', '.join(json.dumps(c) for c in fill)}]"]
+        lines = _linked_section("a variant row names its parent row, which is left out", [f'parent = "{self.column}"', f"parent_id = {_toml_list(self.names)}"],
+                                (self.column, colour), "one item per parent and colour", fill, "leaves empty")
         if "name" in found and colour is not None:
             lines += _option_suffix(guesser, [variant for _, variant in pairs], found["name"][0], colour)
         return lines
@@ -161,18 +156,29 @@ class _ChildrenLink:
         guesser.used.add(self.column)
         pairs = self.parents(guesser)
         fill = [c for c in _candidates(guesser) if c != self.column and (_fills(guesser, pairs, c) or _lacks_keys(pairs, c))]
-        key = ", ".join(f'"{c}"' for c in (self.names, colour) if c)
-        lines = ["", "[variants]   # a parent row lists its variant rows, and is left out: the variants are the items",
-                 f'children = "{self.column}[*].{self.key}"', f'variant_id = ["{self.names}"]',
-                 f"key = [{key}]   # one item per parent (its {self.names}) and colour; the first row of each is kept"]
-        if fill:
-            lines += ["# the columns a variant row leaves empty (or whose keys it lacks) and takes from its parent row; CHECK",
-                      f"fill = [{', '.join(json.dumps(c) for c in fill)}]"]
+        lines = _linked_section("a parent row lists its variant rows, and is left out", [f'children = "{self.column}[*].{self.key}"',
+                                                                       f"variant_id = {_toml_list([self.names])}"],
+                                (self.names, colour), f"one item per parent (its {self.names}) and colour", fill,
+                                "leaves empty (or whose keys it lacks)")
         name = found.get("name", (None,))[0]
         if isinstance(name, str) and pairs and sum((to_text(v.get(name)) or "").startswith(f"{to_text(p.get(name))}-")
                                                    for p, v in pairs) >= len(pairs) / 2:
             lines += [f'take = ["{name}"]   # the parent\'s name: a variant\'s ends in its options ("Tee-XS-Black")']
         return lines
+
+
+def _linked_section(link: str, link_lines: list[str], key: tuple[str | None, ...], key_note: str, fill: list[str],
+                    fill_note: str) -> list[str]:
+    """The ``[variants]`` section of a catalog whose parent rows are left out: the link, the key and the fill."""
+    lines = ["", f"[variants]   # {link}: the variants are the items", *link_lines,
+             f"key = {_toml_list([c for c in key if c])}   # {key_note}; the first row of each is kept"]
+    if fill:
+        lines += [f"# the columns a variant row {fill_note} and takes from its parent row; CHECK", f"fill = {_toml_list(fill)}"]
+    return lines
+
+
+def _toml_list(columns) -> str:
+    return f"[{', '.join(json.dumps(c) for c in columns)}]"
 
 
 def _lacks_keys(pairs: list[tuple[dict, dict]], column: str) -> bool:
