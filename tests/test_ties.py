@@ -155,3 +155,20 @@ def test_engine_search_chunks_score_identical_items_alike(twins):
         for row in range(50):
             at = [position[r] for r in (row, *(row + s for s in TWIN_SHIFTS)) if r in position]
             assert at == sorted(at) and len({float(scores[i]) for i in at}) <= 1
+
+
+def test_a_hard_negative_window_takes_the_lowest_rows_among_tied_items(fixture_items):
+    """nearest's window of candidates nearest a leaf's centroid: of the items tied at its edge (copies of one vector),
+    the lowest rows, whatever numpy's partition kernel would pick (argpartition chose among ties by CPU)."""
+    from fashionrq.encoders import get_encoder, item_texts
+    from fashionrq.tasks.claims import nearest
+
+    vectors = get_encoder("minilm-int8").encode_documents(item_texts(fixture_items.slice(0, 300)))
+    copies = np.concatenate([vectors, np.repeat(vectors[7:8], 40, axis=0)])  # rows 300..339: 40 copies of row 7
+    grid = Grid.of(copies)
+    rows = np.arange(8, len(copies))  # row 7 itself is not a candidate: its 40 copies tie for the nearest
+    window = nearest(grid, [7], rows, 25)
+    assert window.tolist() == list(range(300, 325))
+    shuffled = np.random.default_rng(0).permutation(rows)
+    assert nearest(grid, [7], shuffled, 25).tolist() == window.tolist()
+    assert nearest(grid, [7], rows, 45)[-5:].tolist() == list(range(300, 340))[-5:]

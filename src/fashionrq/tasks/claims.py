@@ -76,5 +76,9 @@ def nearest(vectors: Grid | None, own: list[int], rows: np.ndarray, window: int)
         return rows
     centroid = np.ldexp(vectors.values[own], -vectors.exponents[own][:, None]).mean(axis=0)
     sims = grid_scores(Grid.of(centroid), vectors.take(rows))[0]
-    keep = np.argpartition(-sims, window - 1)[:window]
-    return np.sort(rows[keep])
+    # the window-th highest score, every row above it, and of the rows tied at it the lowest: argpartition's choice
+    # among ties depends on numpy's sorting kernel, which differs between AVX2 and AVX-512 CPUs
+    cut = np.partition(sims, len(sims) - window)[len(sims) - window]
+    above, tied = np.flatnonzero(sims > cut), np.flatnonzero(sims == cut)
+    tied = tied[np.argsort(rows[tied], kind="stable")][:window - len(above)]
+    return np.sort(rows[np.concatenate([above, tied])])
