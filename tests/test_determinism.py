@@ -29,7 +29,7 @@ from fashionrq.exact import row_norms
 from fashionrq.pinned import pinned_environment, run_pinned
 from fashionrq.sid import attributes_from_items, portable
 from fashionrq.sid.base import check_embeddings
-from fashionrq.sid.portable import exp_array, log_array
+from fashionrq.ieee import cbrt, exp_array, log_array, power
 
 from conftest import MYNTRA_SMALL, SMALL_BUILD
 
@@ -63,6 +63,20 @@ def _supported_caps() -> dict[str, str]:
 
     targets = [t for t in __cpu_dispatch__ if __cpu_features__.get(t)]
     return {**CAPS, "NPY_DISABLE_CPU_FEATURES": ",".join(targets)} if targets else dict(CAPS)
+
+
+def _hash_in_subprocess(texts: list[str], tmp_path: Path, env: dict[str, str], prefix: list[str] = ()) -> str:
+    source = tmp_path / "texts.txt"
+    source.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    done = subprocess.run([*prefix, sys.executable, "-c", ENCODE_SCRIPT, str(source)], capture_output=True, text=True,
+                          env={**os.environ, **env}, timeout=3000)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def fixture_texts(fixture_items) -> list[str]:
+    return list(dict.fromkeys(item_texts(fixture_items)))
 
 
 # ---- exact arithmetic ----------------------------------------------------------------------------------------------
@@ -119,13 +133,17 @@ def test_the_encoders_vectors_are_the_same_on_an_emulated_haswell(fixture_texts,
 
 # ---- the SID stages --------------------------------------------------------------------------------------------------
 
-def test_the_portable_exp_and_log_are_within_two_ulp_of_libm():
+def test_the_portable_exp_log_power_and_cbrt_are_within_two_ulp_of_libm():
     x = np.concatenate([np.linspace(-745, 709, 200001), np.linspace(-1, 1, 20001)])
     assert np.max(np.abs(exp_array(x) / np.exp(x) - 1)[np.exp(x) > 1e-300]) < 4.5e-16
     assert exp_array(np.array([0.0]))[0] == 1.0 and exp_array(np.array([-800.0]))[0] <= 5e-324
     y = np.concatenate([np.geomspace(1e-300, 1e300, 200001), np.linspace(0.5, 2, 20001)])
     y = y[np.abs(y - 1) > 1e-3]  # near 1, log's own value is tiny and a relative error says little
     assert np.max(np.abs(log_array(y) / np.log(y) - 1)) < 4.5e-16
+    c = np.linspace(0.0, 1.0, 2001)
+    assert np.max(np.abs(power(c, 2.4) - c ** 2.4)) < 1e-15 and power(np.array([0.0]), 2.4)[0] == 0.0
+    z = np.linspace(-8.0, 8.0, 4001)
+    assert np.max(np.abs(cbrt(z) - np.cbrt(z)) / np.maximum(np.abs(np.cbrt(z)), 1e-300)) < 4.5e-16 and cbrt(np.array([-27.0]))[0] == -3.0
     assert log_array(np.array([1.0]))[0] == 0.0
 
 

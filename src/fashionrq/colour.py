@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fashionrq.ieee import cbrt, power
+
 #: ~90 named colours -> a representative sRGB triple (0-255). Covers every Myntra ``baseColour`` value
 #: plus common query spellings. ``None`` marks names with no single colour (see :data:`NON_RESOLVABLE_COLOURS`).
 COLOURS: dict[str, tuple[int, int, int] | None] = {
@@ -121,7 +123,7 @@ _WHITE_D65 = np.array([0.95047, 1.0, 1.08883])
 
 def _linearise(c: np.ndarray) -> np.ndarray:
     """sRGB companding undone: channel values in [0, 1] to linear light."""
-    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return np.where(c <= 0.04045, c / 12.92, power((c + 0.055) / 1.055, 2.4))
 
 
 _LINEAR = _linearise(np.arange(256, dtype=np.float64) / 255.0)
@@ -134,13 +136,23 @@ def srgb_to_lab(rgb) -> np.ndarray:
         linear = _LINEAR[rgb]
     else:
         linear = _linearise(rgb.astype(np.float64) / 255.0)
-    xyz = linear @ _RGB_TO_XYZ.T / _WHITE_D65
+    r, g, b = linear[..., 0], linear[..., 1], linear[..., 2]
+    # each product and sum written out, in this order: a matrix product's order (and fused multiply-adds) is the
+    # BLAS kernel's, which differs between CPUs
+    xyz = np.stack([(m[0] * r + m[1] * g + m[2] * b) / white for m, white in zip(_RGB_TO_XYZ, _WHITE_D65, strict=True)], axis=-1)
     eps, kappa = 216 / 24389, 24389 / 27
-    f = np.where(xyz > eps, np.cbrt(xyz), (kappa * xyz + 16) / 116)
+    f = np.where(xyz > eps, cbrt(xyz), (kappa * xyz + 16) / 116)
     fx, fy, fz = f[..., 0], f[..., 1], f[..., 2]
     return np.stack([116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)], axis=-1)
 
 
+def lab_distance(a, b) -> np.ndarray:
+    """CIE76 ΔE between CIELAB colours (over the last axis), its three squares summed in order: the same bits on
+    every CPU (``np.linalg.norm``'s reduction order is its kernel's)."""
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    return np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2])
+
+
 def delta_e76(rgb_a, rgb_b) -> float:
     """CIE76 ΔE: Euclidean distance between two sRGB colours in CIELAB."""
-    return float(np.linalg.norm(srgb_to_lab(rgb_a) - srgb_to_lab(rgb_b)))
+    return float(lab_distance(srgb_to_lab(rgb_a), srgb_to_lab(rgb_b)))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from fashionrq.colour import lab_distance
 from fashionrq.images.colours import ColourVocabulary, colour_family
 from fashionrq.images.pattern import PATTERNS
 from fashionrq.images.store import ImageAttributeSet
@@ -73,7 +74,7 @@ def colour_accuracy(pairs: list[tuple[str | None, object]], vocabulary: ColourVo
         truth.append(name)
         predicted.append(record.colour)
         top3.append(name in [c[0] for c in record.colours])
-    close = [float(np.linalg.norm(lab[t] - lab[p])) <= CLOSE_DELTA_E for t, p in zip(truth, predicted)]
+    close = [float(lab_distance(lab[t], lab[p])) <= CLOSE_DELTA_E for t, p in zip(truth, predicted)]
     tolerant = {
         "family": float(np.mean([colour_family(t) == colour_family(p) for t, p in zip(truth, predicted)])),
         f"ΔE76 ≤ {CLOSE_DELTA_E:g}": float(np.mean(close)),

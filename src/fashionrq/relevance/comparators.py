@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from fashionrq.errors import InputError
-from fashionrq.colour import srgb_to_lab
+from fashionrq.colour import lab_distance, srgb_to_lab
 from fashionrq.relevance.similarity import TextSimilarity
 from fashionrq.vocab import (
     AGE_SCALE, colour_rgb, gender_group, normalise_age_group, normalise_colour, normalise_price_hint,
@@ -108,7 +108,7 @@ def colour_pair_named(query: str, product: str) -> float | None:
         return 1.0
     a, b = colour_lab(query), colour_lab(product)
     if a is not None and b is not None:
-        return max(0.0, 1.0 - float(np.linalg.norm(a - b)) / COLOUR_DELTA_E_ZERO)
+        return max(0.0, 1.0 - float(lab_distance(a, b)) / COLOUR_DELTA_E_ZERO)
     return None
 
 
