@@ -1,6 +1,8 @@
 """The quality gate (docs/benchmark.md, "Quality gate"): a release with a task of fewer than MIN_UNITS bootstrap
 units is refused unless --allow-weak, and a weak release's empty and few-unit tasks are handled and flagged by
-stats, score, compare, the leaderboard and the report. The catalog is the first 110 products of the Myntra fixture, built with the default (CPU-independent) encoder: t1 and t4 get no unit, t1o, t2 and t3 a few (with the pinned SID stage, 120 products left t2 none too)."""
+stats, score, compare, the leaderboard and the report. The catalog is the first 110 products of the Myntra fixture,
+built with the default (CPU-independent) encoder: t1 and t4 get no unit, t1o, t2 and t3 a few (with the pinned
+SID stage, 120 products left t2 none too)."""
 
 from __future__ import annotations
 
