@@ -16,8 +16,8 @@ from fashionrq.seeding import stream
 @contextmanager
 def torch_threads(n: int) -> Iterator[None]:
     """Run torch with ``n`` intra-op threads and float64 as the default dtype, then restore both (small matmuls: 1
-    thread is fastest on a shared box; float64 keeps the kernels' rounding differences between CPUs near 1e-16, far
-    below any gap an argmin decides, so the codes are the same on every CPU: docs/architecture.md)."""
+    thread is fastest on a shared box). float64 alone does not make the codes the same on every CPU: a release's SID
+    stage runs in the pinned-kernel process (fashionrq.pinned; docs/architecture.md, "What depends on the CPU")."""
     import torch
 
     previous, dtype = torch.get_num_threads(), torch.get_default_dtype()
