@@ -29,9 +29,10 @@ def exp_array(x: np.ndarray) -> np.ndarray:
     x = np.clip(x, -745.0, 709.0)
     k = np.rint(x * INV_LN2)
     r = (x - k * LN2_HI) - k * LN2_LO
-    p = np.full_like(r, EXP_TERMS[0])
-    for term in EXP_TERMS[1:]:
-        p = p * r + term
+    p = r * EXP_TERMS[0] + EXP_TERMS[1]
+    for term in EXP_TERMS[2:]:  # in place: the same operations, each rounded once, without a new array per term
+        np.multiply(p, r, out=p)
+        np.add(p, term, out=p)
     return np.ldexp(p, k.astype(np.int64))
 
 
@@ -43,9 +44,10 @@ def log_array(x: np.ndarray) -> np.ndarray:
     e = (e - low).astype(np.float64)
     s = (m - 1.0) / (m + 1.0)
     s2 = s * s
-    p = np.full_like(s, LOG_TERMS[0])
-    for term in LOG_TERMS[1:]:
-        p = p * s2 + term
+    p = s2 * LOG_TERMS[0] + LOG_TERMS[1]
+    for term in LOG_TERMS[2:]:
+        np.multiply(p, s2, out=p)
+        np.add(p, term, out=p)
     return e * LN2_HI + (e * LN2_LO + 2.0 * s * p)
 
 
