@@ -298,6 +298,21 @@ def test_the_derived_export_has_the_shape_of_a_woocommerce_export(woocommerce_ex
     assert all(len(r["Categories"].removesuffix(", Sale").split(" > ")) == 4 for r in rows if r["Categories"])
 
 
+def _assert_same_items(mine: dict[str, dict], other: dict[str, dict], fields: tuple[str, ...], price_ratio: float,
+                       tolerance: float, fabric) -> None:
+    """The same ids; per item the same name (spaces squeezed, as the clean-ups do), ``fields``, colour (in any
+    case) and ``fabric(item)``, and the other's price times ``price_ratio`` (another currency)."""
+    assert set(mine) == set(other)
+    for item_id, item in mine.items():
+        theirs = other[item_id]
+        assert " ".join(item["name"].split()) == " ".join(theirs["name"].split()), item_id
+        for name in fields:
+            assert item[name] == theirs[name], (item_id, name, item[name], theirs[name])
+        assert item["base_colour"].casefold() == theirs["base_colour"].casefold(), item_id
+        assert item["price"] == pytest.approx(theirs["price"] * price_ratio, abs=tolerance), item_id
+        assert fabric(item) == fabric(theirs), item_id
+
+
 def test_a_mapping_written_from_the_docs_reads_one_item_per_variable_product_and_colour(woocommerce_export, shopify_export):
     """Ingested with its mapping, the WooCommerce export gives the items the Shopify export gives (the same products
     and colours, the same ids, titles and types): each parent row left out and listed, its description, categories,
@@ -306,15 +321,8 @@ def test_a_mapping_written_from_the_docs_reads_one_item_per_variable_product_and
     rows = _woo_rows(woocommerce_export)
     woo, report = _items_by_id(woocommerce_export / "wc-product-export.csv")
     shop, _ = _items_by_id(shopify_export / "products_export.csv")
-    assert set(woo) == set(shop)
-    for item_id, item in woo.items():
-        other = shop[item_id]
-        assert " ".join(item["name"].split()) == " ".join(other["name"].split()), item_id  # the clean-up squeezes spaces
-        for name in ("brand", "gender", "article_type", "description"):
-            assert item[name] == other[name], (item_id, name, item[name], other[name])
-        assert item["base_colour"].casefold() == other["base_colour"].casefold(), item_id
-        assert item["price"] == pytest.approx(other["price"] * 90 / 105, abs=0.011), item_id
-        assert dict(item["attributes"] or {}).get("Fabric", "").lower() == dict(other["attributes"] or {}).get("Fabric", ""), item_id
+    _assert_same_items(woo, shop, ("brand", "gender", "article_type", "description"), 90 / 105, 0.011,
+                       lambda item: dict(item["attributes"] or {}).get("Fabric", "").lower())
     parents = [r for r in report["rejected"] if r["reason"].startswith("the parent row of")]
     assert len(parents) == sum(r["Type"] == "variable" for r in rows)
     assert report["rows_read"] == len(rows) == report["rows_written"] + report["rejected_rows"]
@@ -376,15 +384,8 @@ def test_a_mapping_written_from_the_docs_reads_a_magento_export_as_the_woocommer
     rows = _magento_rows(magento_export)
     mine, report = _items_by_id(magento_export / "export_catalog_product.csv")
     woo, _ = _items_by_id(woocommerce_export / "wc-product-export.csv")
-    assert set(mine) == set(woo)
-    for item_id, item in mine.items():
-        other = woo[item_id]
-        assert " ".join(item["name"].split()) == " ".join(other["name"].split()), item_id
-        for name in ("brand", "gender", "master_category", "sub_category", "article_type", "description"):
-            assert item[name] == other[name], (item_id, name, item[name], other[name])
-        assert item["base_colour"].casefold() == other["base_colour"].casefold(), item_id
-        assert item["price"] == pytest.approx(other["price"] * 105 / 90, abs=0.02), item_id
-        assert dict(item["attributes"] or {}).get("Fabric") == dict(other["attributes"] or {}).get("Fabric"), item_id
+    _assert_same_items(mine, woo, ("brand", "gender", "master_category", "sub_category", "article_type", "description"),
+                       105 / 90, 0.02, lambda item: dict(item["attributes"] or {}).get("Fabric"))
     parents = [r for r in report["rejected"] if r["reason"].startswith("the parent row of")]
     assert len(parents) == sum(r["product_type"] == "configurable" for r in rows)
     assert report["rows_read"] == len(rows) == report["rows_written"] + report["rejected_rows"]
