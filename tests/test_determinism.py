@@ -26,7 +26,7 @@ from fashionrq.encoders import get_encoder, item_texts
 from fashionrq.encoders.minilm_int8 import exp_nonpositive, gelu
 from fashionrq.errors import InputError
 from fashionrq.exact import row_norms
-from fashionrq.pinned import pinned_environment, run_pinned
+from fashionrq.pinned import numpy_dispatch_targets, pinned_environment, run_pinned
 from fashionrq.sid import attributes_from_items, portable
 from fashionrq.sid.base import check_embeddings
 from fashionrq.ieee import cbrt, exp_array, log_array, power
@@ -57,11 +57,8 @@ sys.stdout.write(hashlib.sha256(np.ascontiguousarray(vectors).tobytes()).hexdige
 
 
 def _supported_caps() -> dict[str, str]:
-    """:data:`CAPS` and numpy without its loops above the baseline: every dispatch target this CPU has (numpy 2.4
-    names them ``X86_V3``, ``X86_V4``, ``AVX512_ICL``, ``AVX512_SPR``; it refuses to disable one the CPU lacks)."""
-    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-
-    targets = [t for t in __cpu_dispatch__ if __cpu_features__.get(t)]
+    """:data:`CAPS` and numpy without its loops above the baseline (:func:`fashionrq.pinned.numpy_dispatch_targets`)."""
+    targets = numpy_dispatch_targets()
     return {**CAPS, "NPY_DISABLE_CPU_FEATURES": ",".join(targets)} if targets else dict(CAPS)
 
 

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
 from fashionrq.io import atomic_writer
 
 T = TypeVar("T")
@@ -39,12 +41,17 @@ def pinned_environment() -> dict[str, str]:
     """This process's environment with :data:`PINNED_ENV`, numpy's dispatch limited to its baseline (every dispatch
     target above it that this CPU has, e.g. ``X86_V3,X86_V4,AVX512_ICL,AVX512_SPR``, disabled), and the folder
     this fashionrq was imported from first on ``PYTHONPATH``."""
-    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-
-    present = [target for target in __cpu_dispatch__ if __cpu_features__.get(target)]  # numpy refuses to disable one the CPU lacks
     package_root = str(Path(__file__).resolve().parents[1])  # the child imports fashionrq from where this one did
     path = os.pathsep.join([package_root, *filter(None, [os.environ.get("PYTHONPATH")])])
-    return {**os.environ, **PINNED_ENV, "NPY_DISABLE_CPU_FEATURES": ",".join(present), "PYTHONPATH": path}
+    return {**os.environ, **PINNED_ENV, "NPY_DISABLE_CPU_FEATURES": ",".join(numpy_dispatch_targets()),
+            "PYTHONPATH": path}
+
+
+def numpy_dispatch_targets() -> list[str]:
+    """numpy's dispatch targets above its baseline that this CPU has (numpy 2.4: ``X86_V3``, ``X86_V4``,
+    ``AVX512_ICL``, ``AVX512_SPR``): the value of ``NPY_DISABLE_CPU_FEATURES`` that leaves numpy on its baseline
+    loops (numpy refuses to disable a target the CPU lacks)."""
+    return [target for target in __cpu_dispatch__ if __cpu_features__.get(target)]
 
 
 def run_pinned(function: Callable[..., T], *args) -> T:

@@ -121,7 +121,8 @@ def _taken(record: dict, source: dict, refs: VariantReferences) -> dict:
 
 def _columns_taken(refs: VariantReferences) -> str:
     """``empty Title, Vendor`` (fill) ``and name`` (take), as the notes name what rows took."""
-    return " and ".join(([f"empty {', '.join(refs.fill)} (or their missing keys)"] if refs.fill else []) + ([", ".join(refs.take)] if refs.take else []))
+    filled = [f"empty {', '.join(refs.fill)} (or their missing keys)"] if refs.fill else []
+    return " and ".join(filled + ([", ".join(refs.take)] if refs.take else []))
 
 
 def _filled_from_first_rows(records: Records, refs: VariantReferences, variants: Variants, source: str,
