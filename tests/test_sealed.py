@@ -459,15 +459,19 @@ def test_the_weaker_mount_namespace_seal_is_asked_for_recorded_and_shown(small_b
 
 KERNELS_SCRIPT = textwrap.dedent("""
     import numba
+    import numpy as np
     from fashionrq.encoders.minilm_int8 import MiniLMInt8Encoder
+    from fashionrq.ieee import exp_array, log_array
     vector = MiniLMInt8Encoder(threads=1).encode_documents(["red cotton kurta for women"])
+    print(exp_array(np.array([0.0]))[0], log_array(np.array([1.0]))[0])
     print(numba.config.CACHE_DIR, vector.shape)
 """)
 
 
-def test_a_sealed_run_loads_the_kernels_compiled_beside_the_encoder(tmp_path, monkeypatch):
-    """A sealed child cannot write beside minilm_int8.py, where numba caches; it loads the kernels compiled there by
-    an unsealed process from a copy in its temporary folder instead of compiling them again (about 3.5 s of CPU)."""
+def test_a_sealed_run_loads_the_kernels_compiled_beside_the_encoder_and_ieee(tmp_path, monkeypatch):
+    """A sealed child cannot write beside minilm_int8.py or ieee.py, where numba caches; it loads the kernels compiled
+    there by an unsealed process from a copy in its temporary folder instead of compiling them again (about 3.5 s of
+    CPU)."""
     if landlock_abi() < 1:
         pytest.skip("this kernel has no Landlock")
     monkeypatch.setenv(sandbox.ENV, "landlock")
@@ -486,6 +490,7 @@ def test_a_sealed_run_loads_the_kernels_compiled_beside_the_encoder(tmp_path, mo
     loaded = [line for line in done.stdout.splitlines() if line.startswith("[cache] data loaded")]
     compiled = [line for line in done.stdout.splitlines() if line.startswith("[cache] data saved")]
     assert loaded and not compiled, done.stdout[-2000:]
+    assert {"minilm_int8", "ieee"} <= {Path(line.split()[-1]).name.split(".")[0] for line in loaded}, loaded
     assert not list((work / "tmp").iterdir())  # the copy is removed when the process ends
 
 

@@ -1,17 +1,25 @@
-"""Elementwise float64 functions that give the same bits on every x86-64 CPU.
+"""Float64 arithmetic that gives the same bits on every x86-64 CPU: the numba decorator for fashionrq's loops, and
+elementwise ``exp``, ``log``, ``power`` and ``cbrt``.
 
 numpy's ``exp``, ``log``, ``power`` and ``cbrt`` run loops dispatched by instruction set (AVX2, AVX-512), torch's call
-MKL's vector math, and libm picks its own variants: their last bits depend on the CPU. These are built from numpy's
-basic IEEE operations instead (add, multiply, divide, ``sqrt``, ``rint``, ``frexp``, ``ldexp``), each rounded once
-by the standard, in a fixed order: within about 1 ulp of the true value, and identical everywhere
-(docs/architecture.md, "What depends on the CPU").
+MKL's vector math, and libm picks its own variants: their last bits depend on the CPU. These are built from basic
+IEEE operations instead (add, multiply, divide, rounding to an integer, scaling by a power of two), each rounded once
+by the standard, in a fixed order: within about 1 ulp of the true value, and identical everywhere. They run as numba
+loops compiled by :func:`kernel`, which keeps every operation as written (docs/architecture.md, "What depends on the
+CPU").
 """
 
 from __future__ import annotations
 
+import atexit
 import math
+import shutil
+import tempfile
+from pathlib import Path
 
+import numba
 import numpy as np
+from numba.core.caching import UserProvidedCacheLocator
 
 #: ln 2 split so that ``k * LN2_HI`` is exact for |k| < 2**11 (fdlibm's constants).
 LN2_HI = 6.93147180369123816490e-01
@@ -19,36 +27,135 @@ LN2_LO = 1.90821492927058770002e-10
 INV_LN2 = 1.44269504088896338700e+00
 SQRT_HALF = 0.70710678118654752440
 #: 1/n! for n = 13 … 0: e**r by Horner's rule on |r| <= ln(2)/2 (the next term is below 2**-57 relative).
-EXP_TERMS = tuple(1.0 / math.factorial(n) for n in range(13, -1, -1))
+EXP_TERMS = np.array([1.0 / math.factorial(n) for n in range(13, -1, -1)])
 #: 1/(2n+1) for n = 11 … 0: log(m) = 2 s (1 + s²/3 + s⁴/5 + …) with s = (m-1)/(m+1), |s| <= 0.172.
-LOG_TERMS = tuple(1.0 / (2 * n + 1) for n in range(11, -1, -1))
+LOG_TERMS = np.array([1.0 / (2 * n + 1) for n in range(11, -1, -1)])
+#: 2**k for k = -1022 … 1023 (index k + 1022): the normal powers of two, so that scaling by one is a single exact
+#: multiplication wherever the result is normal.
+POWERS_OF_TWO = np.ldexp(1.0, np.arange(-1022, 1024))
+#: The bits of a float64: sign, 11 exponent bits (biased by 1023), 52 fraction bits.
+EXPONENT_SHIFT, EXPONENT_MASK, EXPONENT_BIAS = 52, 0x7FF, 1023
+
+_copied_caches: list[Path] = []  # the folder numba caches in when a kernel's own folder is read-only (at most one)
 
 
-def exp_array(x: np.ndarray) -> np.ndarray:
-    """e**x for a float64 array: x = k ln2 + r, e**r by its Taylor polynomial, scaled by 2**k."""
-    x = np.clip(x, -745.0, 709.0)
-    k = np.rint(x * INV_LN2)
-    r = (x - k * LN2_HI) - k * LN2_LO
+def copy_kernel_cache(module_file: str) -> None:
+    """Where the folder of ``module_file`` (a module with :func:`kernel` functions) is read-only, as in a sealed run,
+    numba would compile its kernels again in every process (seconds each): it caches only in a folder it can write.
+    Then the kernels already compiled beside that module (by the process that started the run) are copied into a
+    folder under the temporary folder, which numba then uses (NUMBA_CACHE_DIR) for every module. A kernel missing
+    there is compiled and cached in that folder. Call it at the top of the module, before its first kernel."""
+    here = Path(module_file).resolve()
+    compiled = here.parent / "__pycache__"
+    if not compiled.is_dir() or (numba.config.CACHE_DIR and not _copied_caches):
+        return  # nothing compiled yet, or the user chose numba's cache folder
+    try:
+        tempfile.TemporaryFile(dir=compiled).close()
+        return  # writable: numba caches beside the module
+    except OSError:
+        pass
+    if not _copied_caches:
+        try:
+            _copied_caches.append(Path(tempfile.mkdtemp(prefix="fashionrq-numba-")))
+        except OSError:
+            return  # no temporary folder either: the kernels are compiled in memory (kernel)
+        atexit.register(shutil.rmtree, _copied_caches[0], ignore_errors=True)
+        numba.config.CACHE_DIR = str(_copied_caches[0])
+    target = _copied_caches[0] / UserProvidedCacheLocator.get_suitable_cache_subpath(str(here))
+    target.mkdir(parents=True, exist_ok=True)
+    for path in compiled.glob(f"{here.stem}.*.nb[ic]"):
+        shutil.copyfile(path, target / path.name)
+
+
+copy_kernel_cache(__file__)
+
+
+def kernel(function):
+    """numba without ``fastmath`` (no reassociation, no fused multiply-adds) and with numpy's error model (no
+    per-division zero check), so that element-wise loops vectorise to the same IEEE operations as the scalar code.
+    Compiled once and cached beside its module, or (NUMBA_CACHE_DIR) elsewhere, or in a sealed run in a copy of the
+    kernels compiled beside it (:func:`copy_kernel_cache`); where no folder is writable, numba has no cache location
+    and the loops are compiled in memory (a few seconds per process)."""
+    try:
+        return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
+    except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+        return numba.njit(nogil=True, error_model="numpy")(function)
+
+
+@kernel
+def _exp_reduced(v: float) -> tuple[float, float]:
+    """``(p, k)`` with ``e**v = p · 2**k``: v = k ln2 + r with |r| <= ln(2)/2, p = e**r by its Taylor polynomial
+    (Horner's rule)."""
+    k = np.rint(v * INV_LN2)
+    r = (v - k * LN2_HI) - k * LN2_LO
     p = r * EXP_TERMS[0] + EXP_TERMS[1]
-    for term in EXP_TERMS[2:]:  # in place: the same operations, each rounded once, without a new array per term
-        np.multiply(p, r, out=p)
-        np.add(p, term, out=p)
-    return np.ldexp(p, k.astype(np.int64))
+    for term in range(2, EXP_TERMS.shape[0]):
+        p = p * r + EXP_TERMS[term]
+    return p, k
 
 
-def log_array(x: np.ndarray) -> np.ndarray:
-    """log(x) for a positive float64 array: x = m 2**e with m in [√½, √2), log m by the atanh series."""
-    m, e = np.frexp(x)
-    low = m < SQRT_HALF
-    m = np.where(low, m * 2.0, m)
-    e = (e - low).astype(np.float64)
+@kernel
+def _exp_into(x: np.ndarray, out: np.ndarray) -> None:
+    """``out = e**x`` elementwise, x clipped to [-745, 709]. Where the result is normal (x >= -708), 2**k scales p
+    by one exact multiplication, in a loop without branches that numba vectorises; the rest (and NaN) are done
+    again one by one with math.ldexp's single rounding."""
+    for i in range(x.shape[0]):
+        p, k = _exp_reduced(min(x[i], 709.0))
+        out[i] = p * POWERS_OF_TWO[int(max(k, -1021.0)) + 1022]
+    for i in range(x.shape[0]):
+        if not x[i] >= -708.0:
+            if x[i] != x[i]:
+                out[i] = x[i]
+            else:
+                p, k = _exp_reduced(max(x[i], -745.0))
+                out[i] = math.ldexp(p, int(k))
+
+
+@kernel
+def _log_reduced(m: float, exponent: int) -> float:
+    """log(m 2**exponent) for m in [0.5, 1): m is doubled below √½, then log m by the atanh series."""
+    if m < SQRT_HALF:
+        m = m * 2.0
+        exponent -= 1
+    e = float(exponent)
     s = (m - 1.0) / (m + 1.0)
     s2 = s * s
     p = s2 * LOG_TERMS[0] + LOG_TERMS[1]
-    for term in LOG_TERMS[2:]:
-        np.multiply(p, s2, out=p)
-        np.add(p, term, out=p)
+    for term in range(2, LOG_TERMS.shape[0]):
+        p = p * s2 + LOG_TERMS[term]
     return e * LN2_HI + (e * LN2_LO + 2.0 * s * p)
+
+
+@kernel
+def _log_into(x: np.ndarray, bits: np.ndarray, out: np.ndarray) -> None:
+    """``out = log(x)`` elementwise for positive x (``bits`` is x viewed as int64), with x = m 2**e and m in [0.5, 1).
+    Where x is normal and below 2**1022, m and e come from x's bits (m by one exact multiplication), in a loop that
+    numba vectorises; the rest are done again one by one with math.frexp (the same m and e)."""
+    top = 2 * EXPONENT_BIAS - 2  # the largest biased exponent whose 2**-e is normal
+    for i in range(x.shape[0]):
+        exponent = min(max((bits[i] >> EXPONENT_SHIFT) & EXPONENT_MASK, 1), top) - (EXPONENT_BIAS - 1)
+        out[i] = _log_reduced(x[i] * POWERS_OF_TWO[1022 - exponent], exponent)
+    for i in range(x.shape[0]):
+        if not 0 < bits[i] >> EXPONENT_SHIFT <= top:  # zero, subnormal, negative, huge, inf or NaN
+            m, exponent = math.frexp(x[i])
+            out[i] = _log_reduced(m, exponent)
+
+
+def exp_array(x: np.ndarray) -> np.ndarray:
+    """e**x for a float64 array (arguments clipped to [-745, 709])."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    out = np.empty_like(x)
+    _exp_into(x.reshape(-1), out.reshape(-1))
+    return out
+
+
+def log_array(x: np.ndarray) -> np.ndarray:
+    """log(x) for a positive float64 array."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    out = np.empty_like(x)
+    flat = x.reshape(-1)
+    _log_into(flat, flat.view(np.int64), out.reshape(-1))
+    return out
 
 
 def power(x: np.ndarray, exponent: float) -> np.ndarray:

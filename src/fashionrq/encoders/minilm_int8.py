@@ -20,23 +20,19 @@ Each text's vector depends on that text alone (padding never enters a sum), so b
 
 from __future__ import annotations
 
-import atexit
 import json
 import math
 import os
-import shutil
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 
-import numba
 import numpy as np
-from numba.core.caching import UserProvidedCacheLocator
 
 from fashionrq.encoders.base import Encoder, file_sha256
 from fashionrq.encoders.sentence import MAX_SEQ_LENGTH
 from fashionrq.exact import grid_bits
+from fashionrq.ieee import copy_kernel_cache, kernel
 from fashionrq.limits import available_cores
 
 #: Bumped whenever the arithmetic below changes (part of the encoder identity, so of every cache key).
@@ -74,45 +70,7 @@ def default_threads() -> int:
     return min(2, available_cores())
 
 
-def _kernel_cache_copy() -> None:
-    """Where this module's folder is read-only, as in a sealed run, numba would compile every kernel again (about
-    3.5 s of CPU per process): it caches only in a folder it can write. Then the kernels already compiled beside
-    this module (by the process that started the run) are copied into a new folder under the temporary folder,
-    which numba then uses (NUMBA_CACHE_DIR). A kernel missing there is compiled and cached in that folder."""
-    here = Path(__file__).resolve()
-    compiled = here.parent / "__pycache__"
-    if numba.config.CACHE_DIR or not compiled.is_dir():
-        return
-    try:
-        tempfile.TemporaryFile(dir=compiled).close()
-        return  # writable: numba caches beside this module
-    except OSError:
-        pass
-    try:
-        folder = Path(tempfile.mkdtemp(prefix="fashionrq-numba-"))
-    except OSError:
-        return  # no temporary folder either: the kernels are compiled in memory (kernel)
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    target = folder / UserProvidedCacheLocator.get_suitable_cache_subpath(str(here))
-    target.mkdir()
-    for path in compiled.glob(f"{here.stem}.*.nb[ic]"):
-        shutil.copyfile(path, target / path.name)
-    numba.config.CACHE_DIR = str(folder)
-
-
-_kernel_cache_copy()
-
-
-def kernel(function):
-    """numba without ``fastmath`` (no reassociation, no fused multiply-adds) and with numpy's error model (no
-    per-division zero check), so that element-wise loops vectorise to the same IEEE operations as the scalar code.
-    Compiled once and cached beside this module, or (NUMBA_CACHE_DIR) elsewhere, or in a sealed run in a copy of
-    the kernels compiled beside this module (:func:`_kernel_cache_copy`); where no folder is writable, numba has no
-    cache location and the loops are compiled in memory (a few seconds per process)."""
-    try:
-        return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
-    except RuntimeError:  # numba: "cannot cache function ...: no locator available"
-        return numba.njit(nogil=True, error_model="numpy")(function)
+copy_kernel_cache(__file__)
 
 
 # ---- scalar kernels: polynomials of single IEEE operations ------------------------------------------------------

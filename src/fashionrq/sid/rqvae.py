@@ -135,14 +135,16 @@ class RQVAE(Tokenizer):
         labels = {name: torch.from_numpy(codes[rows]) for name, codes in encoded.items()}
         self.dim_ = X.shape[1]
         X = X[rows]
-        previous = torch.are_deterministic_algorithms_enabled()
-        torch.use_deterministic_algorithms(True, warn_only=True)
+        # torch's deterministic-algorithms switch, set in ATen directly: torch.use_deterministic_algorithms also
+        # imports torch._inductor to set its flag there, 1-4 s per process (the pinned SID child is one per fit)
+        previous = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+        torch._C._set_deterministic_algorithms(True, warn_only=True)
         try:
             with torch_threads(self.num_threads), torch.random.fork_rng(devices=[]):
                 torch.manual_seed(self.seed)
                 self._train(torch.from_numpy(X.astype(np.float64)), tied, labels)
         finally:
-            torch.use_deterministic_algorithms(previous)
+            torch._C._set_deterministic_algorithms(previous[0], warn_only=previous[1])
         self.fitted_ = True
         return self
 
