@@ -29,7 +29,7 @@ from fashionrq.exact import row_norms
 from fashionrq.pinned import numpy_dispatch_targets, pinned_environment, run_pinned
 from fashionrq.sid import attributes_from_items, portable
 from fashionrq.sid.base import check_embeddings
-from fashionrq.ieee import cbrt, exp_array, log_array, power
+from fashionrq.ieee import cbrt, exp_array, log2_array, log_array, power
 
 from conftest import MYNTRA_SMALL, SMALL_BUILD
 
@@ -142,6 +142,49 @@ def test_the_portable_exp_log_power_and_cbrt_are_within_two_ulp_of_libm():
     z = np.linspace(-8.0, 8.0, 4001)
     assert np.max(np.abs(cbrt(z) - np.cbrt(z)) / np.maximum(np.abs(np.cbrt(z)), 1e-300)) < 4.5e-16 and cbrt(np.array([-27.0]))[0] == -3.0
     assert log_array(np.array([1.0]))[0] == 0.0
+
+
+def test_the_portable_log2_is_exact_at_powers_of_two_and_within_one_ulp_of_libm_on_ranks():
+    ranks = np.arange(1, 300_001, dtype=np.float64)
+    reference = np.array([math.log2(r) for r in ranks])
+    assert np.max(np.abs(log2_array(ranks) - reference) / np.spacing(np.maximum(reference, 1.0))) <= 1.0
+    powers = np.ldexp(1.0, np.arange(-1074, 1024))
+    assert np.array_equal(log2_array(powers), np.arange(-1074, 1024, dtype=np.float64))
+    with np.errstate(all="ignore"):
+        special = np.array([0.0, -1.0, np.nan, np.inf])
+        assert np.array_equal(log2_array(special), np.log2(special), equal_nan=True)
+        assert np.array_equal(log_array(special), np.log(special), equal_nan=True)
+
+
+METRICS_SCRIPT = """
+import hashlib, json, numpy as np
+from fashionrq.metrics import Qrels, Run, evaluate
+from fashionrq.metrics.trec_eval import trec_eval
+rng = np.random.default_rng(3)
+qrels, run = {}, {}
+for q, rank in enumerate((1619, 3240, 6482, 7955)):  # one relevant item at a rank whose log2(rank + 2) differs
+    qrels[f"one{q}"] = {f"d{rank}": 2, "d0": 0}
+    run[f"one{q}"] = {f"d{d}": float(8000 - d) for d in range(8000)}
+for q in range(4):  # deep rankings and thousands of graded items
+    qrels[f"q{q}"] = {f"d{d}": int(g) for d, g in enumerate(rng.integers(0, 4, 4000))}
+    run[f"q{q}"] = {f"d{d}": float(s) for d, s in enumerate(rng.permutation(4000))}
+values = evaluate(Qrels(qrels), Run(run), ["ndcg@8000", "ndcg_cut.8000"], per_query=True)
+trec = trec_eval(Qrels(qrels), Run(run), ["ndcg", "G", "binG", "gm_map"])
+values["trec_eval"] = {name: trec.per_query[name].tolist() for name in sorted(trec.per_query)} | trec.summary()
+print(hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest())
+"""
+
+
+def test_deep_ranking_metrics_are_the_same_under_numpys_lowest_caps():
+    """nDCG's discounts 1/log2(rank + 2): numpy's AVX-512 log2 (SVML) and its baseline log2 differ by an ulp at
+    ranks such as 1,619 and 3,240, so a run scored on an AVX2 machine and on an AVX-512 one differed in its last
+    bits. The metrics take log2 from fashionrq.ieee."""
+    hashes = []
+    for env in ({}, _supported_caps()):
+        done = subprocess.run([sys.executable, "-c", METRICS_SCRIPT], capture_output=True, text=True, env={**os.environ, **env}, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        hashes.append(done.stdout.strip())
+    assert hashes[0] == hashes[1]
 
 
 def test_the_portable_adam_follows_torchs_adam():

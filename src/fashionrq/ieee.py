@@ -1,5 +1,5 @@
 """Float64 arithmetic that gives the same bits on every x86-64 CPU: the numba decorator for fashionrq's loops, and
-elementwise ``exp``, ``log``, ``power`` and ``cbrt``.
+elementwise ``exp``, ``log``, ``log2``, ``power`` and ``cbrt``.
 
 numpy's ``exp``, ``log``, ``power`` and ``cbrt`` run loops dispatched by instruction set (AVX2, AVX-512), torch's call
 MKL's vector math, and libm picks its own variants: their last bits depend on the CPU. These are built from basic
@@ -112,33 +112,50 @@ def _exp_into(x: np.ndarray, out: np.ndarray) -> None:
 
 
 @kernel
-def _log_reduced(m: float, exponent: int) -> float:
-    """log(m 2**exponent) for m in [0.5, 1): m is doubled below √½, then log m by the atanh series."""
+def _log_parts(m: float, exponent: int) -> tuple[float, float]:
+    """``(e, t)`` with ``log(m 2**exponent) = e ln2 + t``, for m in [0.5, 1): m is doubled below √½ (e one less),
+    then t = log m by the atanh series, 2 s (1 + s²/3 + …) with s = (m-1)/(m+1)."""
     if m < SQRT_HALF:
         m = m * 2.0
         exponent -= 1
-    e = float(exponent)
     s = (m - 1.0) / (m + 1.0)
     s2 = s * s
     p = s2 * LOG_TERMS[0] + LOG_TERMS[1]
     for term in range(2, LOG_TERMS.shape[0]):
         p = p * s2 + LOG_TERMS[term]
-    return e * LN2_HI + (e * LN2_LO + 2.0 * s * p)
+    return float(exponent), 2.0 * s * p
 
 
 @kernel
-def _log_into(x: np.ndarray, bits: np.ndarray, out: np.ndarray) -> None:
-    """``out = log(x)`` elementwise for positive x (``bits`` is x viewed as int64), with x = m 2**e and m in [0.5, 1).
-    Where x is normal and below 2**1022, m and e come from x's bits (m by one exact multiplication), in a loop that
-    numba vectorises; the rest are done again one by one with math.frexp (the same m and e)."""
+def _log_of_parts(e: float, t: float, binary: bool) -> float:
+    """log (``binary``: log2) of ``e ln2 + t``; log2 keeps e exact, so a power of two gets its exponent."""
+    return e + t * INV_LN2 if binary else e * LN2_HI + (e * LN2_LO + t)
+
+
+@kernel
+def _log_into(x: np.ndarray, bits: np.ndarray, out: np.ndarray, binary: bool) -> None:
+    """``out = log(x)`` (``binary``: log2) elementwise (``bits`` is x viewed as int64), with x = m 2**e and m in
+    [0.5, 1). Where x is normal and below 2**1022, m and e come from x's bits (m by one exact multiplication), in a
+    loop that numba vectorises; the rest are done again one by one: zero gives -inf, a negative x or NaN gives NaN,
+    inf gives inf, and a subnormal x takes m and e from math.frexp."""
     top = 2 * EXPONENT_BIAS - 2  # the largest biased exponent whose 2**-e is normal
     for i in range(x.shape[0]):
         exponent = min(max((bits[i] >> EXPONENT_SHIFT) & EXPONENT_MASK, 1), top) - (EXPONENT_BIAS - 1)
-        out[i] = _log_reduced(x[i] * POWERS_OF_TWO[1022 - exponent], exponent)
+        e, t = _log_parts(x[i] * POWERS_OF_TWO[1022 - exponent], exponent)
+        out[i] = _log_of_parts(e, t, binary)
     for i in range(x.shape[0]):
         if not 0 < bits[i] >> EXPONENT_SHIFT <= top:  # zero, subnormal, negative, huge, inf or NaN
-            m, exponent = math.frexp(x[i])
-            out[i] = _log_reduced(m, exponent)
+            v = x[i]
+            if v == 0.0:
+                out[i] = -np.inf
+            elif not v > 0.0:
+                out[i] = np.nan
+            elif v == np.inf:
+                out[i] = np.inf
+            else:
+                m, exponent = math.frexp(v)
+                e, t = _log_parts(m, exponent)
+                out[i] = _log_of_parts(e, t, binary)
 
 
 def exp_array(x: np.ndarray) -> np.ndarray:
@@ -150,11 +167,20 @@ def exp_array(x: np.ndarray) -> np.ndarray:
 
 
 def log_array(x: np.ndarray) -> np.ndarray:
-    """log(x) for a positive float64 array."""
+    """log(x) for a float64 array (as numpy: -inf at 0, NaN below)."""
+    return _log(x, binary=False)
+
+
+def log2_array(x: np.ndarray) -> np.ndarray:
+    """log2(x) for a float64 array (exact at powers of two; as numpy: -inf at 0, NaN below)."""
+    return _log(x, binary=True)
+
+
+def _log(x: np.ndarray, binary: bool) -> np.ndarray:
     x = np.ascontiguousarray(x, dtype=np.float64)
     out = np.empty_like(x)
     flat = x.reshape(-1)
-    _log_into(flat, flat.view(np.int64), out.reshape(-1))
+    _log_into(flat, flat.view(np.int64), out.reshape(-1), binary)
     return out
 
 

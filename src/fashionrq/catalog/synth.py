@@ -33,6 +33,7 @@ from fashionrq.catalog.ingest import ITEMS_FILE, bundled_items, write_items
 from fashionrq.catalog.schema import ITEMS_SCHEMA, SYNTHETIC_KEY
 from fashionrq.catalog.tiers import currency_of, with_price_tiers
 from fashionrq.errors import InputError
+from fashionrq.ieee import exp_array
 from fashionrq.io import atomic_directory, atomic_write_json, atomic_write_text, write_vectors_parquet
 
 EMBEDDINGS_FILE = "embeddings.parquet"
@@ -119,7 +120,7 @@ def _assemble(base, core, brand_row, colour_row, attr_row, rng, seed) -> pa.Tabl
         pc.if_else(has_colour, pc.fill_null(colour, ""), ""), take_np(suffix, core), "")
     generic = pc.binary_join_element_wise(*(pc.fill_null(c, "") for c in (brand, take("gender", core), colour, take("article_type", core))), " ")
     name = pc.utf8_trim_whitespace(pc.if_else(pc.equal(take_np(middle, core), 1), name, generic))
-    factor = np.exp(rng.normal(0.0, 0.15, len(core)))
+    factor = exp_array(rng.normal(0.0, 0.15, len(core)))
     price = pc.round(pc.multiply(take("price", brand_row), pa.array(factor)), 0)
     columns = {
         "item_id": pa.array(np.char.add("syn", np.arange(len(core)).astype(str)).astype(object), pa.string()),

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fashionrq.errors import InputError
+from fashionrq.ieee import log2_array
 from fashionrq.metrics.trec import Qrels, Run, group_positions, judged_values
 from fashionrq.metrics.trec_gains import parse_gain_pairs
 
@@ -131,11 +132,11 @@ class _Ranked:
         relevant = self.grade >= level
         num_rel = np.bincount(self.judged_query[self.judged_grade >= level], minlength=n)
         if metric.kind in _GRADED:
-            gain = _gain(self.grade[top], metric.kind, gains) / np.log2(self.rank[top] + 2.0)
+            gain = _gain(self.grade[top], metric.kind, gains) / log2_array(self.rank[top] + 2.0)
             judged_gain = _gain(self.judged_grade, metric.kind, gains)
             best_first = np.lexsort((-judged_gain, self.judged_query))  # the ideal ranking: gains descending
             ideal_top = self.judged_rank < k
-            ideal = judged_gain[best_first][ideal_top] / np.log2(self.judged_rank[ideal_top] + 2.0)
+            ideal = judged_gain[best_first][ideal_top] / log2_array(self.judged_rank[ideal_top] + 2.0)
             dcg = np.bincount(self.query[top], weights=gain, minlength=n)
             idcg = np.bincount(self.judged_query[ideal_top], weights=ideal, minlength=n)
             return _ratio(dcg, idcg)

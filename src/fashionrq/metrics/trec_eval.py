@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fashionrq.errors import InputError
+from fashionrq.ieee import log_array
 from fashionrq.metrics import trec_gains as tg
 from fashionrq.metrics import trec_measures as tm
 from fashionrq.metrics.trec import Qrels, Run
@@ -134,7 +135,7 @@ def _compute(spec: MeasureSpec, rr: tm.ResRels, num_docs: int) -> dict[str, np.n
         return {name: _SINGLE[name](rr)}
     if name in ("gm_map", "gm_bpref"):
         base = tm.average_precision(rr) if name == "gm_map" else tm.bpref(rr)
-        return {name: np.log(np.maximum(base, tm.MIN_GEO_MEAN))}
+        return {name: log_array(np.maximum(base, tm.MIN_GEO_MEAN))}
     if name in _CUT:
         return {_label(spec, p): _CUT[name](rr, p) for p in params}
     if name == "iprec_at_recall":

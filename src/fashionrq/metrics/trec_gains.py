@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from fashionrq.errors import InputError
+from fashionrq.ieee import log2_array
 from fashionrq.metrics.trec import distinct_ints, group_positions
 from fashionrq.metrics.trec_measures import ResRels, _grouped_cumsum, _ratio
 
@@ -105,14 +106,14 @@ class _Gains:
     def __init__(self, rr: ResRels, pairs: GainPairs) -> None:
         self.rr = rr
         self.gain = result_gains(rr, pairs)
-        self.discount = 1.0 / np.log2(rr.rank + 2.0)
+        self.discount = 1.0 / log2_array(rr.rank + 2.0)
         self.dcg_through = _grouped_cumsum(self.gain * self.discount, rr.start, rr.query)
         self.dcg = rr.total(self.gain * self.discount)
         self.ideal_query, self.ideal_gain = ideal_gains(rr, pairs)
         self.n_ideal = np.bincount(self.ideal_query, minlength=rr.n)
         self.ideal_start = np.r_[0, np.cumsum(self.n_ideal)[:-1]].astype(np.int64)
         self.ideal_rank = np.arange(len(self.ideal_query)) - self.ideal_start[self.ideal_query]
-        ideal = self.ideal_gain / np.log2(self.ideal_rank + 2.0)
+        ideal = self.ideal_gain / log2_array(self.ideal_rank + 2.0)
         self.idcg_through = _grouped_cumsum(ideal, self.ideal_start, self.ideal_query)
         self.idcg = np.bincount(self.ideal_query, weights=ideal, minlength=rr.n)
 
@@ -185,7 +186,7 @@ def g_measure(rr: ResRels, pairs: GainPairs = ()) -> np.ndarray:
     sum_results = _grouped_cumsum(g.gain, rr.start, query)
     nonzero = g.gain != 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        term = np.where(nonzero, g.gain / np.log2(2.0 + cost - sum_results), 0.0)
+        term = np.where(nonzero, g.gain / log2_array(2.0 + cost - sum_results), 0.0)
     ideal_total = np.bincount(g.ideal_query, weights=g.ideal_gain, minlength=rr.n)
     return np.where(ideal_total > 0, _ratio(rr.total(term), ideal_total), 0.0)
 
@@ -194,10 +195,10 @@ def ndcg_cut(rr: ResRels, k: int) -> np.ndarray:
     """m_ndcg_cut.c: DCG@k over ideal DCG@k, gains = grades (> 0), the ideal from the judged grade counts."""
     gain = np.where(rr.rel > 0, rr.rel, 0).astype(np.float64)
     top = rr.rank < k
-    dcg = rr.total(gain / np.log2(rr.rank + 2.0), top)
+    dcg = rr.total(gain / log2_array(rr.rank + 2.0), top)
     iq, igain = ideal_gains(rr, ())
     irank = group_positions(iq)
     keep = irank < k
-    idcg = np.bincount(iq[keep], weights=igain[keep] / np.log2(irank[keep] + 2.0), minlength=rr.n)
+    idcg = np.bincount(iq[keep], weights=igain[keep] / log2_array(irank[keep] + 2.0), minlength=rr.n)
     return _ratio(dcg, idcg)
 

@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from fashionrq.ieee import log2_array
 from fashionrq.metrics.trec import Qrels, Run, _recode, arrow_int64, distinct_ints, group_positions, judged_values
 
 NONPOOL, UNJUDGED = -1, -2
@@ -200,7 +201,7 @@ def infap(rr: ResRels) -> np.ndarray:
 
 def bin_g(rr: ResRels) -> np.ndarray:
     """m_binG.c: mean over relevant documents of 1 / log2(2 + nonrelevant retrieved above)."""
-    term = 1.0 / np.log2(3.0 + rr.rank - rr.hits_so_far)
+    term = 1.0 / log2_array(3.0 + rr.rank - rr.hits_so_far)
     return _ratio(rr.total(term, rr.is_rel), rr.num_rel)
 
 
