@@ -86,11 +86,25 @@ def test_resample_counts_are_one_draw_per_resample_and_sum_to_the_cluster_count(
     assert (counts.sum(axis=1) == 9).all()
 
 
-def test_weighted_in_blocks_equals_one_matrix_product(monkeypatch):
+def test_weighted_adds_the_clusters_in_order_whatever_the_shape_of_the_statistics():
+    """Bit for bit the sum taken cluster by cluster (BLAS's order is its kernel's, which depends on the CPU), for
+    one statistic per cluster, a table of them, and confusion matrices."""
     counts = bs.resample_counts(13, 50, 1)
-    stats = np.random.default_rng(0).normal(size=(13, 3))
-    monkeypatch.setattr(bs, "_CHUNK_CELLS", 20)  # force many row blocks
-    assert np.allclose(bs.weighted(counts, stats), counts.astype(float) @ stats, rtol=0, atol=1e-12)
+    rng = np.random.default_rng(0)
+    for stats in (rng.normal(size=13), rng.normal(size=(13, 3)), rng.normal(size=(13, 2, 2))):
+        got = bs.weighted(counts, stats)
+        assert got.shape == (50,) + stats.shape[1:]
+        flat = stats.reshape(13, -1)
+        expected = np.zeros((50, flat.shape[1]))
+        for r in range(50):
+            for m in range(flat.shape[1]):
+                total = 0.0
+                for c in range(13):
+                    if counts[r, c]:
+                        total += float(counts[r, c]) * flat[c, m]
+                expected[r, m] = total
+        assert np.array_equal(got.reshape(50, -1), expected)
+        assert np.allclose(got.reshape(50, -1), counts.astype(float) @ flat, rtol=0, atol=1e-12)
 
 
 def test_several_metrics_at_once_equal_one_at_a_time():

@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import t as student_t
 
-_CHUNK_CELLS = 8_000_000
+from fashionrq.ieee import kernel
 
 
 def draw_dtype(n_clusters: int) -> type:
@@ -64,13 +64,27 @@ def _draw_counts(n_clusters: int, resamples: int, seed: int) -> np.ndarray:
 
 
 def weighted(counts: np.ndarray, stats: np.ndarray) -> np.ndarray:
-    """``counts @ stats`` in float64, computed in row blocks so the count matrix is never copied whole."""
-    stats = np.asarray(stats, dtype=np.float64)
-    out = np.empty((counts.shape[0],) + stats.shape[1:])
-    block = max(1, _CHUNK_CELLS // max(counts.shape[1], 1))
-    for start in range(0, counts.shape[0], block):
-        out[start:start + block] = counts[start:start + block].astype(np.float64) @ stats
-    return out
+    """``counts @ stats`` in float64, each resample's clusters added in cluster order (:func:`_weighted_into`): the
+    same bits on every CPU, where BLAS's order of the sum is its kernel's (OpenBLAS's Sandy Bridge kernel gave
+    other last bits than its Haswell, SkylakeX and Zen ones)."""
+    stats = np.ascontiguousarray(stats, dtype=np.float64)
+    out = np.empty((counts.shape[0], math.prod(stats.shape[1:])))
+    _weighted_into(counts, stats.reshape(len(stats), -1), out)
+    return out.reshape((counts.shape[0],) + stats.shape[1:])
+
+
+@kernel
+def _weighted_into(counts: np.ndarray, stats: np.ndarray, out: np.ndarray) -> None:
+    """``out[r] = sum over c of counts[r, c] * stats[c]``, c in order; a cluster not drawn (count 0) adds nothing.
+    Each output column keeps its own running sum, so numba vectorises across the columns, never within a sum."""
+    for r in range(counts.shape[0]):
+        row = out[r]
+        row[:] = 0.0
+        for c in range(counts.shape[1]):
+            drawn = counts[r, c]
+            if drawn != 0:
+                for m in range(stats.shape[1]):
+                    row[m] += drawn * stats[c, m]
 
 
 def cluster_sums(values: np.ndarray, cluster_index: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
