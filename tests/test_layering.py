@@ -37,7 +37,7 @@ LAYERS = (
 )
 #: Imports of fashionrq's own modules inside functions, outside ``cli/`` (where they keep ``--help`` fast); each
 #: defers a heavy dependency (torch, numba, pandas, the ``serve`` extra) and says so.
-KNOWN_DEFERRED = 19
+KNOWN_DEFERRED = 20
 #: The comment a deferred own-module import carries, on its line or the line above: ``# deferred: torch (why)``.
 DEFERRED_NOTE = "# deferred:"
 

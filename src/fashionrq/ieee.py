@@ -158,6 +158,29 @@ def _log_into(x: np.ndarray, bits: np.ndarray, out: np.ndarray, binary: bool) ->
                 out[i] = _log_of_parts(e, t, binary)
 
 
+@kernel
+def exp_scalar(v: float) -> float:
+    """e**v for one float inside other kernels (the value :func:`exp_array` gives)."""
+    if v != v:
+        return v
+    p, k = _exp_reduced(min(max(v, -745.0), 709.0))
+    return p * POWERS_OF_TWO[int(k) + 1022] if k >= -1021.0 else math.ldexp(p, int(k))
+
+
+@kernel
+def log_scalar(v: float) -> float:
+    """log(v) for one positive float inside other kernels (the value :func:`log_array` gives)."""
+    if v == 0.0:
+        return -np.inf
+    if not v > 0.0:
+        return np.nan
+    if v == np.inf:
+        return v
+    m, exponent = math.frexp(v)
+    e, t = _log_parts(m, exponent)
+    return _log_of_parts(e, t, False)
+
+
 def exp_array(x: np.ndarray) -> np.ndarray:
     """e**x for a float64 array (arguments clipped to [-745, 709])."""
     x = np.ascontiguousarray(x, dtype=np.float64)

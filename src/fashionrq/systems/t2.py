@@ -56,16 +56,13 @@ def set_closeness(system, texts: list[str], rows: np.ndarray) -> np.ndarray:
 
 
 class GradeCalibrator:
-    """Features -> grade 0-3 by a class-balanced multinomial logistic regression (scikit-learn)."""
+    """Features -> grade 0-3 by a class-balanced multinomial logistic regression
+    (:class:`~fashionrq.systems.logistic.MultinomialLogistic`: the same grades on every CPU)."""
 
     def __init__(self, C: float = 1.0) -> None:
         self.C = C
 
     def fit(self, features: np.ndarray, labels: np.ndarray) -> GradeCalibrator:
-        from sklearn.linear_model import LogisticRegression
-        from sklearn.pipeline import make_pipeline
-        from sklearn.preprocessing import StandardScaler
-
         labels = np.asarray(labels, dtype=np.int64)
         if len(labels) == 0:
             raise InputError("t2_dev_labels.jsonl has no labelled dev pair; T2 calibration needs at least one.")
@@ -73,9 +70,10 @@ class GradeCalibrator:
         if len(self.classes_) == 1:
             self.model = None
         else:
-            self.model = make_pipeline(
-                StandardScaler(), LogisticRegression(C=self.C, class_weight="balanced", max_iter=1000)
-            ).fit(features, labels)
+            # deferred: numba (the compiled regression), which the sealed child's start-up and naming a system do without
+            from fashionrq.systems.logistic import MultinomialLogistic
+
+            self.model = MultinomialLogistic(C=self.C).fit(features, labels)
         return self
 
     def predict(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -85,8 +83,11 @@ class GradeCalibrator:
             return np.full(len(features), grade, dtype=np.int64), np.full(len(features), float(grade))
         proba = self.model.predict_proba(features)
         classes = self.model.classes_
-        return classes[np.argmax(proba, axis=1)].astype(np.int64), proba @ classes.astype(np.float64)
+        expected = np.zeros(len(proba))
+        for column, grade in enumerate(classes):  # in class order (a matrix product's order is its BLAS kernel's)
+            expected += proba[:, column] * float(grade)
+        return classes[np.argmax(proba, axis=1)].astype(np.int64), expected
 
     def config(self) -> dict:
-        return {"model": "multinomial logistic regression, class-balanced, standardised features", "C": self.C,
+        return {"model": "multinomial logistic regression, class-balanced, standardised features, Newton's method", "C": self.C,
                 "fitted_on": "t2_dev_labels.jsonl"}
