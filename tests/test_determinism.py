@@ -29,7 +29,7 @@ from fashionrq.exact import row_norms
 from fashionrq.pinned import numpy_dispatch_targets, pinned_environment, run_pinned
 from fashionrq.sid import attributes_from_items, portable
 from fashionrq.sid.base import check_embeddings
-from fashionrq.ieee import cbrt, exp_array, log2_array, log_array, power
+from fashionrq.ieee import cbrt, cos_array, exp_array, log2_array, log_array, power, vector_norm
 
 from conftest import MYNTRA_SMALL, SMALL_BUILD
 
@@ -130,7 +130,7 @@ def test_the_encoders_vectors_are_the_same_on_an_emulated_haswell(fixture_texts,
 
 # ---- the SID stages --------------------------------------------------------------------------------------------------
 
-def test_the_portable_exp_log_power_and_cbrt_are_within_two_ulp_of_libm():
+def test_the_portable_exp_log_power_cbrt_and_cos_are_within_two_ulp_of_libm():
     x = np.concatenate([np.linspace(-745, 709, 200001), np.linspace(-1, 1, 20001)])
     assert np.max(np.abs(exp_array(x) / np.exp(x) - 1)[np.exp(x) > 1e-300]) < 4.5e-16
     assert exp_array(np.array([0.0]))[0] == 1.0 and exp_array(np.array([-800.0]))[0] <= 5e-324
@@ -142,6 +142,10 @@ def test_the_portable_exp_log_power_and_cbrt_are_within_two_ulp_of_libm():
     z = np.linspace(-8.0, 8.0, 4001)
     assert np.max(np.abs(cbrt(z) - np.cbrt(z)) / np.maximum(np.abs(np.cbrt(z)), 1e-300)) < 4.5e-16 and cbrt(np.array([-27.0]))[0] == -3.0
     assert log_array(np.array([1.0]))[0] == 0.0
+    angles = np.linspace(-4 * np.pi, 4 * np.pi, 100001)
+    assert np.max(np.abs(cos_array(angles) - np.cos(angles))) < 2.3e-16 and cos_array(np.array([0.0]))[0] == 1.0
+    assert vector_norm(np.array([3.0, 4.0])) == 5.0
+    assert vector_norm(np.arange(1000.0)) == math.sqrt(math.fsum(float(v) ** 2 for v in range(1000)))
 
 
 def test_the_portable_log2_is_exact_at_powers_of_two_and_within_one_ulp_of_libm_on_ranks():

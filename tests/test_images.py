@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import MYNTRA_SMALL, main_code
+from test_determinism import _supported_caps
 
 from fashionrq.errors import InputError
 from fashionrq.images import ColourVocabulary, colour_family, extract_image
@@ -53,6 +57,45 @@ def test_extraction_is_deterministic_and_independent_of_workers(photographed, de
     row = photographed.to_pylist()[0]
     one = extract_image(row["image_path"], row["item_id"], catalog_vocabulary(photographed))
     assert one.to_dict() == derived.get(row["item_id"]).to_dict()
+
+
+RAW_FEATURES_SCRIPT = """
+import hashlib, sys
+from pathlib import Path
+import numpy as np
+from fashionrq.colour import COLOURS, srgb_to_lab
+from fashionrq.images import ColourVocabulary, extract_image
+from fashionrq.images.colours import pixel_weights, skin_tone
+from fashionrq.images.load import load_rgb
+from fashionrq.images.pattern import _colour_entropy, _orientation_histogram, _periodicity, garment_region
+from fashionrq.images.segment import foreground_mask
+vocabulary = ColourVocabulary(COLOURS, {"black": 90, "blue": 40, "charcoal": 3})
+digest = hashlib.sha256(vocabulary.log_prior.tobytes() + vocabulary.distances(vocabulary.lab[::3] + 1.5).tobytes())
+for path in sorted(Path(sys.argv[1]).glob("*.jpg")):
+    rgb = load_rgb(path, max_side=200)
+    lab = srgb_to_lab(rgb)
+    mask = foreground_mask(lab)
+    region = garment_region(mask, skin_tone(rgb))
+    density, hist = _orientation_histogram(lab[..., 0], region)
+    raw = [pixel_weights(rgb, mask), hist, np.array([density, _periodicity(lab[..., 0], region), _colour_entropy(lab, region)]),
+           extract_image(path, path.stem, vocabulary).descriptor]
+    digest.update(b"".join(np.ascontiguousarray(a).tobytes() for a in raw))
+print(digest.hexdigest())
+"""
+
+
+def test_photo_features_are_the_same_bits_under_every_libraries_lowest_caps():
+    """The unrounded features (the pixel weights' exp, the names' log prior, the orientation histogram, the
+    periodicity's window and spectrum, the colour entropy's log2, the descriptor's norms) of the fixture photos,
+    natively and under the caps of tests/test_determinism.py: numpy's exp, log2, arctan2 and hypot and BLAS's
+    norm gave other last bits under the caps, so they come from fashionrq.ieee and IEEE operations."""
+    hashes = []
+    for env in ({}, _supported_caps()):
+        done = subprocess.run([sys.executable, "-c", RAW_FEATURES_SCRIPT, str(MYNTRA_SMALL / "images")], capture_output=True,
+                              text=True, env={**os.environ, **env}, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        hashes.append(done.stdout.strip())
+    assert hashes[0] == hashes[1] and len(hashes[0]) == 64
 
 
 def test_a_second_extraction_reads_the_cache(photographed, tmp_path, monkeypatch):

@@ -1,5 +1,5 @@
 """Float64 arithmetic that gives the same bits on every x86-64 CPU: the numba decorator for fashionrq's loops, and
-elementwise ``exp``, ``log``, ``log2``, ``power`` and ``cbrt``.
+elementwise ``exp``, ``log``, ``log2``, ``cos``, ``power`` and ``cbrt``, and a vector's length.
 
 numpy's ``exp``, ``log``, ``power`` and ``cbrt`` run loops dispatched by instruction set (AVX2, AVX-512), torch's call
 MKL's vector math, and libm picks its own variants: their last bits depend on the CPU. These are built from basic
@@ -30,6 +30,13 @@ SQRT_HALF = 0.70710678118654752440
 EXP_TERMS = np.array([1.0 / math.factorial(n) for n in range(13, -1, -1)])
 #: 1/(2n+1) for n = 11 … 0: log(m) = 2 s (1 + s²/3 + s⁴/5 + …) with s = (m-1)/(m+1), |s| <= 0.172.
 LOG_TERMS = np.array([1.0 / (2 * n + 1) for n in range(11, -1, -1)])
+#: pi/2 split so that ``k * PIO2_HI`` is exact for |k| < 2**20 (fdlibm's pio2_1 and pio2_1t), and 2/pi.
+PIO2_HI = 1.57079632673412561417e+00
+PIO2_LO = 6.07710050650619224932e-11
+TWO_BY_PI = 6.36619772367581382433e-01
+#: (-1)**n / (2n)! and (-1)**n / (2n+1)! for n = 10 … 0: cos r and sin r / r by Horner's rule in r² on |r| <= pi/4.
+COS_TERMS = np.array([(-1.0) ** n / math.factorial(2 * n) for n in range(10, -1, -1)])
+SIN_TERMS = np.array([(-1.0) ** n / math.factorial(2 * n + 1) for n in range(10, -1, -1)])
 #: 2**k for k = -1022 … 1023 (index k + 1022): the normal powers of two, so that scaling by one is a single exact
 #: multiplication wherever the result is normal.
 POWERS_OF_TWO = np.ldexp(1.0, np.arange(-1022, 1024))
@@ -181,6 +188,24 @@ def log_scalar(v: float) -> float:
     return _log_of_parts(e, t, False)
 
 
+@kernel
+def _cos_into(x: np.ndarray, out: np.ndarray) -> None:
+    """``out = cos(x)`` elementwise for |x| < 2**20 · pi/2: x = k pi/2 + r with |r| <= pi/4, then ±cos r or ±sin r
+    (by k mod 4) from their Taylor polynomials."""
+    for i in range(x.shape[0]):
+        k = np.rint(x[i] * TWO_BY_PI)
+        r = (x[i] - k * PIO2_HI) - k * PIO2_LO
+        r2 = r * r
+        c = r2 * COS_TERMS[0] + COS_TERMS[1]
+        s = r2 * SIN_TERMS[0] + SIN_TERMS[1]
+        for term in range(2, COS_TERMS.shape[0]):
+            c = c * r2 + COS_TERMS[term]
+            s = s * r2 + SIN_TERMS[term]
+        s = s * r
+        quadrant = int(k) & 3
+        out[i] = c if quadrant == 0 else (-s if quadrant == 1 else (-c if quadrant == 2 else s))
+
+
 def exp_array(x: np.ndarray) -> np.ndarray:
     """e**x for a float64 array (arguments clipped to [-745, 709])."""
     x = np.ascontiguousarray(x, dtype=np.float64)
@@ -205,6 +230,20 @@ def _log(x: np.ndarray, binary: bool) -> np.ndarray:
     flat = x.reshape(-1)
     _log_into(flat, flat.view(np.int64), out.reshape(-1), binary)
     return out
+
+
+def cos_array(x: np.ndarray) -> np.ndarray:
+    """cos(x) for a float64 array with |x| < 2**20 · pi/2 (enough for angles and windows)."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    out = np.empty_like(x)
+    _cos_into(x.reshape(-1), out.reshape(-1))
+    return out
+
+
+def vector_norm(vector: np.ndarray) -> float:
+    """The Euclidean length of a vector: the squares summed exactly rounded (math.fsum), in any order the same."""
+    values = np.asarray(vector, dtype=np.float64).ravel()
+    return math.sqrt(math.fsum((values * values).tolist()))
 
 
 def power(x: np.ndarray, exponent: float) -> np.ndarray:

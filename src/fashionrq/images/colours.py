@@ -10,7 +10,8 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from fashionrq.colour import srgb_to_lab
+from fashionrq.colour import lab_distance, srgb_to_lab
+from fashionrq.ieee import exp_array, log_array
 from fashionrq.vocab import colour_rgb, normalise_colour
 
 #: Clusters per image and Lloyd iterations.
@@ -73,18 +74,18 @@ class ColourVocabulary:
         counts = {normalise_colour(k): v for k, v in (counts or {}).items()}
         self.counts = {n: int(counts.get(n, 0)) for n in self.names} if counts else {}
         frequency = np.array([self.counts.get(n, 0) + 1 for n in self.names], dtype=np.float64)
-        self.log_prior = np.log(frequency / frequency.sum()) if self.counts else np.zeros(len(self.names))
+        self.log_prior = log_array(frequency / frequency.sum()) if self.counts else np.zeros(len(self.names))
         self.lab = srgb_to_lab(np.array([colour_rgb(n) for n in self.names], dtype=np.float64)).reshape(-1, 3)
-        self.achromatic = np.hypot(self.lab[:, 1], self.lab[:, 2]) < GREY_NAME_CHROMA
+        self.achromatic = chroma(self.lab) < GREY_NAME_CHROMA
 
     def distances(self, lab: np.ndarray) -> np.ndarray:
         """``(n, names)`` naming distances of CIELAB rows (infinite across the achromatic/chromatic divide)."""
         lab = np.asarray(lab, dtype=np.float64).reshape(-1, 3)
         delta = lab[:, None, :] - self.lab[None]
-        c1, c2 = np.hypot(lab[:, 1], lab[:, 2])[:, None], np.hypot(self.lab[:, 1], self.lab[:, 2])[None]
+        c1, c2 = chroma(lab)[:, None], chroma(self.lab)[None]
         dh2 = np.maximum((delta[..., 1:] ** 2).sum(axis=2) - (c1 - c2) ** 2, 0.0)
         chromatic = np.sqrt((K_L * delta[..., 0]) ** 2 + (K_C * (c1 - c2)) ** 2 + dh2)
-        grey = np.linalg.norm(delta, axis=2)
+        grey = lab_distance(lab[:, None, :], self.lab[None])
         is_grey = c1 < ACHROMATIC
         out = np.where(is_grey, grey, chromatic)
         return np.where(is_grey == self.achromatic[None], out, np.inf)
@@ -92,10 +93,15 @@ class ColourVocabulary:
     def nearest(self, lab: np.ndarray) -> tuple[list[str], np.ndarray]:
         """The name of each CIELAB row in ``lab`` and its naming distance (before the frequency prior)."""
         distances = self.distances(lab)
-        distances = np.where(np.isinf(distances).all(axis=1, keepdims=True), np.linalg.norm(
-            np.asarray(lab, dtype=np.float64).reshape(-1, 3)[:, None] - self.lab[None], axis=2), distances)
+        distances = np.where(np.isinf(distances).all(axis=1, keepdims=True), lab_distance(
+            np.asarray(lab, dtype=np.float64).reshape(-1, 3)[:, None], self.lab[None]), distances)
         best = (distances - PRIOR_WEIGHT * self.log_prior[None]).argmin(axis=1)
         return [self.names[i] for i in best], distances[np.arange(len(best)), best]
+
+
+def chroma(lab: np.ndarray) -> np.ndarray:
+    """The CIELAB chroma sqrt(a² + b²) of each row (from IEEE operations; numpy's hypot is libm's)."""
+    return np.sqrt(lab[:, 1] * lab[:, 1] + lab[:, 2] * lab[:, 2])
 
 
 def skin_tone(rgb: np.ndarray) -> np.ndarray:
@@ -111,7 +117,7 @@ def pixel_weights(rgb: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """``(h, w)`` weights: zero off the product, a centre prior on it, skin tones down-weighted."""
     h, w = mask.shape
     ys, xs = np.mgrid[0:h, 0:w]
-    prior = np.exp(-0.5 * (((ys - h / 2) / (CENTRE_SIGMA * h)) ** 2 + ((xs - w / 2) / (CENTRE_SIGMA * w)) ** 2))
+    prior = exp_array(-0.5 * (((ys - h / 2) / (CENTRE_SIGMA * h)) ** 2 + ((xs - w / 2) / (CENTRE_SIGMA * w)) ** 2))
     weights = prior * mask
     return np.where(skin_tone(rgb), weights * SKIN_WEIGHT, weights)
 
@@ -122,12 +128,12 @@ def weighted_kmeans(points: np.ndarray, weights: np.ndarray, k: int, seed: int) 
     k = min(k, len(points))
     centres = [points[rng.choice(len(points), p=weights / weights.sum())]]
     for _ in range(1, k):
-        d = np.min(np.linalg.norm(points[:, None] - np.array(centres)[None], axis=2), axis=1) ** 2 * weights
+        d = np.min(lab_distance(points[:, None], np.array(centres)[None]), axis=1) ** 2 * weights
         centres.append(points[rng.choice(len(points), p=d / d.sum())] if d.sum() > 0 else centres[-1])
     centres = np.array(centres)
     previous = None
     for _ in range(ITERATIONS):
-        assign = np.linalg.norm(points[:, None] - centres[None], axis=2).argmin(axis=1)
+        assign = lab_distance(points[:, None], centres[None]).argmin(axis=1)
         if previous is not None and np.array_equal(assign, previous):
             break  # a fixed point: the same members give bit-identical centres, so the remaining steps change nothing
         previous = assign
@@ -135,7 +141,7 @@ def weighted_kmeans(points: np.ndarray, weights: np.ndarray, k: int, seed: int) 
             member = assign == j
             if weights[member].sum() > 0:
                 centres[j] = np.average(points[member], axis=0, weights=weights[member])
-    assign = np.linalg.norm(points[:, None] - centres[None], axis=2).argmin(axis=1)
+    assign = lab_distance(points[:, None], centres[None]).argmin(axis=1)
     shares = np.bincount(assign, weights=weights, minlength=k) / weights.sum()
     for j in range(k):
         if np.any(assign == j):  # the lit part of a cluster shows its colour; shadows only darken it

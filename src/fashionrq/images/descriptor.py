@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fashionrq.ieee import vector_norm
 from fashionrq.images.pattern import TEXTURE_KEYS
 from fashionrq.images.shape import SHAPE_KEYS
 
@@ -22,8 +23,9 @@ WEIGHTS = {"colour": 1.0, "texture": 0.5, "shape": 0.3}
 DIM = L_BINS * A_BINS * B_BINS + 8 + len(TEXTURE_KEYS) + len(SHAPE_KEYS)
 
 
-def _unit(vector: np.ndarray) -> np.ndarray:
-    norm = float(np.linalg.norm(vector))
+def unit_vector(vector: np.ndarray) -> np.ndarray:
+    """``vector`` scaled to length 1 (unchanged when 0), its length from :func:`fashionrq.ieee.vector_norm`."""
+    norm = vector_norm(vector)
     return vector / norm if norm > 0 else vector
 
 
@@ -47,8 +49,8 @@ def image_descriptor(histogram: np.ndarray, texture: dict, shape: dict) -> np.nd
     texture_block = np.concatenate([texture["orientations"], [texture[k] for k in TEXTURE_KEYS]])
     shape_block = np.array([shape[k] for k in SHAPE_KEYS], dtype=np.float64)
     blocks = [
-        WEIGHTS["colour"] * _unit(np.sqrt(histogram)),
-        WEIGHTS["texture"] * _unit(texture_block),
-        WEIGHTS["shape"] * _unit(shape_block),
+        WEIGHTS["colour"] * unit_vector(np.sqrt(histogram)),
+        WEIGHTS["texture"] * unit_vector(texture_block),
+        WEIGHTS["shape"] * unit_vector(shape_block),
     ]
-    return _unit(np.concatenate(blocks)).astype(np.float32)
+    return unit_vector(np.concatenate(blocks)).astype(np.float32)

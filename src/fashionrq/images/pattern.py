@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
+from fashionrq.ieee import cos_array, log2_array
+
 ORIENTATION_BINS = 8
 #: Sobel magnitude (lightness units) of a strong gradient.
 EDGE = 24.0
@@ -28,6 +30,12 @@ SOLID_ENTROPY = 2.5
 CHECKED_EDGES = 0.55
 STRIPED_AXIS = 0.3
 PERIODIC = 0.03
+
+#: The orientation bins' lower edges (radians, 0-180°; bins centred on multiples of 180° / ORIENTATION_BINS, so on
+#: 0° and 90°), and their cosines and sines from fashionrq.ieee: a gradient's bin is found by the sign of its cross
+#: product with each edge, without an arctangent (numpy's arctan2 is dispatched by instruction set).
+BIN_EDGES = (np.arange(ORIENTATION_BINS) + 0.5) * (np.pi / ORIENTATION_BINS)
+BIN_EDGE_COS, BIN_EDGE_SIN = cos_array(BIN_EDGES), cos_array(BIN_EDGES - np.pi / 2)
 
 PATTERNS = ("solid", "striped", "checked", "printed")
 TEXTURE_KEYS = ("edge_density", "axis_share", "cross_share", "periodicity", "colour_entropy")
@@ -47,14 +55,27 @@ def garment_region(mask: np.ndarray, skin: np.ndarray) -> np.ndarray:
     return region if region.sum() >= 64 else mask
 
 
+def orientation_bins(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+    """The orientation bin of each gradient ``(gx, gy)``: its direction folded into 0-180°, then the number of bin
+    edges at or below it (modulo the bin count, so the last half-bin joins bin 0)."""
+    flip = (gy < 0) | ((gy == 0) & (gx < 0))
+    x, y = np.where(flip, -gx, gx)[:, None], np.where(flip, -gy, gy)[:, None]
+    return (y * BIN_EDGE_COS[None] - x * BIN_EDGE_SIN[None] >= 0).sum(axis=1) % ORIENTATION_BINS
+
+
+def hann(size: int) -> np.ndarray:
+    """numpy's Hann window (``np.hanning``) with the cosine from fashionrq.ieee."""
+    if size < 2:
+        return np.ones(size)
+    return 0.5 + 0.5 * cos_array(np.pi * np.arange(1 - size, size, 2) / (size - 1))
+
+
 def _orientation_histogram(lightness: np.ndarray, region: np.ndarray) -> tuple[float, np.ndarray]:
     gx, gy = ndimage.sobel(lightness, axis=1), ndimage.sobel(lightness, axis=0)
-    magnitude = np.hypot(gx, gy)
+    magnitude = np.sqrt(gx * gx + gy * gy)
     strong = region & (magnitude > EDGE)
     density = float(strong.sum() / max(region.sum(), 1))
-    angle = ((np.degrees(np.arctan2(gy[strong], gx[strong])) + 90.0 / ORIENTATION_BINS) % 180.0) / 180.0  # bins centred on 0° and 90°
-    bins = np.minimum((angle * ORIENTATION_BINS).astype(int), ORIENTATION_BINS - 1)
-    hist = np.bincount(bins, weights=magnitude[strong], minlength=ORIENTATION_BINS)
+    hist = np.bincount(orientation_bins(gx[strong], gy[strong]), weights=magnitude[strong], minlength=ORIENTATION_BINS)
     return density, hist / hist.sum() if hist.sum() > 0 else hist
 
 
@@ -67,11 +88,11 @@ def _periodicity(lightness: np.ndarray, region: np.ndarray) -> float:
     patch = lightness[max(cy - half, 0):cy + half, max(cx - half, 0):cx + half]
     if min(patch.shape) < 16:
         return 0.0
-    window = np.outer(np.hanning(patch.shape[0]), np.hanning(patch.shape[1]))
-    power = np.abs(np.fft.fftshift(np.fft.fft2((patch - patch.mean()) * window))) ** 2
+    window = np.outer(hann(patch.shape[0]), hann(patch.shape[1]))
+    spectrum = np.fft.fftshift(np.fft.fft2((patch - patch.mean()) * window))
+    power = spectrum.real * spectrum.real + spectrum.imag * spectrum.imag
     fy, fx = np.indices(power.shape)
-    radius = np.hypot(fy - power.shape[0] // 2, fx - power.shape[1] // 2)
-    ac = power[radius >= 3]
+    ac = power[(fy - power.shape[0] // 2) ** 2 + (fx - power.shape[1] // 2) ** 2 >= 9]  # 3 or more bins from DC
     return float(ac.max() / ac.sum()) if ac.sum() > 0 else 0.0
 
 
@@ -82,7 +103,7 @@ def _colour_entropy(lab: np.ndarray, region: np.ndarray) -> float:
     cells = np.floor((pixels + [0, 128, 128]) / [20, 32, 32]).astype(int)
     _, counts = np.unique(cells, axis=0, return_counts=True)
     p = counts / counts.sum()
-    return float(-(p * np.log2(p)).sum())
+    return float(-(p * log2_array(p)).sum())
 
 
 def texture_features(lab: np.ndarray, region: np.ndarray) -> dict:

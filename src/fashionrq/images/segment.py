@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
+from fashionrq.colour import lab_distance
+
 #: Width in pixels of the border strip that models the backdrop.
 BORDER = 3
 #: ΔE76 from the backdrop colour under which a border-connected pixel is background.
@@ -34,7 +36,7 @@ def _touches_border(labels: np.ndarray) -> np.ndarray:
 def foreground_mask(lab: np.ndarray, threshold: float = THRESHOLD) -> np.ndarray:
     """Boolean ``(h, w)`` mask of the product in a CIELAB image ``(h, w, 3)``."""
     backdrop = np.median(border_pixels(lab), axis=0)
-    near = np.linalg.norm(lab - backdrop, axis=2) < threshold
+    near = lab_distance(lab, backdrop) < threshold
     labels, _ = ndimage.label(near)
     foreground = ~_touches_border(labels)
     parts, count = ndimage.label(foreground)

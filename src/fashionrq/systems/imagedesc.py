@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from fashionrq.errors import InputError
-from fashionrq.images.descriptor import A_BINS, B_BINS, L_BINS, WEIGHTS, lab_bin
+from fashionrq.images.descriptor import A_BINS, B_BINS, L_BINS, WEIGHTS, lab_bin, unit_vector
 from fashionrq.images.store import EXTRACTOR_VERSION, extract_items
 from fashionrq.colour import srgb_to_lab
 from fashionrq.systems.base import BaseRetriever
@@ -31,11 +31,6 @@ PATTERN_WORDS = {
     "printed": "printed", "print": "printed", "floral print": "printed", "floral": "printed", "graphic print": "printed",
     "graphic": "printed", "abstract": "printed", "geometric": "printed", "animal print": "printed", "typography": "printed",
 }
-
-
-def _unit(vector: np.ndarray) -> np.ndarray:
-    norm = float(np.linalg.norm(vector))
-    return vector / norm if norm > 0 else vector
 
 
 class ImageDescriptorRetriever(BaseRetriever):
@@ -68,7 +63,7 @@ class ImageDescriptorRetriever(BaseRetriever):
         patterns = [PATTERN_WORDS[t] for t in find_terms(query, PATTERN_TERMS) if t in PATTERN_WORDS]
         texture = self.prototypes.get(patterns[0], np.zeros(self.documents.shape[1] - COLOUR_CELLS)) if patterns else \
             np.zeros(self.documents.shape[1] - COLOUR_CELLS)
-        return _unit(np.concatenate([WEIGHTS["colour"] * _unit(np.sqrt(colour)), texture])).astype(np.float32)
+        return unit_vector(np.concatenate([WEIGHTS["colour"] * unit_vector(np.sqrt(colour)), texture])).astype(np.float32)
 
     def score(self, query: str, candidate_rows: np.ndarray) -> np.ndarray:
         self._check_fitted()

@@ -10,6 +10,7 @@ from fashionrq.encoders import get_encoder
 from fashionrq.systems.probes.attacks import Probe
 from fashionrq.systems.probes.view import Pool, PublicView
 from fashionrq.exact import Grid
+from fashionrq.ieee import vector_norm
 from fashionrq.systems.stable import item_vectors, stable_scores
 
 
@@ -42,7 +43,7 @@ class QueryBlindCentroid(Probe):
     def primary(self, pool: Pool) -> np.ndarray:
         vectors = self.vectors_[[self.row_[c] for c in pool.candidates]]
         centroid = vectors.mean(axis=0)
-        norm = float(np.linalg.norm(centroid))
+        norm = vector_norm(centroid)
         return stable_scores(centroid / norm, Grid.of(vectors)) if norm > 0 else np.zeros(len(vectors))
 
     def config(self) -> dict:
