@@ -3,8 +3,8 @@ bound, assignment throughput, peak memory.
 
 Usage: python benchmarks/bench_sid.py [--items bundled|ITEMS] [--encoder minilm-int8] [--native] [--json FILE]
 The release trains in the pinned-kernel process (fashionrq.pinned: one code path on every CPU); this script times
-it there, with that process's own float64 GEMM rate as the bound, and with ``--native`` also in this process with
-every library's fastest kernels, for what the pinning costs.
+it there, with that process's own float64 GEMM rate (numpy's BLAS, which the RQ-VAE's products use) as the
+bound, and with ``--native`` also in this process with every library's fastest kernels, for what the pinning costs.
 Targets: training <= 120 s on 2 cores; assignment >= 200k items/s; results go to docs/benchmarks.md.
 """
 
@@ -41,10 +41,9 @@ def training_flop(model: RQVAE, items: int) -> float:
 
 
 def gemm_rate(n: int = 2048) -> float:
-    """float64 GEMM GFLOP/s (n^3, best of 3) with this process's torch and its thread count."""
-    import torch
-
-    a = torch.rand(n, n, dtype=torch.float64)
+    """float64 GEMM GFLOP/s (n^3, best of 3) of this process's numpy BLAS, which the RQ-VAE's products use
+    (fashionrq.sid.portable.matmul), at one thread (set by the caller)."""
+    a = np.random.default_rng(0).random((n, n))
     best = min(_timed(lambda: a @ a) for _ in range(3))
     return 2 * n**3 / best / 1e9
 
@@ -58,8 +57,10 @@ def _timed(call) -> float:
 def fit_and_time(X: np.ndarray, attributes: dict, repeats: int) -> dict:
     """Training time, its FLOP and rate, the GEMM bound and the assignment rate, measured in this process."""
     import torch
+    from threadpoolctl import threadpool_limits
 
     torch.set_num_threads(1)
+    threadpool_limits(1)  # numpy's BLAS too (the pinned process sets one thread through its environment)
     rss_before = _peak_rss_mib()
     tracemalloc.start()
     start = time.perf_counter()

@@ -37,8 +37,9 @@ from conftest import MYNTRA_SMALL, SMALL_BUILD
 #: Measured on an Intel Xeon (Sapphire Rapids: AVX-512, AMX), from two folders and under the caps of
 #: test_the_fixture_release_is_the_same_under_caps (docs/architecture.md, "What depends on the CPU"). Re-pinned in
 #: stop 39: the SID stages run with pinned kernels (fashionrq.pinned, fashionrq.sid.portable), and the manifest
-#: reports the parser's agreement on lexicon-worded conditions.
-FIXTURE_MANIFEST_SHA256 = "1ad3fb7e21fa9ce19b77f78c41e14391045c1d2eda965224a1ad1059812efbb9"
+#: reports the parser's agreement on lexicon-worded conditions. Re-pinned in stop 40: the RQ-VAE's matrix
+#: products go through OpenBLAS's pinned kernel (fashionrq.sid.portable.matmul).
+FIXTURE_MANIFEST_SHA256 = "da63485627d9f0815909ed3a4c0878a6cab5c49fdb9c857df96683467c0293ca"
 
 #: Every library's instruction-set switch set to the lowest level it takes (oneDNN and MKL SSE4, ATen's default
 #: kernels, OpenBLAS's Sandy Bridge kernels); numpy's dispatch targets are added by _supported_caps.

@@ -1,8 +1,12 @@
-"""The RQ-VAE's elementwise functions as torch autograd functions that give the same bits on every x86-64 CPU.
+"""The RQ-VAE's elementwise functions and matrix products as torch autograd functions that give the same bits on
+every x86-64 CPU.
 
 torch's ``exp``, ``log`` and ``sqrt`` call MKL's vector-math library, whose code (and last bit) depends on the CPU
 even in MKL's reproducibility mode. These run :mod:`fashionrq.ieee`'s functions (and IEEE ``sqrt``) instead, so
-the losses differentiate through them as before (docs/architecture.md, "What depends on the CPU").
+the losses differentiate through them as before. The matrix products run through numpy's OpenBLAS, which the
+pinned process holds to one kernel (``OPENBLAS_CORETYPE``): at the RQ-VAE's shapes that kernel is about twice as
+fast as MKL's reproducible (``MKL_CBWR=COMPATIBLE``) path that torch's own products take there
+(docs/architecture.md, "What depends on the CPU").
 """
 
 from __future__ import annotations
@@ -52,6 +56,21 @@ class _Sqrt(torch.autograd.Function):
         return grad / (2.0 * out)
 
 
+class _MatMul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(a, b)
+        return torch.from_numpy(a.detach().numpy() @ b.detach().numpy())
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        a, b = ctx.saved_tensors
+        g = grad.detach().numpy()
+        grad_a = torch.from_numpy(g @ b.detach().numpy().T) if ctx.needs_input_grad[0] else None
+        grad_b = torch.from_numpy(a.detach().numpy().T @ g) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
 def exp(x: torch.Tensor) -> torch.Tensor:
     return _Exp.apply(x.contiguous())
 
@@ -62,6 +81,18 @@ def log(x: torch.Tensor) -> torch.Tensor:
 
 def sqrt(x: torch.Tensor) -> torch.Tensor:
     return _Sqrt.apply(x.contiguous())
+
+
+def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """``a @ b`` for 2-D float64 tensors, forward and backward through numpy's BLAS."""
+    return _MatMul.apply(a, b)
+
+
+class Linear(nn.Linear):
+    """``nn.Linear`` (same parameters and initialisation) whose product is :func:`matmul`."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return matmul(x, self.weight.T) + self.bias
 
 
 def normalize(x: torch.Tensor) -> torch.Tensor:

@@ -23,7 +23,7 @@ DEFAULT_LEVEL_ATTRIBUTES = ("sub_category", "article_type", "base_colour")
 def _mlp(sizes: Sequence[int]) -> nn.Sequential:
     layers: list[nn.Module] = []
     for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
-        layers.append(nn.Linear(a, b))
+        layers.append(portable.Linear(a, b))
         if i < len(sizes) - 2:
             layers.append(portable.SiLU())
     return nn.Sequential(*layers)
@@ -46,7 +46,7 @@ class RQVAENet(nn.Module):
         residual, total = z, torch.zeros_like(z)
         codes, residuals, distances, words = [], [], [], []
         for book in self.codebooks:
-            dist = residual.pow(2).sum(1, keepdim=True) - 2 * residual @ book.T + book.pow(2).sum(1)
+            dist = residual.pow(2).sum(1, keepdim=True) - 2 * portable.matmul(residual, book.T) + book.pow(2).sum(1)
             idx = dist.argmin(dim=1)
             word = book[idx]
             codes.append(idx)

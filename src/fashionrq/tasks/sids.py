@@ -16,8 +16,9 @@ from fashionrq.progress import console
 from fashionrq.sid import attributes_from_items, make_tokenizer
 
 
-#: Part of every SID cache key: SIDs cached before training ran with pinned kernels depended on the CPU.
-KERNELS = "pinned-kernels"
+#: Part of every SID cache key, changed whenever the training's arithmetic changes: SIDs cached before training ran
+#: with pinned kernels depended on the CPU, and since stop 40 the RQ-VAE's matrix products go through OpenBLAS.
+KERNELS = "pinned-kernels-openblas-products"
 
 
 def sha256_array(array: np.ndarray) -> str:
