@@ -26,7 +26,7 @@ from fashionrq.encoders import get_encoder, item_texts
 from fashionrq.encoders.minilm_int8 import exp_nonpositive, gelu
 from fashionrq.errors import InputError
 from fashionrq.exact import row_norms
-from fashionrq.pinned import numpy_dispatch_targets, pinned_environment, run_pinned
+from fashionrq.pinned import PINNED_ENV, numpy_dispatch_targets, pinned_environment, pinned_session, run_pinned
 from fashionrq.sid import attributes_from_items, portable
 from fashionrq.sid.base import check_embeddings
 from fashionrq.ieee import cbrt, cos_array, exp_array, log2_array, log_array, power, vector_norm
@@ -212,6 +212,20 @@ def test_a_pinned_process_returns_the_value_and_raises_the_error(tmp_path):
     assert environment["ATEN_CPU_CAPABILITY"] == "default" and environment["MKL_CBWR"] == "COMPATIBLE"
     with pytest.raises(InputError, match="embeddings must be a non-empty"):
         run_pinned(check_embeddings, np.zeros((0, 4)), 2)
+
+
+def test_a_pinned_session_serves_every_call_from_one_pinned_child_and_restores_the_environment():
+    outside = dict(os.environ)
+    with pinned_session():
+        first = run_pinned(os.getpid)
+        assert first != os.getpid() and run_pinned(os.getpid) == first
+        assert run_pinned(os.getenv, "OPENBLAS_CORETYPE") == PINNED_ENV["OPENBLAS_CORETYPE"]
+        assert run_pinned(os.getenv, "NPY_DISABLE_CPU_FEATURES") == ",".join(numpy_dispatch_targets())
+        with pytest.raises(InputError, match="embeddings must be a non-empty"):
+            run_pinned(check_embeddings, np.zeros((0, 4)), 2)
+        assert run_pinned(os.getpid) == first  # an error does not cost the child
+        assert dict(os.environ) == outside  # only the child's environment is pinned
+    assert run_pinned(os.getpid) != first  # after the session: a child of its own
 
 
 TRAIN_SCRIPT = """

@@ -7,17 +7,23 @@ to a fixed code path; it must be set before the library loads, so :func:`run_pin
 :func:`pinned_environment` and runs the function there (docs/architecture.md, "What depends on the CPU").
 
 ``python -m fashionrq.pinned CALL RESULT`` is that child: it unpickles ``(function, args)`` from CALL and pickles
-``(True, result)`` or ``(False, exception)`` to RESULT.
+``(True, result)`` or ``(False, exception)`` to RESULT. Inside :func:`pinned_session`, one such child (a spawned
+worker started with the same environment) serves every call instead, so a codebook search over six sizes starts
+one interpreter, not twelve (each start imports torch: about 3 s).
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import pickle
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -54,9 +60,41 @@ def numpy_dispatch_targets() -> list[str]:
     return [target for target in __cpu_dispatch__ if __cpu_features__.get(target)]
 
 
+_sessions: list[ProcessPoolExecutor] = []  # the pinned worker of the innermost pinned_session, if any
+
+
+@contextmanager
+def pinned_session() -> Iterator[None]:
+    """Every :func:`run_pinned` call inside runs in one pinned child, started here and stopped at the end (so its
+    memory is returned); nested sessions share the outer one."""
+    if _sessions:
+        yield
+        return
+    worker = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    outside = dict(os.environ)
+    os.environ.update(pinned_environment())  # a spawned child inherits the environment it starts with
+    try:
+        worker.submit(int).result()  # starts it now, while the environment is pinned
+    finally:
+        os.environ.clear()
+        os.environ.update(outside)
+    _sessions.append(worker)
+    try:
+        yield
+    finally:
+        _sessions.pop()
+        worker.shutdown(cancel_futures=True)
+
+
 def run_pinned(function: Callable[..., T], *args) -> T:
     """``function(*args)`` computed in a child interpreter with :func:`pinned_environment` (its output goes to this
     process's terminal); an exception it raises is raised here. ``function`` and ``args`` must pickle."""
+    if _sessions:
+        try:
+            return _sessions[-1].submit(function, *args).result()
+        except BrokenProcessPool:
+            raise RuntimeError(f"the pinned-kernel process for {function.__qualname__} ended with no result "
+                               "(killed for memory?)") from None
     with tempfile.TemporaryDirectory(prefix="fashionrq-pinned-") as folder:
         call, result = Path(folder) / "call.pickle", Path(folder) / "result.pickle"
         with atomic_writer(call, "wb") as handle:

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from fashionrq.hierarchy import Hierarchy
-from fashionrq.pinned import run_pinned
+from fashionrq.pinned import pinned_session, run_pinned
 from fashionrq.progress import track
 from fashionrq.sid import split_leaves
 from fashionrq.tasks.sids import semantic_ids
@@ -67,13 +67,14 @@ def fit_tree(items: pa.Table, X: np.ndarray, method: str, codebook_size: int | N
     """
     sizes = [codebook_size] if codebook_size is not None else codebook_candidates(items.num_rows)
     trials = {}
-    for k in track(sizes, f"codebook search over {sizes}", total=len(sizes)) if len(sizes) > 1 else sizes:
-        sids, config = semantic_ids(items, X, method, 3, k, seed, params, cache_dir)
-        leaf_split = None
-        if split:
-            with stage("leaf split"):
-                sids, leaf_split = run_pinned(split_leaves, sids, X, min_items, seed)
-        trials[k] = (sids, config, leaf_split, units_of(sids) if len(sizes) > 1 else None)
+    with pinned_session():  # one pinned child for every candidate's training and leaf split
+        for k in track(sizes, f"codebook search over {sizes}", total=len(sizes)) if len(sizes) > 1 else sizes:
+            sids, config = semantic_ids(items, X, method, 3, k, seed, params, cache_dir)
+            leaf_split = None
+            if split:
+                with stage("leaf split"):
+                    sids, leaf_split = run_pinned(split_leaves, sids, X, min_items, seed)
+            trials[k] = (sids, config, leaf_split, units_of(sids) if len(sizes) > 1 else None)
     chosen = max(trials, key=lambda k: (min(trials[k][3].values()), k)) if len(sizes) > 1 else sizes[0]
     sids, config, leaf_split, _ = trials[chosen]
     record = {"codebook": {"size": chosen, "items": items.num_rows,
