@@ -599,7 +599,7 @@ RAW_CODE = re.compile(r"_\d{4}_and_later|\w+_\w+_\w+|(?<![$\d.,])\b\d{3} [a-z]|/
 FOREIGN_CURRENCY = re.compile(r"₹|rupee|\brs\b\.?|\binr\b", re.IGNORECASE)
 
 
-@pytest.mark.slow  # the 8,435 women's apparel products of the bundled catalog: embedding and six codebook sizes, 4-5 minutes
+@pytest.mark.slow  # the 8,435 women's apparel products of the bundled catalog: embedding and six codebook sizes, 2-5 minutes (134 s in stop 40)
 def test_a_us_export_of_the_bundled_catalog_builds_a_usable_benchmark_in_one_command(tmp_path):
     """Issue 22, item 7: the US-export shape derived from the whole bundled catalog (dollar-string prices and ranges,
     colours with codes, sizes and repeats, product-type codes, no gender or description column) builds in one command
