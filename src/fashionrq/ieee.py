@@ -102,20 +102,26 @@ def _exp_reduced(v: float) -> tuple[float, float]:
 
 
 @kernel
+def exp_scalar(v: float) -> float:
+    """e**v for one float (v clipped to [-745, 709]; NaN stays NaN), also inside other kernels: p · 2**k by one
+    exact multiplication where the result is normal, else math.ldexp's single rounding."""
+    if v != v:
+        return v
+    p, k = _exp_reduced(min(max(v, -745.0), 709.0))
+    return p * POWERS_OF_TWO[int(k) + 1022] if k >= -1021.0 else math.ldexp(p, int(k))
+
+
+@kernel
 def _exp_into(x: np.ndarray, out: np.ndarray) -> None:
     """``out = e**x`` elementwise, x clipped to [-745, 709]. Where the result is normal (x >= -708), 2**k scales p
     by one exact multiplication, in a loop without branches that numba vectorises; the rest (and NaN) are done
-    again one by one with math.ldexp's single rounding."""
+    again one by one (:func:`exp_scalar`)."""
     for i in range(x.shape[0]):
         p, k = _exp_reduced(min(x[i], 709.0))
         out[i] = p * POWERS_OF_TWO[int(max(k, -1021.0)) + 1022]
     for i in range(x.shape[0]):
         if not x[i] >= -708.0:
-            if x[i] != x[i]:
-                out[i] = x[i]
-            else:
-                p, k = _exp_reduced(max(x[i], -745.0))
-                out[i] = math.ldexp(p, int(k))
+            out[i] = exp_scalar(x[i])
 
 
 @kernel
@@ -140,43 +146,9 @@ def _log_of_parts(e: float, t: float, binary: bool) -> float:
 
 
 @kernel
-def _log_into(x: np.ndarray, bits: np.ndarray, out: np.ndarray, binary: bool) -> None:
-    """``out = log(x)`` (``binary``: log2) elementwise (``bits`` is x viewed as int64), with x = m 2**e and m in
-    [0.5, 1). Where x is normal and below 2**1022, m and e come from x's bits (m by one exact multiplication), in a
-    loop that numba vectorises; the rest are done again one by one: zero gives -inf, a negative x or NaN gives NaN,
-    inf gives inf, and a subnormal x takes m and e from math.frexp."""
-    top = 2 * EXPONENT_BIAS - 2  # the largest biased exponent whose 2**-e is normal
-    for i in range(x.shape[0]):
-        exponent = min(max((bits[i] >> EXPONENT_SHIFT) & EXPONENT_MASK, 1), top) - (EXPONENT_BIAS - 1)
-        e, t = _log_parts(x[i] * POWERS_OF_TWO[1022 - exponent], exponent)
-        out[i] = _log_of_parts(e, t, binary)
-    for i in range(x.shape[0]):
-        if not 0 < bits[i] >> EXPONENT_SHIFT <= top:  # zero, subnormal, negative, huge, inf or NaN
-            v = x[i]
-            if v == 0.0:
-                out[i] = -np.inf
-            elif not v > 0.0:
-                out[i] = np.nan
-            elif v == np.inf:
-                out[i] = np.inf
-            else:
-                m, exponent = math.frexp(v)
-                e, t = _log_parts(m, exponent)
-                out[i] = _log_of_parts(e, t, binary)
-
-
-@kernel
-def exp_scalar(v: float) -> float:
-    """e**v for one float inside other kernels (the value :func:`exp_array` gives)."""
-    if v != v:
-        return v
-    p, k = _exp_reduced(min(max(v, -745.0), 709.0))
-    return p * POWERS_OF_TWO[int(k) + 1022] if k >= -1021.0 else math.ldexp(p, int(k))
-
-
-@kernel
-def log_scalar(v: float) -> float:
-    """log(v) for one positive float inside other kernels (the value :func:`log_array` gives)."""
+def _log_one(v: float, binary: bool) -> float:
+    """log (``binary``: log2) of one float, m and e from math.frexp: zero gives -inf, a negative v or NaN gives NaN,
+    inf gives inf."""
     if v == 0.0:
         return -np.inf
     if not v > 0.0:
@@ -185,7 +157,28 @@ def log_scalar(v: float) -> float:
         return v
     m, exponent = math.frexp(v)
     e, t = _log_parts(m, exponent)
-    return _log_of_parts(e, t, False)
+    return _log_of_parts(e, t, binary)
+
+
+@kernel
+def log_scalar(v: float) -> float:
+    """log(v) for one float, also inside other kernels (the value :func:`log_array` gives)."""
+    return _log_one(v, False)
+
+
+@kernel
+def _log_into(x: np.ndarray, bits: np.ndarray, out: np.ndarray, binary: bool) -> None:
+    """``out = log(x)`` (``binary``: log2) elementwise (``bits`` is x viewed as int64), with x = m 2**e and m in
+    [0.5, 1). Where x is normal and below 2**1022, m and e come from x's bits (m by one exact multiplication), in a
+    loop that numba vectorises; the rest are done again one by one (:func:`_log_one`)."""
+    top = 2 * EXPONENT_BIAS - 2  # the largest biased exponent whose 2**-e is normal
+    for i in range(x.shape[0]):
+        exponent = min(max((bits[i] >> EXPONENT_SHIFT) & EXPONENT_MASK, 1), top) - (EXPONENT_BIAS - 1)
+        e, t = _log_parts(x[i] * POWERS_OF_TWO[1022 - exponent], exponent)
+        out[i] = _log_of_parts(e, t, binary)
+    for i in range(x.shape[0]):
+        if not 0 < bits[i] >> EXPONENT_SHIFT <= top:  # zero, subnormal, negative, huge, inf or NaN
+            out[i] = _log_one(x[i], binary)
 
 
 @kernel

@@ -8,7 +8,7 @@ from rich.console import Group
 from rich.table import Table
 
 from fashionrq.errors import InputError
-from fashionrq.ieee import exp_array, log_array
+from fashionrq.ieee import exp_scalar, log_array
 from fashionrq.sid.base import encode_attribute
 
 REPORT_ATTRIBUTES = ("article_type", "sub_category", "base_colour", "gender")
@@ -75,7 +75,7 @@ def sid_report(sids: np.ndarray, items_table: pa.Table, X: np.ndarray | None = N
             "clusters": int(len(sizes)),
             "codebook_usage": float((code_counts > 0).sum() / codebook_size),
             "codes_used": int((code_counts > 0).sum()),
-            "perplexity": float(exp_array(np.array([-(share * log_array(share)).sum()]))[0]),
+            "perplexity": float(exp_scalar(-(share * log_array(share)).sum())),
             "unique_fraction": float((sizes[clusters] == 1).mean()),
             "mean_cluster_size": float(sizes.mean()),
             "median_cluster_size": float(np.median(sizes)),
