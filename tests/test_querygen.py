@@ -23,6 +23,7 @@ from fashionrq.querygen import (
 )
 from fashionrq.querygen import heldout
 from fashionrq.querygen.evidence import OCCASION_CANON
+from fashionrq.querygen.surface import type_forms
 from fashionrq.querygen.verbalizer import Clause, _noun_phrase
 from fashionrq.sid.kmeans import ResidualKMeans
 from fashionrq.catalog.tiers import price_tiers_of
@@ -239,6 +240,20 @@ def test_enrich_deduplicates_and_keeps_alignment(items):
     phis = enrich(texts, parser)
     assert len(phis) == 4 and phis[0] == phis[1] == phis[3] and phis[0] != phis[2]
     assert set(phis[0]) == set(PHI_KEYS) and phis[0]["gender"] == ["Men"] and phis[2]["gender"] == ["Women"]
+
+
+def test_a_product_type_that_is_a_mass_noun_is_never_pluralised(items):
+    """A master category "Clothing" (a Flipkart crawl's tree top) is "women's clothing", never "women's clothings", and
+    no "...wear" takes an s; the fixture's own count nouns still do."""
+    for value, noun in (("Clothing", "clothing"), ("Footwear", "footwear"), ("Sportswear", "sportswear"),
+                        ("Men's Activewear", "men's activewear"), ("Jewelry", "jewelry"), ("Lingerie", "lingerie"),
+                        ("Dress", "dresses"), ("Watch", "watches"), ("Shirt", "shirts")):
+        assert type_forms(value)[0] == noun, value
+        for seed in range(4):
+            text, phi, _ = _noun_phrase((value,), [Clause("gender", ("Women",), 1.0)], np.random.default_rng(seed), False, {})
+            assert noun in text.lower() and phi["product_type"] == [value], text
+    types = {v for column in ("article_type", "sub_category", "master_category") for v in items[column].dropna()}
+    assert not [v for v in types if type_forms(v)[0].endswith(("wears", "clothings", "jewellerys"))]
 
 
 def test_two_colours_of_one_spelling_are_said_once():

@@ -84,20 +84,22 @@ TYPE_SYNONYMS: dict[str, tuple[str, ...]] = {
     "footwear for sports": ("Sports Shoes", "Sports Sandals"),
     "innerwear": ("Innerwear",),
 }
+#: Words a shopper never pluralises (besides every "...wear": footwear, innerwear, sportswear).
 _MASS_WORDS = frozenset({
-    "polish", "care", "wash", "scrub", "gel", "cleanser", "primer", "blush", "remover", "mist", "wear",
-    "innerwear", "swimwear", "shapewear", "nightwear", "mascara", "toner", "sunscreen", "concealer", "colour", "cream",
-    "peel", "dupatta", "salwar", "churidar", "patiala", "choli", "gloss", "plumper", "exfoliator", "equipment",
-    "furnishing", "jewellery", "makeup", "eyewear", "headwear", "bottomwear", "topwear", "footwear", "apparel",
-    "lotion", "serum",
+    "polish", "care", "wash", "scrub", "gel", "cleanser", "primer", "blush", "remover", "mist", "mascara", "toner",
+    "sunscreen", "concealer", "colour", "cream", "peel", "dupatta", "salwar", "churidar", "patiala", "choli", "gloss",
+    "plumper", "exfoliator", "equipment", "furnishing", "jewellery", "jewelry", "makeup", "apparel", "clothing",
+    "lingerie", "hosiery", "luggage", "merchandise", "lotion", "serum",
 })
 
 
 def _plural(word: str) -> str:
-    if word.endswith("s") or word in _MASS_WORDS:
+    if word in _MASS_WORDS:
         return word
-    if word.endswith(("ch", "sh", "x")):
+    if word.endswith(("ss", "ch", "sh", "x")):
         return word + "es"
+    if word.endswith(("s", "wear")):
+        return word
     if word.endswith("y") and word[-2:-1] not in ("a", "e", "o", "u"):
         return word[:-1] + "ies"
     return word + "s"
