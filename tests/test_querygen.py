@@ -256,6 +256,25 @@ def test_a_product_type_that_is_a_mass_noun_is_never_pluralised(items):
     assert not [v for v in types if type_forms(v)[0].endswith(("wears", "clothings", "jewellerys"))]
 
 
+def test_a_slashed_type_name_is_said_and_read_as_its_alternatives(items):
+    """H&M's product types name alternatives with a slash ("Hat/beanie", "Cap/peaked", "Weekend/Gym bag"): the
+    query says "hats or beanies", "peaked caps", "weekend bags or gym bags", never "cap/peakeds", and the lexicon
+    parser built from such a catalog reads each of those spellings back as the catalog's value."""
+    hm = {"Caps": "Cap/peaked", "Leggings": "Leggings/Tights", "Hat": "Hat/beanie", "Duffel Bag": "Weekend/Gym bag",
+          "Jumpsuit": "Jumpsuit/Playsuit", "Headband": "Hair/alice band"}
+    renamed = items.assign(article_type=items["article_type"].replace(hm))
+    parser = LexiconParser(renamed)
+    said = {"Cap/peaked": "peaked caps", "Leggings/Tights": "leggings or tights", "Hat/beanie": "hats or beanies",
+            "Weekend/Gym bag": "weekend bags or gym bags", "Jumpsuit/Playsuit": "jumpsuits or playsuits",
+            "Hair/alice band": "hair bands or alice bands"}
+    for value, noun in said.items():
+        text, phi, _ = _noun_phrase((value,), [Clause("color", ("Black",), 1.0)], np.random.default_rng(0), False, {})
+        assert noun in text and "/" not in text and phi["product_type"] == [value], text
+        assert parser.parse(f"black {noun} for women")["product_type"] == [value], noun
+    assert parser.parse("a beanie")["product_type"] == ["Hat/beanie"]
+    assert parser.parse("gym bags")["product_type"] == ["Weekend/Gym bag"]
+
+
 def test_two_colours_of_one_spelling_are_said_once():
     """A catalog whose colours differ only in case ("Grey" and "grey", as free-text colours do) never gets "grey or
     grey" in a query; two colours are still both said."""

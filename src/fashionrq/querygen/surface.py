@@ -115,17 +115,39 @@ def _singular(word: str) -> str:
     return word
 
 
-def type_forms(value: str) -> tuple[str, ...]:
-    """Spellings of a product-type value, preferred first: its table entry, else the lower-cased plural."""
-    if value in TYPE_FORMS:
-        return TYPE_FORMS[value]
-    text = " ".join(value.lower().split())
+def _noun_forms(text: str) -> tuple[str, ...]:
+    """(plural, as written, singular) of a lower-cased type name (its last word inflected)."""
     words = text.split(" ")
-    if " and " in text:
-        return (text,)
     plural = " ".join(words[:-1] + [_plural(words[-1])])
     singular = " ".join(words[:-1] + [_singular(words[-1])])
     return tuple(dict.fromkeys((plural, text, singular)))
+
+
+def _alternatives(text: str) -> list[str]:
+    """The types a slashed name lists, as a shopper names them: "hat/beanie" → hat, beanie; a shared head noun
+    spelt out ("weekend/gym bag" → weekend bag, gym bag); an adjective put first ("cap/peaked" → peaked cap)."""
+    parts = [" ".join(p.split()) for p in text.split("/") if p.strip()]
+    first, last = parts[0].split(" "), parts[-1].split(" ")
+    if len(parts) == 2 and len(first) == 1 and len(last) == 1 and last[0].endswith("ed"):
+        return [f"{last[0]} {first[0]}"]
+    if len(parts) == 2 and len(first) == 1 and len(last) > 1:
+        return [f"{first[0]} {last[-1]}", parts[1]]
+    return parts
+
+
+def type_forms(value: str) -> tuple[str, ...]:
+    """Spellings of a product-type value, preferred first: its table entry, else the lower-cased plural; a slashed
+    name ("Hat/beanie", H&M's product types) reads "hats or beanies", and each alternative is a spelling too."""
+    if value in TYPE_FORMS:
+        return TYPE_FORMS[value]
+    text = " ".join(value.lower().split())
+    if " and " in text:
+        return (text,)
+    if "/" not in text.strip("/ "):
+        return _noun_forms(text.strip("/ ") or text)
+    names = [_noun_forms(name) for name in _alternatives(text)]
+    shown = ", ".join(n[0] for n in names[:-1]) + " or " + names[-1][0] if len(names) > 1 else names[0][0]
+    return tuple(dict.fromkeys((shown, *(form for forms in names for form in forms), text)))
 
 
 def type_display(values) -> str:
