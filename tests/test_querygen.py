@@ -275,6 +275,25 @@ def test_a_slashed_type_name_is_said_and_read_as_its_alternatives(items):
     assert parser.parse("gym bags")["product_type"] == ["Weekend/Gym bag"]
 
 
+def test_a_slashed_colour_pattern_or_material_is_said_in_words(items):
+    """Free-text and H&M values with a slash ("Black/White", "Glittering/Metallic", "Cotton/Polyester") are said
+    "black and white", "glittering or metallic", "cotton and polyester", never with the slash, and the parser built
+    from such a catalog reads them back as the catalog's value."""
+    first = items.index[:3]
+    renamed = items.copy()
+    renamed.loc[first, "base_colour"] = "Black/White"
+    renamed.loc[first, "attributes"] = pd.Series([[("Pattern", "Glittering/Metallic"), ("Fabric", "Cotton/Polyester")]] * 3,
+                                                 index=first)
+    parser = LexiconParser(renamed)
+    for key, value, said in (("color", "Black/White", ("black and white", "black-and-white")),
+                             ("pattern", "Glittering/Metallic", ("glittering or metallic",)),
+                             ("material", "Cotton/Polyester", ("cotton and polyester",))):
+        for seed in range(6):
+            text, phi, _ = _noun_phrase(("Tops",), [Clause(key, (value,), 1.0)], np.random.default_rng(seed), False, {})
+            assert "/" not in text and any(s in text for s in said) and phi[key] == [value], text
+            assert parser.parse(text)[key] == [value], text
+
+
 def test_two_colours_of_one_spelling_are_said_once():
     """A catalog whose colours differ only in case ("Grey" and "grey", as free-text colours do) never gets "grey or
     grey" in a query; two colours are still both said."""

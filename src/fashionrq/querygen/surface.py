@@ -188,8 +188,17 @@ MATERIAL_FORMS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _default_forms(value: str) -> tuple[str, ...]:
-    return (" ".join(value.lower().split()),)
+def _default_forms(value: str, joiner: str = " and ") -> tuple[str, ...]:
+    """The lower-cased value; a slashed one ("Black/White", "Cotton/Linen", H&M's "Glittering/Metallic") said with
+    ``joiner`` first ("black and white", "glittering or metallic"), then as a compound ("black-and-white", two
+    one-word parts joined by "and"), then as written."""
+    text = " ".join(value.lower().split())
+    parts = [" ".join(p.split()) for p in text.split("/") if p.strip()]
+    if len(parts) < 2:
+        return (text.strip("/ ") or text,)
+    said = ", ".join(parts[:-1]) + joiner + parts[-1]
+    compound = said.replace(" ", "-") if len(parts) == 2 and joiner == " and " and " " not in "".join(parts) else said
+    return tuple(dict.fromkeys((said, compound, text)))
 
 
 def colour_forms(value: str) -> tuple[str, ...]:
@@ -197,7 +206,7 @@ def colour_forms(value: str) -> tuple[str, ...]:
 
 
 def pattern_forms(value: str) -> tuple[str, ...]:
-    return PATTERN_FORMS.get(value, _default_forms(value))
+    return PATTERN_FORMS.get(value, _default_forms(value, " or "))
 
 
 def material_forms(value: str) -> tuple[str, ...]:

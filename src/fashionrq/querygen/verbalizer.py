@@ -295,8 +295,9 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
             post.append(a_tail)
         use(clause)
     for clause in by_key.get("color", []):
-        # "Grey" and "grey" (free-text colours), or two colours of one spelling, are said once
-        forms = [_pick(rng, surface.colour_forms(value)[:2]) for value in distinct_ignoring_case(clause.values)]
+        # "Grey" and "grey" (free-text colours), or two colours of one spelling, are said once; "black/white" never
+        forms = [_pick(rng, [f for f in surface.colour_forms(value)[:2] if "/" not in f])
+                 for value in distinct_ignoring_case(clause.values)]
         pre.append(" or ".join(distinct_ignoring_case(forms)))
         use(clause)
     for key, forms in (("pattern", surface.pattern_forms), ("material", surface.material_forms)):
