@@ -17,9 +17,13 @@ from fashionrq.colour import COLOURS
 
 __all__ = [
     "AGE_SCALE", "COLOURS", "GENDER_SYNONYMS", "MATERIAL_TERMS", "NON_RESOLVABLE_COLOURS", "OCCASION_TERMS",
-    "PATTERN_TERMS", "PRICE_TIERS", "STYLE_TERMS", "colour_rgb", "find_terms",
+    "PATTERN_TERMS", "PRICE_TIERS", "STYLE_TERMS", "VALUELESS", "colour_rgb", "find_terms",
     "gender_group", "normalise_age_group", "normalise_colour", "normalise_price_hint",
 ]
+
+#: Attribute values that name no value (a catalog's catch-all "Other" colour, fabric or pattern): no query asserts
+#: one, and the comparators pass over them.
+VALUELESS: frozenset[str] = frozenset({"other", "others"})
 
 #: Colour names without one representative sRGB: the colour comparator falls back to text similarity.
 NON_RESOLVABLE_COLOURS: frozenset[str] = frozenset(name for name, rgb in COLOURS.items() if rgb is None)

@@ -13,6 +13,7 @@ import pandas as pd
 
 from fashionrq.catalog.tiers import price_tiers_of
 from fashionrq.hierarchy import Cluster, attribute_frame
+from fashionrq.vocab import VALUELESS
 
 MIN_SUPPORT = 0.9
 #: A query tells its cluster apart from a sibling leaf when its conditions hold for at most this share of the
@@ -49,6 +50,11 @@ def _canonical_occasion(value: object) -> object:
     return OCCASION_CANON.get(value, value)
 
 
+def _asserted(value: object) -> object:
+    """``value``, or None for one that names no value (:data:`fashionrq.vocab.VALUELESS`: "Other")."""
+    return None if isinstance(value, str) and value.strip().lower() in VALUELESS else value
+
+
 class CatalogValues:
     """Every item's φ-attribute values as integer codes (built once per items table, sliced per cluster), and the
     catalog's price tiers (``price_hint`` values are tiers under its own bounds)."""
@@ -65,6 +71,8 @@ class CatalogValues:
                 col = frame[attr].astype(object).to_numpy()
                 if attr == "Occasion":
                     col = np.array([_canonical_occasion(v) for v in col], dtype=object)
+                if key != "product_type":
+                    col = np.array([_asserted(v) for v in col], dtype=object)
                 cols.append(pd.Series(col, dtype=object).where(pd.notna(col), None))
             stacked = pd.concat(cols, ignore_index=True)
             codes, uniques = pd.factorize(stacked, sort=True, use_na_sentinel=True)

@@ -16,7 +16,7 @@ from fashionrq.catalog.tiers import price_tiers_of
 from fashionrq.errors import InputError
 from fashionrq.progress import track
 from fashionrq.relevance.similarity import SIMILARITY_ENCODER, TextSimilarity
-from fashionrq.vocab import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, STYLE_TERMS, find_terms
+from fashionrq.vocab import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, STYLE_TERMS, VALUELESS, find_terms
 
 #: The φ(q) attributes, in the order of the architecture contract.
 ATTRIBUTES: tuple[str, ...] = (
@@ -41,7 +41,6 @@ SOFT_KEY_SUFFIXES: dict[str, tuple[str, ...]] = {
 SOFT_VOCAB: dict[str, tuple[str, ...]] = {
     "material": MATERIAL_TERMS, "pattern": PATTERN_TERMS, "occasion": OCCASION_TERMS, "style_tags": STYLE_TERMS,
 }
-_IGNORED_VALUES = frozenset({"other", "others"})
 #: Words of the description kept for the free-text fallbacks (the encoder truncates long inputs anyway).
 DESCRIPTION_WORDS = 40
 #: Sources of a match: catalog field, vocabulary found in name/description, free-text comparison, or neutral.
@@ -202,7 +201,7 @@ class AttributeMatcher:
             values = [v for k, v in attributes.items() if k in keys or k.endswith(suffixes)]
             if attr == "occasion" and col["usage"]:
                 values.insert(0, col["usage"])
-            values = tuple(dict.fromkeys(v for v in values if v and v.strip().lower() not in _IGNORED_VALUES))
+            values = tuple(dict.fromkeys(v for v in values if v and v.strip().lower() not in VALUELESS))
             source = "structured"
             if not values:
                 values, source = tuple(find_terms(name_text, SOFT_VOCAB[attr])), "backfill"
