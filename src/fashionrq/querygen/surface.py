@@ -76,6 +76,20 @@ TYPE_FORMS: dict[str, tuple[str, ...]] = {
     "Personal Care": ("personal care products", "personal care", "grooming products"),
     "Sporting Goods": ("sporting goods", "sports gear"),
     "Free Items": ("free items",),
+    # H&M's product groups and garment groups (articles.csv), said as a shopper would
+    "Garment Upper body": ("tops", "upper-body garments", "upper body garments"),
+    "Garment Lower body": ("bottoms", "lower-body garments", "lower body garments"),
+    "Garment Full body": ("dresses and jumpsuits", "full-body garments", "one-pieces"),
+    "Under-, Nightwear": ("underwear and nightwear", "underwear", "nightwear"),
+    "Jersey Basic": ("basic jersey tops", "jersey basics"),
+    "Jersey Fancy": ("fancy jersey tops", "jersey tops"),
+    "Trousers Denim": ("denim trousers", "denims"),
+    "Dresses Ladies": ("dresses", "ladies' dresses"),
+    "Dresses/Skirts girls": ("girls' dresses and skirts", "girls' dresses", "girls' skirts"),
+    "Woven/Jersey/Knitted mix Baby": ("baby clothes", "babywear"),
+    "Outdoor": ("outerwear", "outdoor wear", "outdoor clothing"),
+    "Dressed": ("tailoring", "formal wear", "tailored clothes"),
+    "Fun": ("toys", "fun items"),
 }
 #: Shopper words naming several catalog types at once.
 TYPE_SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -89,7 +103,7 @@ _MASS_WORDS = frozenset({
     "polish", "care", "wash", "scrub", "gel", "cleanser", "primer", "blush", "remover", "mist", "mascara", "toner",
     "sunscreen", "concealer", "colour", "cream", "peel", "dupatta", "salwar", "churidar", "patiala", "choli", "gloss",
     "plumper", "exfoliator", "equipment", "furnishing", "jewellery", "jewelry", "makeup", "apparel", "clothing",
-    "lingerie", "hosiery", "luggage", "merchandise", "lotion", "serum",
+    "lingerie", "hosiery", "luggage", "merchandise", "lotion", "serum", "furniture", "stationery",
 })
 
 
@@ -143,6 +157,8 @@ def type_forms(value: str) -> tuple[str, ...]:
     text = " ".join(value.lower().split())
     if " and " in text:
         return (text,)
+    if text.startswith("other ") and "/" not in text:  # H&M's "Other shoe": "shoes", not "other shoes"
+        return tuple(dict.fromkeys((*_noun_forms(text[len("other "):]), *_noun_forms(text))))
     if "/" not in text.strip("/ "):
         return _noun_forms(text.strip("/ ") or text)
     names = [_noun_forms(name) for name in _alternatives(text)]
@@ -179,6 +195,22 @@ PATTERN_FORMS: dict[str, tuple[str, ...]] = {
     "Self Design": ("self-design", "self design"),
     "Colourblocked": ("colourblocked", "colour-block", "colorblock", "colour block"),
     "Woven Design": ("woven", "woven design"),
+    # H&M's graphical appearances
+    "Stripe": ("striped", "stripe"),
+    "Check": ("checked", "check"),
+    "All over pattern": ("all-over print", "all over pattern", "all-over pattern"),
+    "Other pattern": ("patterned", "other pattern"),
+    "Other structure": ("textured", "other structure"),
+    "Dot": ("polka-dot", "dotted", "dot"),
+    "Front print": ("front-print", "front print"),
+    "Placement print": ("placement-print", "placement print"),
+    "Kids print": ("kids-print", "kids print"),
+    "Colour blocking": ("colour-block", "colour blocking"),
+    "Embroidery": ("embroidered", "embroidery"),
+    "Sequin": ("sequinned", "sequin"),
+    "Application/3D": ("appliqué", "applique", "application/3d"),
+    "Mixed solid/pattern": ("part-patterned", "mixed solid/pattern"),
+    "Treatment": ("washed", "treated", "treatment"),
 }
 MATERIAL_FORMS: dict[str, tuple[str, ...]] = {
     "Viscose Rayon": ("viscose", "rayon", "viscose rayon"),
@@ -188,17 +220,14 @@ MATERIAL_FORMS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _default_forms(value: str, joiner: str = " and ") -> tuple[str, ...]:
-    """The lower-cased value; a slashed one ("Black/White", "Cotton/Linen", H&M's "Glittering/Metallic") said with
-    ``joiner`` first ("black and white", "glittering or metallic"), then as a compound ("black-and-white", two
-    one-word parts joined by "and"), then as written."""
+def _default_forms(value: str, joiner: str = " or ") -> tuple[str, ...]:
+    """The lower-cased value; a slashed one (H&M's "Bronze/Copper" and "Glittering/Metallic", a feed's "Black/White",
+    "Cotton/Polyester") said with ``joiner`` first ("bronze or copper", "cotton and polyester"), then as written."""
     text = " ".join(value.lower().split())
     parts = [" ".join(p.split()) for p in text.split("/") if p.strip()]
     if len(parts) < 2:
         return (text.strip("/ ") or text,)
-    said = ", ".join(parts[:-1]) + joiner + parts[-1]
-    compound = said.replace(" ", "-") if len(parts) == 2 and joiner == " and " and " " not in "".join(parts) else said
-    return tuple(dict.fromkeys((said, compound, text)))
+    return (", ".join(parts[:-1]) + joiner + parts[-1], text)
 
 
 def colour_forms(value: str) -> tuple[str, ...]:
@@ -206,11 +235,11 @@ def colour_forms(value: str) -> tuple[str, ...]:
 
 
 def pattern_forms(value: str) -> tuple[str, ...]:
-    return PATTERN_FORMS.get(value, _default_forms(value, " or "))
+    return PATTERN_FORMS.get(value, _default_forms(value))
 
 
 def material_forms(value: str) -> tuple[str, ...]:
-    return MATERIAL_FORMS.get(value, _default_forms(value))
+    return MATERIAL_FORMS.get(value, _default_forms(value, " and "))  # "Cotton/Polyester": a blend of both
 
 
 # ---- gender and age ------------------------------------------------------------------------------------
