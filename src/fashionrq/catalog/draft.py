@@ -145,7 +145,7 @@ def _record(draft: Draft, path: Path) -> str:
 def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     found: dict[str, tuple[str, str]] = {}
     for name, names in FIELD_NAMES.items():
-        column = guesser.column(names)
+        column = guesser.column(names, (lambda text: normalise_gender(text) in GENDERS) if name == "gender" else None)
         if column is None:
             continue
         if name == "base_colour" and any(isinstance(v, list) and len(v) > 1 for v in guesser.values(column)):

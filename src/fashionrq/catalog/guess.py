@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from fashionrq.catalog.clean import SPEC_KEYS, keyed_feature
 from fashionrq.catalog.fieldpath import parse_reference
@@ -129,13 +130,21 @@ class Guesser:
             self._decoded[column] = [json_text(v) for v in self.values(column)]
         return self._decoded[column]
 
-    def column(self, names: tuple[str, ...]) -> str | None:
-        for name in names:
-            column = self._by_norm.get(name)
-            if column is not None and column not in self.used and self.values(column) and not self.row_kinds(column):
-                self.used.add(column)
-                return column
-        return None
+    def column(self, names: tuple[str, ...], reads: Callable[[str], bool] | None = None) -> str | None:
+        """The first unused column with a value known by one of ``names`` (best first); with ``reads``, the one whose
+        values it reads most often, the first on a tie (H&M's ``index_group_name``, "Ladieswear", before its
+        ``department_name``, "Jersey Basic", for the gender)."""
+        found = [c for c in dict.fromkeys(self._by_norm.get(name) for name in names)
+                 if c is not None and c not in self.used and self.values(c) and not self.row_kinds(c)]
+        if not found:
+            return None
+        column = found[0] if reads is None else max(found, key=lambda c: (self._share_read(c, reads), -found.index(c)))
+        self.used.add(column)
+        return column
+
+    def _share_read(self, column: str, reads: Callable[[str], bool]) -> float:
+        texts = present_texts(self.values(column))
+        return sum(map(reads, texts)) / len(texts) if texts else 0.0
 
     def every_column(self, names: tuple[str, ...]) -> list[str]:
         """Every unused column with a value that :meth:`column` would find for ``names``, best first (``fabric_type``
