@@ -86,6 +86,15 @@ cells in the item's year, rupee ``MRP`` and ``Discount`` number cells and ``Sale
 the value Excel would store for it (openpyxl writes none), then a ``Codes`` sheet; byte-identical across runs (a
 fixed time of writing in the file's properties and zip entries).
 
+``--shape hm``: H&M's articles table, ``articles.csv``, in the layout of the public H&M Personalized Fashion
+Recommendations data: 25 columns, every attribute as a number and a name; ten-digit ``article_id`` strings; H&M's
+own vocabularies, each product's Myntra values translated by a table (product types such as ``Vest top``,
+``Cap/peaked`` and ``Leggings/Tights``, product groups such as ``Garment Upper body``, garment groups such as
+``Jersey Fancy`` and ``Under-, Nightwear``, colour groups such as ``Dark Blue`` and ``Other`` with their perceived
+colour value and master, graphical appearances such as ``All over pattern`` and ``Unknown``); index groups
+``Ladieswear``, ``Menswear``, ``Divided`` (Myntra's unisex products) and ``Baby/Children``; names without the brand;
+no brand and no price (H&M's prices are in its transactions file).
+
     python scripts/derive_catalog_shapes.py --source tests/fixtures/myntra_small --out us-tops
     fashionrq build --catalog us-tops/catalog.csv --mapping us-tops/mapping.toml --out BENCH
     python scripts/derive_catalog_shapes.py --shape merchant --source bundled --out feed
@@ -1227,6 +1236,154 @@ def magento_export(items) -> list[dict[str, str]]:
     return [row for product in _handles(items) for row in _magento_rows(product)]
 
 
+HM_MAPPING = """# H&M's articles table as the public H&M Personalized Fashion Recommendations data lays it out (articles.csv;
+# scripts/derive_catalog_shapes.py --shape hm), mapped as docs/catalog.md describes: every attribute twice, as a
+# number and a name (only the names are mapped), no brand, no price (H&M's prices are in its transactions file),
+# departments and index groups instead of a gender.
+
+[columns]
+item_id = "article_id"
+name = "prod_name"
+article_type = "product_type_name"     # "Vest top", "Hat/beanie", "Leggings/Tights"
+master_category = "garment_group_name" # "Jersey Basic", "Trousers Denim", "Under-, Nightwear"
+sub_category = "product_group_name"    # "Garment Upper body", "Shoes", "Accessories"
+gender = "index_group_name"            # Ladieswear | Menswear | Divided | Baby/Children
+age_group = "index_group_name"
+base_colour = "colour_group_name"      # "Dark Blue", "Light Pink", "Other"
+description = "detail_desc"
+
+[attributes]
+Pattern = "graphical_appearance_name"  # "Solid", "Stripe", "All over pattern"
+Section = "section_name"
+
+[values.gender]
+Ladieswear = "Women"
+Menswear = "Men"
+Divided = "Unisex"
+"Baby/Children" = "Unisex"
+
+[values.age_group]
+Ladieswear = "adult"
+Menswear = "adult"
+Divided = "adult"
+"Baby/Children" = "kids"
+
+[clean.base_colour]
+refuse = ['other']                     # H&M's catch-all colour group names no colour
+"""
+
+#: Myntra article type -> H&M ``product_type_name`` (H&M names one garment in the singular, some as alternatives);
+#: a type not listed keeps its Myntra name in the singular.
+HM_TYPES = {
+    "Tshirts": "T-shirt", "Shirts": "Shirt", "Tops": "Top", "Sweatshirts": "Sweater", "Sweaters": "Sweater",
+    "Jackets": "Jacket", "Rain Jacket": "Jacket", "Blazers": "Blazer", "Waistcoat": "Tailored Waistcoat",
+    "Jeans": "Trousers", "Trousers": "Trousers", "Track Pants": "Trousers", "Capris": "Trousers", "Shorts": "Shorts",
+    "Skirts": "Skirt", "Leggings": "Leggings/Tights", "Jeggings": "Leggings/Tights", "Tights": "Underwear Tights",
+    "Stockings": "Underwear Tights", "Dresses": "Dress", "Jumpsuit": "Jumpsuit/Playsuit", "Rompers": "Jumpsuit/Playsuit",
+    "Briefs": "Underwear bottom", "Trunk": "Underwear bottom", "Boxers": "Underwear bottom", "Innerwear Vests": "Vest top",
+    "Camisoles": "Vest top", "Bra": "Bra", "Nightdress": "Night gown", "Baby Dolls": "Night gown", "Night suits": "Pyjama set",
+    "Lounge Pants": "Pyjama bottom", "Lounge Shorts": "Pyjama bottom", "Bath Robe": "Robe", "Robe": "Robe",
+    "Casual Shoes": "Sneakers", "Sports Shoes": "Sneakers", "Formal Shoes": "Other shoe", "Heels": "Pumps",
+    "Flats": "Flat shoe", "Sandals": "Sandals", "Sports Sandals": "Sandals", "Flip Flops": "Flip flop",
+    "Caps": "Cap/peaked", "Hat": "Hat/beanie", "Headband": "Hair/alice band", "Scarves": "Scarf", "Stoles": "Scarf",
+    "Mufflers": "Scarf", "Belts": "Belt", "Ties": "Tie", "Handbags": "Bag", "Clutches": "Bag", "Backpacks": "Backpack",
+    "Rucksacks": "Backpack", "Duffel Bag": "Weekend/Gym bag", "Laptop Bag": "Cross-body bag", "Messenger Bag": "Cross-body bag",
+    "Waist Pouch": "Bumbag", "Wallets": "Wallet", "Watches": "Watch", "Earrings": "Earring", "Pendant": "Necklace",
+    "Necklace and Chains": "Necklace", "Ring": "Ring", "Bracelet": "Bracelet", "Bangle": "Bracelet",
+    "Jewellery Set": "Accessories set", "Swimwear": "Swimsuit",
+}
+#: Myntra sub-category -> H&M ``product_group_name``; any other: "Accessories", and personal care "Cosmetic".
+HM_GROUPS = {
+    "Topwear": "Garment Upper body", "Bottomwear": "Garment Lower body", "Dress": "Garment Full body",
+    "Saree": "Garment Full body", "Apparel Set": "Garment Full body", "Innerwear": "Underwear",
+    "Loungewear and Nightwear": "Nightwear", "Socks": "Socks & Tights", "Shoes": "Shoes", "Sandal": "Shoes",
+    "Flip Flops": "Shoes", "Bags": "Bags", "Free Gifts": "Items", "Vouchers": "Items",
+}
+#: H&M ``garment_group_name`` by H&M product group (the upper-body one by pattern: printed jersey is "Jersey Fancy").
+HM_GARMENT_GROUPS = {
+    "Garment Upper body": "Jersey Basic", "Garment Lower body": "Trousers", "Garment Full body": "Dresses Ladies",
+    "Underwear": "Under-, Nightwear", "Nightwear": "Under-, Nightwear", "Socks & Tights": "Socks and Tights",
+    "Shoes": "Shoes", "Bags": "Accessories", "Accessories": "Accessories", "Cosmetic": "Unknown", "Items": "Special Offers",
+}
+HM_GARMENT_BY_TYPE = {"Jeans": "Trousers Denim", "Shorts": "Shorts", "Skirts": "Skirts", "Shirts": "Shirts",
+                      "Sweaters": "Knitwear", "Sweatshirts": "Knitwear", "Jackets": "Outdoor", "Rain Jacket": "Outdoor",
+                      "Blazers": "Dressed", "Swimwear": "Swimwear"}
+#: Myntra base colour -> (H&M colour group, perceived colour value, perceived colour master); any other keeps its
+#: name, "Medium", itself.
+HM_COLOURS = {
+    "Navy Blue": ("Dark Blue", "Dark", "Blue"), "Maroon": ("Dark Red", "Dark", "Red"), "Burgundy": ("Dark Red", "Dark", "Red"),
+    "Olive": ("Greenish Khaki", "Medium Dusty", "Khaki green"), "Khaki": ("Greenish Khaki", "Medium Dusty", "Khaki green"),
+    "Cream": ("Light Beige", "Light", "Beige"), "Tan": ("Dark Beige", "Medium Dusty", "Beige"),
+    "Nude": ("Light Beige", "Dusty Light", "Beige"), "Skin": ("Light Beige", "Dusty Light", "Beige"),
+    "Taupe": ("Greyish Beige", "Medium Dusty", "Beige"), "Mushroom Brown": ("Greyish Beige", "Medium Dusty", "Beige"),
+    "Peach": ("Light Orange", "Light", "Orange"), "Rust": ("Dark Orange", "Dark", "Orange"),
+    "Lavender": ("Light Purple", "Light", "Lilac Purple"), "Mauve": ("Light Purple", "Dusty Light", "Lilac Purple"),
+    "Magenta": ("Dark Pink", "Bright", "Pink"), "Rose": ("Light Pink", "Dusty Light", "Pink"),
+    "Teal": ("Dark Turquoise", "Dark", "Turquoise"), "Turquoise Blue": ("Turquoise", "Medium", "Turquoise"),
+    "Sea Green": ("Green", "Medium", "Green"), "Lime Green": ("Yellowish Green", "Bright", "Yellowish Green"),
+    "Fluorescent Green": ("Yellowish Green", "Bright", "Yellowish Green"), "Mustard": ("Dark Yellow", "Medium Dusty", "Yellow"),
+    "Coffee Brown": ("Dark Brown", "Dark", "Brown"), "Charcoal": ("Dark Grey", "Dark", "Grey"),
+    "Grey Melange": ("Grey", "Medium", "Grey"), "Steel": ("Grey", "Medium", "Grey"), "Copper": ("Bronze/Copper", "Medium", "Metal"),
+    "Bronze": ("Bronze/Copper", "Medium", "Metal"), "Gold": ("Gold", "Medium", "Metal"), "Silver": ("Silver", "Light", "Metal"),
+    "Metallic": ("Silver", "Light", "Metal"), "Multi": ("Other", "Undefined", "undefined"),
+}
+#: Myntra pattern -> H&M ``graphical_appearance_name``.
+HM_APPEARANCES = {
+    "Solid": "Solid", "Printed": "All over pattern", "Striped": "Stripe", "Checked": "Check", "Self Design": "Jacquard",
+    "Lace": "Lace", "Embellished": "Glittering/Metallic", "Woven Design": "Jacquard", "Patterned": "Other pattern",
+    "Colourblocked": "Colour blocking", "Washed": "Treatment", "Dyed": "Treatment", "Embroidered": "Embroidery",
+    "Textured": "Other structure", "Satin Finish": "Glittering/Metallic", "Perforations": "Application/3D",
+}
+#: gender -> (index code, index name, index group number, index group name, section name)
+HM_INDEXES = {"Women": ("A", "Ladieswear", 1, "Ladieswear", "Womens Everyday Collection"),
+              "Men": ("F", "Menswear", 3, "Menswear", "Contemporary Casual"),
+              "Unisex": ("D", "Divided", 2, "Divided", "Divided Collection"),
+              "Boys": ("H", "Children Sizes 92-140", 4, "Baby/Children", "Kids Boy"),
+              "Girls": ("H", "Children Sizes 92-140", 4, "Baby/Children", "Kids Girl")}
+
+
+def _hm_number(name: str, low: int, span: int) -> int:
+    """H&M's number for a name: stable, from the name alone (the data numbers every name it uses)."""
+    return low + int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big") % span
+
+
+def _hm_row(item: dict) -> dict[str, str]:
+    article_type = item["article_type"]
+    group = ("Cosmetic" if item["master_category"] == "Personal Care"
+             else HM_GROUPS.get(item["sub_category"] or "", "Accessories"))
+    product_type = HM_TYPES.get(article_type) or re.sub(r"(?<=[a-z])s$", "", article_type)
+    pattern = dict(item["attributes"] or {}).get("Pattern")
+    appearance = HM_APPEARANCES.get(pattern, "Unknown") if pattern else "Unknown"
+    garment = HM_GARMENT_BY_TYPE.get(article_type) or HM_GARMENT_GROUPS[group]
+    if garment == "Jersey Basic" and appearance not in ("Solid", "Unknown"):
+        garment = "Jersey Fancy"
+    colour = item["base_colour"] or ""
+    colour_group, value, master = HM_COLOURS.get(colour, (colour, "Medium", colour)) if colour else ("Unknown", "Unknown", "Unknown")
+    index_code, index_name, index_group_no, index_group, section = HM_INDEXES[item["gender"]]
+    name = item["name"]
+    if item["brand"] and name.startswith(item["brand"] + " "):
+        name = name[len(item["brand"]) + 1:]  # H&M's own names carry no brand
+    article_id = f"0{int(item['item_id']):06d}{_pick(item['item_id'], 'hm colour', 1000):03d}"
+    return {
+        "article_id": article_id, "product_code": article_id[:7], "prod_name": name,
+        "product_type_no": str(_hm_number(product_type, 50, 500)), "product_type_name": product_type,
+        "product_group_name": group, "graphical_appearance_no": str(_hm_number(appearance, 1010001, 30)),
+        "graphical_appearance_name": appearance, "colour_group_code": f"{_hm_number(colour_group, 1, 93):02d}",
+        "colour_group_name": colour_group, "perceived_colour_value_id": str(_hm_number(value, 1, 7)),
+        "perceived_colour_value_name": value, "perceived_colour_master_id": str(_hm_number(master, 1, 20)),
+        "perceived_colour_master_name": master, "department_no": str(_hm_number(f"{section} {garment}", 1000, 9000)),
+        "department_name": garment, "index_code": index_code, "index_name": index_name,
+        "index_group_no": str(index_group_no), "index_group_name": index_group,
+        "section_no": str(_hm_number(section, 2, 96)), "section_name": section,
+        "garment_group_no": str(_hm_number(garment, 1001, 25)), "garment_group_name": garment,
+        "detail_desc": " ".join(html.unescape(re.sub(r"<[^>]+>", " ", item["description"] or "")).split())}
+
+
+def hm_articles(items) -> list[dict[str, str]]:
+    """Every product with a name, one row each, as H&M's ``articles.csv`` lays them out."""
+    return [_hm_row(item) for item in items if item["name"]]
+
+
 SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "merchant": Shape(merchant_feed, "catalog.tsv", _tsv, MERCHANT_MAPPING),
           "merchant-xml": Shape(merchant_feed, "catalog.xml", merchant_xml, MERCHANT_XML_MAPPING),
@@ -1238,7 +1395,8 @@ SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "asos": Shape(asos_scrape, "products_asos.csv", _csv, ASOS_MAPPING),
           "scrape-folder": Shape(scrape_folder, "scrape", _product_files, SCRAPE_FOLDER_MAPPING),
           "workbook": Shape(product_master, "product_master.xlsx", product_master_workbook, WORKBOOK_MAPPING),
-          "magento": Shape(magento_export, "export_catalog_product.csv", _csv, MAGENTO_MAPPING)}
+          "magento": Shape(magento_export, "export_catalog_product.csv", _csv, MAGENTO_MAPPING),
+          "hm": Shape(hm_articles, "articles.csv", _csv, HM_MAPPING)}
 
 
 def main() -> None:

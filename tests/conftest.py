@@ -145,6 +145,13 @@ def amazon_flat_file(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def hm_articles(tmp_path_factory) -> Path:
+    """H&M's articles table (articles.csv: H&M's product types, colour groups and graphical appearances, no brand,
+    no price; and mapping.toml) derived from the fixture by scripts/derive_catalog_shapes.py --shape hm."""
+    return derive_shape(tmp_path_factory.mktemp("hm"), "hm")
+
+
+@pytest.fixture(scope="session")
 def flipkart_crawl(tmp_path_factory) -> Path:
     """A Flipkart-crawl-shaped catalog (flipkart_com-ecommerce_sample.csv: specifications as a Ruby hash, a category
     tree as a JSON list of one ">>" path; and mapping.toml) derived from the fixture by

@@ -480,6 +480,35 @@ def test_a_mapping_written_from_the_docs_reads_a_flipkart_crawl(flipkart_crawl, 
     assert report["values_nulled"]["feature_without_key"]["count"] == len(items) == report["values_nulled"]["image_url"]["count"]
 
 
+def test_a_mapping_written_from_the_docs_reads_an_hm_articles_table(hm_articles, fixture_items):
+    """H&M's articles.csv, read with its mapping: the gender and the age group both from the index group (children's
+    wear read as Unisex kids), H&M's product types and colour groups as written, the graphical appearance as the
+    pattern with "Unknown" nulled and counted, the catch-all colour "Other" refused and counted, no brand, no price."""
+    rows = list(csv.DictReader(io.StringIO((hm_articles / "articles.csv").read_text(encoding="utf-8"))))
+    assert list(rows[0])[:3] == ["article_id", "product_code", "prod_name"] and len(rows[0]["article_id"]) == 10
+    result = ingest(hm_articles / "articles.csv", mapping=hm_articles / "mapping.toml")
+    report = result.report.to_dict()
+    items = {item["item_id"]: item for item in result.table.to_pylist()}
+    source = {item["item_id"]: item for item in fixture_items.to_pylist() if item["name"]}
+    assert len(items) == len(rows) == len(source) and report["rejected_rows"] == 0
+    genders = {"Men": ("Men", "adult"), "Women": ("Women", "adult"), "Unisex": ("Unisex", "adult"),
+               "Boys": ("Unisex", "kids"), "Girls": ("Unisex", "kids")}
+    by_source = {row["article_id"]: str(int(row["article_id"][1:7])) for row in rows}
+    for article_id, item in items.items():
+        mine = source[by_source[article_id]]
+        assert (item["gender"], item["age_group"]) == genders[mine["gender"]], article_id
+        assert item["brand"] is None and item["price"] is None
+        assert not mine["brand"] or not item["name"].startswith(mine["brand"] + " ")
+    types = {item["article_type"] for item in items.values()}
+    assert {"T-shirt", "Cap/peaked", "Leggings/Tights", "Trousers", "Sneakers"} <= types
+    colours = {item["base_colour"] for item in items.values()}
+    assert {"Dark Blue", "Black"} <= colours and "Other" not in colours
+    multi = sum(item["base_colour"] == "Multi" for item in source.values())
+    assert multi and report["values_nulled"]["refused_base_colour"]["count"] == multi
+    patterns = {dict(item["attributes"]).get("Pattern") for item in items.values()}
+    assert {"Solid", "All over pattern", "Stripe"} <= patterns and "Unknown" not in patterns
+
+
 def test_a_mapping_written_from_the_docs_reads_a_2014_amazon_dump(amazon_2014_dump, fixture_items):
     """The 2014-Amazon-dump shape, read with its mapping: a gzipped file named .json holding one Python dict per line
     (read as JSON lines, each line a Python literal, both noted), the type, gender and groups from the path under
@@ -746,6 +775,24 @@ def test_a_flipkart_crawl_of_the_bundled_catalog_builds_a_usable_benchmark_in_on
     types = {value for values in asserted for value in values}
     assert "Clothing" in types and not [v for v in types if re.search(r"'s\b|>>", v)]
     assert manifest["catalog"]["items"] > 44000 and manifest["catalog"]["price_tiers"]["currency"] == "INR"
+
+
+@pytest.mark.slow  # the bundled catalog as H&M's articles table: about as long as the Shopify export's build
+def test_an_hm_articles_table_of_the_bundled_catalog_builds_a_usable_benchmark_in_one_command(tmp_path):
+    """H&M's articles.csv shape derived from the whole bundled catalog (H&M's product types, some naming two
+    garments with a slash; colour groups such as "Dark Blue" and "Other"; graphical appearances such as "All over
+    pattern"; product and garment groups such as "Garment Lower body" and "Under-, Nightwear"; no brand, no price)
+    builds in one command from the mapping written from docs/catalog.md: every task passes the quality gate, and no
+    query shows a slash, a group's raw name, a catch-all "other" or a price."""
+    derived = derive_shape(tmp_path / "hm", "hm", "bundled")
+    manifest, texts = _build_passing_the_quality_gate(derived / "articles.csv", derived / "mapping.toml", tmp_path / "BENCH")
+    raw = re.compile(r"/|\bgarment (?:upper|lower|full) bod|under-,|jersey (?:basic|fancy)\b|\bother\b|trousers denim|"
+                     r"all over pattern|\b(?:under|over|below|above|between)\s*(?:₹|rs\b|\$|\d)", re.IGNORECASE)
+    assert not [t for t in texts if raw.search(t)][:5]
+    said = Counter(word for t in texts for word in ("hats or beanies", "leggings or tights", "peaked caps", "bottoms",
+                                                     "all-over print") if word in t.lower())
+    assert len(said) >= 3, said
+    assert manifest["catalog"]["items"] > 44000 and manifest["catalog"]["price_tiers"]["priced_items"] == 0
 
 
 @pytest.mark.slow  # the bundled catalog as a 2014 Amazon metadata dump: about as long as the Shopify export's build

@@ -282,6 +282,25 @@ def test_the_draft_for_a_flipkart_crawl_reads_its_specifications(tmp_path, flipk
     assert mine.table.to_pylist() == hand.table.to_pylist()
 
 
+def test_the_draft_for_an_hm_articles_table_takes_the_gender_from_the_index_group(tmp_path, hm_articles):
+    """H&M's articles.csv has three columns named like a gender (department_name, index_name, index_group_name): the
+    draft takes the one whose values read as genders (index_group_name: "Ladieswear", "Menswear"), not the first by
+    name (department_name: "Jersey Basic"), and asks about the two it cannot read; answered, its items are the hand
+    mapping's but for what the hand mapping adds (the age group, the section, "Other" colours refused)."""
+    catalog = hm_articles / "articles.csv"
+    assert draft_mapping(catalog).checks == ["the gender value 'Baby/Children' needs a value map",
+                                             "the gender value 'Divided' needs a value map"]
+    answered = lambda text: (text.replace('# "Baby/Children" = "?"', '"Baby/Children" = "Unisex"')
+                             .replace('# Divided = "?"', 'Divided = "Unisex"'))
+    drafted, text = _drafted(tmp_path, catalog, answered)
+    spec = tomllib.loads(text)
+    assert (spec["columns"]["gender"], spec["columns"]["article_type"]) == ("index_group_name", "product_type_name")
+    assert spec["attributes"] == {"Pattern": "graphical_appearance_name"}
+    same = ("item_id", "name", "gender", "article_type", "master_category", "sub_category", "description")
+    mine, hand = (ingest(catalog, mapping=m).table.to_pylist() for m in (drafted, hm_articles / "mapping.toml"))
+    assert [{k: i[k] for k in same} for i in mine] == [{k: i[k] for k in same} for i in hand]
+
+
 def test_the_draft_for_a_2014_amazon_dump_reads_its_category_paths_and_the_colours_of_its_titles(tmp_path, amazon_2014_dump):
     """A 2014 Amazon metadata dump (one Python dict per line in a gzipped .json): the draft reads the type, groups and
     gender from the category path under the root most products have ("Clothing, Shoes & Jewelry"), wherever it stands
