@@ -1344,7 +1344,7 @@ HM_INDEXES = {"Women": ("A", "Ladieswear", 1, "Ladieswear", "Womens Everyday Col
 
 def _hm_number(name: str, low: int, span: int) -> int:
     """H&M's number for a name: stable, from the name alone (the data numbers every name it uses)."""
-    return low + int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big") % span
+    return low + _pick(name, "hm number", span)
 
 
 def _hm_row(item: dict) -> dict[str, str]:
@@ -1376,7 +1376,7 @@ def _hm_row(item: dict) -> dict[str, str]:
         "index_group_no": str(index_group_no), "index_group_name": index_group,
         "section_no": str(_hm_number(section, 2, 96)), "section_name": section,
         "garment_group_no": str(_hm_number(garment, 1001, 25)), "garment_group_name": garment,
-        "detail_desc": " ".join(html.unescape(re.sub(r"<[^>]+>", " ", item["description"] or "")).split())}
+        "detail_desc": item["description"] or ""}  # ingest already made it plain text
 
 
 def hm_articles(items) -> list[dict[str, str]]:

@@ -137,10 +137,21 @@ def _noun_forms(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((plural, text, singular)))
 
 
-def _alternatives(text: str) -> list[str]:
-    """The types a slashed name lists, as a shopper names them: "hat/beanie" → hat, beanie; a shared head noun
-    spelt out ("weekend/gym bag" → weekend bag, gym bag); an adjective put first ("cap/peaked" → peaked cap)."""
-    parts = [" ".join(p.split()) for p in text.split("/") if p.strip()]
+def _said_list(names, joiner: str = " or ") -> str:
+    """"a", "a or b", "a, b or c" (``joiner`` before the last)."""
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + joiner + names[-1]
+
+
+def _slash_parts(text: str) -> list[str]:
+    """The non-empty parts of a lower-cased value between its slashes ("hat/beanie" → hat, beanie; "tops/" → tops)."""
+    return [" ".join(p.split()) for p in text.split("/") if p.strip()]
+
+
+def _alternatives(parts: list[str]) -> list[str]:
+    """The types a slashed name lists (its :func:`_slash_parts`), as a shopper names them: "hat/beanie" → hat, beanie;
+    a shared head noun spelt out ("weekend/gym bag" → weekend bag, gym bag); an adjective put first ("cap/peaked" →
+    peaked cap)."""
     first, last = parts[0].split(" "), parts[-1].split(" ")
     if len(parts) == 2 and len(first) == 1 and len(last) == 1 and last[0].endswith("ed"):
         return [f"{last[0]} {first[0]}"]
@@ -159,17 +170,16 @@ def type_forms(value: str) -> tuple[str, ...]:
         return (text,)
     if text.startswith("other ") and "/" not in text:  # H&M's "Other shoe": "shoes", not "other shoes"
         return tuple(dict.fromkeys((*_noun_forms(text[len("other "):]), *_noun_forms(text))))
-    if "/" not in text.strip("/ "):
-        return _noun_forms(text.strip("/ ") or text)
-    names = [_noun_forms(name) for name in _alternatives(text)]
-    shown = ", ".join(n[0] for n in names[:-1]) + " or " + names[-1][0] if len(names) > 1 else names[0][0]
-    return tuple(dict.fromkeys((shown, *(form for forms in names for form in forms), text)))
+    parts = _slash_parts(text)
+    if len(parts) < 2:
+        return _noun_forms(parts[0] if parts else text)
+    names = [_noun_forms(name) for name in _alternatives(parts)]
+    return tuple(dict.fromkeys((_said_list(n[0] for n in names), *(form for forms in names for form in forms), text)))
 
 
 def type_display(values) -> str:
     """"shirts", "shirts or t-shirts", "shirts, tops or t-shirts"."""
-    names = [type_forms(v)[0] for v in values]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    return _said_list(type_forms(v)[0] for v in values)
 
 
 # ---- colours, patterns, materials ----------------------------------------------------------------------
@@ -224,10 +234,10 @@ def _default_forms(value: str, joiner: str = " or ") -> tuple[str, ...]:
     """The lower-cased value; a slashed one (H&M's "Bronze/Copper" and "Glittering/Metallic", a feed's "Black/White",
     "Cotton/Polyester") said with ``joiner`` first ("bronze or copper", "cotton and polyester"), then as written."""
     text = " ".join(value.lower().split())
-    parts = [" ".join(p.split()) for p in text.split("/") if p.strip()]
+    parts = _slash_parts(text)
     if len(parts) < 2:
-        return (text.strip("/ ") or text,)
-    return (", ".join(parts[:-1]) + joiner + parts[-1], text)
+        return (parts[0] if parts else text,)
+    return (_said_list(parts, joiner), text)
 
 
 def colour_forms(value: str) -> tuple[str, ...]:
