@@ -14,7 +14,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: package itself, ``fashionrq``, is its version). A module imports only from lower layers, or within its own package.
 LAYERS = (
     {"fashionrq", "errors", "ieee"},
-    {"io", "seeding", "exact", "colour", "progress", "timing", "limits"},
+    {"io", "seeding", "exact", "colour", "terms", "progress", "timing", "limits"},
     {"layout", "cachedigest", "pinned"},
     {"taskspec", "release"},
     {"stagecache"},

@@ -1,8 +1,8 @@
 """Curated fashion vocabularies shared by query generation, the φ(q) parser and relevance scoring.
 
 Everything here is lower-case. Gender and age spellings come from :mod:`fashionrq.catalog.schema`
-(``GENDER_SYNONYMS``, ``AGE_SCALE``) and the named colours from :mod:`fashionrq.colour` (``COLOURS``), and are reused,
-not copied; the price tiers' names and bounds from
+(``GENDER_SYNONYMS``, ``AGE_SCALE``), the named colours from :mod:`fashionrq.colour` (``COLOURS``) and the pattern,
+material, occasion and style terms from :mod:`fashionrq.terms`, and are reused, not copied; the price tiers' names and bounds from
 :mod:`fashionrq.catalog.tiers` (each catalog has its own bounds, in its own currency).
 """
 
@@ -14,6 +14,7 @@ from functools import lru_cache
 from fashionrq.catalog.schema import AGE_SCALE, GENDER_SYNONYMS, normalise_age_group, normalise_gender
 from fashionrq.catalog.tiers import PRICE_TIERS
 from fashionrq.colour import COLOURS
+from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, STYLE_TERMS
 
 __all__ = [
     "AGE_SCALE", "COLOURS", "GENDER_SYNONYMS", "MATERIAL_TERMS", "NON_RESOLVABLE_COLOURS", "OCCASION_TERMS",
@@ -27,45 +28,6 @@ VALUELESS: frozenset[str] = frozenset({"other", "others"})
 
 #: Colour names without one representative sRGB: the colour comparator falls back to text similarity.
 NON_RESOLVABLE_COLOURS: frozenset[str] = frozenset(name for name, rgb in COLOURS.items() if rgb is None)
-
-#: Pattern terms, longest first within families so "floral print" wins over "print".
-PATTERN_TERMS: tuple[str, ...] = (
-    "floral print", "floral", "polka dot", "striped", "stripes", "pinstripe", "checked", "check", "plaid", "tartan", "gingham", "houndstooth", "solid", "plain", "printed", "print", "graphic print",
-    "graphic", "typography", "abstract", "geometric", "animal print", "leopard print", "camouflage", "camo",
-    "paisley", "ethnic motifs", "embroidered", "embellished", "sequinned", "colourblocked", "colour block",
-    "tie and dye", "tie-dye", "ombre", "self design", "woven design", "jacquard", "lace", "textured", "washed",
-    "distressed", "chevron", "brand logo", "conversational",
-)
-
-#: Material terms.
-MATERIAL_TERMS: tuple[str, ...] = (
-    "cotton", "pure cotton", "organic cotton", "cotton blend", "polycotton", "denim", "leather", "synthetic leather",
-    "faux leather", "pu", "suede", "canvas", "polyester", "nylon", "silk", "pure silk", "dupion silk", "satin",
-    "linen", "wool", "woollen", "cashmere", "fleece", "velvet", "chiffon", "georgette", "crepe", "rayon",
-    "viscose", "viscose rayon", "modal", "lyocell", "tencel", "elastane", "spandex", "lycra", "acrylic", "jersey",
-    "mesh", "rubber", "synthetic", "metal", "stainless steel", "brass", "sterling silver", "plastic", "ceramic",
-    "bamboo", "khadi", "net",
-)
-
-#: Occasion / usage terms.
-OCCASION_TERMS: tuple[str, ...] = (
-    "casual", "smart casual", "business casual", "formal", "semiformal", "office", "work", "party", "evening",
-    "cocktail", "wedding", "festive", "ethnic", "traditional", "sports", "sport", "gym", "running", "training",
-    "yoga", "outdoor", "trekking", "travel", "beach", "loungewear", "lounge", "sleepwear", "nightwear", "home",
-    "everyday", "daily", "vacation", "date night",
-)
-
-#: Style, fit and cut terms.
-STYLE_TERMS: tuple[str, ...] = (
-    "slim fit", "regular fit", "skinny fit", "loose fit", "relaxed fit", "tapered fit", "straight fit",
-    "oversized", "bootcut", "tailored fit", "off shoulder", "one shoulder", "cold shoulder", "round neck",
-    "crew neck", "v-neck", "scoop neck", "boat neck", "square neck", "high neck", "halter neck",
-    "cowl neck", "polo collar", "mandarin collar", "spread collar", "button-down collar", "hooded", "hoodie",
-    "full sleeves", "long sleeves", "short sleeves", "half sleeves", "three-quarter sleeves", "sleeveless",
-    "cap sleeves", "puff sleeves", "strapless", "high-rise", "mid-rise", "low-rise", "crop", "cropped",
-    "maxi", "midi", "mini", "knee length", "ankle length", "a-line", "wrap", "bodycon", "flared", "pleated",
-    "high-top", "mid-top", "low-top", "slip-on", "lace-up", "wedge", "stiletto", "block heel",
-)
 
 _PRICE_HINT_SYNONYMS = {
     "budget": "budget", "cheap": "budget", "affordable": "budget", "inexpensive": "budget", "low-cost": "budget",

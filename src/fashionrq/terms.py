@@ -1,0 +1,44 @@
+"""The fashion terms fashionrq knows, in lower case: patterns, materials, occasions, and styles, fits and cuts. The φ(q)
+parser and relevance read them through :mod:`fashionrq.vocab`; the mapping draft reads them here, below the catalog
+(a pattern, material or fit word before a product word in a name is not part of the type)."""
+
+from __future__ import annotations
+
+#: Pattern terms, longest first within families so "floral print" wins over "print".
+PATTERN_TERMS: tuple[str, ...] = (
+    "floral print", "floral", "polka dot", "striped", "stripes", "pinstripe", "checked", "check", "plaid", "tartan", "gingham", "houndstooth", "solid", "plain", "printed", "print", "graphic print",
+    "graphic", "typography", "abstract", "geometric", "animal print", "leopard print", "camouflage", "camo",
+    "paisley", "ethnic motifs", "embroidered", "embellished", "sequinned", "colourblocked", "colour block",
+    "tie and dye", "tie-dye", "ombre", "self design", "woven design", "jacquard", "lace", "textured", "washed",
+    "distressed", "chevron", "brand logo", "conversational",
+)
+
+#: Material terms.
+MATERIAL_TERMS: tuple[str, ...] = (
+    "cotton", "pure cotton", "organic cotton", "cotton blend", "polycotton", "denim", "leather", "synthetic leather",
+    "faux leather", "pu", "suede", "canvas", "polyester", "nylon", "silk", "pure silk", "dupion silk", "satin",
+    "linen", "wool", "woollen", "cashmere", "fleece", "velvet", "chiffon", "georgette", "crepe", "rayon",
+    "viscose", "viscose rayon", "modal", "lyocell", "tencel", "elastane", "spandex", "lycra", "acrylic", "jersey",
+    "mesh", "rubber", "synthetic", "metal", "stainless steel", "brass", "sterling silver", "plastic", "ceramic",
+    "bamboo", "khadi", "net",
+)
+
+#: Occasion / usage terms.
+OCCASION_TERMS: tuple[str, ...] = (
+    "casual", "smart casual", "business casual", "formal", "semiformal", "office", "work", "party", "evening",
+    "cocktail", "wedding", "festive", "ethnic", "traditional", "sports", "sport", "gym", "running", "training",
+    "yoga", "outdoor", "trekking", "travel", "beach", "loungewear", "lounge", "sleepwear", "nightwear", "home",
+    "everyday", "daily", "vacation", "date night",
+)
+
+#: Style, fit and cut terms.
+STYLE_TERMS: tuple[str, ...] = (
+    "slim fit", "regular fit", "skinny fit", "loose fit", "relaxed fit", "tapered fit", "straight fit",
+    "oversized", "bootcut", "tailored fit", "off shoulder", "one shoulder", "cold shoulder", "round neck",
+    "crew neck", "v-neck", "scoop neck", "boat neck", "square neck", "high neck", "halter neck",
+    "cowl neck", "polo collar", "mandarin collar", "spread collar", "button-down collar", "hooded", "hoodie",
+    "full sleeves", "long sleeves", "short sleeves", "half sleeves", "three-quarter sleeves", "sleeveless",
+    "cap sleeves", "puff sleeves", "strapless", "high-rise", "mid-rise", "low-rise", "crop", "cropped",
+    "maxi", "midi", "mini", "knee length", "ankle length", "a-line", "wrap", "bodycon", "flared", "pleated",
+    "high-top", "mid-top", "low-top", "slip-on", "lace-up", "wedge", "stiletto", "block heel",
+)
