@@ -32,6 +32,11 @@ row (handle and photo alone) after its variants; ``Variant Price`` the price pai
 the price before a sale, in euros converted from INR at a fixed rate, with no currency in the cells; Shopify's
 taxonomy path as ``Product Category``.
 
+``--shape shopify-json``: the same store's products as its storefront's ``/products.json`` pages joined into one
+``products.json`` (``{"products": [...]}``): a product object each, its variants (a colour and a size each, prices as
+strings, a compare-at price only on sale), its options (``Color``, ``Size``, or Shopify's ``Title``), its tags, its
+photos' web addresses, and the product's times, which its photos share.
+
 ``--shape woocommerce``: a WooCommerce store's product export, ``wc-product-export.csv``, of the same products. A
 product in one colour without sizes is a simple product; any other is a variable product's row (its description,
 categories ``Men > Apparel > Topwear > Tshirts``, with ``, Sale`` for one on sale, brand and attributes, no price)
@@ -94,6 +99,12 @@ own vocabularies, each product's Myntra values translated by a table (product ty
 colour value and master, graphical appearances such as ``All over pattern`` and ``Unknown``); index groups
 ``Ladieswear``, ``Menswear``, ``Divided`` (Myntra's unisex products) and ``Baby/Children``; names without the brand;
 no brand and no price (H&M's prices are in its transactions file).
+
+``--shape myntra-products``: a storefront scrape in the layout of the public Myntra products catalog,
+``myntra_products_catalog.csv`` (``ProductID``, ``ProductName``, ``ProductBrand``, ``Gender``, ``Price (INR)``,
+``NumImages``, ``Description``, ``PrimaryColor``): no product-type column (the type is a word of the name), the
+currency only in the price column's name, whole-rupee prices, the colour after a space, and ``Unisex Kids`` for
+children's unisex products.
 
     python scripts/derive_catalog_shapes.py --source tests/fixtures/myntra_small --out us-tops
     fashionrq build --catalog us-tops/catalog.csv --mapping us-tops/mapping.toml --out BENCH
@@ -459,6 +470,84 @@ def shopify_export(items) -> list[dict[str, str]]:
         handles[slug] += 1
         rows += _shopify_rows(product, slug if handles[slug] == 1 else f"{slug}-{handles[slug]}")
     return rows
+
+
+SHOPIFY_JSON_MAPPING = """# A Shopify store's products.json (scripts/derive_catalog_shapes.py --shape shopify-json), the pages of its
+# /products.json joined into one {"products": [...]} array, mapped as docs/catalog.md describes. One record per
+# product: a product sold in several colours is one item with those colours; its sizes are variants, not items.
+
+[columns]
+item_id = "id"
+name = "title"
+brand = "vendor"
+article_type = "product_type"
+gender = "tags"                                    # ["Men", "Topwear", "Casual"]: the gender word, below
+colours = "options[name=Color].values"             # the Color option's values
+base_colour = "title"                              # the colour word of the title, else the first of the colours
+price = ["variants[0].compare_at_price", "variants[0].price"]   # before a sale, else the price
+discounted_price = "variants[0].price"
+description = "body_html"
+image_path = "images[0].src"                       # a web address: read as no photo, and counted
+
+[clean.gender]
+extract = '\\b(men|women|boys|girls|unisex)\\b'
+
+[clean.base_colour]                                # the first colour word of the title, once the brand is cut out
+strip_brand = true
+extract = '\\b(navy blue|off white|grey melange|black|white|blue|grey|red|green|pink|brown|beige|yellow|purple|maroon|orange|silver|gold|navy|cream|olive|khaki|charcoal|multi)\\b'
+
+[price]
+currency = "INR"
+"""
+#: When the source items were listed in the store (seeded per product, two years of days).
+SHOPIFY_LISTED_FROM = datetime.datetime(2022, 1, 1, 10, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=5, minutes=30)))
+
+
+def _shopify_product(product: list[dict], handle: str) -> dict:
+    """One product of Shopify's products.json: a variant per colour and size (price strings, a compare-at price
+    only on sale), the options Color (for a product in several colours, and for a third of the others) and Size, or
+    Shopify's "Title" option, a photo per colour, tags (gender, sub category, usage) and the product's times, which
+    its photos share."""
+    first = product[0]
+    product_id = 7_000_000_000_000 + int(first["item_id"])
+    listed = (SHOPIFY_LISTED_FROM + datetime.timedelta(days=_pick(first["item_id"], "listed", 730))).isoformat()
+    sizes = _sizes(first) if first["master_category"] in SIZE_RUNS or first["gender"] in ("Boys", "Girls") else ()
+    coloured = len(product) > 1 or _pick(first["item_id"], "colour option", 3) == 0
+    options = ([{"name": "Color", "position": 1, "values": [i["base_colour"] for i in product]}] if coloured else [])
+    options += [{"name": "Size", "position": len(options) + 1, "values": list(sizes)}] if sizes else []
+    variants = []
+    for item in product:
+        on_sale = item["discounted_price"] is not None and item["discounted_price"] < item["price"]
+        for size in sizes or (None,):
+            values = ([item["base_colour"]] if coloured else []) + ([size] if size else [])
+            variants.append({"id": product_id * 100 + len(variants), "title": " / ".join(values) or "Default Title",
+                             **{f"option{n}": option for n, option in enumerate(((values or ["Default Title"]) + [None, None])[:3], start=1)},
+                             "sku": f"{item['item_id']}-{size or 'OS'}", "requires_shipping": True, "taxable": True, "featured_image": None,
+                             "available": _pick(item["item_id"], f"stock {size}", 5) > 0, "price": f"{item['discounted_price'] if on_sale else item['price']:.2f}",
+                             "grams": 0, "compare_at_price": f"{item['price']:.2f}" if on_sale else None, "position": len(variants) + 1,
+                             "product_id": product_id, "created_at": listed, "updated_at": listed})
+    return {"id": product_id, "title": _without_colours(first) if len(product) > 1 else first["name"], "handle": handle,
+            "body_html": f"<p>{html.escape(first['description'])}</p>" if first["description"] else "", "published_at": listed,
+            "created_at": listed, "updated_at": listed, "vendor": first["brand"] or "", "product_type": first["article_type"],
+            "tags": [v for v in (first["gender"], first["sub_category"], first["usage"]) if v], "variants": variants,
+            "images": [{"id": product_id * 10 + n, "created_at": listed, "position": n + 1, "updated_at": listed, "alt": None,
+                        "width": 1080, "height": 1440, "src": f"https://cdn.shopify.com/s/files/1/0612/products/{item['item_id']}.jpg",
+                        "variant_ids": []} for n, item in enumerate(product)],
+            "options": options or [{"name": "Title", "position": 1, "values": ["Default Title"]}]}
+
+
+def shopify_products_json(items) -> list[dict]:
+    """Every product with a name, a price and a colour, as a Shopify store's products.json lists it."""
+    products, handles = [], Counter()
+    for product in _handles(items):
+        slug = re.sub(r"[^a-z0-9]+", "-", _without_colours(product[0]).lower()).strip("-")
+        handles[slug] += 1
+        products.append(_shopify_product(product, slug if handles[slug] == 1 else f"{slug}-{handles[slug]}"))
+    return products
+
+
+def _products_json(products: list[dict]) -> bytes:
+    return json.dumps({"products": products}, ensure_ascii=False).encode("utf-8")
 
 
 WOOCOMMERCE_MAPPING = """# A WooCommerce product export (scripts/derive_catalog_shapes.py --shape woocommerce), mapped as docs/catalog.md
@@ -1384,10 +1473,69 @@ def hm_articles(items) -> list[dict[str, str]]:
     return [_hm_row(item) for item in items if item["name"]]
 
 
+MYNTRA_PRODUCTS_MAPPING = """# A storefront scrape in the layout of the public Myntra products catalog (myntra_products_catalog.csv;
+# scripts/derive_catalog_shapes.py --shape myntra-products), mapped as docs/catalog.md describes: no type column (the
+# type is the product word in the name), the currency in the price column's name, kids' genders with "Kids".
+
+[columns]
+item_id = "ProductID"
+name = "ProductName"
+brand = "ProductBrand"
+gender = "Gender"                  # Men | Women | Unisex | Boys | Girls | Unisex Kids
+age_group = "Gender"
+article_type = "ProductName"       # "Roadster Men Navy Blue Slim Fit Jeans": Jeans
+base_colour = "PrimaryColor"       # " Navy Blue" (the space is trimmed)
+price = "Price (INR)"
+description = "Description"
+
+[price]
+currency = "INR"
+
+[clean.article_type]               # the first product word of the name, once the brand is cut out; a name without
+strip_brand = true                 # one: no type, the item rejected and counted
+extract = '(?<![\\w-])(casual shoe|sports shoe|formal shoe|sports sandal|flip flop|track pant|lounge pant|night ?suit|kurta set|innerwear vest|nail polish|lip gloss|lipstick|t-?shirt|shirt|top|tunic|kurti|kurta|nightdress|dress|jeans|jegging|trousers?|shorts|capris|legging|skirt|saree|sari|dupatta|jacket|blazer|sweatshirt|sweater|waistcoat|shrug|jersey|bra|brief|trunk|boxer|camisole|socks|shoe|sandal|heels|flats|wedges|slipper|floater|watch|handbag|backpack|bag|wallet|clutch|belt|cap|tie|scarf|scarves|stole|muffler|sunglasses|earrings|necklace|pendant|ring|bangle|bracelet|perfume|deodorant|deo)(?:e?s)?(?![\\w-])'
+
+[values.article_type]              # one name for a type's spellings and number
+tshirt = "T-shirt"
+trouser = "Trousers"
+scarves = "Scarf"
+deo = "Deodorant"
+sari = "Saree"
+"night suit" = "Nightsuit"
+nightsuit = "Nightsuit"
+
+[values.gender]
+"Unisex Kids" = "Unisex"
+
+[values.age_group]
+Men = "adult"
+Women = "adult"
+Unisex = "adult"
+Boys = "kids"
+Girls = "kids"
+"Unisex Kids" = "kids"
+"""
+
+
+def _myntra_products_row(item: dict) -> dict[str, str]:
+    """One product as the public Myntra products catalog lays it out: whole-rupee prices, the colour after a space."""
+    kids = item["age_group"] in ("kids", "toddler", "baby")
+    gender = "Unisex Kids" if kids and item["gender"] == "Unisex" else item["gender"] or ""
+    return {"ProductID": item["item_id"], "ProductName": item["name"], "ProductBrand": item["brand"] or "", "Gender": gender,
+            "Price (INR)": str(round(item["price"])) if item["price"] else "", "NumImages": str(1 + _pick(item["item_id"], "photos", 7)),
+            "Description": item["description"] or "", "PrimaryColor": f" {item['base_colour']}" if item["base_colour"] else ""}
+
+
+def myntra_products(items) -> list[dict[str, str]]:
+    """Every product with a name, one row each, as the public Myntra products catalog lays them out."""
+    return [_myntra_products_row(item) for item in items if item["name"]]
+
+
 SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "merchant": Shape(merchant_feed, "catalog.tsv", _tsv, MERCHANT_MAPPING),
           "merchant-xml": Shape(merchant_feed, "catalog.xml", merchant_xml, MERCHANT_XML_MAPPING),
           "shopify": Shape(shopify_export, "products_export.csv", _csv, SHOPIFY_MAPPING),
+          "shopify-json": Shape(shopify_products_json, "products.json", _products_json, SHOPIFY_JSON_MAPPING),
           "woocommerce": Shape(woocommerce_export, "wc-product-export.csv", _csv, WOOCOMMERCE_MAPPING),
           "amazon": Shape(amazon_flat_file, "Flat.File.Clothing.txt", _amazon_txt, AMAZON_MAPPING),
           "flipkart": Shape(flipkart_crawl, "flipkart_com-ecommerce_sample.csv", _csv, FLIPKART_MAPPING),
@@ -1396,7 +1544,8 @@ SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "scrape-folder": Shape(scrape_folder, "scrape", _product_files, SCRAPE_FOLDER_MAPPING),
           "workbook": Shape(product_master, "product_master.xlsx", product_master_workbook, WORKBOOK_MAPPING),
           "magento": Shape(magento_export, "export_catalog_product.csv", _csv, MAGENTO_MAPPING),
-          "hm": Shape(hm_articles, "articles.csv", _csv, HM_MAPPING)}
+          "hm": Shape(hm_articles, "articles.csv", _csv, HM_MAPPING),
+          "myntra-products": Shape(myntra_products, "myntra_products_catalog.csv", _csv, MYNTRA_PRODUCTS_MAPPING)}
 
 
 def main() -> None:

@@ -121,6 +121,13 @@ def shopify_export(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def shopify_products_json(tmp_path_factory) -> Path:
+    """A Shopify storefront's products.json (a product object each, its variants, options, tags and photos; and
+    mapping.toml) derived from the fixture by scripts/derive_catalog_shapes.py --shape shopify-json."""
+    return derive_shape(tmp_path_factory.mktemp("shopify-json"), "shopify-json")
+
+
+@pytest.fixture(scope="session")
 def magento_export(tmp_path_factory) -> Path:
     """A Magento-2-product-export-shaped catalog (export_catalog_product.csv: simple products with their colour and
     size in additional_attributes, then the configurable row listing them in configurable_variations; and
@@ -149,6 +156,14 @@ def hm_articles(tmp_path_factory) -> Path:
     """H&M's articles table (articles.csv: H&M's product types, colour groups and graphical appearances, no brand,
     no price; and mapping.toml) derived from the fixture by scripts/derive_catalog_shapes.py --shape hm."""
     return derive_shape(tmp_path_factory.mktemp("hm"), "hm")
+
+
+@pytest.fixture(scope="session")
+def myntra_products(tmp_path_factory) -> Path:
+    """A storefront scrape in the layout of the public Myntra products catalog (myntra_products_catalog.csv: no
+    product-type column, the currency in the price column's name; and mapping.toml) derived from the fixture by
+    scripts/derive_catalog_shapes.py --shape myntra-products."""
+    return derive_shape(tmp_path_factory.mktemp("myntra-products"), "myntra-products")
 
 
 @pytest.fixture(scope="session")

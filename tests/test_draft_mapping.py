@@ -15,6 +15,7 @@ import pytest
 from conftest import OTHER_SCHEMA, main_code, mapping_file
 from fashionrq.catalog import ingest
 from fashionrq.catalog.draft import draft_mapping
+from fashionrq.catalog.name_types import fold, name_tail, other_number, types_at_end_of_names
 
 HM_SCHEMA = OTHER_SCHEMA.parent / "hm_schema"
 CORE = ("item_id", "name", "brand", "gender", "article_type", "colours", "price", "description")
@@ -474,3 +475,89 @@ def test_the_draft_for_a_product_master_workbook_is_the_hand_written_mapping_onc
     assert spec["columns"]["item_id"] == "Style Code" and spec["columns"]["discounted_price"] == "Sale Price"
     mine, hand = (ingest(catalog, mapping=m) for m in (drafted, product_workbook / "mapping.toml"))
     assert mine.table.to_pylist() == hand.table.to_pylist() and mine.table.num_rows == 2180
+
+
+def _same_type(a: str, b: str) -> bool:
+    """Two type names that say the same product word, in any number and spelling (``Tshirts``, ``T-shirt``), or end in
+    the same one (``Casual Shoes``, ``Shoes``)."""
+    return fold(a.split()[-1]) == fold(b.split()[-1])
+
+
+def test_a_names_last_words_are_read_past_its_sizes_amounts_and_notes():
+    assert name_tail("Davidoff Men Cool Water Perfume 125 ml") == ("Water", "Perfume")
+    assert name_tail("Fossil Women Watch CH2600") == ("Women", "Watch")
+    assert name_tail("Jockey Men Briefs (Pack of 3)") == ("Men", "Briefs")
+    assert name_tail("Streetwear Ash Nail Polish # 31") == ("Nail", "Polish")
+    assert name_tail("Crocs") == (None, "Crocs") and name_tail("1234") is None
+    # notes that never end the name are refused at once (a regular expression that backtracked here never returned)
+    assert name_tail("Kurta" + "!-" * 40 + "a") is None and name_tail("Nike Kurta " + ",1" * 40) == ("Nike", "Kurta")
+    assert [other_number(w) for w in ("Kurta", "Dresses", "Watch", "Jeans", "Dress")] == ["Kurtas", "Dress", "Watches", "Jean", "Dresses"]
+    assert [fold(w) for w in ("T-shirts", "Tshirt", "Watches", "Dress")] == ["tshirt", "tshirt", "watch", "dress"]
+
+
+def test_the_types_at_the_end_of_real_names_are_product_words_never_colours_genders_or_fits(fixture_items):
+    """The fixture's 2,180 Myntra names: the types found are product words (Myntra's own types, give or take a
+    number or a spelling), compounds only where the first word is part of the type (Sports Shoes, Flip Flops), never
+    a colour, a gender, a fit or a pattern before the type (Blue Shirt, Slim Fit Jeans, Printed Kurta)."""
+    items = [item for item in fixture_items.to_pylist() if item["name"]]
+    types = types_at_end_of_names([item["name"] for item in items])
+    assert {"T-shirt", "Shirt", "Watch", "Sports Shoes", "Casual Shoes", "Formal Shoes", "Flip Flops", "Jeans", "Kurta"} <= set(types.spellings)
+    words = {word.lower() for type_ in types.spellings for word in type_.split()}  # "Set" only after its word: Jewellery Set
+    assert not words & {"blue", "black", "white", "navy", "men", "women", "unisex", "printed", "fit", "slim", "check", "kidswear"}
+    assert "Jewellery Set" in types.spellings and "Set" not in types.spellings
+    assert types.value_map()["tshirts"] == "T-shirt" and types.value_map()["watches"] == "Watch"
+    pattern = re.compile(types.pattern(), re.IGNORECASE)
+    read = {item["item_id"]: found.group(1) for item in items if (found := pattern.search(item["name"]))}
+    assert len(read) >= 0.9 * len(items) and 0.9 <= types.share
+    agree = sum(_same_type(types.value_map().get(type_.lower(), type_), kept["article_type"])
+                for kept in items if (type_ := read.get(kept["item_id"])))
+    assert agree >= 0.8 * len(read), agree / len(read)  # the rest: Flats for Myntra's Heels, Perfume for "Perfume and Body Mist"
+
+
+def test_the_draft_for_a_catalog_without_a_type_column_reads_the_type_at_the_end_of_the_names(tmp_path, myntra_products, fixture_items):
+    """The public Myntra products catalog's layout has no product-type column and names its currency only in a
+    column's name ("Price (INR)"): the draft reads the type from the end of the names, with a value map for each
+    type's other spellings and number, INR from the header, and "Unisex Kids" as Unisex. Its items are 90% or more
+    of the rows, and their types agree with Myntra's own in 80% of them or more (86% here: the rest mostly
+    synonyms, such as Perfume for "Perfume and Body Mist", and types Myntra files under "Free Gifts")."""
+    catalog = myntra_products / "myntra_products_catalog.csv"
+    draft = draft_mapping(catalog)
+    assert draft.missing_required == [] and len(draft.checks) == 1 and draft.checks[0].startswith("the type is read from the end of the names")
+    drafted, text = _drafted(tmp_path, catalog)
+    spec = tomllib.loads(text)
+    assert spec["columns"]["article_type"] == "ProductName" and "extract" in spec["clean"]["article_type"]
+    assert spec["price"]["currency"] == "INR" and "the column's name says 'inr'" in text
+    assert spec["values"]["gender"] == {"Unisex Kids": "Unisex"} and spec["values"]["article_type"]["tshirts"] == "T-shirt"
+    result = ingest(catalog, mapping=drafted)
+    report = result.report.to_dict()
+    rows = sum(1 for _ in csv.DictReader(catalog.open(encoding="utf-8")))
+    items = result.table.to_pylist()
+    assert len(items) >= 0.9 * rows and report["rejected_rows"] == rows - len(items)
+    assert report["values_nulled"]["refused_article_type"]["count"] == rows - len(items)
+    source = {item["item_id"]: item for item in fixture_items.to_pylist()}
+    agree = sum(_same_type(item["article_type"], source[item["item_id"]]["article_type"]) for item in items)
+    assert agree >= 0.8 * len(items), agree / len(items)
+    assert {item["price"] for item in items} <= {round(p) if p else None for p in (s["price"] for s in source.values())} | {None}
+
+
+def test_the_draft_for_a_shopify_products_json_reads_prices_and_colours_from_the_variants_and_options(tmp_path, shopify_products_json):
+    """A Shopify storefront's products.json: the draft reads the price before a sale and the price paid from the first
+    variant (variants[0].compare_at_price, else variants[0].price), the colours from the option named Color, and
+    takes no list for a parent's variants: the photos' times equal their product's (images[*].created_at names the
+    row itself, and published_at tells no two rows apart), and the gender from the tag that is one. Its items are the
+    hand mapping's but for the colours (the option's values only; the hand mapping adds the title's colour word)."""
+    catalog = shopify_products_json / "products.json"
+    draft = draft_mapping(catalog)
+    assert draft.missing_required == [] and "the price cells name no currency" in draft.checks
+    drafted, text = _drafted(tmp_path, catalog, lambda text: text.replace('currency = "INR"   # CHECK', 'currency = "INR"   #'))
+    spec = tomllib.loads(text)
+    assert "variants" not in spec and spec["columns"]["colours"] == "options[name=Color].values"
+    assert spec["columns"]["price"] == ["variants[0].compare_at_price", "variants[0].price"]
+    assert spec["columns"]["discounted_price"] == "variants[0].price"
+    mine, hand = (ingest(catalog, mapping=m).table.to_pylist() for m in (drafted, shopify_products_json / "mapping.toml"))
+    assert spec["columns"]["gender"] == "tags" and draft.checks == ["the price cells name no currency"]
+    same = ("item_id", "name", "brand", "gender", "article_type", "price", "discounted_price", "description")
+    assert [{k: i[k] for k in same} for i in mine] == [{k: i[k] for k in same} for i in hand] and len(mine) > 1500
+    products = json.loads(catalog.read_text(encoding="utf-8"))["products"]
+    options = {str(p["id"]): p["options"][0]["values"] for p in products if p["options"][0]["name"] == "Color"}
+    assert all(m["colours"] == options[m["item_id"]] for m in mine if m["item_id"] in options) and len(options) > len(mine) / 3

@@ -17,6 +17,7 @@ from fashionrq.catalog.files import read_bytes
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, Guesser, norm, norms, present_texts, toml_key, toml_literal,
                                      toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
+from fashionrq.catalog.name_types import types_at_end_of_names
 from fashionrq.catalog.prices import CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
 from fashionrq.catalog.report import IngestReport
@@ -37,6 +38,7 @@ _SALE_KEYS = FIELD_NAMES["discounted_price"] + ("sale", "discounted", "offer", "
 #: The colour names relevance knows, longest first (``navy blue`` before ``blue``).
 _COLOUR_WORD = re.compile(r"\b(" + "|".join(re.escape(c).replace("\\ ", " ") for c in sorted(COLOURS, key=lambda c: (-len(c), c))) + r")\b", re.IGNORECASE)
 _GENDER_WORD = re.compile(r"\b(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?\b", re.IGNORECASE)
+_GENDER_TAG = re.compile(r"^\s*(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?\s*$", re.IGNORECASE)
 _CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)*")
 _YEAR_SUFFIX = re.compile(r"_\d{4}(?:_\w+)?$")
 #: Names of a column that holds a category path (Shopify's Product Category, Flipkart's product_category_tree).
@@ -111,8 +113,8 @@ def draft_mapping(catalog: str | Path) -> Draft:
         draft.top.append(f"header_row = {header_row}   # the lines above it are not the header (the first has fewer fields); CHECK")
     records, columns = read_records(path, fmt, IngestReport(source=str(path), layout="draft"), encoding, delimiter, header_row,
                                     record=record)
-    records = [record for _, record in records[:SAMPLE]]
-    guesser = Guesser(records, columns)
+    every_record = [record for _, record in records]
+    guesser = Guesser(every_record[:SAMPLE], columns, every_record)
     sections = _columns(draft, guesser)
     draft.lines += sections
     unmapped = [c for c in columns if c not in guesser.used]
@@ -151,7 +153,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         if name == "base_colour" and any(isinstance(v, list) and len(v) > 1 for v in guesser.values(column)):
             name = "colours"  # a list of several colours: the colours, the first of them the base colour
         found.setdefault(name, guesser.reference(column, many=name == "colours", last=name == "article_type"))
-    for name in ("base_colour", "gender", "brand", "article_type", "usage"):
+    for name in ("base_colour", "gender", "brand", "article_type", "usage", "price"):
         if name not in found and (inside := guesser.key_inside(FIELD_NAMES[name])) is not None:
             found[name] = inside
     _details_list(guesser, found)
@@ -175,6 +177,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         lines.append(f"{name} = {toml_reference(reference)}" + (f"   # {why}" if why else ""))
     if constant is not None:  # the same in every record: it tells no item from another
         lines.append(f'# attributes = "{constant}"   # left out: the same value in every record of the sample')
+    extra += _type_from_names(draft, guesser, found, lines)
     for name in ("item_id", "name", "article_type"):
         if name not in found:
             lines.append(f'# {name} = "?"   # CHECK: required, and no column looks like it; name the column')
@@ -271,6 +274,30 @@ def _share_of_names(guesser: Guesser, found: dict, word: re.Pattern) -> float:
     """The share of the sampled names in which ``word`` occurs (a gender word, a colour word)."""
     names = present_texts(guesser.values(found["name"][0]))
     return sum(bool(word.search(n)) for n in names) / max(len(names), 1)
+
+
+def _type_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
+    """With no type column, the types the names end with (``Roadster Men Navy Blue Slim Fit Jeans``: Jeans), found
+    in every record's name, when half of the names or more end in one; each type's other spellings mapped to it."""
+    if "article_type" in found or "name" not in found:
+        return []
+    names = present_texts(guesser.values(found["name"][0], every_record=True))
+    types = types_at_end_of_names(names)
+    if types.share < 0.5:
+        return []
+    found["article_type"] = found["name"]
+    lines.append(f'article_type = {toml_reference(found["name"][0])}   # no type column, but {types.share:.0%} of the names '
+                 f"end in one of {len(types.spellings)} types")
+    draft.checks.append(f"the type is read from the end of the names: {len(types.spellings)} types, which end "
+                        f"{types.share:.0%} of the {len(names):,} names (an item whose name ends in none is rejected)")
+    examples = ", ".join(list(types.spellings)[:6])
+    out = ["", f"[clean.article_type]   # the type at the end of the name ({examples}, ...); a name that ends in none: no",
+           "# type, and the item is rejected. CHECK: add the types this list lacks, drop words that are no type",
+           f"extract = {toml_literal(types.pattern())}"]
+    if types.value_map():
+        out += ["", "[values.article_type]   # each type's other spellings and number, read as the type"]
+        out += [f"{toml_key(spelling)} = {json.dumps(type_)}" for spelling, type_ in types.value_map().items()]
+    return out
 
 
 def _colour_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
@@ -403,7 +430,23 @@ def _cleanup_lines(name: str, texts: list[str], cleanup: FieldCleanup, body: str
     return ["", f"[clean.{name}]   # e.g. {example!r} -> {after!r}; CHECK", *body.split("\n")]
 
 
+def _gender_tags(guesser: Guesser) -> tuple[str, float] | None:
+    """A column of tag lists (``["Men", "Topwear", "Casual"]``) in which half of the records or more hold a tag that
+    is a gender, and that share."""
+    for column in guesser.columns:
+        lists = [v for v in guesser.decoded(column) if isinstance(v, list) and v and all(isinstance(e, str) for e in v)]
+        share = sum(any(_GENDER_TAG.fullmatch(e.strip()) for e in v) for v in lists) / max(len(guesser.records), 1)
+        if share >= 0.5:
+            return column, share
+    return None
+
+
 def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
+    if "gender" not in found and (tags := _gender_tags(guesser)) is not None:
+        guesser.used.add(tags[0])
+        lines.append(f'gender = "{tags[0]}"   # no gender column, but {tags[1]:.0%} of the {tags[0]!r} lists hold a gender')
+        return ["", "[clean.gender]   # the tag that is a gender (the other tags are passed over); CHECK",
+                f"extract = {toml_literal(_GENDER_TAG.pattern)}"]
     if "gender" not in found and "name" in found:
         share = _share_of_names(guesser, found, _GENDER_WORD)
         if share >= 0.5:
@@ -437,8 +480,7 @@ def _prices(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
     if "price" not in found:
         return []
     texts = present_texts(guesser.values(found["price"][0]))
-    marks = Counter(m.group(0).lower() for t in texts for m in re.finditer(r"us\$|a\$|c\$|\$|€|£|₹|¥|\brs\.?|\b[A-Za-z]{3}\b", t)
-                    if m.group(0).lower() in CURRENCY_MARKS)
+    marks = _currency_marks(texts)
     currency = guesser.column(("currency", "currencycode"))
     beside = _price_object(found)  # {"amount": 549.0, "currency": "INR"}
     if currency is None and beside and any(isinstance(v, dict) and "currency" in v for v in guesser.decoded(beside)):
@@ -447,6 +489,9 @@ def _prices(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
     code = named.most_common(1)[0][0] if len(named) == 1 else None
     if not marks and code in {c for codes in CURRENCY_MARKS.values() for c in codes}:
         return ["", "[price]", f'currency = "{code}"   # the {currency!r} column says {code}']
+    header = _currency_marks([str(found["price"][0]).replace("_", " ")])  # "Price (INR)", "price_usd"
+    if not marks and len(header) == 1 and len(CURRENCY_MARKS[mark := next(iter(header))]) == 1:
+        return ["", "[price]", f'currency = "{next(iter(CURRENCY_MARKS[mark]))}"   # the column\'s name says {mark!r}']
     if not marks:
         draft.checks.append("the price cells name no currency")
         return ["", "[price]", 'currency = "INR"   # CHECK: the price cells name no currency; give this catalog\'s ISO 4217 code']
@@ -455,6 +500,12 @@ def _prices(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
     code = "USD" if "USD" in codes else codes[0]
     why = f"the price cells say {mark!r}" + (f" (also {', '.join(c for c in codes if c != code)}: CHECK)" if len(codes) > 1 else "")
     return ["", "[price]", f'currency = "{code}"   # {why}']
+
+
+def _currency_marks(texts: list[str]) -> Counter:
+    """How often each currency mark (``$``, ``€``, ``rs``, ``inr``, ...) occurs in ``texts``, in lower case."""
+    return Counter(m.group(0).lower() for t in texts for m in re.finditer(r"us\$|a\$|c\$|\$|€|£|₹|¥|\brs\.?|\b[A-Za-z]{3}\b", t)
+                   if m.group(0).lower() in CURRENCY_MARKS)
 
 
 def _photos(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:

@@ -135,14 +135,19 @@ class _ChildrenLink:
     @classmethod
     def find(cls, guesser: Guesser) -> _ChildrenLink | None:
         for column in guesser.columns:
-            lists = [v for v in guesser.decoded(column) if isinstance(v, list) and v and all(isinstance(e, dict) for e in v)]
-            if len(lists) < 3:
+            rows = [(record, v) for record in guesser.records if isinstance(v := json_text(record.get(column)), list) and v
+                    and all(isinstance(e, dict) for e in v)]
+            if len(rows) < 3:
                 continue
-            for key, _ in Counter(k for entries in lists for e in entries for k in e).most_common(3):
-                listed = [text for entries in lists for e in entries if (text := to_text(e.get(key)))]
+            for key, _ in Counter(k for _, entries in rows for e in entries for k in e).most_common(3):
                 for other in (c for c in guesser.columns if c != column):
-                    values = set(present_texts(guesser.values(other)))
-                    if values and sum(name in values for name in listed) >= 0.5 * len(listed):
+                    values = present_texts(guesser.values(other))
+                    if len(set(values)) < 0.9 * len(values):  # a column that names rows tells them apart (no timestamp)
+                        continue
+                    # entries that name another row: Shopify's images[*].product_id names the row itself
+                    listed = [text for record, entries in rows for e in entries
+                              if (text := to_text(e.get(key))) and text != to_text(record.get(other))]
+                    if values and listed and sum(name in set(values) for name in listed) >= 0.5 * len(listed):
                         return cls(column, key, other)
         return None
 
@@ -212,11 +217,31 @@ def options_and_sales(guesser: Guesser, found: dict) -> None:
         product_colour = found.pop("base_colour", found.pop("colours", None))
         reference = [option, product_colour[0]] if product_colour else option
         found["colours"] = (reference, "the option named Color" + (", else the product's colour" if product_colour else ""))
+    if "base_colour" not in found and "colours" not in found and (named := _named_option(guesser, "color", "colour")) is not None:
+        found["colours"] = (named, "the values of the option named so")  # Shopify's products.json: options[name=Color].values
     compare_at = guesser.column(COMPARE_AT_NAMES)
+    if compare_at is None and "price" in found and isinstance(found["price"][0], str) and "." in found["price"][0]:
+        # the price inside a list of variant objects (variants[0].price): the compare-at price beside it
+        objects, _, _ = found["price"][0].rpartition(".")
+        keys = {k for v in guesser.values(objects) if isinstance(v, dict) for k in v if present_texts([v[k]])}
+        compare_at = next((f"{objects}.{k}" for k in sorted(keys) if norm(k) in COMPARE_AT_NAMES), None)
     if compare_at is not None and "price" in found and isinstance(found["price"][0], str):
         paid = found["price"][0]
         found["price"] = ([compare_at, paid], "the price before a sale, else the price")
         found.setdefault("discounted_price", (paid, "the price paid"))
+
+
+def _named_option(guesser: Guesser, *names: str) -> str | None:
+    """``options[name=Color].values``: the values of the option named one of ``names`` (in any case) in a column of
+    option objects (``[{"name": "Color", "values": ["Black"]}, {"name": "Size", ...}]``), when a third of the
+    sampled records or more have it."""
+    for column in guesser.columns:
+        lists = [v for v in guesser.decoded(column) if isinstance(v, list) and v and all(isinstance(e, dict) and {"name", "values"} <= set(e) for e in v)]
+        spellings = Counter(to_text(e["name"]) for v in lists for e in v if (to_text(e["name"]) or "").lower() in names)
+        if spellings and sum(spellings.values()) >= len(guesser.records) / 3:
+            guesser.used.add(column)
+            return f"{column}[name={spellings.most_common(1)[0][0]}].values"
+    return None
 
 
 @dataclass(frozen=True)

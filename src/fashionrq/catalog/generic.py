@@ -83,6 +83,7 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
     photos = _Photos(path if path.is_dir() else path.parent, report)
     out = [photos.resolve(where, item) for where, item in items if item is not None]
     photos.note()
+    _one_spelling_per_category(out, report)
     _note_repeats(out, report, bool(mapping.variants.key))
     _note_unknown_genders(out, mapping, report)
     _note_labelled_attributes(out, mapping, report)
@@ -107,7 +108,8 @@ def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str, re
              brand: str | None = None):
     """``value`` (one text, a list, or a ``separator``-joined list) through ``cleanup`` (``brand``: the item's, for
     ``strip_brand``); each changed value is counted under ``repaired.cleaned_<name>`` and each refused one under
-    ``values_nulled.refused_<name>``."""
+    ``values_nulled.refused_<name>``. A list read into a field of one value (a gender from a list of tags) is
+    refused once, when no entry is kept: the entries the clean-up passes over are not the field's values."""
     if isinstance(value, list | tuple):
         entries, joined = [to_text(v) for v in value], False
     else:
@@ -115,17 +117,19 @@ def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str, re
         if text is None:
             return value
         entries, joined = (text.split(separator) if name == "colours" else [text]), True
-    out = []
+    out, refused = [], 0
     for entry in entries:
         if entry is None or not entry.strip():
             continue
         cleaned, changed = cleanup.apply(entry, brand)
         if cleaned is None:
-            report.null_value(f"refused_{name}", item_id)
+            refused += 1
         elif changed:
             report.repair(f"cleaned_{name}", item_id)
         if cleaned is not None:
             out.append(cleaned)
+    for _ in range(refused if name == "colours" or joined else int(refused > 0 and not out)):
+        report.null_value(f"refused_{name}", item_id)
     if not joined:
         return out
     return separator.join(out) if out else None
@@ -292,6 +296,26 @@ def _note_labelled_attributes(items: list[dict], mapping: Mapping, report: Inges
             report.notes.append(f"{count:,} of the {len(texts):,} values of the attribute {key!r} start with the label {label + ':'!r} "
                                 f"({texts[0]!r}), which queries would repeat; [clean.attributes.{toml_key(key)}] remove = "
                                 f"['^{re.escape(label)}:\\s*'] in {mapping.source} takes it out")
+
+
+#: Fields whose values name a group of items: one group is one value, whatever the case it is written in.
+CATEGORY_FIELDS = ("master_category", "sub_category", "article_type", "usage", "season")
+
+
+def _one_spelling_per_category(items: list[dict], report: IngestReport) -> None:
+    """A category written in several cases (``SweatShirt`` and ``Sweatshirt``, ``shorts`` and ``Shorts``) is one
+    category, written as most of its items write it (the first of equally common spellings); each item changed is
+    counted under ``repaired.case_of_<field>``."""
+    for name in CATEGORY_FIELDS:
+        spellings: dict[str, Counter] = {}
+        for item in items:
+            if item[name] is not None:
+                spellings.setdefault(item[name].casefold(), Counter())[item[name]] += 1
+        chosen = {key: counts.most_common(1)[0][0] for key, counts in spellings.items() if len(counts) > 1}
+        for item in items:
+            if item[name] is not None and (spelling := chosen.get(item[name].casefold(), item[name])) != item[name]:
+                item[name] = spelling
+                report.repair(f"case_of_{name}", item["item_id"])
 
 
 def _note_repeats(items: list[dict], report: IngestReport, variants: bool) -> None:

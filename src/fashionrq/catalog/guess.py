@@ -107,8 +107,9 @@ def toml_reference(reference: str | list[str]) -> str:
 class Guesser:
     """Picks a column (or a path into one) for each field from the sampled records."""
 
-    def __init__(self, records: list[dict], columns: list[str]) -> None:
+    def __init__(self, records: list[dict], columns: list[str], every_record: list[dict] | None = None) -> None:
         self.records = records
+        self.every_record = records if every_record is None else every_record  # for a guess the sample is too small for
         self.columns = columns
         self.used: set[str] = set()
         self.cleanups: dict[str, FieldCleanup] = {}  # what the draft's [clean.<field>] sections do, by field
@@ -118,11 +119,11 @@ class Guesser:
             self._by_norm.update({names[rank]: c for c, names in zip(columns, known, strict=True) if rank < len(names)})
         self._decoded: dict[str, list[object]] = {}
 
-    def values(self, reference: str | list[str]) -> list[object]:
+    def values(self, reference: str | list[str], every_record: bool = False) -> list[object]:
         """The present values ``reference`` (a column, a path into one, numbered columns, or a list of these) names
-        in the sampled records."""
+        in the sampled records (or in every record)."""
         ref = parse_reference(reference, self.columns, "draft")
-        return [v for v in map(ref.get, self.records) if v is not None and not is_placeholder(v)]
+        return [v for v in map(ref.get, self.every_record if every_record else self.records) if v is not None and not is_placeholder(v)]
 
     def decoded(self, column: str) -> list[object]:
         """The present values of ``column`` with JSON (and Ruby-hash) text decoded, read once per column."""

@@ -1,0 +1,108 @@
+"""The product types a catalog without a type column writes at the end of its names ("Roadster Men Navy Blue Slim
+Fit Jeans": Jeans; "Nike Men Sports Shoes": Sports Shoes), found in a sample of names for ``fashionrq draft-mapping``.
+
+A type is a last word that ends enough of the sampled names, its singular and plural forms and spellings taken as one
+("T-shirt", "Tshirts", "t-shirts"), and written as its most common spelling. Two words are one type when the first
+names an occasion ("Casual Shoes", "Sports Shoes"), when the last word is a generic one ("Gift Set"), or when most
+names that end in the last word have that first word before it ("Flip Flops", "Track Pants"); a colour, gender,
+pattern, material or fit word before the type ("Blue Shirt", "Printed Kurta", "Slim Fit Jeans") is never part of it.
+Trailing sizes, amounts and notes ("100 ml", "(Pack of 3)", "CH2600") are passed over.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from fashionrq.catalog.schema import GENDER_SYNONYMS
+from fashionrq.colour import COLOURS
+from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, STYLE_TERMS
+
+#: What may follow the type at the end of a name: notes in brackets, punctuation, codes and amounts with their units
+#: (``(Pack of 3)``, ``# 31``, ``CH2600``, ``100 ml``). Each piece can be read one way only, and what is read is never
+#: read again (a possessive loop), so that a name that ends otherwise fails at once, never in exponential time.
+TRAILING_NOTES = r"(?:\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+[^\s\d]*\d\S*(?:\s+[A-Za-z]{1,3}\b)?)*+\s*$"
+_WORD = r"[A-Za-z][A-Za-z'-]*"
+_TAIL = re.compile(rf"(?:(?<!\S)({_WORD})\s+)?(?<!\S)({_WORD}){TRAILING_NOTES}")
+#: Last words that name no type of their own ("Gift Set", "Kurta Set"): only with the word before them.
+GENERIC = frozenset({"set", "combo", "kit", "pack", "collection", "piece", "pair", "pairs"})
+_OCCASIONS = frozenset(t for t in OCCASION_TERMS if " " not in t)
+#: Last words that are no type: colours, genders, departments (``Kidswear``), small words.
+_NO_TYPE = (frozenset(w for c in COLOURS for w in c.split()) | frozenset(GENDER_SYNONYMS) | GENERIC
+            | frozenset({"of", "and", "with", "for", "the", "in", "on", "a", "an", "to", "by", "from", "kids", "kidswear",
+                         "clothing", "apparel", "accessories", "accessory", "product", "item", "new", "edition"}))
+#: Words that describe a type and are never part of its name (a pattern, material or fit word).
+_MODIFIERS = _NO_TYPE | frozenset(w for t in PATTERN_TERMS + MATERIAL_TERMS + STYLE_TERMS for w in re.split(r"[\s-]", t))
+
+
+def fold(word: str) -> str:
+    """One form for a word's spellings: lower case, no hyphens, no plural ending (``T-shirts`` -> ``tshirt``)."""
+    word = word.lower().replace("-", "")
+    if word.endswith(("sses", "shes", "ches", "xes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def other_number(spelling: str) -> str:
+    """The plural of a singular spelling and the singular of a plural one (``Kurta``: ``Kurtas``; ``Dresses``:
+    ``Dress``), so that a type seen in one number in the sample is also read in the other."""
+    lower = spelling.lower()
+    if lower.endswith(("sses", "shes", "ches", "xes")):
+        return spelling[:-2]
+    if lower.endswith("s") and not lower.endswith("ss"):
+        return spelling[:-1]
+    return spelling + ("es" if lower.endswith(("ss", "sh", "ch", "x")) else "s")
+
+
+def name_tail(name: str) -> tuple[str | None, str] | None:
+    """The last two words of ``name`` before its trailing notes (the first ``None`` for a one-word name)."""
+    found = _TAIL.search(name)
+    return (found.group(1), found.group(2)) if found else None
+
+
+@dataclass(frozen=True)
+class NameTypes:
+    """The types found at the end of the sampled names: ``spellings`` (type -> the spellings seen, the type's own
+    first), and ``share``, the part of the sample whose names end in one."""
+
+    spellings: dict[str, tuple[str, ...]]
+    share: float
+
+    def pattern(self) -> str:
+        """A regular expression (matched in any case) whose first group is the type at the end of a name."""
+        alternatives = sorted({re.escape(s.lower()).replace("\\ ", " ") for ss in self.spellings.values() for s in ss},
+                              key=lambda s: (-len(s), s))
+        return rf"(?<![\w'-])({'|'.join(alternatives)}){TRAILING_NOTES}"
+
+    def value_map(self) -> dict[str, str]:
+        """Each spelling other than a type's own, in lower case, -> the type (``tshirts`` -> ``T-shirt``); spellings
+        that differ only in case need none, as ingest writes a category one way."""
+        return {s.lower(): type_ for type_, ss in self.spellings.items() for s in ss if s != type_}
+
+
+def types_at_end_of_names(names: list[str], min_share: float = 1 / 2000) -> NameTypes:
+    """The types that end at least ``min_share`` of ``names`` (and at least 3 of them)."""
+    tails = [t for t in map(name_tail, names) if t is not None]
+    least = max(3, round(min_share * len(names)))
+    last = Counter(fold(word) for _, word in tails)
+    pairs = Counter((before.lower(), fold(word)) for before, word in tails if before)
+    spellings: dict[tuple[str, ...], Counter] = defaultdict(Counter)
+    for before, word in tails:
+        key = (before.lower(), fold(word)) if before and _is_compound(before.lower(), fold(word), pairs, last, least) else (fold(word),)
+        if len(key) == 2 or not {word.lower(), fold(word)} & _NO_TYPE:
+            spellings[key][f"{before} {word}" if len(key) == 2 else word] += 1
+    kept = {key: counts for key, counts in spellings.items() if sum(counts.values()) >= least}
+    out = {}
+    for counts in sorted(kept.values(), key=lambda c: (-sum(c.values()), c.most_common(1)[0][0])):
+        type_ = counts.most_common(1)[0][0]
+        forms = {form.casefold(): form for s in sorted(counts) for form in (s, other_number(s))}  # ingest merges cases
+        out[type_] = (type_, *sorted(form for key, form in forms.items() if key != type_.casefold()))
+    covered = sum(sum(c.values()) for c in kept.values())
+    return NameTypes(out, covered / max(len(names), 1))
+
+
+def _is_compound(before: str, word: str, pairs: Counter, last: Counter, least: int) -> bool:
+    if before in _MODIFIERS or len(before) < 3 or word in _NO_TYPE - GENERIC or pairs[before, word] < least:
+        return False
+    return before in _OCCASIONS or word in GENERIC or pairs[before, word] >= 0.6 * last[word]
