@@ -72,6 +72,12 @@ list of paths: ``Clothing, Shoes & Jewelry`` > gender > group > sub category > t
 then Men, half of the sports products after a ``Sports & Outdoors`` path) or, for a beauty product, a ``Beauty`` path
 alone. No colour field: the colour is in the title.
 
+``--shape amazon-2023``: item metadata in the layout of the public Amazon Reviews 2023 data,
+``meta_Clothing_Shoes_and_Jewelry.jsonl``: one JSON object per line and product (``parent_asin``), ``main_category``
+the same everywhere, the category path a list (empty for a quarter of the products), the department in a
+``details`` object, ``"Key: Value"`` features, dollar prices as numbers or null, the store as the brand, photos as
+objects of web addresses.
+
 ``--shape asos``: a fashion store scrape in the layout of the public ASOS products dataset, ``products_asos.csv``, one
 row per product: lists and dicts written into CSV cells as Python literals (single quotes), as pandas writes them:
 ``category`` a breadcrumb list (gender, group, sub category, type), ``description`` a list of one-key dicts (``Product
@@ -922,6 +928,69 @@ def _python_lines_gz(records: list[dict]) -> bytes:
     return gzip.compress("".join(f"{record}\n" for record in records).encode("utf-8"), mtime=0)
 
 
+AMAZON_2023_MAPPING = r"""# Item metadata in the layout of the public Amazon Reviews 2023 data (meta_Clothing_Shoes_and_Jewelry.jsonl;
+# scripts/derive_catalog_shapes.py --shape amazon-2023), mapped as docs/catalog.md describes: one JSON object per
+# line and per product (its parent_asin), main_category the same everywhere, the category path a list (empty for a
+# quarter of the products, which are then rejected and counted), the department in a details object, dollar prices
+# as numbers or null, no colour field (the colour is read from the title), photos as web addresses.
+
+[columns]
+item_id = "parent_asin"
+name = "title"
+brand = "store"
+gender = "details.Department"          # "womens", "mens", "girls", "boys", "unisex-adult"
+master_category = "categories[2]"      # ["Clothing, Shoes & Jewelry", "Women", "Clothing", "Tops, Tees & Blouses", "Shirts"]
+sub_category = "categories[3]"
+article_type = "categories[-1]"
+base_colour = "title"
+price = "price"
+description = "description"
+attributes = "details"
+image_path = "images[0].large"
+
+[price]
+currency = "USD"
+
+[clean.base_colour]   # the first colour word of the title, the brand's name left out
+strip_brand = true
+extract = '\b(navy blue|off white|grey melange|turquoise blue|coffee brown|sea green|black|white|blue|brown|grey|red|green|pink|purple|silver|yellow|beige|gold|maroon|orange|olive|multi|cream|steel|charcoal|peach|skin|lavender|khaki|magenta|teal|tan|mustard|bronze|copper|rust|burgundy)\b'
+"""
+AMAZON_2023_DEPARTMENTS = {"Men": "mens", "Women": "womens", "Boys": "boys", "Girls": "girls", "Unisex": "unisex-adult"}
+
+
+def _amazon_2023_record(item: dict) -> dict:
+    """One product as the 2023 Amazon item metadata lists it: a category path (Clothing, Shoes & Jewelry > gender >
+    group > sub category > type) for three products in four, the department in ``details``, the attributes as
+    ``"Key: Value"`` features, the price in dollars for two in three, the store as the brand."""
+    item_id = item["item_id"]
+    asin = _asin(item_id)
+    categories = []
+    if _pick(item_id, "categorised", 4):
+        gender = "Women" if item["gender"] == "Unisex" else item["gender"]
+        categories = ["Clothing, Shoes & Jewelry", gender, AMAZON_2014_GROUPS.get(item["master_category"], "Clothing"),
+                      item["sub_category"] or "", item["article_type"]]
+    features = [f"{key}: {value}" for key, value in sorted(dict(item["attributes"] or {}).items())][:5]
+    return {"main_category": "AMAZON FASHION", "title": item["name"], "average_rating": round(1 + _pick(item_id, "rating", 41) / 10, 1),
+            "rating_number": _pick(item_id, "ratings", 2000), "features": features,
+            "description": [item["description"]] if item["description"] else [],
+            "price": round(item["price"] / INR_PER_USD, 2) if item["price"] and _pick(item_id, "priced", 3) else None,
+            "images": [{"thumb": f"https://m.media-amazon.com/images/I/{_digest(item_id, 11)}._SS40_.jpg",
+                        "large": f"https://m.media-amazon.com/images/I/{_digest(item_id, 11)}.jpg", "variant": "MAIN", "hi_res": None}],
+            "videos": [], "store": item["brand"], "categories": categories,
+            "details": {"Department": AMAZON_2023_DEPARTMENTS[item["gender"]], "Date First Available": f"March {1 + _pick(item_id, 'day', 28)}, 2021",
+                        "Item model number": item_id},
+            "parent_asin": asin, "bought_together": None}
+
+
+def amazon_2023_metadata(items) -> list[dict]:
+    """Every product with a name and a gender, as the 2023 Amazon item metadata lists it (one record per product)."""
+    return [_amazon_2023_record(item) for item in items if item["name"] and item["gender"]]
+
+
+def _json_lines(records: list[dict]) -> bytes:
+    return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records).encode("utf-8")
+
+
 ASOS_MAPPING = """# A fashion store scrape in the layout of the public ASOS products dataset (scripts/derive_catalog_shapes.py --shape
 # asos), mapped as docs/catalog.md describes: lists and dicts written into CSV cells as Python literals (single
 # quotes), the product details a list of one-key dicts, the category a list of breadcrumbs, prices in pounds.
@@ -1540,6 +1609,7 @@ SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "amazon": Shape(amazon_flat_file, "Flat.File.Clothing.txt", _amazon_txt, AMAZON_MAPPING),
           "flipkart": Shape(flipkart_crawl, "flipkart_com-ecommerce_sample.csv", _csv, FLIPKART_MAPPING),
           "amazon-2014": Shape(amazon_2014_dump, "meta_Clothing_Shoes_and_Jewelry.json.gz", _python_lines_gz, AMAZON_2014_MAPPING),
+          "amazon-2023": Shape(amazon_2023_metadata, "meta_Clothing_Shoes_and_Jewelry.jsonl", _json_lines, AMAZON_2023_MAPPING),
           "asos": Shape(asos_scrape, "products_asos.csv", _csv, ASOS_MAPPING),
           "scrape-folder": Shape(scrape_folder, "scrape", _product_files, SCRAPE_FOLDER_MAPPING),
           "workbook": Shape(product_master, "product_master.xlsx", product_master_workbook, WORKBOOK_MAPPING),

@@ -167,6 +167,14 @@ def myntra_products(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def amazon_2023_metadata(tmp_path_factory) -> Path:
+    """Item metadata in the layout of the public Amazon Reviews 2023 data (meta_Clothing_Shoes_and_Jewelry.jsonl: a
+    JSON object per product, categories a list, the department in details; and mapping.toml) derived from the fixture
+    by scripts/derive_catalog_shapes.py --shape amazon-2023."""
+    return derive_shape(tmp_path_factory.mktemp("amazon-2023"), "amazon-2023")
+
+
+@pytest.fixture(scope="session")
 def flipkart_crawl(tmp_path_factory) -> Path:
     """A Flipkart-crawl-shaped catalog (flipkart_com-ecommerce_sample.csv: specifications as a Ruby hash, a category
     tree as a JSON list of one ">>" path; and mapping.toml) derived from the fixture by

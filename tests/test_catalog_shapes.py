@@ -569,6 +569,25 @@ def test_a_mapping_written_from_the_docs_reads_a_catalog_whose_types_are_only_in
     assert currency_of(result.table) == "INR"
 
 
+def test_a_mapping_written_from_the_docs_reads_amazon_2023_item_metadata(amazon_2023_metadata, fixture_items):
+    """The 2023 Amazon item metadata, read with its mapping: one item per parent_asin with a category path (the others
+    rejected and counted), the gender from the details' department, the type, group and sub category from the path,
+    dollar prices or none, the colour from the title; main_category, the same everywhere, is no category."""
+    lines = (amazon_2023_metadata / "meta_Clothing_Shoes_and_Jewelry.jsonl").read_text(encoding="utf-8").splitlines()
+    records = {r["parent_asin"]: r for r in map(json.loads, lines)}
+    result = ingest(amazon_2023_metadata / "meta_Clothing_Shoes_and_Jewelry.jsonl", mapping=amazon_2023_metadata / "mapping.toml")
+    report = result.report.to_dict()
+    items = {item["item_id"]: item for item in result.table.to_pylist()}
+    source = {item["item_id"]: item for item in fixture_items.to_pylist()}  # "Item model number" in details: the Myntra id
+    assert set(items) == {asin for asin, r in records.items() if r["categories"]} and report["rejected_rows"] == len(records) - len(items)
+    assert all(r["reason"] == "empty required field(s) article_type" for r in report["rejected"])
+    for asin, item in items.items():
+        record, mine = records[asin], source[records[asin]["details"]["Item model number"]]
+        assert (item["gender"], item["article_type"], item["sub_category"]) == (mine["gender"], mine["article_type"], mine["sub_category"]), asin
+        assert item["price"] == record["price"] and item["brand"] == mine["brand"] and item["master_category"] != "AMAZON FASHION"
+    assert currency_of(result.table) == "USD" and sum(item["price"] is None for item in items.values()) > len(items) / 5
+
+
 def test_a_mapping_written_from_the_docs_reads_a_2014_amazon_dump(amazon_2014_dump, fixture_items):
     """The 2014-Amazon-dump shape, read with its mapping: a gzipped file named .json holding one Python dict per line
     (read as JSON lines, each line a Python literal, both noted), the type, gender and groups from the path under
@@ -945,3 +964,17 @@ def test_a_shopify_products_json_of_the_bundled_catalog_builds_a_usable_benchmar
     assert not [t for t in texts if leak.search(t)][:5]
     catalog = manifest["catalog"]
     assert catalog["items"] == catalog["rows_read"] > 29000 and catalog["price_tiers"]["currency"] == "INR"
+
+
+@pytest.mark.slow  # the bundled catalog as 2023 Amazon item metadata: about as long as the Shopify export's build
+def test_amazon_2023_item_metadata_of_the_bundled_catalog_builds_a_usable_benchmark_in_one_command(tmp_path):
+    """The 2023-Amazon-item-metadata shape derived from the whole bundled catalog (a JSON object per line, a category
+    list that a quarter of the products lack, the department in a details object, dollar prices or none) builds in
+    one command from the mapping written from docs/catalog.md: every task passes the quality gate, and no query shows
+    "Amazon Fashion", a web address, a rupee or a department code ("womens")."""
+    derived = derive_shape(tmp_path / "amazon-2023", "amazon-2023", "bundled")
+    manifest, texts = _build_passing_the_quality_gate(derived / "meta_Clothing_Shoes_and_Jewelry.jsonl", derived / "mapping.toml",
+                                                      tmp_path / "BENCH")
+    leak = re.compile(r"amazon fashion|https?://|\bwomens\b|\bmens\b|unisex-adult", re.IGNORECASE)
+    assert not [t for t in texts if leak.search(t) or FOREIGN_CURRENCY.search(t)][:5]
+    assert manifest["catalog"]["price_tiers"]["currency"] == "USD" and sum("$" in t for t in texts) >= 10

@@ -561,3 +561,22 @@ def test_the_draft_for_a_shopify_products_json_reads_prices_and_colours_from_the
     products = json.loads(catalog.read_text(encoding="utf-8"))["products"]
     options = {str(p["id"]): p["options"][0]["values"] for p in products if p["options"][0]["name"] == "Color"}
     assert all(m["colours"] == options[m["item_id"]] for m in mine if m["item_id"] in options) and len(options) > len(mine) / 3
+
+
+def test_the_draft_for_amazon_2023_item_metadata_is_the_hand_written_mapping_once_the_currency_is_given(tmp_path, amazon_2023_metadata):
+    """The 2023 Amazon item metadata: the draft takes parent_asin as the id (no id column, and no two records share
+    one), the store as the brand, the department inside details as the gender, the category list's entries as the
+    type and groups, and leaves out main_category, the same in every record ("AMAZON FASHION"), which it would
+    otherwise have taken for the type. Once the currency is given it reads the hand mapping's items."""
+    catalog = amazon_2023_metadata / "meta_Clothing_Shoes_and_Jewelry.jsonl"
+    draft = draft_mapping(catalog)
+    assert draft.missing_required == [] and draft.checks == ["the colour is read from the names, which say one in 92% of the sample",
+                                                             "the price cells name no currency"]
+    drafted, text = _drafted(tmp_path, catalog, lambda text: text.replace('currency = "INR"   # CHECK', 'currency = "USD"   #'))
+    spec = tomllib.loads(text)
+    assert spec["columns"]["item_id"] == "parent_asin" and spec["columns"]["brand"] == "store"
+    assert spec["columns"]["article_type"] == "categories[-1]" and "main_category" not in spec["columns"].values()
+    assert "# \"main_category\" is 'AMAZON FASHION' in every record of the sample: no category, left out" in text
+    mine, hand = (ingest(catalog, mapping=m).table.to_pylist() for m in (drafted, amazon_2023_metadata / "mapping.toml"))
+    same = ("item_id", "name", "brand", "gender", "master_category", "sub_category", "article_type", "price", "description")
+    assert [{k: i[k] for k in same} for i in mine] == [{k: i[k] for k in same} for i in hand] and len(mine) > 1500

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from fashionrq.catalog.draft_rows import Pairs, options_and_sales, variants_section
 from fashionrq.catalog.files import read_bytes
-from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, Guesser, norm, norms, present_texts, toml_key, toml_literal,
-                                     toml_reference)
+from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, Guesser, norm, norms, present_texts, toml_key,
+                                     toml_literal, toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_types import types_at_end_of_names
 from fashionrq.catalog.prices import CURRENCY_MARKS
@@ -26,6 +26,8 @@ from fashionrq.catalog.schema import GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, norm
 from fashionrq.catalog.xmlfeed import product_element
 from fashionrq.colour import COLOURS
 
+#: Fields that sort items into groups: a column with one value in every record is none of them.
+_CATEGORY_FIELDS = ("article_type", "master_category", "sub_category")
 #: Records whose values the guesses look at.
 SAMPLE = 1000
 
@@ -146,8 +148,12 @@ def _record(draft: Draft, path: Path) -> str:
 
 def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     found: dict[str, tuple[str, str]] = {}
+    same_everywhere = []
     for name, names in FIELD_NAMES.items():
         column = guesser.column(names, (lambda text: normalise_gender(text) in GENDERS) if name == "gender" else None)
+        while name in _CATEGORY_FIELDS and column is not None and guesser.constant(column):  # "AMAZON FASHION" everywhere
+            same_everywhere.append(column)
+            column = guesser.column(names)
         if column is None:
             continue
         if name == "base_colour" and any(isinstance(v, list) and len(v) > 1 for v in guesser.values(column)):
@@ -156,6 +162,12 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     for name in ("base_colour", "gender", "brand", "article_type", "usage", "price"):
         if name not in found and (inside := guesser.key_inside(FIELD_NAMES[name])) is not None:
             found[name] = inside
+    if "item_id" not in found and (group := guesser.column(GROUP_NAMES)) is not None:
+        values = present_texts(guesser.values(group))
+        if len(values) == len(guesser.records) and len(set(values)) == len(values):  # one record per product
+            found["item_id"] = (group, f"no id column, but every record has its own {group}")
+        else:
+            guesser.used.discard(group)
     _details_list(guesser, found)
     _unrooted_paths(guesser, found)
     _sale_beside_price(guesser, found)
@@ -163,7 +175,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         found["attributes"] = (specs[0], f"a list of {{{specs[1]!r}: ..., 'value': ...}} objects, read as attributes")
     if "image_path" in found and all(isinstance(v, list) for v in guesser.decoded(found["image_path"][0])):
         first = next((v[0] for v in guesser.decoded(found["image_path"][0]) if v), None)
-        key = next((k for k in ("url", "src", "href", "link", "path") if isinstance(first, dict) and k in first), None)
+        key = next((k for k in ("url", "src", "href", "link", "path", "large", "hi_res") if isinstance(first, dict) and k in first), None)
         found["image_path"] = (f"{found['image_path'][0]}[0]" + (f".{key}" if key else ""), "a list of photos: the first")
     constant = found.pop("attributes")[0] if "attributes" in found and guesser.constant(found["attributes"][0]) else None
     if "attributes" not in found and (features := guesser.keyed_features()) is not None:
@@ -177,6 +189,9 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         lines.append(f"{name} = {toml_reference(reference)}" + (f"   # {why}" if why else ""))
     if constant is not None:  # the same in every record: it tells no item from another
         lines.append(f'# attributes = "{constant}"   # left out: the same value in every record of the sample')
+    for column in same_everywhere:
+        guesser.used.discard(column)
+        lines.append(f"# {toml_reference(column)} is {guesser.values(column)[0]!r} in every record of the sample: no category, left out")
     extra += _type_from_names(draft, guesser, found, lines)
     for name in ("item_id", "name", "article_type"):
         if name not in found:

@@ -19,7 +19,7 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
     "item_id": ("id", "itemid", "sku", "variantsku", "asin", "articleid", "productid", "styleid", "variantid", "uniqid", "uid",
                 "productcode", "articlenumber", "stylecode", "itemcode", "code"),
     "name": ("title", "name", "productname", "productdisplayname", "itemname", "producttitle", "prodname"),
-    "brand": ("brand", "brandname", "brands", "vendor", "manufacturer", "designer", "maker"),
+    "brand": ("brand", "brandname", "brands", "vendor", "manufacturer", "designer", "maker", "store"),
     "gender": ("gender", "sex", "targetgender", "googleshoppinggender", "department", "indexgroupname", "indexname",
                "idealfor"),
     "age_group": ("agegroup", "agesegment", "targetage", "agerange", "googleshoppingagegroup"),
