@@ -6,7 +6,8 @@ the Google Merchant feed, one row per size, as TSV and as Google's RSS 2.0 XML, 
 on its first row, the WooCommerce export, whose variation rows name their parent row, and the Amazon flat file,
 with two lines above its header, the 2014 Amazon metadata dump, a gzipped file of Python-dict lines, the ASOS-style
 scrape, whose cells are Python literals, and the folder of 44,000 product JSON files; ``--shapes workbook`` adds the
-Excel product master) and ingested with the mappings written beside them, each in a process of its own (``fashionrq
+Excel product master, and ``myntra-products`` (types read from the names), ``shopify-json`` (Shopify's products.json)
+and ``amazon-2023`` (JSON lines) are there to name too) and ingested with the mappings written beside them, each in a process of its own (``fashionrq
 ingest``), so its peak RSS is its own. The bound is the speed at which this machine reads the same bytes into Python
 text as ingest does (``fashionrq.catalog.files.read_text`` of the file, or of every JSON file of the folder,
 gunzipping a ``.gz``; a workbook's bytes as they are, since it is zipped XML; cached in memory): ingest is Python per
@@ -31,7 +32,9 @@ from fashionrq.catalog.files import read_text
 ROOT = Path(__file__).resolve().parents[1]
 FILES = {"us-tops": "catalog.csv", "merchant": "catalog.tsv", "merchant-xml": "catalog.xml", "shopify": "products_export.csv",
          "woocommerce": "wc-product-export.csv", "amazon": "Flat.File.Clothing.txt", "workbook": "product_master.xlsx",
-         "amazon-2014": "meta_Clothing_Shoes_and_Jewelry.json.gz", "asos": "products_asos.csv", "scrape-folder": "scrape"}
+         "amazon-2014": "meta_Clothing_Shoes_and_Jewelry.json.gz", "asos": "products_asos.csv", "scrape-folder": "scrape",
+         "myntra-products": "myntra_products_catalog.csv", "shopify-json": "products.json",
+         "amazon-2023": "meta_Clothing_Shoes_and_Jewelry.jsonl"}
 DEFAULT_SHAPES = "us-tops,merchant,merchant-xml,shopify,woocommerce,amazon,amazon-2014,asos,scrape-folder"
 
 

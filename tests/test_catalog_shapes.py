@@ -971,10 +971,10 @@ def test_amazon_2023_item_metadata_of_the_bundled_catalog_builds_a_usable_benchm
     """The 2023-Amazon-item-metadata shape derived from the whole bundled catalog (a JSON object per line, a category
     list that a quarter of the products lack, the department in a details object, dollar prices or none) builds in
     one command from the mapping written from docs/catalog.md: every task passes the quality gate, and no query shows
-    "Amazon Fashion", a web address, a rupee or a department code ("womens")."""
+    "Amazon Fashion", the category root, a web address, a rupee or a department code ("unisex-adult")."""
     derived = derive_shape(tmp_path / "amazon-2023", "amazon-2023", "bundled")
     manifest, texts = _build_passing_the_quality_gate(derived / "meta_Clothing_Shoes_and_Jewelry.jsonl", derived / "mapping.toml",
                                                       tmp_path / "BENCH")
-    leak = re.compile(r"amazon fashion|https?://|\bwomens\b|\bmens\b|unisex-adult", re.IGNORECASE)
+    leak = re.compile(r"amazon fashion|https?://|unisex-adult|clothing, shoes", re.IGNORECASE)  # "mens" is a shopper's spelling
     assert not [t for t in texts if leak.search(t) or FOREIGN_CURRENCY.search(t)][:5]
     assert manifest["catalog"]["price_tiers"]["currency"] == "USD" and sum("$" in t for t in texts) >= 10

@@ -486,6 +486,7 @@ def _same_type(a: str, b: str) -> bool:
 def test_a_names_last_words_are_read_past_its_sizes_amounts_and_notes():
     assert name_tail("Davidoff Men Cool Water Perfume 125 ml") == ("Water", "Perfume")
     assert name_tail("Fossil Women Watch CH2600") == ("Women", "Watch")
+    assert name_tail("Casio Men Chronograph Watch ED61 EF-305D-1AVDF") == ("Chronograph", "Watch")  # "EF" is no unit
     assert name_tail("Jockey Men Briefs (Pack of 3)") == ("Men", "Briefs")
     assert name_tail("Streetwear Ash Nail Polish # 31") == ("Nail", "Polish")
     assert name_tail("Crocs") == (None, "Crocs") and name_tail("1234") is None

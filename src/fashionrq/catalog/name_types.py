@@ -22,7 +22,7 @@ from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, STYLE
 #: What may follow the type at the end of a name: notes in brackets, punctuation, codes and amounts with their units
 #: (``(Pack of 3)``, ``# 31``, ``CH2600``, ``100 ml``). Each piece can be read one way only, and what is read is never
 #: read again (a possessive loop), so that a name that ends otherwise fails at once, never in exponential time.
-TRAILING_NOTES = r"(?:\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+[^\s\d]*\d\S*(?:\s+[A-Za-z]{1,3}\b)?)*+\s*$"
+TRAILING_NOTES = r"(?:\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+[^\s\d]*\d\S*(?:\s+[A-Za-z]{1,3}(?!\S))?)*+\s*$"
 _WORD = r"[A-Za-z][A-Za-z'-]*"
 _TAIL = re.compile(rf"(?:(?<!\S)({_WORD})\s+)?(?<!\S)({_WORD}){TRAILING_NOTES}")
 #: Last words that name no type of their own ("Gift Set", "Kurta Set"): only with the word before them.
