@@ -581,3 +581,22 @@ def test_the_draft_for_amazon_2023_item_metadata_is_the_hand_written_mapping_onc
     mine, hand = (ingest(catalog, mapping=m).table.to_pylist() for m in (drafted, amazon_2023_metadata / "mapping.toml"))
     same = ("item_id", "name", "brand", "gender", "master_category", "sub_category", "article_type", "price", "description")
     assert [{k: i[k] for k in same} for i in mine] == [{k: i[k] for k in same} for i in hand] and len(mine) > 1500
+
+
+@pytest.mark.parametrize(("column", "line"), [
+    ("Price (INR)", 'currency = "INR"   # the column\'s name says \'inr\''),
+    ("price_eur", 'currency = "EUR"   # the column\'s name says \'eur\''),
+    ("Price ($)", 'currency = "USD"   # the column\'s name says \'$\' (also AUD, CAD, HKD, MXN, NZD, SGD: CHECK)'),
+    ("Price", 'currency = "INR"   # CHECK: the price cells name no currency'),
+])
+def test_the_draft_reads_the_currency_a_price_columns_name_says(tmp_path, fixture_items, column, line):
+    """Prices written as bare numbers under a column that names the currency: the draft takes the currency from the
+    name, asking to check a dollar sign's country as it does for a dollar in the cells."""
+    items = [item for item in fixture_items.to_pylist() if item["name"] and item["price"]][:50]
+    catalog = tmp_path / "catalog.csv"
+    with catalog.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["sku", "title", "product_type", column])
+        writer.writerows([item["item_id"], item["name"], item["article_type"], f"{item['price']:.0f}"] for item in items)
+    text = draft_mapping(catalog).text()
+    assert line in text

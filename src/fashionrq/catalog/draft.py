@@ -18,7 +18,7 @@ from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, 
                                      toml_literal, toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_types import types_at_end_of_names
-from fashionrq.catalog.prices import CURRENCY_MARKS
+from fashionrq.catalog.prices import CURRENCY_CODES, CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
@@ -502,18 +502,18 @@ def _prices(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
         currency = f"{beside}.currency"
     named = Counter(t.strip().upper() for t in present_texts(guesser.values(currency))) if currency else Counter()
     code = named.most_common(1)[0][0] if len(named) == 1 else None
-    if not marks and code in {c for codes in CURRENCY_MARKS.values() for c in codes}:
+    if not marks and code in CURRENCY_CODES:
         return ["", "[price]", f'currency = "{code}"   # the {currency!r} column says {code}']
-    header = _currency_marks([str(found["price"][0]).replace("_", " ")])  # "Price (INR)", "price_usd"
-    if not marks and len(header) == 1 and len(CURRENCY_MARKS[mark := next(iter(header))]) == 1:
-        return ["", "[price]", f'currency = "{next(iter(CURRENCY_MARKS[mark]))}"   # the column\'s name says {mark!r}']
-    if not marks:
+    column = found["price"][0] if isinstance(found["price"][0], str) else ""
+    # else the column's name: "Price (INR)", "price_usd", "Price ($)"
+    said, where = (marks, "the price cells say") if marks else (_currency_marks([column.replace("_", " ")]), "the column's name says")
+    if not said:
         draft.checks.append("the price cells name no currency")
         return ["", "[price]", 'currency = "INR"   # CHECK: the price cells name no currency; give this catalog\'s ISO 4217 code']
-    mark = marks.most_common(1)[0][0]
+    mark = said.most_common(1)[0][0]
     codes = sorted(CURRENCY_MARKS[mark])
     code = "USD" if "USD" in codes else codes[0]
-    why = f"the price cells say {mark!r}" + (f" (also {', '.join(c for c in codes if c != code)}: CHECK)" if len(codes) > 1 else "")
+    why = f"{where} {mark!r}" + (f" (also {', '.join(c for c in codes if c != code)}: CHECK)" if len(codes) > 1 else "")
     return ["", "[price]", f'currency = "{code}"   # {why}']
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from fashionrq.catalog.clean import SPEC_KEYS, keyed_feature
 from fashionrq.catalog.fieldpath import parse_reference
 from fashionrq.catalog.mapping import FieldCleanup
+from fashionrq.catalog.prices import CURRENCY_CODES
 from fashionrq.catalog.schema import is_placeholder, json_text, to_text
 
 #: Column names (lower case, letters and digits only) that usually hold each canonical field, best first.
@@ -67,7 +68,7 @@ def norm(column: str) -> str:
 #: Words a column name may add around the name of the field it holds (Amazon's item_sku, standard_price,
 #: department_name, material_type, main_image_url), tried after the whole name.
 NAME_PREFIXES = ("item", "product", "main", "standard", "variant", "default", "primary")
-NAME_SUFFIXES = ("name", "type", "value", "text")
+NAME_SUFFIXES = ("name", "type", "value", "text", *(code.lower() for code in CURRENCY_CODES))  # price_eur: price
 
 
 def norms(column: str) -> tuple[str, ...]:

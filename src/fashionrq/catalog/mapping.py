@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fashionrq.catalog.files import read_text
-from fashionrq.catalog.prices import CURRENCY_MARKS, DECIMAL_SEPARATORS, DEFAULT_PRICE_FORMAT, RANGE_CHOICES, PriceFormat
+from fashionrq.catalog.prices import CURRENCY_CODES, DECIMAL_SEPARATORS, DEFAULT_PRICE_FORMAT, RANGE_CHOICES, PriceFormat
 from fashionrq.catalog.records import FORMATS, SAVE_AS_CSV, SPREADSHEETS
 from fashionrq.catalog.schema import FIELDS, STRING_FIELDS
 from fashionrq.errors import InputError
@@ -97,11 +97,10 @@ def _price_format(path: Path, spec: dict) -> PriceFormat:
         if key not in PRICE_KEYS:
             raise InputError(f"mapping file {path} has an unknown key {key!r} in [price]; {_suggest(key, PRICE_KEYS)}")
     currency = table.get("currency", DEFAULT_PRICE_FORMAT.currency)
-    codes = sorted({code for codes in CURRENCY_MARKS.values() for code in codes})
     if not isinstance(currency, str) or not re.fullmatch(r"[A-Z]{3}", currency):
         raise InputError(f"mapping file {path} sets currency = {currency!r} in [price]; give an ISO 4217 code such as \"USD\", \"EUR\" or \"INR\".")
-    if currency not in codes:
-        raise InputError(f"mapping file {path} sets currency = {currency!r} in [price], which fashionrq cannot recognise in price cells; use one of {', '.join(codes)}.")
+    if currency not in CURRENCY_CODES:
+        raise InputError(f"mapping file {path} sets currency = {currency!r} in [price], which fashionrq cannot recognise in price cells; use one of {', '.join(CURRENCY_CODES)}.")
     choices = {"decimal_separator": DECIMAL_SEPARATORS, "range": RANGE_CHOICES}
     for key, valid in choices.items():
         if key in table and table[key] not in valid:

@@ -17,6 +17,8 @@ CURRENCY_MARKS: dict[str, frozenset[str]] = {
     **{code.lower(): frozenset({code}) for code in ("USD", "EUR", "GBP", "INR", "JPY", "CNY", "AUD", "CAD", "CHF", "SEK",
                                                     "NOK", "DKK", "NZD", "SGD", "HKD", "MXN", "BRL")},
 }
+#: Every ISO 4217 code a price may be given in.
+CURRENCY_CODES: tuple[str, ...] = tuple(sorted({code for codes in CURRENCY_MARKS.values() for code in codes}))
 _MARK = re.compile(r"(us\$|a\$|c\$|\$|€|£|₹|¥|\brs\b\.?|\b(?:" + "|".join(
     code for code in CURRENCY_MARKS if code.isalpha() and len(code) == 3) + r")\b)", re.IGNORECASE)
 _RANGE = re.compile(r"^(.*?\d)\s*(?:-|–|—|\bto\b)\s*(\d.*)$")
