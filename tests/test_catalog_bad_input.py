@@ -136,6 +136,9 @@ def test_a_truncated_gzip_catalog_is_one_sentence(capsys, tmp_path, layout):
     (('brand = "vendor"', 'brnd = "vendor"'), ["unknown field 'brnd' in [columns]", "did you mean 'brand'?"]),
     (('Fabric = "fabric"', "Fabric = 3"), ["Fabric = 3 in [attributes]", "source column name"]),
     (('format = "csv"', 'format = "xls"'), ["format = 'xls'", "csv, tsv, jsonl, json, parquet, xml, xlsx", "save it as an Excel workbook (.xlsx)", "save the sheet as CSV"]),
+    (("[columns]", '[clean.article_type]\nfrom = "title"\n\n[columns]'),
+     ["from = 'title' in [clean.article_type]", "not one of the references article_type reads ('product_type')", "name one of them"]),
+    (("[columns]", '[clean.article_type]\nfrom = 3\n\n[columns]'), ["from = 3 in [clean.article_type]", 'e.g. from = "title"']),
 ])
 def test_mapping_mistakes_are_refused_with_the_fix(capsys, tmp_path, edit, needles):
     assert edit[0] in MAPPING

@@ -17,7 +17,7 @@ from fashionrq.catalog.files import read_bytes
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, Guesser, norm, norms, present_texts, toml_key,
                                      toml_literal, toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
-from fashionrq.catalog.name_types import types_at_end_of_names
+from fashionrq.catalog.name_types import NameTypes, types_at_end_of_names
 from fashionrq.catalog.prices import CURRENCY_CODES, CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
 from fashionrq.catalog.report import IngestReport
@@ -205,6 +205,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     extra += _genders(draft, guesser, found, lines)
     extra += _prices(draft, guesser, found)
     extra += _photos(guesser, found, lines)
+    extra += _type_from_names_where_missing(draft, guesser, found, lines, extra)
     attributes = [(key, guesser.every_column(names)) for key, names in ATTRIBUTE_NAMES.items()]
     attributes = [(key, guesser.reference(columns[0]) if len(columns) == 1 else (columns, "the first of these with a value"))
                   for key, columns in attributes if columns]
@@ -305,9 +306,41 @@ def _type_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[st
                  f"end in one of {len(types.spellings)} types")
     draft.checks.append(f"the type is read from the end of the names: {len(types.spellings)} types, which end "
                         f"{types.share:.0%} of the {len(names):,} names (an item whose name ends in none is rejected)")
+    return _name_types_section(types)
+
+
+def _type_from_names_where_missing(draft: Draft, guesser: Guesser, found: dict, lines: list[str], extra: list[str]) -> list[str]:
+    """A type column that some records leave empty (Amazon's category lists, empty for a quarter of the products):
+    for those, the type at the end of the name, when half of their names or more end in one (a clean-up ``from`` the
+    name alone, so that the column's types are kept as they are, but for the value map of the names' spellings)."""
+    typed = found.get("article_type")
+    if (typed is None or "name" not in found or not isinstance(typed[0], str) or typed[0] == found["name"][0]
+            or any(line.startswith("[clean.article_type]") for line in extra)):
+        return []
+    name = found["name"][0]
+    untyped = present_texts(guesser.where_missing(typed[0], name))
+    if len(untyped) < 0.05 * len(guesser.every_record):
+        return []
+    types = types_at_end_of_names(present_texts(guesser.values(name, every_record=True)))
+    pattern = re.compile(types.pattern(), re.IGNORECASE)
+    share = sum(bool(pattern.search(text)) for text in untyped) / len(untyped)
+    if share < 0.5:
+        return []
+    at = next(i for i, line in enumerate(lines) if line.startswith("article_type = "))
+    lines[at] = (f"article_type = {toml_reference([typed[0], name])}   # {typed[1] + '; ' if typed[1] else ''}else (for the "
+                 f"{len(untyped):,} records without one) the type at the end of the name")
+    draft.checks.append(f"{len(untyped):,} records have no {typed[0]}: their type is read from the end of the name, which "
+                        f"{share:.0%} of them end in")
+    return _name_types_section(types, source=name)
+
+
+def _name_types_section(types: NameTypes, source: str | None = None) -> list[str]:
+    """``[clean.article_type]`` reading the types at the end of the names (``from`` ``source`` alone, if given), and
+    ``[values.article_type]`` reading each type's other spellings and number as the type."""
     examples = ", ".join(list(types.spellings)[:6])
     out = ["", f"[clean.article_type]   # the type at the end of the name ({examples}, ...); a name that ends in none: no",
            "# type, and the item is rejected. CHECK: add the types this list lacks, drop words that are no type",
+           *([f"from = {json.dumps(source)}   # only the types read from the name"] if source else []),
            f"extract = {toml_literal(types.pattern())}"]
     if types.value_map():
         out += ["", "[values.article_type]   # each type's other spellings and number, read as the type"]

@@ -168,6 +168,7 @@ class FirstOf:
     """Several references read in turn: the first value present (not empty, not a placeholder such as ``N/A``)."""
 
     references: tuple[FieldPath | NumberedColumns, ...]
+    texts: tuple[str, ...] = ()  # each reference as the mapping writes it
 
     @property
     def column(self) -> str:
@@ -182,11 +183,15 @@ class FirstOf:
         return tuple(c for ref in self.references for c in ref.needs)
 
     def get(self, record: dict) -> object:
-        for ref in self.references:
+        return self.first(record)[0]
+
+    def first(self, record: dict) -> tuple[object, str | None]:
+        """The first value present, and the reference (as the mapping writes it) it was read from."""
+        for ref, text in zip(self.references, self.texts, strict=True):
             value = ref.get(record)
             if value is not None and clean_string(value) is not None:
-                return value
-        return None
+                return value, text
+        return None, None
 
 
 Reference = FieldPath | NumberedColumns | FirstOf
@@ -196,7 +201,7 @@ def parse_reference(reference: str | list[str], columns: list[str], where: str) 
     """The reference a mapping gives for a field: a column, a path into one, numbered columns (``{n}``), or a list of
     these read in turn."""
     if isinstance(reference, list):
-        return FirstOf(tuple(parse_reference(r, columns, where) for r in reference))
+        return FirstOf(tuple(parse_reference(r, columns, where) for r in reference), tuple(reference))
     if reference not in columns and "{n}" in reference:
         return NumberedColumns.parse(reference, columns, where)
     return FieldPath.parse(reference, columns, where)

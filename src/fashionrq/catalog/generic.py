@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fashionrq.catalog.clean import RowCleaner, check_item_id
-from fashionrq.catalog.fieldpath import Reference, parse_reference
+from fashionrq.catalog.fieldpath import FirstOf, Reference, parse_reference
 from fashionrq.catalog.guess import toml_key
 from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
@@ -96,12 +96,19 @@ def _raw_values(record: dict, refs: References, mapping: Mapping, report: Ingest
     raw = {name: mapping.constants.get(name, refs.fields[name].get(record)) for name in FIELDS}
     brand = to_text(raw["brand"])
     for name, cleanup in mapping.cleanups.items():
-        raw[name] = _cleaned(raw[name], cleanup, name, mapping.list_separator, report, item_id, brand)
+        if cleanup.source is None or _read_from(refs.fields[name], record) in (cleanup.source, None):
+            raw[name] = _cleaned(raw[name], cleanup, name, mapping.list_separator, report, item_id, brand)
     for name, table in mapping.values.items():
         text = to_text(raw[name])
         if text is not None:
             raw[name] = table.get(text.strip().lower(), raw[name])
     return raw, brand
+
+
+def _read_from(reference: Reference, record: dict) -> str | None:
+    """Of the references a field reads in turn, the one (as the mapping writes it) its value in ``record`` was read
+    from; ``None`` for a field that reads one reference."""
+    return reference.first(record)[1] if isinstance(reference, FirstOf) else None
 
 
 def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str, report: IngestReport, item_id: str,

@@ -126,6 +126,11 @@ class Guesser:
         ref = parse_reference(reference, self.columns, "draft")
         return [v for v in map(ref.get, self.every_record if every_record else self.records) if v is not None and not is_placeholder(v)]
 
+    def where_missing(self, reference: str | list[str], other: str | list[str]) -> list[object]:
+        """The values of ``other`` in every record in which ``reference`` holds no value."""
+        ref, wanted = (parse_reference(r, self.columns, "draft") for r in (reference, other))
+        return [v for record in self.every_record if (t := ref.get(record)) is None or is_placeholder(t) if (v := wanted.get(record)) is not None]
+
     def decoded(self, column: str) -> list[object]:
         """The present values of ``column`` with JSON (and Ruby-hash) text decoded, read once per column."""
         if column not in self._decoded:

@@ -120,8 +120,11 @@ class FieldCleanup:
     ``Track Pants``. ``extract``: the first match of a pattern (its first group, if it has one), as the gender in a
     title ``Women's Casual Top`` with ``extract = '\b(women|men|girls|boys)\b'``; a text without a match is null.
     ``strip_brand``: the item's brand cut out of the text first (``Red Tape Men Brown Sandals``: ``Men Brown
-    Sandals``), so that a colour or gender word inside a brand's name is not read as the item's."""
+    Sandals``), so that a colour or gender word inside a brand's name is not read as the item's. ``source`` (``from``
+    in the mapping): the one reference, of those a field reads in turn, whose values the clean-up is for (the type
+    read from the title where the category list is empty); values read from the others are left as they are."""
 
+    source: str | None = None
     strip_brand: bool = False
     split: str | None = None
     part: int = -1
@@ -170,6 +173,7 @@ CLEAN_VALUES = {
     "refuse": (_pattern_list, "give a list of regular expressions, e.g. refuse = ['\\d+']"),
     "words": (lambda v: isinstance(v, bool), "write words = true or words = false"),
     "strip_brand": (lambda v: isinstance(v, bool), "write strip_brand = true or strip_brand = false"),
+    "from": (lambda v: isinstance(v, str) and bool(v), 'give one of the references the field reads in turn, e.g. from = "title"'),
 }
 CLEAN_KEYS = tuple(CLEAN_VALUES)
 
@@ -207,13 +211,25 @@ def _cleanup(path: Path, name: str, table: object) -> FieldCleanup:
         well_formed, fix = CLEAN_VALUES[key]
         if not well_formed(value) or (key == "part" and "split" not in table):
             raise InputError(f"mapping file {path} sets {key} = {value!r} in [clean.{name}]; {fix}.")
-    settings = dict(table)
+    settings = {("source" if key == "from" else key): value for key, value in table.items()}
     if "extract" in table:
         settings["extract"] = _compiled(path, f"[clean.{name}] extract", table["extract"])
     for key in ("remove", "refuse"):
         if key in table:
             settings[key] = tuple(_compiled(path, f"[clean.{name}] {key}", pattern) for pattern in table[key])
     return FieldCleanup(**settings)
+
+
+def _check_sources(path: Path, cleanups: dict[str, FieldCleanup], columns: dict[str, str | list[str]]) -> None:
+    """Refuse a ``from`` that names none of the references its field reads in turn."""
+    for name, cleanup in cleanups.items():
+        if cleanup.source is None:
+            continue
+        read = columns.get(name, name)
+        read = read if isinstance(read, list) else [read]
+        if cleanup.source not in read:
+            raise InputError(f"mapping file {path} sets from = {cleanup.source!r} in [clean.{name}], which is not one of the references "
+                             f"{name} reads ({', '.join(map(repr, read))}); name one of them, or list it under [columns] {name}.")
 
 
 def _setting(path: Path, spec: dict, key: str, default: str) -> str:
@@ -399,6 +415,7 @@ class Mapping:
         _check_spec(path, spec)
         columns = _names(path, "columns", _table(path, spec, "columns"))
         cleanups, attribute_cleanups = _cleanups(path, spec)
+        _check_sources(path, cleanups, columns)
         return cls(
             columns=columns,
             attributes=_names(path, "attributes", _table(path, spec, "attributes")),
