@@ -287,7 +287,8 @@ def test_the_draft_for_an_hm_articles_table_takes_the_gender_from_the_index_grou
     """H&M's articles.csv has three columns named like a gender (department_name, index_name, index_group_name): the
     draft takes the one whose values read as genders (index_group_name: "Ladieswear", "Menswear"), not the first by
     name (department_name: "Jersey Basic"), and asks about the two it cannot read; answered, its items are the hand
-    mapping's but for what the hand mapping adds (the age group, the section, "Other" colours refused)."""
+    mapping's but for what the hand mapping adds (the section, "Other" colours refused); the age group it reads from
+    the same column ("Baby/Children": kids)."""
     catalog = hm_articles / "articles.csv"
     assert draft_mapping(catalog).checks == ["the gender value 'Baby/Children' needs a value map",
                                              "the gender value 'Divided' needs a value map"]
@@ -297,7 +298,7 @@ def test_the_draft_for_an_hm_articles_table_takes_the_gender_from_the_index_grou
     spec = tomllib.loads(text)
     assert (spec["columns"]["gender"], spec["columns"]["article_type"]) == ("index_group_name", "product_type_name")
     assert spec["attributes"] == {"Pattern": "graphical_appearance_name"}
-    same = ("item_id", "name", "gender", "article_type", "master_category", "sub_category", "description")
+    same = ("item_id", "name", "gender", "age_group", "article_type", "master_category", "sub_category", "description")
     mine, hand = (ingest(catalog, mapping=m).table.to_pylist() for m in (drafted, hm_articles / "mapping.toml"))
     assert [{k: i[k] for k in same} for i in mine] == [{k: i[k] for k in same} for i in hand]
 
@@ -518,7 +519,8 @@ def test_the_types_at_the_end_of_real_names_are_product_words_never_colours_gend
 def test_the_draft_for_a_catalog_without_a_type_column_reads_the_type_at_the_end_of_the_names(tmp_path, myntra_products, fixture_items):
     """The public Myntra products catalog's layout has no product-type column and names its currency only in a
     column's name ("Price (INR)"): the draft reads the type from the end of the names, with a value map for each
-    type's other spellings and number, INR from the header, and "Unisex Kids" as Unisex. Its items are 90% or more
+    type's other spellings and number, INR from the header, and "Unisex Kids" as a Unisex kids' item (the age group
+    from the gender values that name children). Its items are 90% or more
     of the rows, and their types agree with Myntra's own in 80% of them or more (86% here: the rest mostly
     synonyms, such as Perfume for "Perfume and Body Mist", and types Myntra files under "Free Gifts")."""
     catalog = myntra_products / "myntra_products_catalog.csv"
@@ -529,6 +531,8 @@ def test_the_draft_for_a_catalog_without_a_type_column_reads_the_type_at_the_end
     assert spec["columns"]["article_type"] == "ProductName" and "extract" in spec["clean"]["article_type"]
     assert spec["price"]["currency"] == "INR" and "the column's name says 'inr'" in text
     assert spec["values"]["gender"] == {"Unisex Kids": "Unisex"} and spec["values"]["article_type"]["tshirts"] == "T-shirt"
+    assert spec["columns"]["age_group"] == "Gender" and spec["values"]["age_group"] == {
+        "Boys": "kids", "Girls": "kids", "Men": "adult", "Unisex": "adult", "Unisex Kids": "kids", "Women": "adult"}
     result = ingest(catalog, mapping=drafted)
     report = result.report.to_dict()
     rows = sum(1 for _ in csv.DictReader(catalog.open(encoding="utf-8")))
@@ -538,6 +542,9 @@ def test_the_draft_for_a_catalog_without_a_type_column_reads_the_type_at_the_end
     source = {item["item_id"]: item for item in fixture_items.to_pylist()}
     agree = sum(_same_type(item["article_type"], source[item["item_id"]]["article_type"]) for item in items)
     assert agree >= 0.8 * len(items), agree / len(items)
+    mine = [(i["gender"], i["age_group"]) for i in items]
+    assert mine == [(source[i["item_id"]]["gender"], source[i["item_id"]]["age_group"] or "adult") for i in items]
+    assert ("Unisex", "kids") in mine
     assert {item["price"] for item in items} <= {round(p) if p else None for p in (s["price"] for s in source.values())} | {None}
 
 

@@ -22,7 +22,7 @@ from fashionrq.catalog.prices import CURRENCY_CODES, CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
-from fashionrq.catalog.schema import GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, normalise_gender
+from fashionrq.catalog.schema import AGE_SCALE, AGE_SYNONYMS, GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, normalise_gender
 from fashionrq.catalog.xmlfeed import product_element
 from fashionrq.colour import COLOURS
 
@@ -41,6 +41,8 @@ _SALE_KEYS = FIELD_NAMES["discounted_price"] + ("sale", "discounted", "offer", "
 _COLOUR_WORD = re.compile(r"\b(" + "|".join(re.escape(c).replace("\\ ", " ") for c in sorted(COLOURS, key=lambda c: (-len(c), c))) + r")\b", re.IGNORECASE)
 _GENDER_WORD = re.compile(r"\b(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?\b", re.IGNORECASE)
 _GENDER_TAG = re.compile(r"^\s*(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?\s*$", re.IGNORECASE)
+#: Words of a gender value that name children, and their age group (``Unisex Kids``: kids).
+_CHILD_AGES = {word: age for word, age in AGE_SYNONYMS.items() if age != "adult"}
 _CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)*")
 _YEAR_SUFFIX = re.compile(r"_\d{4}(?:_\w+)?$")
 #: Names of a column that holds a category path (Shopify's Product Category, Flipkart's product_category_tree).
@@ -511,17 +513,30 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
     texts = present_texts(guesser.values(found["gender"][0]))
     values = Counter(t for t in (cleanup.apply(t)[0] if cleanup else t for t in texts) if t)
     unknown = sorted(v for v in values if normalise_gender(v) not in GENDERS)
-    if not unknown:
-        return []
-    lines = ["", "[values.gender]   # what each gender value means (Men, Women, Boys, Girls or Unisex)"]
+    out = []
+    if unknown:
+        out += ["", "[values.gender]   # what each gender value means (Men, Women, Boys, Girls or Unisex)"]
     for value in unknown:
         words = [GENDER_SYNONYMS[w] for w in re.findall(r"[a-z']+", value.lower()) if w in GENDER_SYNONYMS and len(w) > 1]
         if len(set(words)) == 1:
-            lines.append(f'{toml_key(value)} = "{words[0]}"   # from the word in it')
+            out.append(f'{toml_key(value)} = "{words[0]}"   # from the word in it')
         else:
-            lines.append(f'# {toml_key(value)} = "?"   # CHECK: which gender is this?')
+            out.append(f'# {toml_key(value)} = "?"   # CHECK: which gender is this?')
             draft.checks.append(f"the gender value {value!r} needs a value map")
-    return lines
+    return out + _ages_of_genders(found, sorted(values), lines)
+
+
+def _ages_of_genders(found: dict, values: list[str], lines: list[str]) -> list[str]:
+    """With no age group column, the age group from gender values that name children (``Unisex Kids``, ``Baby
+    Girls``, ``Baby/Children``): a value map from each gender value to its age group (``Boys`` and ``Girls``: kids; no
+    child's word: adult)."""
+    ages = {value: max((_CHILD_AGES[w] for w in re.findall(r"[a-z]+", value.lower()) if w in _CHILD_AGES), key=AGE_SCALE.index, default=None)
+            for value in values}  # the oldest a value names: "Baby/Children" is kids
+    if "age_group" in found or not isinstance(found["gender"][0], str) or not any(ages.values()):
+        return []
+    lines.append(f"age_group = {toml_reference(found['gender'][0])}   # gender values name children ({next(v for v, a in ages.items() if a)!r})")
+    return ["", "[values.age_group]   # the age group each gender value names"] + [
+        f'{toml_key(value)} = "{age or ("kids" if normalise_gender(value) in ("Boys", "Girls") else "adult")}"' for value, age in ages.items()]
 
 
 def _prices(draft: Draft, guesser: Guesser, found: dict) -> list[str]:

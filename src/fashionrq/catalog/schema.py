@@ -58,7 +58,7 @@ GENDER_SYNONYMS = {
 }
 GENDERS = frozenset(GENDER_SYNONYMS.values())
 AGE_SCALE: tuple[str, ...] = ("baby", "toddler", "kids", "adult")
-_AGE_SYNONYMS = {
+AGE_SYNONYMS = {
     "adults": "adult", "adult": "adult", "grown-up": "adult",
     "kids": "kids", "kid": "kids", "children": "kids", "child": "kids", "teen": "kids",
     "toddler": "toddler", "toddlers": "toddler", "baby": "baby", "babies": "baby", "infant": "baby", "infants": "baby",
@@ -256,7 +256,7 @@ def normalise_age_group(value: object) -> str | None:
     if text is None:
         return None
     segment = re.split(r"[-_ /]", text.lower(), maxsplit=1)[0]
-    return _AGE_SYNONYMS.get(segment, segment)
+    return AGE_SYNONYMS.get(segment, segment)
 
 
 def parse_price(value: object, fmt: PriceFormat = DEFAULT_PRICE_FORMAT) -> tuple[float | None, str | None, bool]:
