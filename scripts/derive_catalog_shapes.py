@@ -931,7 +931,7 @@ def _python_lines_gz(records: list[dict]) -> bytes:
 AMAZON_2023_MAPPING = r"""# Item metadata in the layout of the public Amazon Reviews 2023 data (meta_Clothing_Shoes_and_Jewelry.jsonl;
 # scripts/derive_catalog_shapes.py --shape amazon-2023), mapped as docs/catalog.md describes: one JSON object per
 # line and per product (its parent_asin), main_category the same everywhere, the category path a list (empty for a
-# quarter of the products, which are then rejected and counted), the department in a details object, dollar prices
+# quarter of the products, whose type is then read from the title), the department in a details object, dollar prices
 # as numbers or null, no colour field (the colour is read from the title), photos as web addresses.
 
 [columns]
@@ -941,7 +941,7 @@ brand = "store"
 gender = "details.Department"          # "womens", "mens", "girls", "boys", "unisex-adult"
 master_category = "categories[2]"      # ["Clothing, Shoes & Jewelry", "Women", "Clothing", "Tops, Tees & Blouses", "Shirts"]
 sub_category = "categories[3]"
-article_type = "categories[-1]"
+article_type = ["categories[-1]", "title"]   # the path's last entry, else the product word at the end of the title
 base_colour = "title"
 price = "price"
 description = "description"
@@ -954,6 +954,40 @@ currency = "USD"
 [clean.base_colour]   # the first colour word of the title, the brand's name left out
 strip_brand = true
 extract = '\b(navy blue|off white|grey melange|turquoise blue|coffee brown|sea green|black|white|blue|brown|grey|red|green|pink|purple|silver|yellow|beige|gold|maroon|orange|olive|multi|cream|steel|charcoal|peach|skin|lavender|khaki|magenta|teal|tan|mustard|bronze|copper|rust|burgundy)\b'
+
+[clean.article_type]  # only for the types read from the title: its last product word (a title with none: rejected)
+from = "title"
+extract = '(?<![\w-])(casual shoe|sports shoe|formal shoe|flip flop|track pant|t-?shirt|shirt|top|kurta|kurti|dress|jeans|trouser|shorts|skirt|jacket|sweatshirt|sweater|watch|handbag|backpack|wallet|belt|sunglasses|sandal|heels|flats|socks|brief|bra|saree|perfume|earrings|cap|tie)(?:e?s)?\W*$'
+
+[values.article_type]  # the title's words as the category paths name the types
+"casual shoe" = "Casual Shoes"
+"sports shoe" = "Sports Shoes"
+"formal shoe" = "Formal Shoes"
+"flip flop" = "Flip Flops"
+"track pant" = "Track Pants"
+t-shirt = "Tshirts"
+tshirt = "Tshirts"
+shirt = "Shirts"
+top = "Tops"
+kurta = "Kurtas"
+kurti = "Kurtis"
+dress = "Dresses"
+trouser = "Trousers"
+skirt = "Skirts"
+jacket = "Jackets"
+sweatshirt = "Sweatshirts"
+sweater = "Sweaters"
+watch = "Watches"
+handbag = "Handbags"
+backpack = "Backpacks"
+wallet = "Wallets"
+belt = "Belts"
+sandal = "Sandals"
+brief = "Briefs"
+saree = "Sarees"
+perfume = "Perfume and Body Mist"
+cap = "Caps"
+tie = "Ties"
 """
 AMAZON_2023_DEPARTMENTS = {"Men": "mens", "Women": "womens", "Boys": "boys", "Girls": "girls", "Unisex": "unisex-adult"}
 

@@ -570,21 +570,30 @@ def test_a_mapping_written_from_the_docs_reads_a_catalog_whose_types_are_only_in
 
 
 def test_a_mapping_written_from_the_docs_reads_amazon_2023_item_metadata(amazon_2023_metadata, fixture_items):
-    """The 2023 Amazon item metadata, read with its mapping: one item per parent_asin with a category path (the others
-    rejected and counted), the gender from the details' department, the type, group and sub category from the path,
-    dollar prices or none, the colour from the title; main_category, the same everywhere, is no category."""
+    """The 2023 Amazon item metadata, read with its mapping: one item per parent_asin, the type from the category path
+    or, where it is empty, from the product word at the end of the title (a clean-up from the title alone, a value map
+    to the paths' names; a title with none rejected and counted), the gender from the details' department, dollar
+    prices or none, the colour from the title; main_category, the same everywhere, is no category."""
     lines = (amazon_2023_metadata / "meta_Clothing_Shoes_and_Jewelry.jsonl").read_text(encoding="utf-8").splitlines()
     records = {r["parent_asin"]: r for r in map(json.loads, lines)}
     result = ingest(amazon_2023_metadata / "meta_Clothing_Shoes_and_Jewelry.jsonl", mapping=amazon_2023_metadata / "mapping.toml")
     report = result.report.to_dict()
     items = {item["item_id"]: item for item in result.table.to_pylist()}
     source = {item["item_id"]: item for item in fixture_items.to_pylist()}  # "Item model number" in details: the Myntra id
-    assert set(items) == {asin for asin, r in records.items() if r["categories"]} and report["rejected_rows"] == len(records) - len(items)
-    assert all(r["reason"] == "empty required field(s) article_type" for r in report["rejected"])
+    assert {asin for asin, r in records.items() if r["categories"]} < set(items)
+    assert report["rejected_rows"] == len(records) - len(items) == report["values_nulled"]["refused_article_type"]["count"]
+    assert all(r["reason"] == "empty required field(s) article_type" for r in report["rejected"]) and len(items) > 0.9 * len(records)
+    titled = 0
     for asin, item in items.items():
         record, mine = records[asin], source[records[asin]["details"]["Item model number"]]
-        assert (item["gender"], item["article_type"], item["sub_category"]) == (mine["gender"], mine["article_type"], mine["sub_category"]), asin
-        assert item["price"] == record["price"] and item["brand"] == mine["brand"] and item["master_category"] != "AMAZON FASHION"
+        assert item["gender"] == mine["gender"] and item["price"] == record["price"] and item["brand"] == mine["brand"], asin
+        if record["categories"]:
+            assert (item["article_type"], item["sub_category"]) == (mine["article_type"], mine["sub_category"]), asin
+        else:  # read from the title: Myntra's own type for nine in ten (the others mostly "Free Gifts" and Heels/Flats)
+            titled += item["article_type"] == mine["article_type"]
+        assert item["master_category"] != "AMAZON FASHION"
+    untyped = [asin for asin in items if not records[asin]["categories"]]
+    assert len(untyped) > len(items) / 6 and titled >= 0.85 * len(untyped), titled / len(untyped)
     assert currency_of(result.table) == "USD" and sum(item["price"] is None for item in items.values()) > len(items) / 5
 
 
@@ -969,7 +978,8 @@ def test_a_shopify_products_json_of_the_bundled_catalog_builds_a_usable_benchmar
 @pytest.mark.slow  # the bundled catalog as 2023 Amazon item metadata: about as long as the Shopify export's build
 def test_amazon_2023_item_metadata_of_the_bundled_catalog_builds_a_usable_benchmark_in_one_command(tmp_path):
     """The 2023-Amazon-item-metadata shape derived from the whole bundled catalog (a JSON object per line, a category
-    list that a quarter of the products lack, the department in a details object, dollar prices or none) builds in
+    list that a quarter of the products lack, their type read from the title, the department in a details object,
+    dollar prices or none) builds in
     one command from the mapping written from docs/catalog.md: every task passes the quality gate, and no query shows
     "Amazon Fashion", the category root, a web address, a rupee or a department code ("unisex-adult")."""
     derived = derive_shape(tmp_path / "amazon-2023", "amazon-2023", "bundled")

@@ -577,8 +577,9 @@ def test_the_draft_for_amazon_2023_item_metadata_reads_the_type_from_the_title_w
     one), the store as the brand, the department inside details as the gender, the category list's entries as the
     type and groups, and leaves out main_category, the same in every record ("AMAZON FASHION"), which it would
     otherwise have taken for the type. For the quarter of the products whose category list is empty it reads the
-    type from the end of the title (a clean-up from the title alone), so that 98% of them are items where the hand
-    mapping keeps three in four; the other fields are the hand mapping's once the currency is given."""
+    type from the end of the title (a clean-up from the title alone), so that 98% of them are items (the hand mapping,
+    with its shorter list of product words, keeps 94%); the other fields are the hand mapping's once the currency is
+    given."""
     catalog = amazon_2023_metadata / "meta_Clothing_Shoes_and_Jewelry.jsonl"
     draft = draft_mapping(catalog)
     records = [json.loads(line) for line in catalog.read_text(encoding="utf-8").splitlines()]
@@ -594,13 +595,14 @@ def test_the_draft_for_amazon_2023_item_metadata_reads_the_type_from_the_title_w
     assert "# \"main_category\" is 'AMAZON FASHION' in every record of the sample: no category, left out" in text
     mine = {i["item_id"]: i for i in ingest(catalog, mapping=drafted).table.to_pylist()}
     hand = {i["item_id"]: i for i in ingest(catalog, mapping=amazon_2023_metadata / "mapping.toml").table.to_pylist()}
-    assert set(hand) < set(mine) and len(mine) >= 0.98 * len(records) and len(hand) == len(records) - untyped
+    assert len(mine) >= 0.98 * len(records) and 0.9 * len(records) < len(hand) < len(mine)
     same = ("name", "brand", "gender", "master_category", "sub_category", "price", "description")
-    assert all({k: mine[i][k] for k in same} == {k: h[k] for k in same} for i, h in hand.items())
-    assert all(_same_type(mine[i]["article_type"], h["article_type"]) for i, h in hand.items() if h["article_type"] != "Free Gifts")
+    assert all({k: mine[i][k] for k in same} == {k: h[k] for k in same} for i, h in hand.items() if i in mine)
+    categorised = {r["parent_asin"] for r in records if r["categories"]}
+    assert all(_same_type(mine[i]["article_type"], h["article_type"]) for i, h in hand.items() if i in categorised and h["article_type"] != "Free Gifts")
     source = {item["item_id"]: item for item in fixture_items.to_pylist()}
     by_asin = {r["parent_asin"]: source[r["details"]["Item model number"]] for r in records}
-    read = [i for i in mine if i not in hand]
+    read = [i for i in mine if i not in categorised]
     agree = sum(_same_type(mine[i]["article_type"], by_asin[i]["article_type"]) for i in read)
     assert agree >= 0.8 * len(read), agree / len(read)
 
