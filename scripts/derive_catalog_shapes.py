@@ -296,7 +296,7 @@ def _attribute(item: dict, *keys: str) -> str:
 def _product(item: dict) -> dict[str, str]:
     """The columns every size row of ``item`` shares."""
     item_id, discounted = item["item_id"], item["discounted_price"]
-    slug = re.sub(r"[^a-z0-9]+", "-", item["name"].lower()).strip("-")
+    slug = _slug(item["name"])
     return {
         "item_group_id": item_id,
         "title": item["name"],
@@ -392,6 +392,22 @@ def _without_colours(item: dict) -> str:
     return " ".join(name.split())
 
 
+def _slug(text: str) -> str:
+    """A web address's words for ``text``: lower case, runs of other characters as one hyphen."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _shopify_handles(items) -> list[tuple[list[dict], str]]:
+    """Each product of :func:`_handles` with its Shopify handle: the slug of its title without colours, a number
+    after it from its second use (``-2``, ``-3``)."""
+    out, uses = [], Counter()
+    for product in _handles(items):
+        slug = _slug(_without_colours(product[0]))
+        uses[slug] += 1
+        out.append((product, slug if uses[slug] == 1 else f"{slug}-{uses[slug]}"))
+    return out
+
+
 def _handles(items) -> list[list[dict]]:
     """The source items as a store's products: items of one brand, gender and type whose names differ only in colour
     are the colours of one product (at most four, each colour once), in catalog order."""
@@ -470,12 +486,7 @@ def _shopify_rows(product: list[dict], handle: str) -> list[dict[str, str]]:
 
 def shopify_export(items) -> list[dict[str, str]]:
     """Every product with a name, a price and a colour, as a Shopify store's product export lists it."""
-    rows, handles = [], Counter()
-    for product in _handles(items):
-        slug = re.sub(r"[^a-z0-9]+", "-", _without_colours(product[0]).lower()).strip("-")
-        handles[slug] += 1
-        rows += _shopify_rows(product, slug if handles[slug] == 1 else f"{slug}-{handles[slug]}")
-    return rows
+    return [row for product, handle in _shopify_handles(items) for row in _shopify_rows(product, handle)]
 
 
 SHOPIFY_JSON_MAPPING = """# A Shopify store's products.json (scripts/derive_catalog_shapes.py --shape shopify-json), the pages of its
@@ -544,12 +555,7 @@ def _shopify_product(product: list[dict], handle: str) -> dict:
 
 def shopify_products_json(items) -> list[dict]:
     """Every product with a name, a price and a colour, as a Shopify store's products.json lists it."""
-    products, handles = [], Counter()
-    for product in _handles(items):
-        slug = re.sub(r"[^a-z0-9]+", "-", _without_colours(product[0]).lower()).strip("-")
-        handles[slug] += 1
-        products.append(_shopify_product(product, slug if handles[slug] == 1 else f"{slug}-{handles[slug]}"))
-    return products
+    return [_shopify_product(product, handle) for product, handle in _shopify_handles(items)]
 
 
 def _products_json(products: list[dict]) -> bytes:
@@ -1056,7 +1062,7 @@ GBP_PER_INR = 0.0095
 
 def _asos_row(item: dict) -> dict[str, str]:
     item_id, attributes = item["item_id"], dict(item["attributes"] or {})
-    slug = re.sub(r"[^a-z0-9]+", "-", item["name"].lower()).strip("-")
+    slug = _slug(item["name"])
     product = f"{item['article_type']} by {item['brand']}" if item["brand"] else item["article_type"]
     details = [{"Product Details": f"{product}\n{item['description'] or ''}".strip()}, {"Product Code": item_id}]
     details += [{"Brand": item["brand"]}] if item["brand"] else []
@@ -1107,7 +1113,7 @@ image_path = "images[0]"
 def _scraped_product(item: dict) -> dict:
     """One product as a scraper saves it: nested brand and price, a breadcrumb list, a specs object, photo paths."""
     item_id, discounted = item["item_id"], item["discounted_price"]
-    slug = re.sub(r"[^a-z0-9]+", "-", item["name"].lower()).strip("-")
+    slug = _slug(item["name"])
     return {"id": f"MYN-{item_id}", "url": f"https://shop.example.in/{slug}/{item_id}", "title": item["name"],
             "brand": {"name": item["brand"], "url": f"https://shop.example.in/brands/{_digest(item['brand'] or '', 8)}"},
             "price": {"amount": item["price"], "sale": discounted if discounted is not None and discounted < (item["price"] or 0) else None,
@@ -1384,7 +1390,7 @@ def _magento_rows(product: list[dict]) -> list[dict[str, str]]:
     first = product[0]
     sizes = _sizes(first) if first["master_category"] in SIZE_RUNS or first["gender"] in ("Boys", "Girls") else ()
     title = _without_colours(first) if len(product) > 1 else first["name"]
-    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+    slug = _slug(title)
     on_sale = [i["discounted_price"] is not None and i["discounted_price"] < i["price"] for i in product]
     path = "/".join(["Default Category"] + [first[f] for f in ("gender", "master_category", "sub_category", "article_type")])
     attributes = {"brand": first["brand"] or "", "material": _attribute(first, "Fabric", "Material"),

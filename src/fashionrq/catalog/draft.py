@@ -39,8 +39,9 @@ _COLOUR_NOISE = ((r"\b\d+\b", re.compile(r"\b\d+\b")), (r"\bsize\s+\w+", re.comp
 _SALE_KEYS = FIELD_NAMES["discounted_price"] + ("sale", "discounted", "offer", "special")
 #: The colour names relevance knows, longest first (``navy blue`` before ``blue``).
 _COLOUR_WORD = re.compile(r"\b(" + "|".join(re.escape(c).replace("\\ ", " ") for c in sorted(COLOURS, key=lambda c: (-len(c), c))) + r")\b", re.IGNORECASE)
-_GENDER_WORD = re.compile(r"\b(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?\b", re.IGNORECASE)
-_GENDER_TAG = re.compile(r"^\s*(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?\s*$", re.IGNORECASE)
+_GENDER = r"(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?"
+#: A gender word inside a name, and a tag that is one.
+_GENDER_WORD, _GENDER_TAG = re.compile(rf"\b{_GENDER}\b", re.IGNORECASE), re.compile(rf"^\s*{_GENDER}\s*$", re.IGNORECASE)
 #: Words of a gender value that name children, and their age group (``Unisex Kids``: kids).
 _CHILD_AGES = {word: age for word, age in AGE_SYNONYMS.items() if age != "adult"}
 _CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)*")

@@ -139,15 +139,15 @@ class _ChildrenLink:
                     and all(isinstance(e, dict) for e in v)]
             if len(rows) < 3:
                 continue
+            values = {other: present_texts(guesser.values(other)) for other in guesser.columns if other != column}
+            # a column that names rows tells them apart (no time every photo shares)
+            naming = {other: set(texts) for other, texts in values.items() if texts and len(set(texts)) >= 0.9 * len(texts)}
             for key, _ in Counter(k for _, entries in rows for e in entries for k in e).most_common(3):
-                for other in (c for c in guesser.columns if c != column):
-                    values = present_texts(guesser.values(other))
-                    if len(set(values)) < 0.9 * len(values):  # a column that names rows tells them apart (no timestamp)
-                        continue
+                for other, names in naming.items():
                     # entries that name another row: Shopify's images[*].product_id names the row itself
                     listed = [text for record, entries in rows for e in entries
                               if (text := to_text(e.get(key))) and text != to_text(record.get(other))]
-                    if values and listed and sum(name in set(values) for name in listed) >= 0.5 * len(listed):
+                    if listed and sum(name in names for name in listed) >= 0.5 * len(listed):
                         return cls(column, key, other)
         return None
 

@@ -93,10 +93,11 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
 def _raw_values(record: dict, refs: References, mapping: Mapping, report: IngestReport, item_id: str) -> tuple[dict, str | None]:
     """The record's value for every canonical field: the mapping's constants, then its clean-ups (counted in
     ``report``), then its value maps; and its brand as written, which ``strip_brand`` cuts out."""
-    raw = {name: mapping.constants.get(name, refs.fields[name].get(record)) for name in FIELDS}
+    read = {name: _read(refs.fields[name], record) for name in FIELDS}
+    raw = {name: mapping.constants.get(name, value) for name, (value, _) in read.items()}
     brand = to_text(raw["brand"])
     for name, cleanup in mapping.cleanups.items():
-        if cleanup.source is None or _read_from(refs.fields[name], record) in (cleanup.source, None):
+        if cleanup.source is None or read[name][1] in (cleanup.source, None):
             raw[name] = _cleaned(raw[name], cleanup, name, mapping.list_separator, report, item_id, brand)
     for name, table in mapping.values.items():
         text = to_text(raw[name])
@@ -105,10 +106,10 @@ def _raw_values(record: dict, refs: References, mapping: Mapping, report: Ingest
     return raw, brand
 
 
-def _read_from(reference: Reference, record: dict) -> str | None:
-    """Of the references a field reads in turn, the one (as the mapping writes it) its value in ``record`` was read
-    from; ``None`` for a field that reads one reference."""
-    return reference.first(record)[1] if isinstance(reference, FirstOf) else None
+def _read(reference: Reference, record: dict) -> tuple[object, str | None]:
+    """A field's value in ``record`` and, of the references the field reads in turn, the one (as the mapping writes
+    it) the value was read from (``None`` for a field that reads one reference)."""
+    return reference.first(record) if isinstance(reference, FirstOf) else (reference.get(record), None)
 
 
 def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str, report: IngestReport, item_id: str,
@@ -135,7 +136,9 @@ def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str, re
             report.repair(f"cleaned_{name}", item_id)
         if cleaned is not None:
             out.append(cleaned)
-    for _ in range(refused if name == "colours" or joined else int(refused > 0 and not out)):
+    if not joined and name != "colours":  # a list read into a field of one value: refused only if nothing is kept
+        refused = int(refused > 0 and not out)
+    for _ in range(refused):
         report.null_value(f"refused_{name}", item_id)
     if not joined:
         return out

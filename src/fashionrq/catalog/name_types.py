@@ -36,10 +36,14 @@ _NO_TYPE = (frozenset(w for c in COLOURS for w in c.split()) | frozenset(GENDER_
 _MODIFIERS = _NO_TYPE | frozenset(w for t in PATTERN_TERMS + MATERIAL_TERMS + STYLE_TERMS for w in re.split(r"[\s-]", t))
 
 
+#: Plural endings whose "es" is the plural's (dresses, brushes, watches, boxes).
+_ES_PLURALS = ("sses", "shes", "ches", "xes")
+
+
 def fold(word: str) -> str:
     """One form for a word's spellings: lower case, no hyphens, no plural ending (``T-shirts`` -> ``tshirt``)."""
     word = word.lower().replace("-", "")
-    if word.endswith(("sses", "shes", "ches", "xes")):
+    if word.endswith(_ES_PLURALS):
         return word[:-2]
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
@@ -48,7 +52,7 @@ def other_number(spelling: str) -> str:
     """The plural of a singular spelling and the singular of a plural one (``Kurta``: ``Kurtas``; ``Dresses``:
     ``Dress``), so that a type seen in one number in the sample is also read in the other."""
     lower = spelling.lower()
-    if lower.endswith(("sses", "shes", "ches", "xes")):
+    if lower.endswith(_ES_PLURALS):
         return spelling[:-2]
     if lower.endswith("s") and not lower.endswith("ss"):
         return spelling[:-1]
@@ -78,7 +82,7 @@ class NameTypes:
     def value_map(self) -> dict[str, str]:
         """Each spelling other than a type's own, in lower case, -> the type (``tshirts`` -> ``T-shirt``); spellings
         that differ only in case need none, as ingest writes a category one way."""
-        return {s.lower(): type_ for type_, ss in self.spellings.items() for s in ss if s != type_}
+        return {s.lower(): type_ for type_, (_, *others) in self.spellings.items() for s in others}
 
 
 def types_at_end_of_names(names: list[str], min_share: float = 1 / 2000) -> NameTypes:
