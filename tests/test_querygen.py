@@ -23,6 +23,7 @@ from fashionrq.querygen import (
 )
 from fashionrq.querygen import heldout
 from fashionrq.querygen.evidence import OCCASION_CANON
+from fashionrq.querygen.mcmr import background_shares, catalog_table, text_constraints
 from fashionrq.querygen.surface import type_forms
 from fashionrq.querygen.verbalizer import Clause, _noun_phrase
 from fashionrq.sid.kmeans import ResidualKMeans
@@ -104,6 +105,26 @@ def test_brand_is_named_only_when_90_percent_share_it(items, all_sets):
                 with_brand += 1
                 assert q.expressed["brand"][0] in q.text and brands.iloc[0] >= 0.9
     assert with_brand > 0  # the fixture has single-brand clusters, so the rule is exercised
+
+
+def test_a_catalog_of_one_brand_never_names_it(items, catalog_clusters):
+    """A retailer's own catalog (every item by one brand): the clusters that named a brand name none, the rest of
+    each query is unchanged in kind."""
+    own_label = items.assign(brand="Zara")
+    sets = generate_all(catalog_clusters, own_label, seed=0)
+    assert sets and not any("brand" in q.expressed or "Zara" in q.text for qset in sets for q in qset.queries)
+    named = sum("brand" in q.expressed for qset in generate_all(catalog_clusters, items, seed=0) for q in qset.queries)
+    assert named > 0  # with the catalog's own brands, the same clusters name some
+
+
+def test_mcmr_asks_no_condition_that_every_item_meets(items, catalog_clusters):
+    """An MCMR text condition must leave items out: a brand every item has is none, in a catalog of one brand."""
+    def brand_conditions(table) -> int:
+        background = background_shares(table, [])
+        return sum(c.attribute == "brand" for cluster in catalog_clusters for c in text_constraints(list(cluster.item_rows), table, background))
+
+    assert brand_conditions(catalog_table(items)) > 0
+    assert brand_conditions(catalog_table(items.assign(brand="Zara"))) == 0
 
 
 def test_6_to_12_unique_queries_per_cluster(all_sets):

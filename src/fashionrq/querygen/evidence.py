@@ -35,6 +35,9 @@ PHI_SOURCES: dict[str, tuple[str, ...]] = {
     "price_hint": ("price_tier",),
     "style_tags": ("Fit", "Sleeve Length", "Neck"),
 }
+#: φ keys a catalog with one value of them in every item that has one never asserts: that value tells no item
+#: apart, and no shopper of a one-brand store names its brand.
+ONE_VALUE_SAYS_NOTHING = ("brand",)
 #: Catalog attribute -> φ key (for reading signatures and contrasts).
 ATTRIBUTE_TO_PHI = {attr: key for key, attrs in PHI_SOURCES.items() for attr in attrs}
 
@@ -76,6 +79,8 @@ class CatalogValues:
                 cols.append(pd.Series(col, dtype=object).where(pd.notna(col), None))
             stacked = pd.concat(cols, ignore_index=True)
             codes, uniques = pd.factorize(stacked, sort=True, use_na_sentinel=True)
+            if key in ONE_VALUE_SAYS_NOTHING and len(uniques) == 1:
+                codes[:] = -1  # a retailer's own catalog (every item by Zara): no query names the brand
             self.codes[key] = codes.reshape(len(attrs), self.n).T.astype(np.int32)
             self.vocab[key] = [str(u) for u in uniques]
         self.index = {key: {v: i for i, v in enumerate(vocab)} for key, vocab in self.vocab.items()}

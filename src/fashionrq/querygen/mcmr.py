@@ -80,8 +80,9 @@ def _ranked(values: list, modality: str, attribute: str) -> Constraint | None:
 
 
 def _ordered(candidates: list[Constraint | None], order: tuple[str, ...], background: Background) -> tuple[Constraint, ...]:
-    """Most distinctive first: the leaf's share of the value minus the catalog's (ties in ``order``)."""
-    kept = [c for c in candidates if c is not None]
+    """Most distinctive first: the leaf's share of the value minus the catalog's (ties in ``order``); an attribute
+    with one value in the whole catalog (every item by one brand) is no condition, as it leaves no item out."""
+    kept = [c for c in candidates if c is not None and len(background[c.attribute]) > 1]
     return tuple(sorted(kept, key=lambda c: (-(c.share - background[c.attribute].get(c.value, 0.0)), order.index(c.attribute))))
 
 
