@@ -112,6 +112,18 @@ no brand and no price (H&M's prices are in its transactions file).
 currency only in the price column's name, whole-rupee prices, the colour after a space, and ``Unisex Kids`` for
 children's unisex products.
 
+``--shape zara``: a retailer's own catalog in the layout of the public Zara products dataset, ``store_zara.csv``
+(fields separated by semicolons; ``Product ID``, ``Product Position``, ``Promotion``, ``Product Category``,
+``Seasonal``, ``Sales Volume``, ``brand``, ``url``, ``name``, ``description``, ``price``, ``currency``, ``scraped_at``,
+``terms``, ``section``): one brand for every product, names in capitals without the brand or a gender word, the type
+a lower-case plural word in ``terms``, the gender a store section (``MAN``, ``WOMAN``, ``BOYS``, ``GIRLS``; none for
+unisex products), dollar prices ending in .90.
+
+``--shape myntra-2023``: a scrape in the layout of the public 2023 Myntra fashion products dataset,
+``myntra202305041052.csv`` (``p_id``, ``name``, ``products``, ``price``, ``colour``, ``brand``, ``img``,
+``ratingCount``, ``avg_rating``, ``description``, ``p_attributes``): the type in a column named ``products``, the
+gender only in the names, the attributes a Python dict written into a cell, photos as web addresses.
+
     python scripts/derive_catalog_shapes.py --source tests/fixtures/myntra_small --out us-tops
     fashionrq build --catalog us-tops/catalog.csv --mapping us-tops/mapping.toml --out BENCH
     python scripts/derive_catalog_shapes.py --shape merchant --source bundled --out feed
@@ -1640,6 +1652,106 @@ def myntra_products(items) -> list[dict[str, str]]:
     return [_myntra_products_row(item) for item in items if item["name"]]
 
 
+ZARA_MAPPING = """# A retailer's own catalog in the layout of the public Zara products dataset (store_zara.csv; scripts/derive_catalog_shapes.py
+# --shape zara), mapped as docs/catalog.md describes: fields separated by semicolons, one brand for every product (no
+# query names it), names in capitals without the brand or the gender, the type a lower-case plural word ("terms"),
+# the gender a store section (MAN, WOMAN, BOYS, GIRLS; none for unisex products), dollar prices with a currency column.
+delimiter = ";"
+
+[columns]
+item_id = "Product ID"
+name = "name"
+brand = "brand"
+description = "description"
+price = "price"
+article_type = "terms"             # jackets, t-shirts, casual shoes
+gender = "section"                 # MAN | WOMAN | BOYS | GIRLS: read as Men, Women, Boys, Girls
+age_group = "section"
+base_colour = "name"               # "CHECK NAVY BLUE SHIRT": the name's first colour word
+
+[price]
+currency = "USD"
+
+[clean.base_colour]
+extract = '\\b(navy blue|off white|grey melange|turquoise blue|coffee brown|sea green|black|white|blue|brown|grey|red|green|pink|purple|silver|yellow|beige|gold|maroon|orange|olive|multi|cream|steel|charcoal|peach|skin|lavender|khaki|magenta|teal|tan|mustard|bronze|copper|rust|burgundy)\\b'
+
+[values.age_group]
+MAN = "adult"
+WOMAN = "adult"
+BOYS = "kids"
+GIRLS = "kids"
+"""
+ZARA_SECTIONS = {"Men": "MAN", "Women": "WOMAN", "Boys": "BOYS", "Girls": "GIRLS", "Unisex": ""}
+_GENDER_WORDS = re.compile(r"\b(?:men|women|boys|girls|unisex|kids)(?:'s)?\b", re.IGNORECASE)
+
+
+def _zara_row(item: dict) -> dict[str, str]:
+    """One product as the Zara dataset lays it out: its name in capitals without the brand or a gender word, the
+    type in lower case (``t-shirts``), the section for the gender, a dollar price ending in .90, a product page."""
+    item_id = item["item_id"]
+    name = item["name"][len(item["brand"]):] if item["brand"] and item["name"].lower().startswith(item["brand"].lower()) else item["name"]
+    name = " ".join(_GENDER_WORDS.sub(" ", name).split()).upper()
+    price = f"{max(round(item['price'] / INR_PER_USD), 1) + 0.9:.2f}" if item["price"] else ""
+    return {"Product ID": str(100000 + int(item_id)), "Product Position": ("Aisle", "End-cap", "Front of Store")[_pick(item_id, "position", 3)],
+            "Promotion": ("Yes", "No")[_pick(item_id, "promotion", 2)], "Product Category": "Clothing",
+            "Seasonal": ("Yes", "No")[_pick(item_id, "seasonal", 2)], "Sales Volume": str(500 + _pick(item_id, "sales", 3000)),
+            "brand": "Zara", "url": f"https://www.zara.com/us/en/{_slug(name)}-p0{item_id}.html", "name": name,
+            "description": item["description"] or "", "price": price, "currency": "USD",
+            "scraped_at": f"2024-02-{1 + _pick(item_id, 'day', 28):02d}T08:50:05.654618",
+            "terms": item["article_type"].lower().replace("tshirts", "t-shirts"), "section": ZARA_SECTIONS[item["gender"]]}
+
+
+def zara_store(items) -> list[dict[str, str]]:
+    """Every product with a name and a gender, one row each, as the Zara dataset lays them out."""
+    return [_zara_row(item) for item in items if item["name"] and item["gender"]]
+
+
+def _semicolons(rows: list[dict[str, str]]) -> bytes:
+    return delimited_file(rows, ";")
+
+
+MYNTRA_2023_MAPPING = """# A Myntra scrape in the layout of the public Myntra fashion products dataset of 2023 (myntra202305041052.csv;
+# scripts/derive_catalog_shapes.py --shape myntra-2023), mapped as docs/catalog.md describes: the type in a column
+# named "products", the gender only in the names, the attributes a Python dict in a cell, whole-rupee prices.
+
+[columns]
+item_id = "p_id"
+name = "name"
+brand = "brand"
+article_type = "products"
+gender = "name"                    # "Turtle Men Navy Blue Shirt": the name's gender word
+base_colour = "colour"
+price = "price"
+description = "description"
+attributes = "p_attributes"        # "{'Fabric': 'Cotton', 'Neck': 'Round Neck', ...}"
+image_path = "img"                 # web addresses: no photo is read
+
+[clean.gender]                     # "Roadster Men ...", "Allen Solly Woman ..."
+extract = '\\b(wom[ae]n|m[ae]n|girls?|boys?|unisex)\\b'
+
+[price]
+currency = "INR"
+"""
+
+
+def _myntra_2023_row(item: dict) -> dict[str, str]:
+    """One product as the 2023 Myntra dataset lays it out: a seven-digit id, the attributes as a Python dict, a
+    rating for two products in three."""
+    item_id = item["item_id"]
+    rated = _pick(item_id, "rated", 3) > 0
+    return {"p_id": str(1000000 + int(item_id)), "name": item["name"], "products": item["article_type"],
+            "price": str(round(item["price"])) if item["price"] else "", "colour": item["base_colour"] or "", "brand": item["brand"] or "",
+            "img": f"http://assets.myntassets.com/assets/images/{item_id}/2023/5/4/{_digest(item_id, 8)}1.jpg",
+            "ratingCount": str(_pick(item_id, "ratings", 5000)) if rated else "",
+            "avg_rating": f"{1 + _pick(item_id, 'rating', 400) / 100:.6f}" if rated else "",
+            "description": item["description"] or "", "p_attributes": repr(dict(item["attributes"] or []))}
+
+
+def myntra_2023(items) -> list[dict[str, str]]:
+    """Every product with a name, one row each, as the 2023 Myntra dataset lays them out."""
+    return [_myntra_2023_row(item) for item in items if item["name"]]
+
+
 SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "merchant": Shape(merchant_feed, "catalog.tsv", _tsv, MERCHANT_MAPPING),
           "merchant-xml": Shape(merchant_feed, "catalog.xml", merchant_xml, MERCHANT_XML_MAPPING),
@@ -1655,7 +1767,9 @@ SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "workbook": Shape(product_master, "product_master.xlsx", product_master_workbook, WORKBOOK_MAPPING),
           "magento": Shape(magento_export, "export_catalog_product.csv", _csv, MAGENTO_MAPPING),
           "hm": Shape(hm_articles, "articles.csv", _csv, HM_MAPPING),
-          "myntra-products": Shape(myntra_products, "myntra_products_catalog.csv", _csv, MYNTRA_PRODUCTS_MAPPING)}
+          "myntra-products": Shape(myntra_products, "myntra_products_catalog.csv", _csv, MYNTRA_PRODUCTS_MAPPING),
+          "zara": Shape(zara_store, "store_zara.csv", _semicolons, ZARA_MAPPING),
+          "myntra-2023": Shape(myntra_2023, "myntra202305041052.csv", _csv, MYNTRA_2023_MAPPING)}
 
 
 def main() -> None:

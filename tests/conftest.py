@@ -175,6 +175,22 @@ def amazon_2023_metadata(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def zara_store(tmp_path_factory) -> Path:
+    """A retailer's own catalog in the layout of the public Zara products dataset (store_zara.csv: semicolons, one
+    brand, the type and gender in columns named terms and section; and mapping.toml) derived from the fixture by
+    scripts/derive_catalog_shapes.py --shape zara."""
+    return derive_shape(tmp_path_factory.mktemp("zara"), "zara")
+
+
+@pytest.fixture(scope="session")
+def myntra_2023(tmp_path_factory) -> Path:
+    """A scrape in the layout of the public 2023 Myntra fashion products dataset (p_id, products for the type, the
+    attributes a Python dict in a cell; and mapping.toml) derived from the fixture by scripts/derive_catalog_shapes.py
+    --shape myntra-2023."""
+    return derive_shape(tmp_path_factory.mktemp("myntra-2023"), "myntra-2023")
+
+
+@pytest.fixture(scope="session")
 def flipkart_crawl(tmp_path_factory) -> Path:
     """A Flipkart-crawl-shaped catalog (flipkart_com-ecommerce_sample.csv: specifications as a Ruby hash, a category
     tree as a JSON list of one ">>" path; and mapping.toml) derived from the fixture by

@@ -569,6 +569,54 @@ def test_a_mapping_written_from_the_docs_reads_a_catalog_whose_types_are_only_in
     assert currency_of(result.table) == "INR"
 
 
+def test_a_mapping_written_from_the_docs_reads_a_retailers_own_catalog_in_the_zara_layout(zara_store, fixture_items):
+    """The Zara dataset's layout, read with its mapping: semicolons, one brand, names in capitals without brand or
+    gender, the type in "terms", the gender and age group from the store section (no gender for a unisex product), the
+    colour from the name written "Navy Blue" (each counted under repaired.case_of_base_colour), dollar prices."""
+    catalog = zara_store / "store_zara.csv"
+    rows = list(csv.DictReader(io.StringIO(catalog.read_text(encoding="utf-8")), delimiter=";"))
+    assert list(rows[0])[:3] == ["Product ID", "Product Position", "Promotion"] and {r["brand"] for r in rows} == {"Zara"}
+    result = ingest(catalog, mapping=zara_store / "mapping.toml")
+    report = result.report.to_dict()
+    items = result.table.to_pylist()
+    source = {item["item_id"]: item for item in fixture_items.to_pylist()}
+    assert len(items) == len(rows) and report["rejected_rows"] == 0
+    capitals = 0
+    for item, row in zip(items, rows, strict=True):
+        mine = source[str(int(item["item_id"]) - 100000)]
+        adult = mine["gender"] in ("Men", "Women")
+        expected = (None, None) if mine["gender"] == "Unisex" else (mine["gender"], "adult" if adult else "kids")
+        assert (item["gender"], item["age_group"]) == expected, item["item_id"]
+        assert item["article_type"] == row["terms"] and fold(row["terms"].split()[-1]) == fold(mine["article_type"].split()[-1])
+        assert item["price"] == (float(row["price"]) if row["price"] else None) and item["name"] == row["name"]
+        if item["base_colour"] is not None:
+            assert item["base_colour"] in row["name"].title() and item["base_colour"] != item["base_colour"].upper()
+            capitals += 1
+    assert capitals > 0.8 * len(items) and report["repaired"]["case_of_base_colour"]["count"] == capitals
+    assert sum(item["base_colour"] == source[str(int(item["item_id"]) - 100000)]["base_colour"] for item in items) > 0.8 * len(items)
+    assert currency_of(result.table) == "USD"
+
+
+def test_a_mapping_written_from_the_docs_reads_the_2023_myntra_dataset(myntra_2023, fixture_items):
+    """The 2023 Myntra dataset's layout, read with its mapping: the type in "products", the gender from the name,
+    the attributes from a Python dict written into a cell, the photos as web addresses (no photo, counted)."""
+    catalog = myntra_2023 / "myntra202305041052.csv"
+    rows = list(csv.DictReader(io.StringIO(catalog.read_text(encoding="utf-8"))))
+    assert rows[0]["p_attributes"].startswith("{'")
+    result = ingest(catalog, mapping=myntra_2023 / "mapping.toml")
+    report = result.report.to_dict()
+    items = result.table.to_pylist()
+    source = {item["item_id"]: item for item in fixture_items.to_pylist()}
+    assert len(items) == len(rows) and report["rejected_rows"] == 0
+    for item in items:
+        mine = source[str(int(item["item_id"]) - 1000000)]
+        assert (item["article_type"], item["base_colour"], item["brand"]) == (mine["article_type"], mine["base_colour"], mine["brand"])
+        assert dict(item["attributes"]) == dict(mine["attributes"] or []) and item["image_path"] is None
+    gendered = sum(item["gender"] == source[str(int(item["item_id"]) - 1000000)]["gender"] for item in items)
+    assert gendered > 0.85 * len(items)
+    assert currency_of(result.table) == "INR"
+
+
 def test_a_mapping_written_from_the_docs_reads_amazon_2023_item_metadata(amazon_2023_metadata, fixture_items):
     """The 2023 Amazon item metadata, read with its mapping: one item per parent_asin, the type from the category path
     or, where it is empty, from the product word at the end of the title (a clean-up from the title alone, a value map
@@ -973,6 +1021,23 @@ def test_a_shopify_products_json_of_the_bundled_catalog_builds_a_usable_benchmar
     assert not [t for t in texts if leak.search(t)][:5]
     catalog = manifest["catalog"]
     assert catalog["items"] == catalog["rows_read"] > 29000 and catalog["price_tiers"]["currency"] == "INR"
+
+
+@pytest.mark.slow  # the bundled catalog in the Zara layout: about 4 minutes on 2 cores
+def test_a_retailers_own_catalog_in_the_zara_layout_builds_from_its_unedited_draft_mapping(tmp_path):
+    """The Zara dataset's layout derived from the whole bundled catalog (semicolons, one brand, names in capitals
+    without brand or gender, the type and gender in columns named terms and section) builds in one command from its
+    unedited draft mapping: every task passes the quality gate, no query names the one brand (a condition every item
+    meets) or a colour in capitals, and the price hints are in dollars."""
+    derived = derive_shape(tmp_path / "zara", "zara", "bundled")
+    catalog, drafted = derived / "store_zara.csv", tmp_path / "drafted.toml"
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "draft-mapping", str(catalog), "--out", str(drafted)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    manifest, texts = _build_passing_the_quality_gate(catalog, drafted, tmp_path / "BENCH")
+    assert not [t for t in texts if re.search(r"\bzara\b", t, re.IGNORECASE) or FOREIGN_CURRENCY.search(t)][:5]
+    assert not [t for t in texts if re.search(r"\b(?:BLACK|WHITE|BLUE|NAVY|RED|GREEN|GREY)\b", t)][:5]
+    assert manifest["catalog"]["price_tiers"]["currency"] == "USD" and sum("$" in t for t in texts) >= 10
 
 
 @pytest.mark.slow  # the bundled catalog as 2023 Amazon item metadata: about as long as the Shopify export's build

@@ -624,3 +624,58 @@ def test_the_draft_reads_the_currency_a_price_columns_name_says(tmp_path, fixtur
         writer.writerows([item["item_id"], item["name"], item["article_type"], f"{item['price']:.0f}"] for item in items)
     text = draft_mapping(catalog).text()
     assert line in text
+
+
+def test_the_draft_finds_a_type_and_a_gender_column_by_their_values_in_the_zara_layout(tmp_path, zara_store):
+    """Zara's "terms" and "section" are named like no field: the draft reads the type from "terms" because its values
+    are the types the names end in, and the gender from "section" because its values are genders (MAN, WOMAN, BOYS,
+    GIRLS); the semicolons, the currency column and "Product Category" ("Clothing" everywhere: no category) too. Its
+    items are the hand mapping's but for the age group, which the hand mapping reads from the section."""
+    catalog = zara_store / "store_zara.csv"
+    draft = draft_mapping(catalog)
+    assert draft.missing_required == []
+    assert any(check.startswith("the type is read from 'terms', whose values are the types") for check in draft.checks)
+    drafted, text = _drafted(tmp_path, catalog)
+    spec = tomllib.loads(text)
+    assert spec["delimiter"] == ";" and spec["price"]["currency"] == "USD" and "clean" not in spec or "article_type" not in spec["clean"]
+    assert (spec["columns"]["article_type"], spec["columns"]["gender"]) == ("terms", "section") and "Product Category" not in spec["columns"].values()
+    mine, theirs = (ingest(catalog, mapping=m).table.to_pylist() for m in (drafted, zara_store / "mapping.toml"))
+    assert [{k: i[k] for k in CORE if k != "colours"} for i in mine] == [{k: i[k] for k in CORE if k != "colours"} for i in theirs]
+    same = sum(a["base_colour"] == b["base_colour"] for a, b in zip(mine, theirs, strict=True))  # the draft knows more
+    assert same >= 0.95 * len(mine), same / len(mine)  # colour words ("Navy" before "Navy Blue" in "NAVY GREY STRIPE")
+
+
+def test_the_draft_finds_an_id_and_attributes_by_their_values_in_the_2023_myntra_layout(tmp_path, myntra_2023):
+    """The 2023 Myntra dataset's p_id, products and p_attributes are named like no field: the draft reads the id from
+    p_id (named like an id, a value of its own in every record), the type from products (the types the names end in)
+    and the attributes from p_attributes (dicts keyed by attribute names: Fabric, Neck, Pattern); its items are the
+    hand mapping's, attributes and all."""
+    catalog = myntra_2023 / "myntra202305041052.csv"
+    draft = draft_mapping(catalog)
+    assert draft.missing_required == []
+    drafted, text = _drafted(tmp_path, catalog, lambda text: text.replace('currency = "INR"   # CHECK', 'currency = "INR"   #'))
+    spec = tomllib.loads(text)
+    assert {k: spec["columns"][k] for k in ("item_id", "article_type", "attributes")} == {
+        "item_id": "p_id", "article_type": "products", "attributes": "p_attributes"}
+    mine, theirs = ingest(catalog, mapping=drafted).table, ingest(catalog, mapping=myntra_2023 / "mapping.toml").table
+    assert _core(mine) == _core(theirs) and mine.column("attributes").to_pylist() == theirs.column("attributes").to_pylist()
+
+
+def test_the_draft_reads_numbered_category_levels_named_like_no_field(tmp_path, fixture_items):
+    """A marketplace export with its categories in ``level1``, ``level2`` and ``level3`` and its gender in ``target``
+    (named like no field): the type is the level whose values end the names, the master and sub category the levels
+    above it, the gender the column of gender values; the items are the catalog's own."""
+    catalog = tmp_path / "export.csv"
+    source = [item for item in fixture_items.to_pylist() if item["name"]]
+    with catalog.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["product_id", "product_name", "level1", "level2", "level3", "target", "color", "mrp"])
+        writer.writerows([i["item_id"], i["name"], i["master_category"], i["sub_category"], i["article_type"], i["gender"],
+                          i["base_colour"], i["price"]] for i in source)
+    drafted, text = _drafted(tmp_path, catalog, lambda text: text.replace('currency = "INR"   # CHECK', 'currency = "INR"   #'))
+    spec = tomllib.loads(text)["columns"]
+    assert [spec[k] for k in ("item_id", "name", "master_category", "sub_category", "article_type", "gender", "base_colour", "price")] == [
+        "product_id", "product_name", "level1", "level2", "level3", "target", "color", "mrp"]
+    items = ingest(catalog, mapping=drafted).table.to_pylist()
+    fields = ("item_id", "master_category", "sub_category", "article_type", "gender")
+    assert [{k: i[k] for k in fields} for i in items] == [{k: i[k] for k in fields} for i in source]

@@ -17,7 +17,7 @@ from fashionrq.catalog.files import read_bytes
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, Guesser, norm, norms, present_texts, toml_key,
                                      toml_literal, toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
-from fashionrq.catalog.name_types import NameTypes, types_at_end_of_names
+from fashionrq.catalog.name_types import NameTypes, fold, name_tail, types_at_end_of_names
 from fashionrq.catalog.prices import CURRENCY_CODES, CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
 from fashionrq.catalog.report import IngestReport
@@ -171,6 +171,10 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
             found["item_id"] = (group, f"no id column, but every record has its own {group}")
         else:
             guesser.used.discard(group)
+    if "item_id" not in found and (column := _id_column_by_values(guesser)) is not None:
+        found["item_id"] = (column, "no id column by name, but its values tell every record apart")
+    if "attributes" not in found and (column := _attribute_objects(guesser)) is not None:
+        found["attributes"] = (column, "objects keyed by attribute names")
     _details_list(guesser, found)
     _unrooted_paths(guesser, found)
     _sale_beside_price(guesser, found)
@@ -224,6 +228,31 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         for key, (reference, why) in attributes:
             extra.append(f"{toml_key(key)} = {toml_reference(reference)}" + (f"   # {why}" if why else ""))
     return lines + extra
+
+
+def _id_column_by_values(guesser: Guesser) -> str | None:
+    """An unused column named like an id (``p_id``, ``style_no``, ``item_code``) whose values, single words, tell every
+    record apart."""
+    for column in guesser.columns:
+        if column in guesser.used or not re.search(r"(id|no|num|number|code|key|ref|sku)$", norm(column)):
+            continue
+        texts = present_texts(guesser.values(column, every_record=True))
+        if len(texts) == len(guesser.every_record) and len(set(texts)) == len(texts) and not any(" " in t for t in texts):
+            guesser.used.add(column)
+            return column
+    return None
+
+
+def _attribute_objects(guesser: Guesser) -> str | None:
+    """An unused column of objects, a quarter of them or more keyed by two attribute names or more (``{'Fabric':
+    'Cotton', 'Neck': 'Round Neck', ...}``; a shoe's or a bag's keys are others)."""
+    known = {name for names in ATTRIBUTE_NAMES.values() for name in names}
+    for column in guesser.columns:
+        objects = [v for v in guesser.decoded(column) if isinstance(v, dict)] if column not in guesser.used else []
+        if objects and sum(len({norm(k) for k in v if isinstance(k, str)} & known) >= 2 for v in objects) >= len(objects) / 4:
+            guesser.used.add(column)
+            return column
+    return None
 
 
 def _details_list(guesser: Guesser, found: dict) -> None:
@@ -300,6 +329,14 @@ def _type_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[st
     in every record's name, when half of the names or more end in one; each type's other spellings mapped to it."""
     if "article_type" in found or "name" not in found:
         return []
+    if (typed := _type_column_by_values(guesser, found["name"][0])) is not None:
+        column, share = typed
+        found["article_type"] = guesser.reference(column, last=True)
+        lines.append(f"article_type = {toml_reference(found['article_type'][0])}   # no type column by name, but its values "
+                     f"are the types {share:.0%} of the names end in")
+        draft.checks.append(f"the type is read from {column!r}, whose values are the types that end {share:.0%} of the names")
+        _levels_above(guesser, found, lines, column)
+        return []
     names = present_texts(guesser.values(found["name"][0], every_record=True))
     types = types_at_end_of_names(names)
     if types.share < 0.5:
@@ -335,6 +372,42 @@ def _type_from_names_where_missing(draft: Draft, guesser: Guesser, found: dict, 
     draft.checks.append(f"{len(untyped):,} records have no {typed[0]}: their type is read from the end of the name, which "
                         f"{share:.0%} of them end in")
     return _name_types_section(types, source=name)
+
+
+def _type_column_by_values(guesser: Guesser, name: str) -> tuple[str, float] | None:
+    """An unused column of short category values that names the type most names end in (Zara's ``terms``,
+    ``jackets``, beside ``BASIC PUFFER JACKET``), and the share of the sampled names it agrees with, half or more."""
+    best = None
+    for column in guesser.columns:
+        texts = present_texts(guesser.values(column)) if column not in guesser.used else []
+        if (len(texts) < len(guesser.records) / 2 or len(set(texts)) > len(texts) / 2
+                or any(len(t.split()) > 4 or not re.search(r"[A-Za-z]", t) for t in texts)):
+            continue
+        pairs = [(tail, t.split()[-1]) for n, t in guesser.both(name, column)
+                 if isinstance(n, str) and isinstance(t, str) and t.split() and (tail := name_tail(n)) is not None]
+        share = sum(fold(word) == fold(last) for (_, word), last in pairs) / max(len(pairs), 1)
+        if share >= 0.5 and (best is None or share > best[1]):
+            best = (column, share)
+    if best is not None:
+        guesser.used.add(best[0])
+    return best
+
+
+def _levels_above(guesser: Guesser, found: dict, lines: list[str], column: str) -> None:
+    """For a type in a numbered column (``level3``, ``category_3``), the master and sub category in the columns of
+    the same name numbered below it: the first, and the one just above the type's."""
+    numbered = re.fullmatch(r"(.*?)(\d+)", column)
+    if numbered is None:
+        return
+    stem, level = numbered.group(1), int(numbered.group(2))
+    above = {int(m.group(1)): c for c in guesser.columns
+             if c not in guesser.used and (m := re.fullmatch(re.escape(stem) + r"(\d+)", c)) and int(m.group(1)) < level and guesser.values(c)}
+    for name, number, why in (("master_category", min(above, default=None), "the top level of the type's numbered columns"),
+                              ("sub_category", level - 1, "the level just above the type's")):
+        if name not in found and number in above and above[number] not in guesser.used:
+            guesser.used.add(above[number])
+            found[name] = (above[number], why)
+            lines.append(f"{name} = {toml_reference(above[number])}   # {found[name][1]}")
 
 
 def _name_types_section(types: NameTypes, source: str | None = None) -> list[str]:
@@ -468,7 +541,8 @@ def _cleanups(guesser: Guesser, found: dict) -> list[str]:
             years = sum(bool(_YEAR_SUFFIX.search(t)) for t in texts) >= len(texts) / 10
             cleanup = FieldCleanup(remove=(_YEAR_SUFFIX,) if years else (), words=True)
             out += _cleanup_lines("article_type", texts, cleanup, (f"remove = [{toml_literal(_YEAR_SUFFIX.pattern)}]\n" if years else "") + "words = true")
-        elif texts and sum(bool(_KEYWORD.fullmatch(t)) for t in texts) >= len(texts) / 2 and sum("-" in t for t in texts) >= len(texts) / 10:
+        elif (texts and sum(bool(_KEYWORD.fullmatch(t)) for t in texts) >= len(texts) / 2 and sum("-" in t for t in texts) >= len(texts) / 10
+              and not any(" " in t for t in texts)):  # "casual shoes" beside "t-shirts": the hyphen is the word's own
             cleanup = FieldCleanup(remove=(re.compile("-"),), words=True)
             out += _cleanup_lines("article_type", texts, cleanup, "remove = ['-']\nwords = true")
     return out
@@ -493,6 +567,9 @@ def _gender_tags(guesser: Guesser) -> tuple[str, float] | None:
 
 
 def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
+    if "gender" not in found and (column := _gender_column_by_values(guesser)) is not None:
+        found["gender"] = (column, "")
+        lines.append(f"gender = {toml_reference(column)}   # no gender column by name, but its values are genders")
     if "gender" not in found and (tags := _gender_tags(guesser)) is not None:
         guesser.used.add(tags[0])
         lines.append(f'gender = "{tags[0]}"   # no gender column, but {tags[1]:.0%} of the {tags[0]!r} lists hold a gender')
@@ -525,6 +602,22 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
             out.append(f'# {toml_key(value)} = "?"   # CHECK: which gender is this?')
             draft.checks.append(f"the gender value {value!r} needs a value map")
     return out + _ages_of_genders(found, sorted(values), lines)
+
+
+def _gender_column_by_values(guesser: Guesser) -> str | None:
+    """An unused column of a few values, nine in ten of which are a gender or a children's group (Zara's ``section``:
+    MAN, WOMAN, KIDS), at least one of them a gender."""
+    for column in guesser.columns:
+        texts = present_texts(guesser.values(column)) if column not in guesser.used else []
+        if len(texts) < len(guesser.records) / 2 or len(set(texts)) > 12:
+            continue
+        genders = sum(normalise_gender(t) in GENDERS for t in texts)
+        children = sum(normalise_gender(t) not in GENDERS and any(w in _CHILD_AGES for w in re.findall(r"[a-z]+", t.lower()))
+                       for t in texts)
+        if genders and genders + children >= 0.9 * len(texts):
+            guesser.used.add(column)
+            return column
+    return None
 
 
 def _ages_of_genders(found: dict, values: list[str], lines: list[str]) -> list[str]:

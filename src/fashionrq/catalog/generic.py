@@ -314,18 +314,29 @@ CATEGORY_FIELDS = ("master_category", "sub_category", "article_type", "usage", "
 
 def _one_spelling_per_category(items: list[dict], report: IngestReport) -> None:
     """A category written in several cases (``SweatShirt`` and ``Sweatshirt``, ``shorts`` and ``Shorts``) is one
-    category, written as most of its items write it (the first of equally common spellings); each item changed is
-    counted under ``repaired.case_of_<field>``."""
-    for name in CATEGORY_FIELDS:
+    category, written as most of its items write it (the first of equally common spellings), and one written in
+    capitals only (``NAVY BLUE``, read from a name in capitals) is written with a capital letter per word; each item
+    changed is counted under ``repaired.case_of_<field>``."""
+    for name in (*CATEGORY_FIELDS, "base_colour"):
         spellings: dict[str, Counter] = {}
         for item in items:
             if item[name] is not None:
                 spellings.setdefault(item[name].casefold(), Counter())[item[name]] += 1
-        chosen = {key: counts.most_common(1)[0][0] for key, counts in spellings.items() if len(counts) > 1}
+        chosen = {key: _not_in_capitals(counts.most_common(1)[0][0]) for key, counts in spellings.items()}
         for item in items:
-            if item[name] is not None and (spelling := chosen.get(item[name].casefold(), item[name])) != item[name]:
+            if item[name] is not None and (spelling := chosen[item[name].casefold()]) != item[name]:
+                if name == "base_colour":
+                    item["colours"] = [spelling if c == item[name] else c for c in item["colours"]]
                 item[name] = spelling
                 report.repair(f"case_of_{name}", item["item_id"])
+
+
+def _not_in_capitals(text: str) -> str:
+    """``text`` with a capital letter per word if it is written in capitals only (``T-SHIRT``: ``T-shirt``)."""
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) < 2 or not all(c.isupper() for c in letters):
+        return text
+    return " ".join(word[:1].upper() + word[1:].lower() for word in text.split(" "))
 
 
 def _note_repeats(items: list[dict], report: IngestReport, variants: bool) -> None:

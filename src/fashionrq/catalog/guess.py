@@ -131,6 +131,12 @@ class Guesser:
         ref, wanted = (parse_reference(r, self.columns, "draft") for r in (reference, other))
         return [v for record in self.every_record if (t := ref.get(record)) is None or is_placeholder(t) if (v := wanted.get(record)) is not None]
 
+    def both(self, reference: str | list[str], other: str | list[str]) -> list[tuple[object, object]]:
+        """The values of ``reference`` and ``other`` in each sampled record that holds both."""
+        ref, wanted = (parse_reference(r, self.columns, "draft") for r in (reference, other))
+        return [(a, b) for a, b in ((ref.get(r), wanted.get(r)) for r in self.records)
+                if a is not None and b is not None and not is_placeholder(a) and not is_placeholder(b)]
+
     def decoded(self, column: str) -> list[object]:
         """The present values of ``column`` with JSON (and Ruby-hash) text decoded, read once per column."""
         if column not in self._decoded:
