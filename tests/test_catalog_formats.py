@@ -13,10 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
-from conftest import MYNTRA_SMALL, OTHER_SCHEMA, mapping_file
+from conftest import FIXTURES, MYNTRA_SMALL, OTHER_SCHEMA, mapping_file
 from fashionrq.catalog import ingest
+from fashionrq.catalog.draft import draft_mapping
 from fashionrq.catalog.fieldpath import FieldPath, parse_reference
 from fashionrq.catalog.schema import json_text, normalise_age_group, normalise_gender
 from fashionrq.errors import InputError
@@ -509,3 +512,42 @@ def test_a_saved_api_error_response_is_rejected_as_one(tmp_path):
     result = ingest(catalog, mapping=mapping_file(tmp_path, '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\n'))
     assert len(result.table) == 1
     assert result.report.rejected == [{"row": "pdp.jsonl:2", "reason": "an error response (errorCode='ProductNotFound'), not a product"}]
+
+
+def _hugging_face_parquet(path: Path) -> list[dict]:
+    """The 300 photographed fixture items as a Hugging Face dataset's Parquet file writes them (the Myntra product
+    images dataset's columns; each photo inside the file, ``{"bytes": ..., "path": None}``)."""
+    photos = FIXTURES / "myntra_images" / "images"
+    items = ingest(FIXTURES / "myntra_images").table.to_pylist()
+    rows = [{"id": int(i["item_id"]), "gender": i["gender"], "masterCategory": i["master_category"], "subCategory": i["sub_category"],
+             "articleType": i["article_type"], "baseColour": i["base_colour"], "productDisplayName": i["name"],
+             "image": {"bytes": (photos / f"{i['item_id']}.jpg").read_bytes(), "path": None}} for i in items]
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    return items
+
+
+def test_photos_stored_as_bytes_in_a_hugging_face_parquet_are_said_and_never_read_as_paths(tmp_path):
+    """A Hugging Face image column holds each photo's bytes: the draft leaves it out, commented, and a mapping that
+    names it gives no photo (each counted under values_nulled.image_bytes, with a note that says how to use them),
+    never a path made of the bytes' text."""
+    catalog = tmp_path / "train-00000-of-00001.parquet"
+    items = _hugging_face_parquet(catalog)
+    text = draft_mapping(catalog).text()
+    assert '# image_path = "image"   # the photos are stored inside the file as bytes' in text
+    mapping = mapping_file(tmp_path, '[columns]\nitem_id = "id"\nname = "productDisplayName"\narticle_type = "articleType"\nimage_path = "image"\n')
+    result = ingest(catalog, mapping=mapping)
+    report = result.report.to_dict()
+    assert result.table.num_rows == len(items) and result.table.column("image_path").null_count == len(items)
+    assert report["values_nulled"]["image_bytes"]["count"] == len(items)
+    assert any("stored inside the catalog as bytes" in note for note in report["notes"])
+
+
+def test_an_image_path_that_cannot_be_a_file_name_is_no_photo_and_counted(tmp_path):
+    """A photo column holding text too long to be a file name gives no photo, counted, and no traceback."""
+    catalog = tmp_path / "catalog.csv"
+    catalog.write_text("id,title,type,photo\n1,Roadster Men Blue Jeans,Jeans," + "a" * 300 + ".jpg\n2,Nike Men Black Shoes,Shoes,\n",
+                       encoding="utf-8")
+    mapping = mapping_file(tmp_path, '[columns]\nitem_id = "id"\nname = "title"\narticle_type = "type"\nimage_path = "photo"\n')
+    result = ingest(catalog, mapping=mapping)
+    assert result.table.column("image_path").to_pylist() == [None, None]
+    assert result.report.to_dict()["values_nulled"]["image_path_not_a_file_name"]["count"] == 1

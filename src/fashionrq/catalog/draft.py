@@ -22,7 +22,7 @@ from fashionrq.catalog.prices import CURRENCY_CODES, CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
-from fashionrq.catalog.schema import AGE_SCALE, AGE_SYNONYMS, GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, normalise_gender
+from fashionrq.catalog.schema import AGE_SCALE, AGE_SYNONYMS, GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, normalise_gender, photo_bytes
 from fashionrq.catalog.xmlfeed import product_element
 from fashionrq.colour import COLOURS
 
@@ -668,7 +668,13 @@ def _currency_marks(texts: list[str]) -> Counter:
 def _photos(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
     if "image_path" not in found:
         return []
-    texts = present_texts(guesser.values(found["image_path"][0]))
+    values = guesser.values(found["image_path"][0])
+    if values and all(photo_bytes(v) for v in values):  # a Hugging Face image column: {"bytes": b"\xff\xd8...", "path": None}
+        at = next(i for i, line in enumerate(lines) if line.startswith("image_path = "))
+        lines[at] = (f"# {lines[at]}   # the photos are stored inside the file as bytes, which fashionrq does not read: "
+                     "save them as files beside the catalog and map their relative paths")
+        return []
+    texts = present_texts(values)
     if any(WEB_ADDRESS.match(t) for t in texts):
         return ["", "# The photos are web addresses, which fashionrq does not download: those items get no photo. To use",
                 "# the photos, save them in or below the catalog's folder and map their relative paths instead."]

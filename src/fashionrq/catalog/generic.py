@@ -16,8 +16,8 @@ from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import (FIELDS, GENDERS, REQUIRED_FIELDS, WEB_ADDRESS, clean_string, distinct_ignoring_case, strip_html,
-                                     to_text)
+from fashionrq.catalog.schema import (FIELDS, GENDERS, REQUIRED_FIELDS, WEB_ADDRESS, clean_string, distinct_ignoring_case,
+                                     photo_bytes, strip_html, to_text)
 from fashionrq.catalog.variants import VariantReferences, one_row_per_product
 from fashionrq.errors import InputError
 
@@ -160,6 +160,9 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
     if missing_required:
         report.reject(f"{where} (id {item_id})", f"empty required field(s) {', '.join(missing_required)}")
         return None
+    if photo_bytes(raw["image_path"]):
+        report.null_value("image_bytes", item_id)
+        raw["image_path"] = None
     clean = RowCleaner(report, item_id, mapping.prices)
     attributes = clean.attributes(raw["attributes"])
     for key, ref in refs.attributes.items():
@@ -232,11 +235,16 @@ class _Photos:
             self.report.null_value("image_url", item["item_id"])
             return {**item, "image_path": None}
         root = self.folder.resolve()
-        photo = (root / item["image_path"]).resolve()
+        try:
+            photo = (root / item["image_path"]).resolve()
+            there = photo.is_file()
+        except (OSError, ValueError):  # a name too long for the file system, or a NUL in it: no file name at all
+            self.report.null_value("image_path_not_a_file_name", item["item_id"])
+            return {**item, "image_path": None}
         if root not in photo.parents:
             raise InputError(f"{where} (id {item['item_id'][:80]}): image_path {item['image_path'][:80]!r} lies outside the "
                              f"catalog's folder {str(root)[:200]}; keep the photos in or below that folder.")
-        if not photo.is_file():
+        if not there:
             self.report.null_value("missing_image_file", item["item_id"])
             return {**item, "image_path": None}
         return {**item, "image_path": str(photo)}
@@ -250,6 +258,14 @@ class _Photos:
                 "photo; to use the photos, save them in or below the catalog's folder and map their relative paths")
         if missing:
             self.report.notes.append(f"{missing:,} image_path values name no file in or below {self.folder}; those items have no photo")
+        if unnamed := len(self.report.values_nulled.get("image_path_not_a_file_name", ())):
+            self.report.notes.append(f"{unnamed:,} image_path values cannot be file names (too long, or holding a NUL); those "
+                                     "items have no photo: map the column that holds the photos' paths")
+        if inside := len(self.report.values_nulled.get("image_bytes", ())):
+            self.report.notes.append(
+                f"{inside:,} photos are stored inside the catalog as bytes (an image column of a Hugging Face dataset), "
+                "which fashionrq does not read, so those items have no photo; to use them, save each as a file in or "
+                "below the catalog's folder and map the files' relative paths")
 
 
 def _without_skipped(records: list[tuple[str, dict]], refs: References, mapping: Mapping, report: IngestReport) -> list[tuple[str, dict]]:

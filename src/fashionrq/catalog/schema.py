@@ -89,6 +89,12 @@ def to_text(value: object) -> str | None:
     return str(value)
 
 
+def photo_bytes(value: object) -> bool:
+    """Whether ``value`` is a photo stored inside the catalog: bytes, or an image object holding them (a Hugging Face
+    dataset's ``{"bytes": ..., "path": ...}``)."""
+    return isinstance(value, bytes | bytearray) or (isinstance(value, dict) and isinstance(value.get("bytes"), bytes | bytearray))
+
+
 #: Ruby's ``"key"=>value`` between a quoted key and its value, as crawls dumped from Ruby write objects
 #: (``{"product_specification"=>[{"key"=>"Fabric", "value"=>"Cotton"}]}``).
 _RUBY_ARROW = re.compile(r'"\s*=>\s*')
