@@ -105,6 +105,18 @@ def test_a_catalog_that_is_a_folder_of_nothing_known(capsys, tmp_path):
     assert "no styles.csv" in ingest_error(capsys, tmp_path, tmp_path / "c")
 
 
+def test_a_catalog_none_of_whose_rows_gives_an_item_says_why_in_one_sentence(capsys, tmp_path):
+    """Every row rejected (here for a type column left empty, and a row without an id): the sentence counts the rows
+    and gives each reason with its first row, since no ingest folder is written to look them up in."""
+    untyped = [",".join(f if i != 5 else "" for i, f in enumerate(row.split(","))) for row in ROWS]
+    catalog, mapping = write_catalog(tmp_path, untyped + ["," + ROWS[0].split(",", 1)[1]])
+    err = cli_error(capsys, "ingest", catalog, "--mapping", mapping, "--out", tmp_path / "out")
+    assert err.startswith(f"no product in {catalog} could be ingested: 4 rows rejected (3 for empty required field(s) article_type "
+                          "(first: catalog.csv:2 (id SKU-1530)); 1 for empty id in column 'sku' (first: catalog.csv:5))")
+    assert err.endswith("fix the file or the mapping there.")
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("layout", ["myntra", "mapped"])
 def test_a_truncated_gzip_catalog_is_one_sentence(capsys, tmp_path, layout):
     if layout == "myntra":

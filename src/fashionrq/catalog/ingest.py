@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -78,8 +79,21 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
         report = IngestReport(source=source, layout="mapped")
         rows = read_generic(path, spec, report)
     if not rows:
-        raise InputError(f"no product in {source} could be ingested ({len(report.rejected)} rows rejected); see the reasons with --out and fix the file.")
+        raise InputError(_nothing_ingested(source, report))
     return _finished(_keep_synthetic_flag(rows_to_table(rows, source), path), report, currency)
+
+
+def _nothing_ingested(source: str, report: IngestReport) -> str:
+    """The sentence that refuses a catalog none of whose rows gave an item: how many rows, and why, the commonest
+    reasons first, each with its first row."""
+    reasons = Counter(r["reason"] for r in report.rejected)
+    first = {}
+    for r in report.rejected:
+        first.setdefault(r["reason"], r["row"])
+    why = "; ".join(f"{count:,} for {reason} (first: {first[reason]})" for reason, count in reasons.most_common(3))
+    more = f"; and {len(reasons) - 3} other reasons" if len(reasons) > 3 else ""
+    rows = f"{len(report.rejected):,} row{'s' if len(report.rejected) != 1 else ''}"
+    return f"no product in {source} could be ingested: {rows} rejected ({why or 'no rows'}{more}); fix the file or the mapping there."
 
 
 def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestResult:
