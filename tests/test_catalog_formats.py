@@ -65,20 +65,26 @@ def test_a_tsv_file_is_read_with_tabs_from_its_name(tmp_path, rows, reference):
     assert tab == reference
 
 
-@pytest.mark.parametrize("wrap", [lambda rows: rows, lambda rows: {"count": len(rows), "products": rows}])
-def test_a_json_array_reads_like_the_csv(tmp_path, rows, reference, wrap):
+@pytest.mark.parametrize("wrap, array", [(lambda rows: rows, None), (lambda rows: {"count": len(rows), "products": rows}, "products"),
+                                          (lambda rows: {"data": {"total": len(rows), "facets": ["a"], "items": rows}}, "data.items")])
+def test_a_json_array_reads_like_the_csv(tmp_path, rows, reference, wrap, array):
+    """A JSON array of products, alone, in an object, or deeper in an API's answer (the one array of objects)."""
     catalog = tmp_path / "catalog.json"
     catalog.write_text(json.dumps(wrap(rows)), encoding="utf-8")
     result = ingest(catalog, mapping=mapping_file(tmp_path, _without_format(MAPPING)))
     assert result.table.to_pylist() == reference
     assert result.report.rows_read == len(rows)
-    assert any("'products'" in note for note in result.report.notes) == isinstance(wrap(rows), dict)
+    assert [note for note in result.report.notes if "products read from the array" in note] == (
+        [f"products read from the array {array!r} of catalog.json"] if array else [])
 
 
 def test_a_json_object_with_two_arrays_is_refused_with_their_names(tmp_path, rows):
     catalog = tmp_path / "catalog.json"
     catalog.write_text(json.dumps({"products": rows[:2], "variants": rows[2:4]}), encoding="utf-8")
-    with pytest.raises(InputError, match=r"2 arrays \('products', 'variants'\)"):
+    with pytest.raises(InputError, match=r"2 arrays of objects \('products', 'variants'\)"):
+        ingest(catalog, mapping=mapping_file(tmp_path, _without_format(MAPPING)))
+    catalog.write_text(json.dumps({"data": {"products": rows[:2], "related": {"items": rows[2:4]}}}), encoding="utf-8")
+    with pytest.raises(InputError, match=r"2 arrays of objects \('data.products', 'data.related.items'\)"):
         ingest(catalog, mapping=mapping_file(tmp_path, _without_format(MAPPING)))
 
 

@@ -34,7 +34,7 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
     "season": ("season", "seasonname"),
     "year": ("year", "modelyear", "releaseyear", "launchyear"),
     "usage": ("usage", "occasion"),
-    "price": ("price", "listprice", "retailprice", "mrp", "originalprice", "regularprice", "variantprice"),
+    "price": ("price", "listprice", "retailprice", "mrp", "originalprice", "regularprice", "variantprice", "pricing", "prices"),
     "discounted_price": ("discountedprice", "saleprice", "salesprice", "discountprice", "offerprice", "specialprice"),
     "description": ("description", "bodyhtml", "productdescription", "longdescription", "detaildesc", "desc", "bulletpoint",
                     "bulletpoints"),

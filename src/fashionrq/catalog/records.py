@@ -7,6 +7,7 @@ import ast
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 
@@ -240,15 +241,27 @@ def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records,
         raise InputError(f"{path} is not valid JSON{where}: {getattr(err, 'msg', err)}; fix the file, or name a JSON-lines "
                          "file .jsonl (one product per line).") from None
     if isinstance(value, dict):
-        arrays = [key for key, v in value.items() if isinstance(v, list)]
+        arrays = [((key,), v) for key, v in value.items() if isinstance(v, list)]
+        if len(arrays) != 1:  # an API's answer: {"data": {"total": 2180, "items": [...]}}
+            arrays = [(keys, v) for keys, v in _nested_arrays(value) if v and sum(isinstance(e, dict) for e in v) * 2 > len(v)]
+        names = [".".join(keys) for keys, _ in arrays]
         if len(arrays) != 1:
-            raise InputError(f"{path} holds a JSON object with {len(arrays)} arrays ({', '.join(map(repr, arrays[:5])) or 'none'}); "
-                             "a JSON catalog is an array of products, or an object with exactly one array of products.")
-        report.notes.append(f"products read from the array {arrays[0]!r} of {path.name}")
-        value = value[arrays[0]]
+            raise InputError(f"{path} holds a JSON object with {len(arrays)} arrays of objects ({', '.join(map(repr, names[:5])) or 'none'}); "
+                             "a JSON catalog is an array of products, or an object with exactly one array of products in it.")
+        report.notes.append(f"products read from the array {names[0]!r} of {path.name}")
+        value = arrays[0][1]
     if not isinstance(value, list) or not value:
         raise InputError(f"{path} holds no array of products; a JSON catalog is an array of product objects.")
     return _objects([(f"{path.name} record {i}", v) for i, v in enumerate(value, start=1)], report)
+
+
+def _nested_arrays(value: dict, keys: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], list]]:
+    """Every array inside the objects of ``value`` (not inside other arrays), with the keys that lead to it."""
+    for key, inner in value.items():
+        if isinstance(inner, list):
+            yield (*keys, key), inner
+        elif isinstance(inner, dict):
+            yield from _nested_arrays(inner, (*keys, key))
 
 
 #: The files a folder catalog is read from: JSON and JSON lines, gzipped or not.
