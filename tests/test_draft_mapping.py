@@ -679,3 +679,24 @@ def test_the_draft_reads_numbered_category_levels_named_like_no_field(tmp_path, 
     items = ingest(catalog, mapping=drafted).table.to_pylist()
     fields = ("item_id", "master_category", "sub_category", "article_type", "gender")
     assert [{k: i[k] for k in fields} for i in items] == [{k: i[k] for k in fields} for i in source]
+
+
+@pytest.mark.parametrize("separator", [" > ", " >> ", " › ", " | ", "/"])
+def test_the_draft_reads_a_category_path_column_named_like_no_field(tmp_path, fixture_items, separator):
+    """A ``category_path`` column (``Apparel > Topwear > Tshirts``, with any of the usual separators) is named like no
+    field: the draft finds it by its last parts, the types the names end in, and reads the type, sub and master
+    category from its parts; the items are the catalog's own."""
+    catalog = tmp_path / "export.csv"
+    source = [item for item in fixture_items.to_pylist() if item["name"]]
+    with catalog.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["sku", "product_title", "category_path", "colour"])
+        writer.writerows([i["item_id"], i["name"], separator.join([i["master_category"], i["sub_category"], i["article_type"]]),
+                          i["base_colour"]] for i in source)
+    drafted, text = _drafted(tmp_path, catalog)
+    spec = tomllib.loads(text)
+    assert spec["columns"]["article_type"] == "category_path" and spec["clean"]["article_type"]["split"] == separator.strip()
+    assert "its values are category paths whose last parts are the types" in text
+    items = ingest(catalog, mapping=drafted).table.to_pylist()
+    fields = ("item_id", "master_category", "sub_category", "article_type")
+    assert [{k: i[k] for k in fields} for i in items] == [{k: i[k] for k in fields} for i in source]

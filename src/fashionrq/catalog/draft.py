@@ -49,6 +49,11 @@ _YEAR_SUFFIX = re.compile(r"_\d{4}(?:_\w+)?$")
 #: Names of a column that holds a category path (Shopify's Product Category, Flipkart's product_category_tree).
 TAXONOMY_NAMES = ("productcategory", "category", "categorypath", "googleproductcategory", "breadcrumb", "categorytree",
                   "productcategorytree")
+#: What separates the parts of a category path in one text, longest first (``Clothing >> Topwear``, ``Women › Tops``,
+#: ``Apparel | Tops``); a taxonomy's parts, read beside a type column, are never taken to be separated by "/" or "|",
+#: which a type's own name may hold (``Tops/T-shirts``).
+PATH_SEPARATORS = (">>", ">", "›", "»", "/", "|")
+TAXONOMY_SEPARATORS = (">>", ">", "›", "»")
 #: A keyword in lower case with hyphens between its words (Amazon's item_type: ``casual-shoes``).
 _KEYWORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -330,11 +335,12 @@ def _type_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[st
     if "article_type" in found or "name" not in found:
         return []
     if (typed := _type_column_by_values(guesser, found["name"][0])) is not None:
-        column, share = typed
+        column, share, paths = typed
+        values = "values are category paths whose last parts are" if paths else "values are"
         found["article_type"] = guesser.reference(column, last=True)
-        lines.append(f"article_type = {toml_reference(found['article_type'][0])}   # no type column by name, but its values "
-                     f"are the types {share:.0%} of the names end in")
-        draft.checks.append(f"the type is read from {column!r}, whose values are the types that end {share:.0%} of the names")
+        lines.append(f"article_type = {toml_reference(found['article_type'][0])}   # no type column by name, but its {values} "
+                     f"the types {share:.0%} of the names end in")
+        draft.checks.append(f"the type is read from {column!r}, whose {values} the types that end {share:.0%} of the names")
         _levels_above(guesser, found, lines, column)
         return []
     names = present_texts(guesser.values(found["name"][0], every_record=True))
@@ -374,20 +380,27 @@ def _type_from_names_where_missing(draft: Draft, guesser: Guesser, found: dict, 
     return _name_types_section(types, source=name)
 
 
-def _type_column_by_values(guesser: Guesser, name: str) -> tuple[str, float] | None:
-    """An unused column of short category values that names the type most names end in (Zara's ``terms``,
-    ``jackets``, beside ``BASIC PUFFER JACKET``), and the share of the sampled names it agrees with, half or more."""
+def _type_column_by_values(guesser: Guesser, name: str) -> tuple[str, float, bool] | None:
+    """An unused column of short category values, or of category paths ending in one, that names the type most
+    names end in (Zara's ``terms``, ``jackets``, beside ``BASIC PUFFER JACKET``; ``Apparel | Topwear | Tshirts``
+    beside ``Puma Men Grey Tshirt``), the share of the sampled names it agrees with (half or more), and whether its
+    values are paths."""
     best = None
     for column in guesser.columns:
         texts = present_texts(guesser.values(column)) if column not in guesser.used else []
+        separator = _path_separator(texts, PATH_SEPARATORS)  # "Apparel | Topwear | Tshirts": the last part
+
+        def last(text: str) -> str:
+            return text.split(separator)[-1].strip() if separator else text
+
         if (len(texts) < len(guesser.records) / 2 or len(set(texts)) > len(texts) / 2
-                or any(len(t.split()) > 4 or not re.search(r"[A-Za-z]", t) for t in texts)):
+                or any(len(last(t).split()) > 4 or not re.search(r"[A-Za-z]", last(t)) for t in texts)):
             continue
-        pairs = [(tail, t.split()[-1]) for n, t in guesser.both(name, column)
-                 if isinstance(n, str) and isinstance(t, str) and t.split() and (tail := name_tail(n)) is not None]
+        pairs = [(tail, last(t).split()[-1]) for n, t in guesser.both(name, column)
+                 if isinstance(n, str) and isinstance(t, str) and last(t).split() and (tail := name_tail(n)) is not None]
         share = sum(fold(word) == fold(last) for (_, word), last in pairs) / max(len(pairs), 1)
         if share >= 0.5 and (best is None or share > best[1]):
-            best = (column, share)
+            best = (column, share, separator is not None)
     if best is not None:
         guesser.used.add(best[0])
     return best
@@ -450,7 +463,7 @@ def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]
         _category_list(guesser, found, lines, first.removesuffix("[-1]"))
         return []
     texts = present_texts(guesser.values(found["article_type"][0]))
-    separator = next((s for s in (">", "/", "|") if texts and sum(s in t for t in texts) >= len(texts) / 2), None)
+    separator = _path_separator(texts, PATH_SEPARATORS)
     if separator is None:
         return []
     paths = [[part.strip() for part in t.split(separator)] for t in texts]
@@ -718,8 +731,10 @@ def _paths(guesser: Guesser, reference: str) -> tuple[str, list[list[str]]]:
     Shirts & Tops``, ``Clothing >> Men's Clothing >> Topwear``), when half of its values or more are paths; else
     nothing."""
     texts = present_texts(guesser.values(reference))
-    for separator in (">>", ">"):
-        paths = [[p.strip() for p in t.split(separator)] for t in texts if separator in t]
-        if texts and len(paths) >= len(texts) / 2:
-            return separator, paths
-    return "", []
+    separator = _path_separator(texts, TAXONOMY_SEPARATORS)
+    return (separator, [[p.strip() for p in t.split(separator)] for t in texts if separator in t]) if separator else ("", [])
+
+
+def _path_separator(texts: list[str], separators: tuple[str, ...]) -> str | None:
+    """The first of ``separators`` that half of ``texts`` or more hold: they are paths of categories."""
+    return next((s for s in separators if texts and sum(s in t for t in texts) >= len(texts) / 2), None)
