@@ -700,3 +700,18 @@ def test_the_draft_reads_a_category_path_column_named_like_no_field(tmp_path, fi
     items = ingest(catalog, mapping=drafted).table.to_pylist()
     fields = ("item_id", "master_category", "sub_category", "article_type")
     assert [{k: i[k] for k in fields} for i in items] == [{k: i[k] for k in fields} for i in source]
+
+
+def test_the_draft_finds_a_type_column_by_its_product_words_when_the_names_name_no_type(tmp_path, zara_store):
+    """The Zara layout with the product word cut from every name ("CHECK NAVY BLUE"): no name ends in a type, yet
+    the draft reads the type from "terms", whose values are product words (jackets, t-shirts, casual shoes)."""
+    rows = list(csv.DictReader((zara_store / "store_zara.csv").open(encoding="utf-8"), delimiter=";"))
+    catalog = tmp_path / "store_zara.csv"
+    with catalog.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.DictWriter(out, list(rows[0]), delimiter=";")
+        writer.writeheader()
+        writer.writerows({**row, "name": " ".join(row["name"].split()[:-1]) or row["name"]} for row in rows)
+    drafted, text = _drafted(tmp_path, catalog)
+    assert 'article_type = "terms"   # no type column by name, but its values are product words' in text
+    items = ingest(catalog, mapping=drafted).table.to_pylist()
+    assert [i["article_type"] for i in items] == [row["terms"] for row in rows]

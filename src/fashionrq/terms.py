@@ -42,3 +42,19 @@ STYLE_TERMS: tuple[str, ...] = (
     "maxi", "midi", "mini", "knee length", "ankle length", "a-line", "wrap", "bodycon", "flared", "pleated",
     "high-top", "mid-top", "low-top", "slip-on", "lace-up", "wedge", "stiletto", "block heel",
 )
+
+#: Product nouns, singular, as shoppers and catalogs name products (the mapping draft tells a column of product types
+#: by them when the names do not end in one: Zara's ``terms``, ``jackets``, beside ``BASIC PUFFER``).
+PRODUCT_TERMS: tuple[str, ...] = (
+    "shirt", "t-shirt", "tshirt", "tee", "top", "blouse", "tank", "camisole", "tunic", "polo", "sweater", "jumper",
+    "cardigan", "pullover", "hoodie", "sweatshirt", "jacket", "coat", "parka", "blazer", "vest", "waistcoat", "gilet",
+    "shrug", "dress", "gown", "skirt", "jean", "jeans", "trouser", "trousers", "pant", "pants", "chino", "jogger",
+    "legging", "jegging", "capri", "short", "shorts", "jumpsuit", "playsuit", "romper", "dungaree", "overall", "suit",
+    "tracksuit", "kurta", "kurti", "saree", "sari", "dupatta", "lehenga", "salwar", "churidar", "sherwani", "shoe",
+    "sneaker", "trainer", "boot", "sandal", "heel", "flat", "pump", "loafer", "moccasin", "slipper", "flip flop",
+    "mule", "clog", "espadrille", "bag", "handbag", "backpack", "wallet", "purse", "clutch", "tote", "belt", "cap",
+    "hat", "beanie", "scarf", "stole", "muffler", "glove", "sock", "tie", "bow tie", "watch", "sunglass",
+    "sunglasses", "earring", "necklace", "bracelet", "ring", "pendant", "bangle", "brooch", "cufflink", "bra",
+    "brief", "boxer", "trunk", "panty", "lingerie", "bodysuit", "swimsuit", "bikini", "swimwear", "pyjama", "pajama",
+    "nightdress", "nightsuit", "robe", "perfume", "deodorant", "fragrance", "lipstick",
+)

@@ -25,6 +25,7 @@ from fashionrq.catalog.sheets import guessed_header_row, read_sheet
 from fashionrq.catalog.schema import AGE_SCALE, AGE_SYNONYMS, GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, normalise_gender, photo_bytes
 from fashionrq.catalog.xmlfeed import product_element
 from fashionrq.colour import COLOURS
+from fashionrq.terms import PRODUCT_TERMS
 
 #: Fields that sort items into groups: a column with one value in every record is none of them.
 _CATEGORY_FIELDS = ("article_type", "master_category", "sub_category")
@@ -54,6 +55,8 @@ TAXONOMY_NAMES = ("productcategory", "category", "categorypath", "googleproductc
 #: which a type's own name may hold (``Tops/T-shirts``).
 PATH_SEPARATORS = (">>", ">", "›", "»", "/", "|")
 TAXONOMY_SEPARATORS = (">>", ">", "›", "»")
+#: Product nouns in one spelling (:func:`fold`), to tell a column of product types by.
+_PRODUCT_WORDS = frozenset(fold(term.split()[-1]) for term in PRODUCT_TERMS)
 #: A keyword in lower case with hyphens between its words (Amazon's item_type: ``casual-shoes``).
 _KEYWORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -335,12 +338,10 @@ def _type_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[st
     if "article_type" in found or "name" not in found:
         return []
     if (typed := _type_column_by_values(guesser, found["name"][0])) is not None:
-        column, share, paths = typed
-        values = "values are category paths whose last parts are" if paths else "values are"
+        column, why = typed
         found["article_type"] = guesser.reference(column, last=True)
-        lines.append(f"article_type = {toml_reference(found['article_type'][0])}   # no type column by name, but its {values} "
-                     f"the types {share:.0%} of the names end in")
-        draft.checks.append(f"the type is read from {column!r}, whose {values} the types that end {share:.0%} of the names")
+        lines.append(f"article_type = {toml_reference(found['article_type'][0])}   # no type column by name, but its {why}")
+        draft.checks.append(f"the type is read from {column!r}, whose {why}")
         _levels_above(guesser, found, lines, column)
         return []
     names = present_texts(guesser.values(found["name"][0], every_record=True))
@@ -380,30 +381,33 @@ def _type_from_names_where_missing(draft: Draft, guesser: Guesser, found: dict, 
     return _name_types_section(types, source=name)
 
 
-def _type_column_by_values(guesser: Guesser, name: str) -> tuple[str, float, bool] | None:
-    """An unused column of short category values, or of category paths ending in one, that names the type most
-    names end in (Zara's ``terms``, ``jackets``, beside ``BASIC PUFFER JACKET``; ``Apparel | Topwear | Tshirts``
-    beside ``Puma Men Grey Tshirt``), the share of the sampled names it agrees with (half or more), and whether its
-    values are paths."""
-    best = None
+def _type_column_by_values(guesser: Guesser, name: str) -> tuple[str, str] | None:
+    """An unused column of short category values, or of category paths ending in one, that names the type half of the
+    sampled names or more end in (Zara's ``terms``, ``jackets``, beside ``BASIC PUFFER JACKET``; ``Apparel | Topwear |
+    Tshirts`` beside ``Puma Men Grey Tshirt``), the one that agrees with the most; else one whose values are product
+    words (:data:`fashionrq.terms.PRODUCT_TERMS`) six times in ten or more though the names do not end in them. The
+    column, and why, in words."""
+    agreeing: list[tuple[float, str, str]] = []
+    known: list[tuple[str, str]] = []
     for column in guesser.columns:
         texts = present_texts(guesser.values(column)) if column not in guesser.used else []
         separator = _path_separator(texts, PATH_SEPARATORS)  # "Apparel | Topwear | Tshirts": the last part
-
-        def last(text: str) -> str:
-            return text.split(separator)[-1].strip() if separator else text
-
+        lasts = [t.split(separator)[-1].strip() if separator else t for t in texts]
         if (len(texts) < len(guesser.records) / 2 or len(set(texts)) > len(texts) / 2
-                or any(len(last(t).split()) > 4 or not re.search(r"[A-Za-z]", last(t)) for t in texts)):
+                or any(len(t.split()) > 4 or not re.search(r"[A-Za-z]", t) for t in lasts)):
             continue
-        pairs = [(tail, last(t).split()[-1]) for n, t in guesser.both(name, column)
-                 if isinstance(n, str) and isinstance(t, str) and last(t).split() and (tail := name_tail(n)) is not None]
-        share = sum(fold(word) == fold(last) for (_, word), last in pairs) / max(len(pairs), 1)
-        if share >= 0.5 and (best is None or share > best[1]):
-            best = (column, share, separator is not None)
-    if best is not None:
-        guesser.used.add(best[0])
-    return best
+        values = "values are category paths whose last parts are" if separator else "values are"
+        pairs = [(tail[1], (t.split(separator)[-1] if separator else t).split()[-1]) for n, t in guesser.both(name, column)
+                 if isinstance(n, str) and isinstance(t, str) and t.split() and (tail := name_tail(n)) is not None]
+        share = sum(fold(word) == fold(type_) for word, type_ in pairs) / max(len(pairs), 1)
+        if share >= 0.5:
+            agreeing.append((share, column, f"{values} the types {share:.0%} of the names end in"))
+        elif sum(fold(t.split()[-1]) in _PRODUCT_WORDS for t in lasts) >= 0.6 * len(texts):
+            known.append((column, f"{values} product words"))
+    found = (max(agreeing, key=lambda a: a[0])[1:] if agreeing else None) or (known[0] if known else None)
+    if found is not None:
+        guesser.used.add(found[0])
+    return found
 
 
 def _levels_above(guesser: Guesser, found: dict, lines: list[str], column: str) -> None:
