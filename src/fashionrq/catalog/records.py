@@ -115,7 +115,7 @@ def _check_delimiter(path: Path, columns: list[str], delimiter: str) -> None:
         raise InputError(
             f"{path}'s header reads as one column ({columns[0][:60]!r}) because its fields are separated by "
             f"{DELIMITER_NAMES[other]}, not {DELIMITER_NAMES.get(delimiter, repr(delimiter))}; set delimiter = "
-            f"{json.dumps(other)} in the mapping file.")
+            f"{json.dumps(other)} in the mapping file (`fashionrq draft-mapping {path.name}` writes a first one with it).")
 
 
 def header_line(path: Path, text: str, delimiter: str) -> int | None:
