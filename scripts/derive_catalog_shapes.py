@@ -124,6 +124,10 @@ unisex products), dollar prices ending in .90.
 ``ratingCount``, ``avg_rating``, ``description``, ``p_attributes``): the type in a column named ``products``, the
 gender only in the names, the attributes a Python dict written into a cell, photos as web addresses.
 
+``--shape hf-parquet``: the Myntra product images dataset as Hugging Face publishes it, ``train-00000-of-00001.parquet``
+(``id``, ``gender``, ``masterCategory``, ``subCategory``, ``articleType``, ``baseColour``, ``season``, ``year``,
+``usage``, ``productDisplayName``, ``image``): no brand, price or description, and each photo's bytes inside its row.
+
     python scripts/derive_catalog_shapes.py --source tests/fixtures/myntra_small --out us-tops
     fashionrq build --catalog us-tops/catalog.csv --mapping us-tops/mapping.toml --out BENCH
     python scripts/derive_catalog_shapes.py --shape merchant --source bundled --out feed
@@ -150,6 +154,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 from openpyxl import Workbook
 from openpyxl.writer.excel import ExcelWriter
 
@@ -1752,6 +1758,45 @@ def myntra_2023(items) -> list[dict[str, str]]:
     return [_myntra_2023_row(item) for item in items if item["name"]]
 
 
+HF_PARQUET_MAPPING = """# The Myntra product images dataset as a Hugging Face dataset's Parquet file (train-00000-of-00001.parquet;
+# scripts/derive_catalog_shapes.py --shape hf-parquet), mapped as docs/catalog.md describes: Myntra's columns in
+# camel case, a whole-number id, the year a float, no brand, price or description, and each photo inside its row
+# (an image object holding the bytes, which fashionrq does not read: the image column is left out).
+
+[columns]
+item_id = "id"
+name = "productDisplayName"
+gender = "gender"
+master_category = "masterCategory"
+sub_category = "subCategory"
+article_type = "articleType"
+base_colour = "baseColour"
+season = "season"
+year = "year"
+usage = "usage"
+"""
+
+
+def _hf_row(item: dict) -> dict:
+    """One product as the Hugging Face dataset lays it out: the photo's bytes inside the row (none without a photo)."""
+    photo = Path(item["image_path"]).read_bytes() if item["image_path"] else None
+    return {"id": int(item["item_id"]), "gender": item["gender"], "masterCategory": item["master_category"],
+            "subCategory": item["sub_category"], "articleType": item["article_type"], "baseColour": item["base_colour"],
+            "season": item["season"], "year": float(item["year"]) if item["year"] else None, "usage": item["usage"],
+            "productDisplayName": item["name"], "image": {"bytes": photo, "path": None}}
+
+
+def hf_dataset(items) -> list[dict]:
+    """Every product, one row each, as the Hugging Face dataset of the Myntra product images lays them out."""
+    return [_hf_row(item) for item in items]
+
+
+def _hf_parquet(rows: list[dict]) -> bytes:
+    sink = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(rows), sink)
+    return sink.getvalue()
+
+
 SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "merchant": Shape(merchant_feed, "catalog.tsv", _tsv, MERCHANT_MAPPING),
           "merchant-xml": Shape(merchant_feed, "catalog.xml", merchant_xml, MERCHANT_XML_MAPPING),
@@ -1769,7 +1814,8 @@ SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "hm": Shape(hm_articles, "articles.csv", _csv, HM_MAPPING),
           "myntra-products": Shape(myntra_products, "myntra_products_catalog.csv", _csv, MYNTRA_PRODUCTS_MAPPING),
           "zara": Shape(zara_store, "store_zara.csv", _semicolons, ZARA_MAPPING),
-          "myntra-2023": Shape(myntra_2023, "myntra202305041052.csv", _csv, MYNTRA_2023_MAPPING)}
+          "myntra-2023": Shape(myntra_2023, "myntra202305041052.csv", _csv, MYNTRA_2023_MAPPING),
+          "hf-parquet": Shape(hf_dataset, "train-00000-of-00001.parquet", _hf_parquet, HF_PARQUET_MAPPING)}
 
 
 def main() -> None:

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import FIXTURES, MYNTRA_SMALL, OTHER_SCHEMA, mapping_file
+from conftest import FIXTURES, MYNTRA_SMALL, OTHER_SCHEMA, derive_shape, mapping_file
 from fashionrq.catalog import ingest
 from fashionrq.catalog.draft import draft_mapping
 from fashionrq.catalog.fieldpath import FieldPath, parse_reference
@@ -520,32 +520,30 @@ def test_a_saved_api_error_response_is_rejected_as_one(tmp_path):
     assert result.report.rejected == [{"row": "pdp.jsonl:2", "reason": "an error response (errorCode='ProductNotFound'), not a product"}]
 
 
-def _hugging_face_parquet(path: Path) -> list[dict]:
-    """The 300 photographed fixture items as a Hugging Face dataset's Parquet file writes them (the Myntra product
-    images dataset's columns; each photo inside the file, ``{"bytes": ..., "path": None}``)."""
-    photos = FIXTURES / "myntra_images" / "images"
-    items = ingest(FIXTURES / "myntra_images").table.to_pylist()
-    rows = [{"id": int(i["item_id"]), "gender": i["gender"], "masterCategory": i["master_category"], "subCategory": i["sub_category"],
-             "articleType": i["article_type"], "baseColour": i["base_colour"], "productDisplayName": i["name"],
-             "image": {"bytes": (photos / f"{i['item_id']}.jpg").read_bytes(), "path": None}} for i in items]
-    pq.write_table(pa.Table.from_pylist(rows), path)
-    return items
-
-
 def test_photos_stored_as_bytes_in_a_hugging_face_parquet_are_said_and_never_read_as_paths(tmp_path):
     """A Hugging Face image column holds each photo's bytes: the draft leaves it out, commented, and a mapping that
     names it gives no photo (each counted under values_nulled.image_bytes, with a note that says how to use them),
-    never a path made of the bytes' text."""
-    catalog = tmp_path / "train-00000-of-00001.parquet"
-    items = _hugging_face_parquet(catalog)
-    text = draft_mapping(catalog).text()
-    assert '# image_path = "image"   # the photos are stored inside the file as bytes' in text
-    mapping = mapping_file(tmp_path, '[columns]\nitem_id = "id"\nname = "productDisplayName"\narticle_type = "articleType"\nimage_path = "image"\n')
+    never a path made of the bytes' text; an image object with a path and no bytes names the photo's file. The hand
+    mapping of the hf-parquet shape reads the fixture's items."""
+    derived = derive_shape(tmp_path / "hf", "hf-parquet", FIXTURES / "myntra_images")  # the 300 photographed fixture items
+    catalog = derived / "train-00000-of-00001.parquet"
+    items = ingest(FIXTURES / "myntra_images").table.to_pylist()
+    assert [row["image"]["bytes"][:2] for row in pq.read_table(catalog).to_pylist()] == [b"\xff\xd8"] * len(items)  # JPEG
+    drafted, hand = draft_mapping(catalog).text(), ingest(catalog, mapping=derived / "mapping.toml").table.to_pylist()
+    assert '# image_path = "image"   # the photos are stored inside the file as bytes' in drafted
+    assert [(i["item_id"], i["article_type"], i["gender"], i["year"]) for i in hand] == [
+        (i["item_id"], i["article_type"], i["gender"], i["year"]) for i in items]
+    mapping = mapping_file(tmp_path, (derived / "mapping.toml").read_text(encoding="utf-8") + 'image_path = "image"\n')
     result = ingest(catalog, mapping=mapping)
     report = result.report.to_dict()
     assert result.table.num_rows == len(items) and result.table.column("image_path").null_count == len(items)
     assert report["values_nulled"]["image_bytes"]["count"] == len(items)
     assert any("stored inside the catalog as bytes" in note for note in report["notes"])
+    rows = [{**row, "image": {"bytes": None, "path": f"images/{row['id']}.jpg"}} for row in pq.read_table(catalog).to_pylist()]
+    shutil.copytree(FIXTURES / "myntra_images" / "images", tmp_path / "images")  # each photo's path and no bytes: the file
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "by-path.parquet")
+    found = ingest(tmp_path / "by-path.parquet", mapping=mapping).table.column("image_path").to_pylist()
+    assert found == [str((tmp_path / "images" / f"{i['item_id']}.jpg").resolve()) for i in items]
 
 
 def test_an_image_path_that_cannot_be_a_file_name_is_no_photo_and_counted(tmp_path):

@@ -686,7 +686,7 @@ def _photos(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
     if "image_path" not in found:
         return []
     values = guesser.values(found["image_path"][0])
-    if values and all(photo_bytes(v) for v in values):  # a Hugging Face image column: {"bytes": b"\xff\xd8...", "path": None}
+    if values and any(photo_bytes(v) for v in values):  # a Hugging Face image column: {"bytes": b"\xff\xd8...", "path": None}
         at = next(i for i, line in enumerate(lines) if line.startswith("image_path = "))
         lines[at] = (f"# {lines[at]}   # the photos are stored inside the file as bytes, which fashionrq does not read: "
                      "save them as files beside the catalog and map their relative paths")

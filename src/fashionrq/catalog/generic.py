@@ -17,7 +17,7 @@ from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import (FIELDS, GENDERS, REQUIRED_FIELDS, WEB_ADDRESS, clean_string, distinct_ignoring_case,
-                                     photo_bytes, strip_html, to_text)
+                                     image_object, photo_bytes, strip_html, to_text)
 from fashionrq.catalog.variants import VariantReferences, one_row_per_product
 from fashionrq.errors import InputError
 
@@ -163,6 +163,8 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
     if photo_bytes(raw["image_path"]):
         report.null_value("image_bytes", item_id)
         raw["image_path"] = None
+    elif image_object(raw["image_path"]):  # no bytes: the object's path, if any, names the file
+        raw["image_path"] = raw["image_path"]["path"]
     clean = RowCleaner(report, item_id, mapping.prices)
     attributes = clean.attributes(raw["attributes"])
     for key, ref in refs.attributes.items():

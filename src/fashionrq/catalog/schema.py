@@ -92,7 +92,13 @@ def to_text(value: object) -> str | None:
 def photo_bytes(value: object) -> bool:
     """Whether ``value`` is a photo stored inside the catalog: bytes, or an image object holding them (a Hugging Face
     dataset's ``{"bytes": ..., "path": ...}``)."""
-    return isinstance(value, bytes | bytearray) or (isinstance(value, dict) and isinstance(value.get("bytes"), bytes | bytearray))
+    return isinstance(value, bytes | bytearray) or (image_object(value) and isinstance(value.get("bytes"), bytes | bytearray))
+
+
+def image_object(value: object) -> bool:
+    """Whether ``value`` is a Hugging Face dataset's image object, ``{"bytes": ..., "path": ...}`` (its path, without
+    bytes, names the photo's file)."""
+    return isinstance(value, dict) and set(value) == {"bytes", "path"}
 
 
 #: Ruby's ``"key"=>value`` between a quoted key and its value, as crawls dumped from Ruby write objects
