@@ -229,8 +229,9 @@ def _holds_lines(text: str) -> bool:
 
 
 def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records, list[str]]:
-    """A JSON file holding an array of product objects, or an object with one such array (``{"products": [...]}``),
-    or one product per line (JSON lines in a file named ``.json``, noted)."""
+    """A JSON file holding an array of product objects, an object with one such array (``{"products": [...]}``) or
+    with one deeper in (``{"data": {"items": [...]}}``), an object of product objects keyed by their ids (each key in
+    :data:`KEY_COLUMN`), or one product per line (JSON lines in a file named ``.json``, noted)."""
     try:
         value = json.loads(text, object_pairs_hook=_unique_keys)
     except (ValueError, RecursionError) as err:
@@ -245,6 +246,11 @@ def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records,
         if len(arrays) != 1:  # an API's answer: {"data": {"total": 2180, "items": [...]}}
             arrays = [(keys, v) for keys, v in _nested_arrays(value) if v and sum(isinstance(e, dict) for e in v) * 2 > len(v)]
         names = [".".join(keys) for keys, _ in arrays]
+        if not arrays and len(value) > 1 and all(isinstance(v, dict) for v in value.values()):
+            report.notes.append(f"{path.name} is an object of {len(value):,} products by their keys, read with each key in "
+                                f"the column {KEY_COLUMN!r}")  # {"211990161": {"title": ...}, ...}, as Polyvore's item metadata
+            return _objects([(f"{path.name} record {i} ({key[:40]})", {KEY_COLUMN: key, **v})
+                             for i, (key, v) in enumerate(value.items(), start=1)], report)
         if len(arrays) != 1:
             raise InputError(f"{path} holds a JSON object with {len(arrays)} arrays of objects ({', '.join(map(repr, names[:5])) or 'none'}); "
                              "a JSON catalog is an array of products, or an object with exactly one array of products in it.")
@@ -253,6 +259,10 @@ def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records,
     if not isinstance(value, list) or not value:
         raise InputError(f"{path} holds no array of products; a JSON catalog is an array of product objects.")
     return _objects([(f"{path.name} record {i}", v) for i, v in enumerate(value, start=1)], report)
+
+
+#: The column that holds each product's key in a JSON object of products keyed by their ids.
+KEY_COLUMN = "_key"
 
 
 def _nested_arrays(value: dict, keys: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], list]]:
