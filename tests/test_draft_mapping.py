@@ -715,3 +715,18 @@ def test_the_draft_finds_a_type_column_by_its_product_words_when_the_names_name_
     assert 'article_type = "terms"   # no type column by name, but its values are product words' in text
     items = ingest(catalog, mapping=drafted).table.to_pylist()
     assert [i["article_type"] for i in items] == [row["terms"] for row in rows]
+
+
+@pytest.mark.parametrize("price, sale", [("Listing Price", "Sale Price"), ("actual_price", "selling_price"),
+                                         ("list_price", "final_price"), ("price", "current_price")])
+def test_the_draft_reads_the_price_before_and_after_a_sale_by_the_names_public_datasets_give_them(tmp_path, fixture_items, price, sale):
+    """The Adidas-and-Nike products dataset's Listing and Sale Price, Flipkart's fashion dataset's actual and selling
+    price, and other shops' final or current price: the price before a sale and the price paid."""
+    catalog = tmp_path / "catalog.csv"
+    with catalog.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["Product ID", "Product Name", price, sale])
+        writer.writerows([i["item_id"], i["name"], round(i["price"]), round(i["price"] * 0.9)]
+                         for i in fixture_items.to_pylist() if i["name"] and i["price"])
+    spec = tomllib.loads(draft_mapping(catalog).text())["columns"]
+    assert (spec["price"], spec["discounted_price"]) == (price, sale)
