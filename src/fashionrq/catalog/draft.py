@@ -392,13 +392,14 @@ def _type_column_by_values(guesser: Guesser, name: str) -> tuple[str, str] | Non
     for column in guesser.columns:
         texts = present_texts(guesser.values(column)) if column not in guesser.used else []
         separator = _path_separator(texts, PATH_SEPARATORS)  # "Apparel | Topwear | Tshirts": the last part
-        lasts = [t.split(separator)[-1].strip() if separator else t for t in texts]
+        lasts = [_last_part(t, separator) for t in texts]
         if (len(texts) < len(guesser.records) / 2 or len(set(texts)) > len(texts) / 2
                 or any(len(t.split()) > 4 or not re.search(r"[A-Za-z]", t) for t in lasts)):
             continue
         values = "values are category paths whose last parts are" if separator else "values are"
-        pairs = [(tail[1], (t.split(separator)[-1] if separator else t).split()[-1]) for n, t in guesser.both(name, column)
-                 if isinstance(n, str) and isinstance(t, str) and t.split() and (tail := name_tail(n)) is not None]
+        pairs = [(tail[1], words[-1]) for n, t in guesser.both(name, column)
+                 if isinstance(n, str) and isinstance(t, str) and (words := _last_part(t, separator).split())
+                 and (tail := name_tail(n)) is not None]
         share = sum(fold(word) == fold(type_) for word, type_ in pairs) / max(len(pairs), 1)
         if share >= 0.5:
             agreeing.append((share, column, f"{values} the types {share:.0%} of the names end in"))
@@ -737,6 +738,11 @@ def _paths(guesser: Guesser, reference: str) -> tuple[str, list[list[str]]]:
     texts = present_texts(guesser.values(reference))
     separator = _path_separator(texts, TAXONOMY_SEPARATORS)
     return (separator, [[p.strip() for p in t.split(separator)] for t in texts if separator in t]) if separator else ("", [])
+
+
+def _last_part(text: str, separator: str | None) -> str:
+    """The last part of a category path (``Tshirts`` of ``Apparel | Topwear | Tshirts``), or the text itself."""
+    return text.split(separator)[-1].strip() if separator else text
 
 
 def _path_separator(texts: list[str], separators: tuple[str, ...]) -> str | None:
