@@ -1282,6 +1282,7 @@ class Shape:
     file_name: str
     file_bytes: Callable[[list[dict]], bytes | dict[str, bytes]]  # a dict: the files of a folder, by relative path
     mapping: str
+    photos: Callable[[list[dict]], dict[str, bytes]] | None = None  # photo files beside the catalog, by relative path
 
 
 def _csv(rows: list[dict[str, str]]) -> bytes:
@@ -1455,7 +1456,8 @@ def magento_export(items) -> list[dict[str, str]]:
 HM_MAPPING = """# H&M's articles table as the public H&M Personalized Fashion Recommendations data lays it out (articles.csv;
 # scripts/derive_catalog_shapes.py --shape hm), mapped as docs/catalog.md describes: every attribute twice, as a
 # number and a name (only the names are mapped), no brand, no price (H&M's prices are in its transactions file),
-# departments and index groups instead of a gender.
+# departments and index groups instead of a gender. The table names no photo: they are files named by article id
+# (images/001/0015977348.jpg), which `fashionrq ingest articles.csv --mapping mapping.toml --images images` finds.
 
 [columns]
 item_id = "article_id"
@@ -1579,7 +1581,7 @@ def _hm_row(item: dict) -> dict[str, str]:
     name = item["name"]
     if item["brand"] and name.startswith(item["brand"] + " "):
         name = name[len(item["brand"]) + 1:]  # H&M's own names carry no brand
-    article_id = f"0{int(item['item_id']):06d}{_pick(item['item_id'], 'hm colour', 1000):03d}"
+    article_id = _hm_article_id(item)
     return {
         "article_id": article_id, "product_code": article_id[:7], "prod_name": name,
         "product_type_no": str(_hm_number(product_type, 50, 500)), "product_type_name": product_type,
@@ -1593,6 +1595,19 @@ def _hm_row(item: dict) -> dict[str, str]:
         "section_no": str(_hm_number(section, 2, 96)), "section_name": section,
         "garment_group_no": str(_hm_number(garment, 1001, 25)), "garment_group_name": garment,
         "detail_desc": item["description"] or ""}  # ingest already made it plain text
+
+
+def _hm_article_id(item: dict) -> str:
+    """H&M's ten-digit article id: a zero, the six-digit product code, three digits for the colour."""
+    return f"0{int(item['item_id']):06d}{_pick(item['item_id'], 'hm colour', 1000):03d}"
+
+
+def hm_photos(items) -> dict[str, bytes]:
+    """The products' photos as H&M's data keeps them, named by article id in a folder per first three digits
+    (``images/001/0015977348.jpg``)."""
+    ids = {item["item_id"]: _hm_article_id(item) for item in items if item["name"] and item["image_path"]}
+    return {f"images/{ids[item['item_id']][:3]}/{ids[item['item_id']]}.jpg": Path(item["image_path"]).read_bytes()
+            for item in items if item["item_id"] in ids}
 
 
 def hm_articles(items) -> list[dict[str, str]]:
@@ -1811,7 +1826,7 @@ SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "scrape-folder": Shape(scrape_folder, "scrape", _product_files, SCRAPE_FOLDER_MAPPING),
           "workbook": Shape(product_master, "product_master.xlsx", product_master_workbook, WORKBOOK_MAPPING),
           "magento": Shape(magento_export, "export_catalog_product.csv", _csv, MAGENTO_MAPPING),
-          "hm": Shape(hm_articles, "articles.csv", _csv, HM_MAPPING),
+          "hm": Shape(hm_articles, "articles.csv", _csv, HM_MAPPING, hm_photos),
           "myntra-products": Shape(myntra_products, "myntra_products_catalog.csv", _csv, MYNTRA_PRODUCTS_MAPPING),
           "zara": Shape(zara_store, "store_zara.csv", _semicolons, ZARA_MAPPING),
           "myntra-2023": Shape(myntra_2023, "myntra202305041052.csv", _csv, MYNTRA_2023_MAPPING),
@@ -1827,15 +1842,21 @@ def main() -> None:
     from fashionrq.catalog import ingest
 
     shape = SHAPES[args.shape]
-    rows = shape.rows(ingest(args.source).table.to_pylist())
+    items = ingest(args.source).table.to_pylist()
+    rows = shape.rows(items)
     args.out.mkdir(parents=True, exist_ok=True)
     content = shape.file_bytes(rows)
     for name, data in (content.items() if isinstance(content, dict) else [("", content)]):
         path = args.out / shape.file_name / name if name else args.out / shape.file_name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
+    photos = shape.photos(items) if shape.photos else {}
+    for name, data in photos.items():
+        (args.out / name).parent.mkdir(parents=True, exist_ok=True)
+        (args.out / name).write_bytes(data)
     (args.out / "mapping.toml").write_text(shape.mapping, encoding="utf-8")
-    print(f"wrote {len(rows):,} rows to {args.out / shape.file_name} and the mapping to {args.out / 'mapping.toml'}")
+    written = f", {len(photos):,} photos below {args.out}" if photos else ""
+    print(f"wrote {len(rows):,} rows to {args.out / shape.file_name}{written} and the mapping to {args.out / 'mapping.toml'}")
 
 
 if __name__ == "__main__":

@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import FIXTURES, MYNTRA_SMALL, OTHER_SCHEMA, derive_shape, mapping_file
-from fashionrq.catalog import ingest
+from conftest import FIXTURES, MYNTRA_SMALL, OTHER_SCHEMA, derive_shape, main_code, mapping_file
+from fashionrq.catalog import ingest, save_ingest
 from fashionrq.catalog.draft import draft_mapping
 from fashionrq.catalog.fieldpath import FieldPath, parse_reference
 from fashionrq.catalog.schema import json_text, normalise_age_group, normalise_gender
@@ -567,3 +567,73 @@ def test_an_image_path_that_cannot_be_a_file_name_is_no_photo_and_counted(tmp_pa
     result = ingest(catalog, mapping=mapping)
     assert result.table.column("image_path").to_pylist() == [None, None]
     assert result.report.to_dict()["values_nulled"]["image_path_not_a_file_name"]["count"] == 1
+
+
+@pytest.fixture(scope="module")
+def hm_with_photos(tmp_path_factory) -> Path:
+    """H&M's articles table of the 300 photographed fixture items, each photo named by article id in a folder per
+    first three digits, as H&M's data keeps them (images/001/0015977348.jpg)."""
+    return derive_shape(tmp_path_factory.mktemp("hm-photos"), "hm", FIXTURES / "myntra_images")
+
+
+def test_images_finds_a_mapped_catalogs_photos_by_item_id_in_folders_below(hm_with_photos):
+    """`ingest --images DIR` on a mapped catalog (H&M's articles table, which names no photo) gives each item the photo
+    DIR holds under its id, below it too, said in a note; without --images the items have none."""
+    catalog, mapping = hm_with_photos / "articles.csv", hm_with_photos / "mapping.toml"
+    photos = sorted((hm_with_photos / "images").rglob("*.jpg"))
+    assert len(photos) == 300 and all(p.parent.name == p.stem[:3] for p in photos)
+    assert ingest(catalog, mapping=mapping).table.column("image_path").null_count == 300
+    result = ingest(catalog, mapping=mapping, images=hm_with_photos / "images")
+    found = dict(zip(result.table.column("item_id").to_pylist(), result.table.column("image_path").to_pylist(), strict=True))
+    assert found == {p.stem: str(p.resolve()) for p in photos}
+    assert f"photos found by item id in {hm_with_photos / 'images'} for 300 of 300 items (the folder holds 300)" in result.report.notes
+
+
+def test_images_finds_photos_of_ids_that_lost_their_leading_zeros_and_keeps_mapped_photos(hm_with_photos, tmp_path):
+    """An id whose leading zeros a spreadsheet dropped (108775015) finds the photo named with them (0108775015.jpg);
+    an item whose mapped image_path names a file keeps it; of two photos with one name the first in path order is
+    taken and the other counted."""
+    rows = list(csv.DictReader((hm_with_photos / "articles.csv").open(encoding="utf-8")))
+    first = rows[0]["article_id"]
+    (tmp_path / "own").mkdir()
+    shutil.copy(next((hm_with_photos / "images").rglob(f"{rows[1]['article_id']}.jpg")), tmp_path / "own" / "mine.jpg")
+    shutil.copytree(hm_with_photos / "images", tmp_path / "images")
+    later = tmp_path / "images" / "zzz"
+    later.mkdir()
+    shutil.copy(tmp_path / "own" / "mine.jpg", later / f"{first}.jpg")
+    with open(tmp_path / "articles.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=[*rows[0], "photo"])
+        writer.writeheader()
+        writer.writerows({**row, "article_id": str(int(row["article_id"])), "photo": "own/mine.jpg" if i == 1 else ""}
+                         for i, row in enumerate(rows))
+    text = (hm_with_photos / "mapping.toml").read_text(encoding="utf-8").replace("[columns]\n", '[columns]\nimage_path = "photo"\n')
+    result = ingest(tmp_path / "articles.csv", mapping=mapping_file(tmp_path, text), images=tmp_path / "images")
+    paths = result.table.column("image_path").to_pylist()
+    assert result.table.column("item_id")[0].as_py() == str(int(first))
+    assert paths[0] == str((tmp_path / "images" / first[:3] / f"{first}.jpg").resolve())
+    assert paths[1] == str((tmp_path / "own" / "mine.jpg").resolve())
+    assert all(paths) and len(set(paths)) == len(paths)
+    assert any(note.endswith("for 299 of 300 items (the folder holds 300); 1 files share a name with an earlier one and were "
+                             "passed over") for note in result.report.notes)
+
+
+def test_an_images_folder_that_names_no_item_is_refused_in_one_sentence(hm_with_photos, tmp_path, capsys):
+    """Photos named otherwise than by item id (Myntra's ids beside H&M's article ids), or a folder without photos, are
+    refused with the folder, an example and the fix, exit code non-zero, no traceback."""
+    catalog, mapping = hm_with_photos / "articles.csv", hm_with_photos / "mapping.toml"
+    (tmp_path / "empty").mkdir()
+    for folder, words in ((FIXTURES / "myntra_images" / "images", "holds 300 photos, but none is named by an item id"),
+                          (tmp_path / "empty", "holds no photo")):
+        assert main_code(["ingest", str(catalog), "--mapping", str(mapping), "--images", str(folder), "--out", str(tmp_path / "out")]) != 0
+        err = capsys.readouterr().err
+        assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+        assert not (tmp_path / "out").exists()
+
+
+def test_images_gives_an_ingested_catalogs_items_their_photos(hm_with_photos, tmp_path):
+    """An ingested folder read again with --images (as `fashionrq images attributes OUT --images DIR` does): its items
+    take the photos named by their ids, said in a note."""
+    saved = save_ingest(ingest(hm_with_photos / "articles.csv", mapping=hm_with_photos / "mapping.toml"), tmp_path / "out")
+    result = ingest(saved.parent, images=hm_with_photos / "images")
+    assert result.table.column("image_path").null_count == 0
+    assert any(note.startswith("photos found by item id") and "for 300 of 300 items" in note for note in result.report.notes)

@@ -1,6 +1,6 @@
 """A mapped catalog file to canonical items: each record through the mapping's references, constants, clean-ups and
-value maps, its rows made products as ``[variants]`` says (:mod:`fashionrq.catalog.variants`), photos resolved inside the catalog's folder; every repair, null and
-left-out row counted in the ingest report (docs/catalog.md, "Any other catalog: a mapping file")."""
+value maps, its rows made products as ``[variants]`` says (:mod:`fashionrq.catalog.variants`), its photos found as
+:mod:`fashionrq.catalog.photos` says; every repair, null and left-out row counted in the ingest report (docs/catalog.md, "Any other catalog: a mapping file")."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from fashionrq.catalog.clean import RowCleaner, check_item_id
 from fashionrq.catalog.fieldpath import FirstOf, Reference, parse_reference
 from fashionrq.catalog.guess import toml_key
 from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
+from fashionrq.catalog.photos import PhotoFolder, Photos
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import (FIELDS, GENDERS, REQUIRED_FIELDS, WEB_ADDRESS, clean_string, distinct_ignoring_case,
+from fashionrq.catalog.schema import (FIELDS, GENDERS, REQUIRED_FIELDS, clean_string, distinct_ignoring_case,
                                      image_object, photo_bytes, strip_html, to_text)
 from fashionrq.catalog.variants import VariantReferences, one_row_per_product
 from fashionrq.errors import InputError
@@ -63,8 +64,9 @@ class References:
         return cls(fields, attributes, VariantReferences.of(mapping.variants, resolve), skips)
 
 
-def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dict]:
-    """Read a generic catalog file through ``mapping`` into canonical item dicts."""
+def read_generic(path: Path, mapping: Mapping, report: IngestReport, images: Path | None = None) -> list[dict]:
+    """Read a generic catalog file through ``mapping`` into canonical item dicts; ``images``: a folder of photos named
+    by item id, for the items whose mapped ``image_path`` gives none (:mod:`fashionrq.catalog.photos`)."""
     records, columns = read_records(path, detect_format(path, mapping.format), report, mapping.encoding, mapping.delimiter,
                                     mapping.header_row, mapping.sheet, mapping.record)
     refs = References.of(path, mapping, columns)
@@ -80,9 +82,9 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport) -> list[dic
     # An items table written by `fashionrq ingest` was accepted once: its rows are only rejected for an empty id.
     required = ("item_id",) if mapping.source == IDENTITY and set(FIELDS) <= set(columns) else REQUIRED_FIELDS
     items = ((where, _mapped_item(where, record, refs, mapping, report, required)) for where, record in records)
-    photos = _Photos(path if path.is_dir() else path.parent, report)
+    photos = Photos(path if path.is_dir() else path.parent, report, PhotoFolder.scan(images) if images is not None else None)
     out = [photos.resolve(where, item) for where, item in items if item is not None]
-    photos.note()
+    photos.note(out[0]["item_id"] if out else None)
     _one_spelling_per_category(out, report)
     _note_repeats(out, report, bool(mapping.variants.key))
     _note_unknown_genders(out, mapping, report)
@@ -219,55 +221,6 @@ def _one_colour(text: str | None, report: IngestReport, item_id: str) -> str | N
         report.repair("repeated_colour", item_id)
         return parts[0]
     return text
-
-
-@dataclass
-class _Photos:
-    """Each item's ``image_path`` resolved against the catalog's ``folder`` (links followed). A path that leaves the
-    folder is refused, so that a release never publishes (or hard-links) a file from elsewhere; a web address
-    (which is never downloaded) or a file that is not there is nulled and counted."""
-
-    folder: Path
-    report: IngestReport
-
-    def resolve(self, where: str, item: dict) -> dict:
-        if item["image_path"] is None:
-            return item
-        if WEB_ADDRESS.match(item["image_path"]):
-            self.report.null_value("image_url", item["item_id"])
-            return {**item, "image_path": None}
-        root = self.folder.resolve()
-        try:
-            photo = (root / item["image_path"]).resolve()
-            there = photo.is_file()
-        except (OSError, ValueError):  # a name too long for the file system, or a NUL in it: no file name at all
-            self.report.null_value("image_path_not_a_file_name", item["item_id"])
-            return {**item, "image_path": None}
-        if root not in photo.parents:
-            raise InputError(f"{where} (id {item['item_id'][:80]}): image_path {item['image_path'][:80]!r} lies outside the "
-                             f"catalog's folder {str(root)[:200]}; keep the photos in or below that folder.")
-        if not there:
-            self.report.null_value("missing_image_file", item["item_id"])
-            return {**item, "image_path": None}
-        return {**item, "image_path": str(photo)}
-
-    def note(self) -> None:
-        urls = len(self.report.values_nulled.get("image_url", ()))
-        missing = len(self.report.values_nulled.get("missing_image_file", ()))
-        if urls:
-            self.report.notes.append(
-                f"{urls:,} image_path values are web addresses, which fashionrq does not download, so those items have no "
-                "photo; to use the photos, save them in or below the catalog's folder and map their relative paths")
-        if missing:
-            self.report.notes.append(f"{missing:,} image_path values name no file in or below {self.folder}; those items have no photo")
-        if unnamed := len(self.report.values_nulled.get("image_path_not_a_file_name", ())):
-            self.report.notes.append(f"{unnamed:,} image_path values cannot be file names (too long, or holding a NUL); those "
-                                     "items have no photo: map the column that holds the photos' paths")
-        if inside := len(self.report.values_nulled.get("image_bytes", ())):
-            self.report.notes.append(
-                f"{inside:,} photos are stored inside the catalog as bytes (an image column of a Hugging Face dataset), "
-                "which fashionrq does not read, so those items have no photo; to use them, save each as a file in or "
-                "below the catalog's folder and map the files' relative paths")
 
 
 def _without_skipped(records: list[tuple[str, dict]], refs: References, mapping: Mapping, report: IngestReport) -> list[tuple[str, dict]]:

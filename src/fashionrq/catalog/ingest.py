@@ -15,6 +15,7 @@ from fashionrq.catalog.clean import check_item_id, first_duplicate
 from fashionrq.catalog.generic import read_generic
 from fashionrq.catalog.mapping import Mapping
 from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
+from fashionrq.catalog.photos import PhotoFolder, with_photos_by_id
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.report import IngestReport, rows_to_table
 from fashionrq.catalog.schema import ITEMS_SCHEMA, SYNTHETIC_KEY
@@ -61,7 +62,8 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
     image_dir = Path(images) if images is not None else None
     currency = DEFAULT_PRICE_FORMAT.currency
     if image_dir is not None and not image_dir.is_dir():
-        raise InputError(f"image folder {image_dir} does not exist; pass a folder of <item_id>.jpg files or leave --images out.")
+        raise InputError(f"image folder {image_dir} does not exist; pass a folder of photos named by item id (<item_id>.jpg) "
+                         "or leave --images out.")
     if mapping is None and is_myntra_layout(path):
         report = IngestReport(source=source, layout="myntra")
         rows = read_myntra(path, report, images=image_dir)
@@ -71,13 +73,13 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
             "pass a CSV, TSV, JSON(L) or Parquet file, or a folder of product JSON files, with a --mapping file instead."
         )
     elif mapping is None and is_items_table(path / ITEMS_FILE if path.is_dir() else path):
-        return _read_items_table(path / ITEMS_FILE if path.is_dir() else path, source)
+        return _read_items_table(path / ITEMS_FILE if path.is_dir() else path, source, image_dir)
     else:
         spec = Mapping.load(Path(mapping)) if mapping is not None else Mapping()
         currency = spec.prices.currency
         path = path / ITEMS_FILE if (path / ITEMS_FILE).is_file() else path  # the output folder of `fashionrq ingest`
         report = IngestReport(source=source, layout="mapped")
-        rows = read_generic(path, spec, report)
+        rows = read_generic(path, spec, report, images=image_dir)
     if not rows:
         raise InputError(_nothing_ingested(source, report))
     return _finished(_keep_synthetic_flag(rows_to_table(rows, source), path), report, currency)
@@ -134,8 +136,9 @@ def is_items_table(path: Path) -> bool:
     return (schema.metadata or {}).get(ITEMS_TABLE_KEY) == b"1" and same_columns
 
 
-def _read_items_table(path: Path, source: str) -> IngestResult:
-    """An already-clean items table, read column-wise; its ids are checked again (unique, non-empty, TREC-safe)."""
+def _read_items_table(path: Path, source: str, images: Path | None) -> IngestResult:
+    """An already-clean items table, read column-wise; its ids are checked again (unique, non-empty, TREC-safe). With
+    ``images``, an item without a photo takes the one that folder holds under its id."""
     table = pq.read_table(path)
     ids = table.column("item_id")
     bad = pc.or_(pc.is_null(ids), pc.match_substring_regex(pc.fill_null(ids, ""), r"^$|[\s\x00-\x1f\x7f]"))
@@ -151,6 +154,8 @@ def _read_items_table(path: Path, source: str) -> IngestResult:
     report.rows_read = table.num_rows
     keep = {k: v for k, v in (table.schema.metadata or {}).items() if k != ITEMS_TABLE_KEY}
     table = table.replace_schema_metadata(keep or None)
+    if images is not None:
+        table = with_photos_by_id(table, PhotoFolder.scan(images), report)
     return _finished(table, report, currency_of(table))
 
 

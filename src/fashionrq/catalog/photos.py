@@ -1,0 +1,143 @@
+"""The photos of a mapped catalog: each item's mapped ``image_path`` resolved inside the catalog's folder, and, with
+``--images DIR``, the photos a folder holds under the items' ids (``DIR/010/0108775015.jpg``, as H&M keeps them);
+every photo not found, refused or found by id counted in the ingest report."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+
+from fashionrq.catalog.report import IngestReport
+from fashionrq.catalog.schema import WEB_ADDRESS
+from fashionrq.errors import InputError
+
+#: The file endings of the photos a folder is searched for (in any case).
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
+
+
+@dataclass(frozen=True)
+class PhotoFolder:
+    """The photo files in or below ``folder``, by the name before their ending: the first in path order when two share
+    a name (``a/1.jpg`` before ``b/1.jpg``, ``1.jpeg`` before ``1.jpg``). A name of digits is found by an id
+    written with more or fewer leading zeros (a spreadsheet drops them: ``108775015`` finds ``0108775015.jpg``)."""
+
+    folder: Path
+    by_name: dict[str, Path]
+    shared_names: int
+
+    @classmethod
+    def scan(cls, folder: Path) -> PhotoFolder:
+        files = []
+        for root, dirs, names in os.walk(folder):
+            dirs.sort()
+            files += [Path(root, name) for name in names if Path(name).suffix.lower() in PHOTO_SUFFIXES and not name.startswith(".")]
+        by_name, shared = {}, 0
+        for file in sorted(files, key=lambda f: f.relative_to(folder).as_posix()):
+            key = _key(file.stem)
+            if key in by_name:
+                shared += 1
+            else:
+                by_name[key] = file
+        return cls(folder, by_name, shared)
+
+    def photo_of(self, item_id: str) -> Path | None:
+        return self.by_name.get(_key(item_id))
+
+
+def _key(name: str) -> str:
+    """The name a photo and an item id are matched by: a name of digits without its leading zeros."""
+    return (name.lstrip("0") or "0") if name.isdigit() else name
+
+
+@dataclass
+class Photos:
+    """Each item's ``image_path`` resolved against the catalog's ``folder`` (links followed). A path that leaves the
+    folder is refused, so that a release never publishes (or hard-links) a file from elsewhere; a web address
+    (which is never downloaded) or a file that is not there is nulled and counted. An item with no photo after
+    that takes the one ``by_id`` holds under its id, if any."""
+
+    folder: Path
+    report: IngestReport
+    by_id: PhotoFolder | None = None
+    found_by_id: int = field(default=0, init=False)
+    items: int = field(default=0, init=False)
+
+    def resolve(self, where: str, item: dict) -> dict:
+        self.items += 1
+        item = self._mapped(where, item)
+        if item["image_path"] is None and self.by_id is not None and (photo := self.by_id.photo_of(item["item_id"])):
+            self.found_by_id += 1
+            return {**item, "image_path": str(photo.resolve())}
+        return item
+
+    def _mapped(self, where: str, item: dict) -> dict:
+        if item["image_path"] is None:
+            return item
+        if WEB_ADDRESS.match(item["image_path"]):
+            self.report.null_value("image_url", item["item_id"])
+            return {**item, "image_path": None}
+        root = self.folder.resolve()
+        try:
+            photo = (root / item["image_path"]).resolve()
+            there = photo.is_file()
+        except (OSError, ValueError):  # a name too long for the file system, or a NUL in it: no file name at all
+            self.report.null_value("image_path_not_a_file_name", item["item_id"])
+            return {**item, "image_path": None}
+        if root not in photo.parents:
+            raise InputError(f"{where} (id {item['item_id'][:80]}): image_path {item['image_path'][:80]!r} lies outside the "
+                             f"catalog's folder {str(root)[:200]}; keep the photos in or below that folder.")
+        if not there:
+            self.report.null_value("missing_image_file", item["item_id"])
+            return {**item, "image_path": None}
+        return {**item, "image_path": str(photo)}
+
+    def note(self, first_id: str | None) -> None:
+        """Say in the report what became of the photos; refuse a ``--images`` folder that holds no item's photo."""
+        urls = len(self.report.values_nulled.get("image_url", ()))
+        missing = len(self.report.values_nulled.get("missing_image_file", ()))
+        if urls:
+            self.report.notes.append(
+                f"{urls:,} image_path values are web addresses, which fashionrq does not download, so those items have no "
+                "photo; to use the photos, save them in or below the catalog's folder and map their relative paths, or "
+                "name them by item id and pass their folder with --images")
+        if missing:
+            self.report.notes.append(f"{missing:,} image_path values name no file in or below {self.folder}; those items have no photo")
+        if unnamed := len(self.report.values_nulled.get("image_path_not_a_file_name", ())):
+            self.report.notes.append(f"{unnamed:,} image_path values cannot be file names (too long, or holding a NUL); those "
+                                     "items have no photo: map the column that holds the photos' paths")
+        if inside := len(self.report.values_nulled.get("image_bytes", ())):
+            self.report.notes.append(
+                f"{inside:,} photos are stored inside the catalog as bytes (an image column of a Hugging Face dataset), "
+                "which fashionrq does not read, so those items have no photo; to use them, save each as a file in or "
+                "below the catalog's folder and map the files' relative paths")
+        if self.by_id is not None:
+            note_found_by_id(self.report, self.by_id, self.found_by_id, self.items, first_id)
+
+
+def with_photos_by_id(table: pa.Table, folder: PhotoFolder, report: IngestReport) -> pa.Table:
+    """An items table whose items without a photo take the one ``folder`` holds under their id, said in ``report``."""
+    ids, paths = table.column("item_id").to_pylist(), table.column("image_path").to_pylist()
+    found = [None if path is not None else folder.photo_of(item_id) for item_id, path in zip(ids, paths, strict=True)]
+    filled = [str(photo.resolve()) if photo is not None else path for photo, path in zip(found, paths, strict=True)]
+    note_found_by_id(report, folder, sum(photo is not None for photo in found), len(ids), ids[0] if ids else None)
+    column = table.schema.get_field_index("image_path")
+    return table.set_column(column, table.schema.field(column), pa.array(filled, pa.string()))
+
+
+def note_found_by_id(report: IngestReport, folder: PhotoFolder, found: int, items: int, first_id: str | None) -> None:
+    """Say for how many of ``items`` items a photo was found by id in ``folder``; refuse a folder that holds no photo,
+    or none named by an item id."""
+    if not folder.by_name:
+        raise InputError(f"image folder {folder.folder} holds no photo ({', '.join(PHOTO_SUFFIXES)} files, in it or below); "
+                         "pass the folder that holds the catalog's photos, or leave --images out.")
+    if not found and items:
+        example = next(iter(folder.by_name.values())).relative_to(folder.folder)
+        raise InputError(f"image folder {folder.folder} holds {len(folder.by_name):,} photos, but none is named by an item "
+                         f"id (first: {example}; item ids read like {first_id!r}); name each photo <item_id>.jpg, or map the "
+                         "column that holds each item's photo path to image_path.")
+    shared = f"; {folder.shared_names:,} files share a name with an earlier one and were passed over" if folder.shared_names else ""
+    report.notes.append(f"photos found by item id in {folder.folder} for {found:,} of {items:,} items "
+                        f"(the folder holds {len(folder.by_name):,}){shared}")
