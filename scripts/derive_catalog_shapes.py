@@ -1358,7 +1358,7 @@ base_colour = "additional_attributes.color"
 price = "price"
 discounted_price = "special_price"
 description = "description"
-# image_path: base_image ("/1/5/15970.jpg") is a path under the store's pub/media/catalog/product, not in the export
+image_path = "base_image"                     # "/1/5/15970.jpg", under the store's pub/media/catalog/product
 
 [attributes]
 Fabric = "additional_attributes.material"
@@ -1366,6 +1366,9 @@ Pattern = "additional_attributes.pattern"
 
 [price]
 currency = "EUR"
+
+[photos]
+folder = "pub/media/catalog/product"           # the photos, copied beside the export
 
 [clean.gender]
 split = "/"
@@ -1401,6 +1404,13 @@ MAGENTO_COLUMNS = (
 def _magento_image(item_id: str) -> str:
     """A photo path as Magento writes it, under pub/media/catalog/product (``/1/5/15970.jpg``)."""
     return f"/{item_id[0]}/{item_id[-1]}/{item_id}.jpg"
+
+
+def magento_photos(items) -> dict[str, bytes]:
+    """The photos of the products that have one, copied from the store's media folder beside the export
+    (``pub/media/catalog/product/1/5/15970.jpg``)."""
+    return {f"pub/media/catalog/product{_magento_image(item['item_id'])}": Path(item["image_path"]).read_bytes()
+            for item in items if item["image_path"]}
 
 
 def _magento_rows(product: list[dict]) -> list[dict[str, str]]:
@@ -1812,6 +1822,171 @@ def _hf_parquet(rows: list[dict]) -> bytes:
     return sink.getvalue()
 
 
+ABO_MAPPING = """# Product listings in the layout of Amazon Berkeley Objects (ABO: listings/metadata/listings_<0-f>.json.gz, JSON lines;
+# scripts/derive_catalog_shapes.py --shape abo), mapped as docs/catalog.md describes: every text a list of
+# language-tagged values (en_US, en_GB or en_IN by marketplace, some beside another language's), the product type an
+# upper-case code, the department in the browse node's path, no price, and the photos named by image id in a table
+# (images/metadata/images.csv.gz) beside the listings.
+
+[columns]
+item_id = "item_id"
+name = "item_name[language_tag=en_*].value"
+brand = "brand[language_tag=en_*].value"
+gender = "node[0].node_name"                # /Categories/Clothing, Shoes & Jewelry/Women/Clothing/Tops
+age_group = "node[0].node_name"
+master_category = "node[0].node_name"
+article_type = ["node[0].node_name", "product_type[0].value"]   # a listing without a node: its type code
+base_colour = "color[language_tag=en_*].value"
+year = "model_year[0].value"
+description = "bullet_point[*].value"
+image_path = "main_image_id"
+
+[attributes]
+Fabric = "fabric_type[language_tag=en_*].value"
+Pattern = "pattern[language_tag=en_*].value"
+Style = "style[language_tag=en_*].value"
+
+[photos]
+folder = "images/small"                     # the photos, by the paths the table gives
+index = "images/metadata/images.csv.gz"     # image_id,height,width,path
+id = "image_id"
+path = "path"
+
+[clean.gender]                              # the department; a beauty product's path names none
+extract = '^/Categories/Clothing, Shoes & Jewelry/(Women|Men|Boys|Girls)/'
+
+[clean.age_group]
+extract = '^/Categories/Clothing, Shoes & Jewelry/(Women|Men|Boys|Girls)/'
+
+[clean.master_category]                     # the part above the type: Clothing, Shoes, Watches, Fragrance
+split = "/"
+part = -2
+
+[clean.article_type]
+from = "node[0].node_name"
+split = "/"
+part = -1
+
+[values.age_group]
+Men = "adult"
+Women = "adult"
+Boys = "kids"
+Girls = "kids"
+"""
+
+ABO_MARKETS = (("US", "amazon.com", "en_US"), ("IN", "amazon.in", "en_IN"), ("GB", "amazon.co.uk", "en_GB"))
+#: Myntra article type -> ABO product type code; a type not listed: its group's code.
+ABO_TYPES = {
+    "Tshirts": "SHIRT", "Shirts": "SHIRT", "Tops": "SHIRT", "Kurtas": "KURTA", "Kurtis": "KURTA", "Tunics": "SHIRT",
+    "Jeans": "PANTS", "Trousers": "PANTS", "Track Pants": "PANTS", "Capris": "PANTS", "Leggings": "LEGGINGS",
+    "Shorts": "SHORTS", "Skirts": "SKIRT", "Dresses": "DRESS", "Sarees": "SARI", "Sweatshirts": "SWEATSHIRT",
+    "Sweaters": "SWEATER", "Jackets": "COAT", "Blazers": "BLAZER", "Briefs": "UNDERPANTS", "Trunk": "UNDERPANTS",
+    "Bra": "BRA", "Socks": "SOCKS", "Casual Shoes": "SHOES", "Sports Shoes": "SHOES", "Formal Shoes": "SHOES",
+    "Heels": "SHOES", "Flats": "SHOES", "Sandals": "SANDAL", "Flip Flops": "SANDAL", "Sports Sandals": "SANDAL",
+    "Watches": "WATCH", "Handbags": "HANDBAG", "Clutches": "HANDBAG", "Backpacks": "BACKPACK", "Wallets": "WALLET",
+    "Belts": "BELT", "Sunglasses": "SUNGLASSES", "Caps": "HAT", "Earrings": "FASHIONEARRING", "Ring": "FASHIONRING",
+    "Pendant": "FASHIONNECKLACEBRACELETANKLET", "Necklace and Chains": "FASHIONNECKLACEBRACELETANKLET", "Ties": "NECKTIE",
+}
+ABO_GROUP_CODES = {"Apparel": "APPAREL", "Footwear": "SHOES", "Accessories": "ACCESSORY", "Personal Care": "BEAUTY",
+                   "Free Items": "ACCESSORY", "Sporting Goods": "SPORTING_GOODS", "Home": "HOME"}
+#: Myntra article type -> the last part of ABO's browse node path, where Amazon names it otherwise.
+ABO_NODE_NAMES = {"Tshirts": "T-Shirts", "Casual Shoes": "Fashion Sneakers", "Sports Shoes": "Athletic", "Heels": "Pumps",
+                  "Formal Shoes": "Oxfords", "Flip Flops": "Flip-Flops", "Track Pants": "Track Pants & Joggers"}
+ABO_GROUPS = {"Apparel": "Clothing", "Footwear": "Shoes", "Free Items": "Accessories"}
+ABO_ACCESSORY_GROUPS = {"Watches": "Watches", "Bags": "Handbags & Wallets", "Wallets": "Handbags & Wallets", "Jewellery": "Jewelry"}
+ABO_STANDARD_COLOURS = {"Navy Blue": "Blue", "Turquoise Blue": "Blue", "Teal": "Blue", "Grey Melange": "Grey", "Charcoal": "Grey",
+                        "Off White": "White", "Cream": "Off-White", "Maroon": "Red", "Burgundy": "Red", "Magenta": "Pink",
+                        "Peach": "Orange", "Rust": "Orange", "Mustard": "Yellow", "Olive": "Green", "Sea Green": "Green",
+                        "Lime Green": "Green", "Khaki": "Beige", "Tan": "Brown", "Coffee Brown": "Brown", "Copper": "Bronze",
+                        "Steel": "Silver", "Lavender": "Purple", "Multi": "Multicolor"}
+ABO_OTHER_TAGS = ("de_DE", "es_ES", "fr_FR", "it_IT")
+
+
+def _abo_node(item: dict) -> list[dict]:
+    """The browse nodes of a listing: Clothing, Shoes & Jewelry > department > group > type (a unisex product under
+    Women and Men, a beauty product under Beauty & Personal Care alone); one listing in twelve has none (seeded)."""
+    item_id = item["item_id"]
+    if not _pick(item_id, "abo node", 12) or not item["gender"]:
+        return []
+    leaf = ABO_NODE_NAMES.get(item["article_type"], item["article_type"])
+    if item["master_category"] == "Personal Care":
+        paths = [f"/Categories/Beauty & Personal Care/{item['sub_category'] or 'Personal Care'}/{leaf}"]
+    else:
+        group = (ABO_ACCESSORY_GROUPS.get(item["sub_category"] or "", "Accessories") if item["master_category"] == "Accessories"
+                 else ABO_GROUPS.get(item["master_category"], item["master_category"]))
+        departments = ["Women", "Men"] if item["gender"] == "Unisex" else [item["gender"]]
+        paths = [f"/Categories/Clothing, Shoes & Jewelry/{d}/{group}/{leaf}" for d in departments]
+    return [{"node_id": 1_000_000_000 + int(_digest(path, 8), 16) % 9_000_000_000, "node_name": path} for path in paths]
+
+
+def _abo_tagged(item_id: str, tag: str, value: str | None, field: str) -> list[dict] | None:
+    """A text as ABO lists it: ``[{"language_tag": tag, "value": ...}]``, for one listing in six after another
+    language's entry (untranslated, as many of ABO's are)."""
+    if not value:
+        return None
+    entries = [{"language_tag": tag, "value": value}]
+    if not _pick(item_id, f"abo other {field}", 6):
+        entries.insert(0, {"language_tag": ABO_OTHER_TAGS[_pick(item_id, "abo tag", 4)], "value": value})
+    return entries
+
+
+def _abo_image_id(item_id: str) -> str:
+    """An 11-character image id as Amazon's (``81iZlv3bUhL``)."""
+    number = int(_digest(f"abo image {item_id}", 16), 16)
+    alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+-"
+    return "".join(alphabet[(number >> (6 * i)) & 63] for i in range(11)).replace("+", "L").replace("-", "S")
+
+
+def _abo_listing(item: dict) -> dict:
+    item_id = item["item_id"]
+    country, domain, tag = ABO_MARKETS[(0, 0, 0, 0, 0, 0, 1, 1, 1, 2)[_pick(item_id, "abo market", 10)]]  # US, IN, GB: 6:3:1
+    attributes = dict(item["attributes"] or {})
+    listing = {"brand": _abo_tagged(item_id, tag, item["brand"], "brand"),
+               "bullet_point": [{"language_tag": tag, "value": line.strip()} for line in re.split(r"(?<=\.)\s+", item["description"] or "")
+                                if line.strip()][:5] or None,
+               "color": ([{"language_tag": tag, "standardized_values": [ABO_STANDARD_COLOURS.get(item["base_colour"], item["base_colour"])],
+                           "value": item["base_colour"]}] if item["base_colour"] else None),
+               "item_id": _asin(item_id), "item_name": _abo_tagged(item_id, tag, item["name"], "name"),
+               "model_number": [{"value": item_id}],
+               "model_year": [{"value": item["year"]}] if item["year"] else None,
+               "product_type": [{"value": ABO_TYPES.get(item["article_type"], ABO_GROUP_CODES.get(item["master_category"], "APPAREL"))}],
+               "fabric_type": _abo_tagged(item_id, tag, attributes.get("Fabric"), "fabric"),
+               "pattern": _abo_tagged(item_id, tag, attributes.get("Pattern"), "pattern"),
+               "style": _abo_tagged(item_id, tag, item["usage"], "style"),
+               "main_image_id": _abo_image_id(item_id) if item["image_path"] else None,
+               "country": country, "marketplace": "Amazon", "domain_name": domain, "node": _abo_node(item) or None}
+    return {key: value for key, value in listing.items() if value is not None}  # ABO leaves out what a listing lacks
+
+
+def abo_listings(items) -> list[dict]:
+    """Every product with a name, as ABO lists it."""
+    return [_abo_listing(item) for item in items if item["name"]]
+
+
+def _abo_files(records: list[dict]) -> dict[str, bytes]:
+    """The listings as ABO splits them: 16 gzipped JSON-lines files by the first hex digit of a hash of the id."""
+    parts = {f"listings_{digit}.json.gz": [] for digit in "0123456789abcdef"}
+    for record in records:
+        parts[f"listings_{_digest(record['item_id'], 1)}.json.gz"].append(record)
+    return {name: gzip.compress(_json_lines(part), mtime=0) for name, part in parts.items()}
+
+
+def _abo_photo_path(item_id: str) -> str:
+    digest = _digest(f"abo photo {item_id}", 8)
+    return f"{digest[:2]}/{digest}.jpg"
+
+
+def abo_photos(items) -> dict[str, bytes]:
+    """ABO's small images (``images/small/14/14fe8812.jpg``) and their table (``images/metadata/images.csv.gz``:
+    image_id, height, width, path), for the listings whose product has a photo."""
+    photographed = sorted((item for item in items if item["name"] and item["image_path"]), key=lambda item: _abo_photo_path(item["item_id"]))
+    table = [{"image_id": _abo_image_id(item["item_id"]), "height": "300", "width": "225", "path": _abo_photo_path(item["item_id"])}
+             for item in photographed]
+    files = {"images/metadata/images.csv.gz": gzip.compress(_csv(table), mtime=0)} if table else {}
+    files.update({f"images/small/{_abo_photo_path(item['item_id'])}": Path(item["image_path"]).read_bytes() for item in photographed})
+    return files
+
+
 SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "merchant": Shape(merchant_feed, "catalog.tsv", _tsv, MERCHANT_MAPPING),
           "merchant-xml": Shape(merchant_feed, "catalog.xml", merchant_xml, MERCHANT_XML_MAPPING),
@@ -1825,12 +2000,13 @@ SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "asos": Shape(asos_scrape, "products_asos.csv", _csv, ASOS_MAPPING),
           "scrape-folder": Shape(scrape_folder, "scrape", _product_files, SCRAPE_FOLDER_MAPPING),
           "workbook": Shape(product_master, "product_master.xlsx", product_master_workbook, WORKBOOK_MAPPING),
-          "magento": Shape(magento_export, "export_catalog_product.csv", _csv, MAGENTO_MAPPING),
+          "magento": Shape(magento_export, "export_catalog_product.csv", _csv, MAGENTO_MAPPING, magento_photos),
           "hm": Shape(hm_articles, "articles.csv", _csv, HM_MAPPING, hm_photos),
           "myntra-products": Shape(myntra_products, "myntra_products_catalog.csv", _csv, MYNTRA_PRODUCTS_MAPPING),
           "zara": Shape(zara_store, "store_zara.csv", _semicolons, ZARA_MAPPING),
           "myntra-2023": Shape(myntra_2023, "myntra202305041052.csv", _csv, MYNTRA_2023_MAPPING),
-          "hf-parquet": Shape(hf_dataset, "train-00000-of-00001.parquet", _hf_parquet, HF_PARQUET_MAPPING)}
+          "hf-parquet": Shape(hf_dataset, "train-00000-of-00001.parquet", _hf_parquet, HF_PARQUET_MAPPING),
+          "abo": Shape(abo_listings, "listings/metadata", _abo_files, ABO_MAPPING, abo_photos)}
 
 
 def main() -> None:
@@ -1855,7 +2031,8 @@ def main() -> None:
         (args.out / name).parent.mkdir(parents=True, exist_ok=True)
         (args.out / name).write_bytes(data)
     (args.out / "mapping.toml").write_text(shape.mapping, encoding="utf-8")
-    written = f", {len(photos):,} photos below {args.out}" if photos else ""
+    photographed = sum(name.endswith(".jpg") for name in photos)
+    written = f", {photographed:,} photos below {args.out}" if photographed else ""
     print(f"wrote {len(rows):,} rows to {args.out / shape.file_name}{written} and the mapping to {args.out / 'mapping.toml'}")
 
 

@@ -175,6 +175,14 @@ def amazon_2023_metadata(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def abo_listings(tmp_path_factory) -> Path:
+    """Listings in the layout of Amazon Berkeley Objects (listings/metadata/listings_<0-f>.json.gz, language-tagged
+    values, browse node paths, image ids with images/metadata/images.csv.gz and images/small/) and mapping.toml,
+    derived from the fixture by scripts/derive_catalog_shapes.py --shape abo."""
+    return derive_shape(tmp_path_factory.mktemp("abo"), "abo")
+
+
+@pytest.fixture(scope="session")
 def zara_store(tmp_path_factory) -> Path:
     """A retailer's own catalog in the layout of the public Zara products dataset (store_zara.csv: semicolons, one
     brand, the type and gender in columns named terms and section; and mapping.toml) derived from the fixture by

@@ -312,7 +312,7 @@ def test_a_mapped_image_path_must_stay_inside_the_catalogs_folder(tmp_path, caps
     for photo in ("/etc/passwd", "../outside.jpg", "photos/link.jpg"):
         catalog, spec = write_catalog(tmp_path, [ROWS[0] + f",{photo}"], HEADER + ",photo", mapping)
         message = ingest_error(capsys, tmp_path, catalog, spec)
-        assert "image_path" in message and "outside the catalog's folder" in message and "SKU-1530" in message, message
+        assert "image_path" in message and "lies outside" in message and "SKU-1530" in message, message
     catalog, spec = write_catalog(tmp_path, [ROWS[0] + ",photos/a.jpg"], HEADER + ",photo", mapping)
     table = ingest(catalog, spec).table
     assert table.column("image_path").to_pylist() == [str((tmp_path / "photos" / "a.jpg").resolve())]

@@ -6,6 +6,8 @@ plain CSV gives, with every left-out row and nulled value counted."""
 from __future__ import annotations
 
 import csv
+import gzip
+import io
 import json
 import re
 import shutil
@@ -185,6 +187,12 @@ def test_path_steps_index_match_and_spread(tmp_path):
     assert FieldPath.parse("a[5]", columns, "m").get(record) is None
     paths = {"categories": "[['Sports & Outdoors', 'Fitness'], ['Clothing, Shoes & Jewelry', 'Women', 'Tops'], []]"}
     assert FieldPath.parse("categories[0=Clothing, Shoes & Jewelry][-1]", ["categories"], "m").get(paths) == "Tops"
+    tagged = {"name": [{"language_tag": "de_DE", "value": "Hemd"}, {"language_tag": "en_IN", "value": "Shirt"},
+                       {"language_tag": "en_US", "value": "Shirt (US)"}]}
+    assert FieldPath.parse("name[language_tag=en_*].value", ["name"], "m").get(tagged) == "Shirt"  # any English: the first
+    assert FieldPath.parse("name[language_tag=en_GB|en_US].value", ["name"], "m").get(tagged) == "Shirt (US)"
+    assert FieldPath.parse("name[language_tag=EN_us].value", ["name"], "m").get(tagged) == "Shirt (US)"  # in any case
+    assert FieldPath.parse("name[language_tag=fr_*].value", ["name"], "m").get(tagged) is None
     assert FieldPath.parse("categories[1=Women][0]", ["categories"], "m").get(paths) == "Clothing, Shoes & Jewelry"
     assert FieldPath.parse("categories[0=Beauty][-1]", ["categories"], "m").get(paths) is None
 
@@ -637,3 +645,57 @@ def test_images_gives_an_ingested_catalogs_items_their_photos(hm_with_photos, tm
     result = ingest(saved.parent, images=hm_with_photos / "images")
     assert result.table.column("image_path").null_count == 0
     assert any(note.startswith("photos found by item id") and "for 300 of 300 items" in note for note in result.report.notes)
+
+
+def _beside(folder: Path, text: str) -> Path:
+    """An edited mapping beside the catalog's own, whose [photos] paths it reads from there."""
+    path = folder / "edited.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_photo_index_gives_each_image_id_its_file_and_counts_the_ids_it_lacks(abo_listings, tmp_path):
+    """ABO names each photo by an image id, its file in images/metadata/images.csv.gz: [photos] index reads it, and
+    folder is where the paths point; an id the index does not list gives no photo, counted."""
+    listings = abo_listings / "listings" / "metadata"
+    table = list(csv.DictReader(io.StringIO(gzip.decompress((abo_listings / "images/metadata/images.csv.gz").read_bytes()).decode())))
+    result = ingest(listings, mapping=abo_listings / "mapping.toml")
+    photos = [p for p in result.table.column("image_path").to_pylist() if p]
+    assert len(photos) == len(table) == 30
+    assert sorted(photos) == sorted(str((abo_listings / "images" / "small" / row["path"]).resolve()) for row in table)
+    shorter = tmp_path / "images.csv"
+    shorter.write_text("image_id,height,width,path\n" + "".join(f"{r['image_id']},300,225,{r['path']}\n" for r in table[5:]), encoding="utf-8")
+    text = (abo_listings / "mapping.toml").read_text(encoding="utf-8").replace('index = "images/metadata/images.csv.gz"',
+                                                                               f'index = "{shorter}"')
+    result = ingest(listings, mapping=_beside(abo_listings, text))
+    assert result.table.column("image_path").null_count == result.table.num_rows - 25
+    assert result.report.to_dict()["values_nulled"]["image_not_in_index"]["count"] == 5
+    assert "5 image ids are not in the photo index (25 ids); those items have no photo" in result.report.notes
+
+
+@pytest.mark.parametrize(("photos", "needle"), [
+    ('folder = "images/small"\nindex = "images/metadata/images.csv.gz"\nid = "photo_id"',
+     "has no column 'photo_id' (columns: image_id, height, width, path)"),
+    ('folder = "images/big"', "sets folder = 'images/big' in [photos], but"),
+    ('index = "images/metadata/missing.csv"', "sets index = 'images/metadata/missing.csv' in [photos], but"),
+    ('folder = "images/small"\nid = "image_id"', "names the columns of a photo index in [photos] but no index"),
+    ('foldr = "images/small"', "unknown key 'foldr' in [photos]; did you mean 'folder'?"),
+])
+def test_a_wrong_photos_section_is_refused_in_one_sentence(abo_listings, photos, needle):
+    text = (abo_listings / "mapping.toml").read_text(encoding="utf-8")
+    start = text.index("[photos]")
+    text = text[:start] + "[photos]\n" + photos + "\n\n" + text[text.index("[clean.gender]"):]
+    with pytest.raises(InputError) as caught:
+        ingest(abo_listings / "listings" / "metadata", mapping=_beside(abo_listings, text))
+    assert needle in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_photo_paths_written_from_the_stores_media_root_are_read_from_the_photos_folder(magento_export):
+    """Magento writes a photo's path from its media folder's root (/1/5/15970.jpg): with [photos] folder naming
+    that folder (pub/media/catalog/product, copied beside the export), each such path is read from there."""
+    result = ingest(magento_export / "export_catalog_product.csv", mapping=magento_export / "mapping.toml")
+    found = [p for p in result.table.column("image_path").to_pylist() if p]
+    media = (magento_export / "pub" / "media" / "catalog" / "product").resolve()
+    assert len(found) == len(list(media.rglob("*.jpg"))) > 0 and all(Path(p).parent.parent.parent == media for p in found)
+    assert all(Path(p).stem == i.removeprefix("MG-").split("-")[0] for p, i in zip(
+        result.table.column("image_path").to_pylist(), result.table.column("item_id").to_pylist(), strict=True) if p)

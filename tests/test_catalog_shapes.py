@@ -1069,3 +1069,34 @@ def test_amazon_2023_item_metadata_of_the_bundled_catalog_builds_a_usable_benchm
     leak = re.compile(r"amazon fashion|https?://|unisex-adult|clothing, shoes", re.IGNORECASE)  # "mens" is a shopper's spelling
     assert not [t for t in texts if leak.search(t) or FOREIGN_CURRENCY.search(t)][:5]
     assert manifest["catalog"]["price_tiers"]["currency"] == "USD" and sum("$" in t for t in texts) >= 10
+
+
+def test_a_mapping_written_from_the_docs_reads_abo_listings(abo_listings, fixture_items):
+    """Amazon Berkeley Objects' layout, read with its mapping: 16 gzipped JSON-lines files in a folder; the English
+    value of every language-tagged text whatever its country (en_US, en_IN, en_GB), also after another language's
+    entry; the department, group and type from the browse node's path (a listing without a node: its type code in
+    words, no gender); the bullet points as sentences; the photos through the image table."""
+    parts = sorted((abo_listings / "listings" / "metadata").iterdir())
+    assert [p.name for p in parts] == [f"listings_{d}.json.gz" for d in "0123456789abcdef"]
+    listings = [json.loads(line) for p in parts for line in gzip.decompress(p.read_bytes()).decode().splitlines()]
+    tags = Counter(entry["language_tag"] for listing in listings for entry in listing["item_name"])
+    assert {"en_US", "en_IN", "en_GB", "de_DE"} <= set(tags) and tags["en_US"] < len(listings)
+    assert any(listing["item_name"][0]["language_tag"] == "de_DE" for listing in listings)
+    result = ingest(abo_listings / "listings" / "metadata", mapping=abo_listings / "mapping.toml")
+    items = {item["item_id"]: item for item in result.table.to_pylist()}
+    assert len(items) == len(listings) and result.report.to_dict()["rejected_rows"] == 0
+    source = {item["item_id"]: item for item in fixture_items.to_pylist()}
+    for listing in listings:
+        item, mine = items[listing["item_id"]], source[listing["model_number"][0]["value"]]
+        assert item["name"] == mine["name"] and item["brand"] == mine["brand"] and item["base_colour"] == mine["base_colour"]
+        node = listing.get("node")
+        if node and "/Clothing, Shoes & Jewelry/" in node[0]["node_name"]:
+            assert item["gender"] == ("Women" if mine["gender"] == "Unisex" else mine["gender"])
+            assert item["age_group"] == ("kids" if mine["gender"] in ("Boys", "Girls") else "adult")
+            assert item["article_type"] == node[0]["node_name"].rsplit("/", 1)[1] and item["master_category"]
+        elif not node:
+            assert item["gender"] is None and item["article_type"] == listing["product_type"][0]["value"].title().replace("_", " ")
+    assert sum(item["article_type"] == "T-Shirts" for item in items.values()) > 100
+    described = next(i for i in items.values() if i["description"] and ". " in i["description"])
+    assert ".," not in described["description"]
+    assert sum(item["image_path"] is not None for item in items.values()) == 30

@@ -3,10 +3,12 @@
 A mapping names a column by its name (``title``); when no column has that exact name, the reference is read as a
 path: a column, then steps ``.key`` (a key of an object), ``[2]`` or ``.2`` (an element of a list, ``[-1]`` the
 last), ``[key=value]`` (the first object of a list whose ``key`` is ``value``; with a number for ``key``, the first
-list whose element at that position is ``value``) and ``[*]`` (every element; the steps after it apply to each). A
+list whose element at that position is ``value``; in any case, ``*`` for any characters, ``|`` between
+alternatives) and ``[*]`` (every element; the steps after it apply to each). A
 text cell holding JSON (a CSV column of JSON objects), or a Python list or dict, is read as such first.
 
-    item_name[language_tag=en_US].value     ABO-style listings: the English name
+    item_name[language_tag=en_US].value     ABO-style listings: the US English name
+    item_name[language_tag=en_*].value      the first English one, of any country (``*``: any characters)
     color[*].value                          every colour of a list of colour objects
     images[0]                               the first of a list of photos
     categories[0=Clothing, Shoes & Jewelry][-1]   the last part of the category path that starts so
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 from fashionrq.catalog.schema import clean_string, json_text
 from fashionrq.errors import InputError
@@ -102,8 +105,15 @@ def _walk(value: object, steps: tuple[tuple[str, object], ...]) -> object:
     if kind == "index":
         return _walk(value[arg], rest) if isinstance(value, list) and -len(value) <= arg < len(value) else None
     key, wanted = arg
-    match = next((v for v in value if str(_entry(v, key)) == wanted), None) if isinstance(value, list) else None
+    match = next((v for v in value if _matches(_entry(v, key), wanted)), None) if isinstance(value, list) else None
     return _walk(match, rest)
+
+
+def _matches(entry: object, wanted: str) -> bool:
+    """Whether ``entry`` reads as ``wanted``, in any case: one of its ``|``-separated alternatives, each of which may
+    hold ``*`` for any characters (``en_*`` is every English language tag)."""
+    text = str(entry).casefold()
+    return entry is not None and any(fnmatchcase(text, alternative.strip().casefold()) for alternative in wanted.split("|"))
 
 
 def _entry(value: object, key: str) -> object:

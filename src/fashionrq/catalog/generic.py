@@ -13,11 +13,11 @@ from fashionrq.catalog.clean import RowCleaner, check_item_id
 from fashionrq.catalog.fieldpath import FirstOf, Reference, parse_reference
 from fashionrq.catalog.guess import toml_key
 from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
-from fashionrq.catalog.photos import PhotoFolder, Photos
+from fashionrq.catalog.photos import PhotoFolder, Photos, read_index
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import (FIELDS, GENDERS, REQUIRED_FIELDS, clean_string, distinct_ignoring_case,
+from fashionrq.catalog.schema import (FIELDS, GENDERS, REQUIRED_FIELDS, as_sentences, clean_string, distinct_ignoring_case,
                                      image_object, photo_bytes, strip_html, to_text)
 from fashionrq.catalog.variants import VariantReferences, one_row_per_product
 from fashionrq.errors import InputError
@@ -82,7 +82,10 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport, images: Pat
     # An items table written by `fashionrq ingest` was accepted once: its rows are only rejected for an empty id.
     required = ("item_id",) if mapping.source == IDENTITY and set(FIELDS) <= set(columns) else REQUIRED_FIELDS
     items = ((where, _mapped_item(where, record, refs, mapping, report, required)) for where, record in records)
-    photos = Photos(path if path.is_dir() else path.parent, report, PhotoFolder.scan(images) if images is not None else None)
+    source = mapping.photos
+    photos = Photos(source.folder or (path if path.is_dir() else path.parent), report,
+                    PhotoFolder.scan(images) if images is not None else None, read_index(source) if source.index else None,
+                    from_root=source.folder is not None)
     out = [photos.resolve(where, item) for where, item in items if item is not None]
     photos.note(out[0]["item_id"] if out else None)
     _one_spelling_per_category(out, report)
@@ -188,7 +191,7 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
         "year": clean.year(raw["year"]),
         "price": clean.price("price", raw["price"]),
         "discounted_price": clean.price("discounted_price", raw["discounted_price"]),
-        "description": clean.text("description", strip_html(raw["description"])),
+        "description": clean.text("description", strip_html(as_sentences(raw["description"]))),
         "attributes": attributes,
     }
 

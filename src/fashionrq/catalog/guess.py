@@ -271,12 +271,28 @@ class Guesser:
             return (f"{column}.{key}", f"objects: their {key!r}") if key else (column, "")
         if not isinstance(first, list) or not first or not isinstance(first[0], dict):
             return column, ""
-        tags = Counter(str(v.get("language_tag")) for value in values if isinstance(value, list) for v in value
-                       if isinstance(v, dict) and "language_tag" in v)
+        tagged = [{str(v.get("language_tag")) for v in value if isinstance(v, dict) and "language_tag" in v}
+                  for value in values if isinstance(value, list)]
+        tags = Counter(tag for record in tagged for tag in record)
         if tags:
-            tag = "en_US" if "en_US" in tags else next((t for t, _ in tags.most_common() if t.startswith("en")), tags.most_common(1)[0][0])
-            return f"{column}[language_tag={tag}].value", f"language-tagged values: the {tag} one"
+            tag, why = _language_tag(tagged, tags)
+            return f"{column}[language_tag={tag}].value", f"language-tagged values: {why}"
         key = next((k for k in ("value", "name", "text") if k in first[0]), None)
         if key is None:
             return column, ""
         return (f"{column}[*].{key}", f"a list of objects: every {key!r}") if many else (f"{column}[0].{key}", f"a list of objects: the first {key!r}")
+
+
+def _language_tag(tagged: list[set[str]], tags: Counter) -> tuple[str, str]:
+    """The language tag to read, and why: the English one that every tagged record has (``en_US`` first), else
+    ``en_*`` (the first English value, of any country) when records differ in their English tag (ABO's ``en_US``,
+    ``en_GB``, ``en_IN``), else the commonest English tag, else the commonest tag."""
+    english = [t for t in ["en_US", *sorted(tags)] if t.startswith("en")]
+    everywhere = next((t for t in english if tags[t] == len(tagged)), None)
+    if everywhere is not None:
+        return everywhere, f"the {everywhere} one"
+    any_english = sum(any(t.startswith("en") for t in record) for record in tagged)
+    if english and any_english > max(tags[t] for t in english):
+        return "en_*", f"the first English one (en_US, en_GB, ...: {any_english / len(tagged):.0%} of the records have one)"
+    tag = max(english, key=lambda t: tags[t]) if english else tags.most_common(1)[0][0]
+    return tag, f"the {tag} one ({tags[tag] / len(tagged):.0%} of the records have one)"

@@ -21,8 +21,9 @@ from fashionrq.errors import InputError
 
 #: Every key a mapping file may hold at its top level.
 MAPPING_KEYS = ("format", "encoding", "delimiter", "header_row", "sheet", "record", "list_separator", "columns", "attributes", "values", "constants", "price",
-                "clean", "variants", "skip")
+                "clean", "variants", "skip", "photos")
 PRICE_KEYS = ("currency", "decimal_separator", "range", "placeholder_max")
+PHOTO_KEYS = ("folder", "index", "id", "path")
 VARIANT_KEYS = ("key", "fill", "take", "parent", "parent_id", "children", "variant_id")
 #: Fields a ``[constants]`` entry may set (text fields; the id and the photo path differ per item).
 CONSTANT_FIELDS = tuple(sorted(STRING_FIELDS - {"item_id", "image_path"}))
@@ -381,6 +382,40 @@ def _link_column(path: Path, table: dict, key: str, what: str) -> str | None:
     return value
 
 
+@dataclass(frozen=True)
+class PhotoSource:
+    """Where a mapped catalog's photos are (``[photos]``): ``folder`` holds them (``None``: the catalog's folder);
+    ``index``, a table whose ``id_column`` holds the image ids the catalog names and whose ``path_column`` each one's
+    file in ``folder`` (``None``: the catalog names the files itself). Both paths as the mapping file's folder reads
+    them."""
+
+    folder: Path | None = None
+    index: Path | None = None
+    id_column: str = "image_id"
+    path_column: str = "path"
+
+
+def _photo_source(path: Path, spec: dict) -> PhotoSource:
+    """``[photos]``: its folder and index, relative to the mapping file, each checked to be there."""
+    table = _table(path, spec, "photos")
+    for key, value in table.items():
+        if key not in PHOTO_KEYS:
+            raise InputError(f"mapping file {path} has the unknown key {key!r} in [photos]; {_suggest(key, PHOTO_KEYS)}")
+        if not isinstance(value, str) or not value.strip():
+            raise InputError(f"mapping file {path} sets {key} = {value!r} in [photos]; give a text, e.g. folder = \"images\".")
+    if ("id" in table or "path" in table) and "index" not in table:
+        raise InputError(f"mapping file {path} names the columns of a photo index in [photos] but no index; add "
+                         "index = \"images/metadata/images.csv.gz\" (the table of image ids and paths), or remove id and path.")
+    found = {}
+    for key, kind, there in (("folder", "folder", Path.is_dir), ("index", "file", Path.is_file)):
+        if key in table:
+            found[key] = (path.parent / table[key]).resolve()
+            if not there(found[key]):
+                raise InputError(f"mapping file {path} sets {key} = {table[key]!r} in [photos], but {found[key]} is no {kind}; "
+                                 "give its path from the mapping file's folder.")
+    return PhotoSource(found.get("folder"), found.get("index"), table.get("id", "image_id"), table.get("path", "path"))
+
+
 @dataclass
 class Mapping:
     """How one catalog's columns map onto the canonical item fields."""
@@ -401,6 +436,7 @@ class Mapping:
     sheet: str | None = None
     record: str | None = None
     variants: Variants = Variants()
+    photos: PhotoSource = PhotoSource()
     source: str = IDENTITY
 
     @classmethod
@@ -433,6 +469,7 @@ class Mapping:
             sheet=_sheet(path, spec),
             record=_record(path, spec),
             variants=_variants(path, spec),
+            photos=_photo_source(path, spec),
             source=str(path),
         )
 

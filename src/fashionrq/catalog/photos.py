@@ -1,4 +1,5 @@
-"""The photos of a mapped catalog: each item's mapped ``image_path`` resolved inside the catalog's folder, and, with
+"""The photos of a mapped catalog: each item's mapped ``image_path`` resolved inside the catalog's folder (or the folder
+and through the index of image ids that the mapping's ``[photos]`` names), and, with
 ``--images DIR``, the photos a folder holds under the items' ids (``DIR/010/0108775015.jpg``, as H&M keeps them);
 every photo not found, refused or found by id counted in the ingest report."""
 
@@ -10,8 +11,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from fashionrq.catalog.mapping import PhotoSource
+from fashionrq.catalog.records import detect_format, read_records
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import WEB_ADDRESS
+from fashionrq.catalog.schema import WEB_ADDRESS, clean_string
 from fashionrq.errors import InputError
 
 #: The file endings of the photos a folder is searched for (in any case).
@@ -52,16 +55,37 @@ def _key(name: str) -> str:
     return (name.lstrip("0") or "0") if name.isdigit() else name
 
 
+def read_index(source: PhotoSource) -> dict[str, str]:
+    """The file of each image id that the photo index of ``source`` lists (the first row of an id that repeats); an
+    index without the named columns is refused in one sentence."""
+    scratch = IngestReport(source=str(source.index), layout="photo index")
+    records, columns = read_records(source.index, detect_format(source.index, None), scratch)
+    missing = [c for c in (source.id_column, source.path_column) if c not in columns]
+    if missing:
+        raise InputError(f"photo index {source.index} has no column {missing[0]!r} (columns: {', '.join(columns)[:300]}); name its "
+                         "columns of image ids and of paths with id = and path = in the mapping's [photos].")
+    index = {}
+    for _, record in records:
+        image_id, file = clean_string(record.get(source.id_column)), clean_string(record.get(source.path_column))
+        if image_id is not None and file is not None:
+            index.setdefault(image_id, file)
+    return index
+
+
 @dataclass
 class Photos:
-    """Each item's ``image_path`` resolved against the catalog's ``folder`` (links followed). A path that leaves the
-    folder is refused, so that a release never publishes (or hard-links) a file from elsewhere; a web address
-    (which is never downloaded) or a file that is not there is nulled and counted. An item with no photo after
-    that takes the one ``by_id`` holds under its id, if any."""
+    """Each item's ``image_path`` resolved against ``folder`` (the catalog's, or the one ``[photos]`` names; links
+    followed), through ``index`` when the catalog names image ids. A path that leaves the folder is refused, so that a
+    release never publishes (or hard-links) a file from elsewhere (with ``from_root``, for a folder the mapping names,
+    one written from the root, ``/1/5/15970.jpg`` as Magento writes them, is read from the folder); a web address (which is never downloaded), an id the index does
+    not list or a file that is not there is nulled and counted. An item with no photo after that takes the one
+    ``by_id`` holds under its id, if any."""
 
     folder: Path
     report: IngestReport
     by_id: PhotoFolder | None = None
+    index: dict[str, str] | None = None
+    from_root: bool = False
     found_by_id: int = field(default=0, init=False)
     items: int = field(default=0, init=False)
 
@@ -74,21 +98,28 @@ class Photos:
         return item
 
     def _mapped(self, where: str, item: dict) -> dict:
-        if item["image_path"] is None:
-            return item
-        if WEB_ADDRESS.match(item["image_path"]):
+        text = item["image_path"]
+        if text is not None and self.index is not None:
+            text = self.index.get(text)
+            if text is None:
+                self.report.null_value("image_not_in_index", item["item_id"])
+        if text is None:
+            return {**item, "image_path": None}
+        if WEB_ADDRESS.match(text):
             self.report.null_value("image_url", item["item_id"])
             return {**item, "image_path": None}
         root = self.folder.resolve()
         try:
-            photo = (root / item["image_path"]).resolve()
+            photo = (root / text).resolve()
+            if root not in photo.parents and text.startswith("/") and self.from_root:
+                photo = (root / text.lstrip("/")).resolve()
             there = photo.is_file()
         except (OSError, ValueError):  # a name too long for the file system, or a NUL in it: no file name at all
             self.report.null_value("image_path_not_a_file_name", item["item_id"])
             return {**item, "image_path": None}
         if root not in photo.parents:
-            raise InputError(f"{where} (id {item['item_id'][:80]}): image_path {item['image_path'][:80]!r} lies outside the "
-                             f"catalog's folder {str(root)[:200]}; keep the photos in or below that folder.")
+            raise InputError(f"{where} (id {item['item_id'][:80]}): image_path {text[:80]!r} lies outside {str(root)[:200]}, "
+                             "the folder photos are read from; keep the photos in or below that folder.")
         if not there:
             self.report.null_value("missing_image_file", item["item_id"])
             return {**item, "image_path": None}
@@ -105,6 +136,9 @@ class Photos:
                 "name them by item id and pass their folder with --images")
         if missing:
             self.report.notes.append(f"{missing:,} image_path values name no file in or below {self.folder}; those items have no photo")
+        if unlisted := len(self.report.values_nulled.get("image_not_in_index", ())):
+            self.report.notes.append(f"{unlisted:,} image ids are not in the photo index ({len(self.index):,} ids); those items "
+                                     "have no photo")
         if unnamed := len(self.report.values_nulled.get("image_path_not_a_file_name", ())):
             self.report.notes.append(f"{unnamed:,} image_path values cannot be file names (too long, or holding a NUL); those "
                                      "items have no photo: map the column that holds the photos' paths")

@@ -89,6 +89,15 @@ def to_text(value: object) -> str | None:
     return str(value)
 
 
+def as_sentences(value: object) -> object:
+    """A list of texts (a listing's bullet points) as one text, each entry a sentence: ``Soft cotton`` and ``Machine
+    wash.`` read ``Soft cotton. Machine wash.``; any other value as it is."""
+    if not isinstance(value, list | tuple):
+        return value
+    parts = [t.strip() for t in (to_text(v) for v in value) if t is not None and t.strip() and t.strip().lower() not in PLACEHOLDERS]
+    return " ".join(p if p[-1] in ".!?…" else f"{p}." for p in parts) or None
+
+
 def photo_bytes(value: object) -> bool:
     """Whether ``value`` is a photo stored inside the catalog: bytes, or an image object holding them (a Hugging Face
     dataset's ``{"bytes": ..., "path": ...}``)."""
