@@ -699,3 +699,15 @@ def test_photo_paths_written_from_the_stores_media_root_are_read_from_the_photos
     assert len(found) == len(list(media.rglob("*.jpg"))) > 0 and all(Path(p).parent.parent.parent == media for p in found)
     assert all(Path(p).stem == i.removeprefix("MG-").split("-")[0] for p, i in zip(
         result.table.column("image_path").to_pylist(), result.table.column("item_id").to_pylist(), strict=True) if p)
+
+
+def test_build_takes_the_photos_named_by_item_id_in_one_command(hm_with_photos, tmp_path):
+    """`fashionrq build --images DIR` on H&M's table, which names no photo: the release publishes every item's photo
+    under its public id and its manifest names the folder (by name, never by path)."""
+    out = tmp_path / "BENCH"
+    assert main_code(["build", "--catalog", str(hm_with_photos / "articles.csv"), "--mapping", str(hm_with_photos / "mapping.toml"),
+                      "--images", str(hm_with_photos / "images"), "--out", str(out), "--seed", "0", "--sid-method", "rkmeans",
+                      "--codebook-size", "8", "--allow-weak"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["images"] == "images" and manifest["counts"]["photos"]["count"] == 300
+    assert len(list((out / "public" / "images").glob("*.jpg"))) == 300

@@ -16,6 +16,7 @@ from fashionrq.progress import console, print_table
 def build_command(
     catalog: str = typer.Option("bundled", "--catalog", help="A Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet/XML/Excel (.xlsx) catalog file or a folder of product JSON files (with --mapping), an ingested folder, or 'bundled'."),
     mapping: Path = typer.Option(None, "--mapping", help="TOML file mapping the catalog's columns to the canonical fields (docs/catalog.md; `fashionrq draft-mapping CATALOG` writes a first one)."),
+    images: Path = typer.Option(None, "--images", help="Folder of photos named by item id (<item_id>.jpg, also in folders below it) for the items whose catalog names no photo (docs/catalog.md, \"Photos named by item id\")."),
     out: Path = typer.Option(..., "--out", help="Release folder to write (BENCH/)."),
     encoder: str = typer.Option(DEFAULT_ENCODER, "--encoder", help="Item encoder for the semantic IDs."),
     embeddings: Path = typer.Option(None, "--embeddings", help="Precomputed item vectors (Parquet item_id + list column, or .npy + .ids.txt) used instead of --encoder."),
@@ -49,7 +50,7 @@ def build_command(
     llm_options = {"max_concurrency": llm_concurrency, "timeout": llm_timeout, "max_tokens": llm_max_tokens,
                    "max_failure_rate": llm_max_failure_rate, "response_format": llm_response_format}
     path = build_release(BuildConfig(
-        catalog=catalog, mapping=mapping, out=out, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
+        catalog=catalog, mapping=mapping, images=images, out=out, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
         codebook_size=codebook_size, split_leaves=split_leaves, seed=seed, secret=secret,
         queries_backend="mcmr" if mcmr else queries_backend, llm_options=llm_options, min_purity=min_purity,
         min_size=min_size, task_config=TaskConfig(**sizes), force=force, allow_weak=allow_weak))

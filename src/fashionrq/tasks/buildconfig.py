@@ -30,6 +30,7 @@ class BuildConfig:
     :func:`fashionrq.tasks.tree.fit_tree`); ``split_leaves`` splits leaves big enough for two T1 pool tiers
     (docs/benchmark.md, "A tree that fits the catalog").
     ``mapping``: the TOML mapping file of a catalog in another schema (see docs/catalog.md).
+    ``images``: a folder of photos named by item id, for the items whose catalog names none (``ingest(images=...)``).
     ``embeddings``: a file of precomputed item vectors (``fashionrq.encoders.given``) used instead of ``encoder``.
     ``llm_options``: keyword arguments of ``querygen.LLMBackend`` (``max_concurrency``, ``timeout``, ``max_tokens``,
     ``max_failure_rate`` ...) for ``queries_backend="llm"``.
@@ -42,6 +43,7 @@ class BuildConfig:
 
     catalog: str | Path = "bundled"
     mapping: str | Path | None = None
+    images: str | Path | None = None
     out: str | Path = "BENCH"
     encoder: str = DEFAULT_ENCODER
     embeddings: str | Path | None = None

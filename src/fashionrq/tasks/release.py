@@ -453,7 +453,7 @@ def build_release(config: BuildConfig, *, ingested=None) -> Path:
     """
     c = config
     check_out(c.out, c.force)
-    result = ingested if ingested is not None else ingest(c.catalog, mapping=c.mapping)
+    result = ingested if ingested is not None else ingest(c.catalog, mapping=c.mapping, images=c.images)
     items, subset = photographed_only(result) if c.queries_backend == "mcmr" else (result.table, {})
     with stage(f"read embeddings ({Path(c.embeddings).name})" if c.embeddings is not None else f"encode items ({c.encoder})"):
         X, encoder_info = item_vectors(items, c.encoder, c.embeddings, c.cache_dir)
@@ -463,7 +463,7 @@ def build_release(config: BuildConfig, *, ingested=None) -> Path:
                                                         plan_units(c, items, X), split=c.split_leaves)
     info = {
         "config": {"catalog": _name_of(c.catalog), "mapping": _name_of(c.mapping) if c.mapping else None,
-                   "encoder": encoder_info["name"], "sid_method": c.sid_method, "levels": c.levels,
+                   **({"images": _name_of(c.images)} if c.images is not None else {}), "encoder": encoder_info["name"], "sid_method": c.sid_method, "levels": c.levels,
                    "codebook_size": construction["codebook"]["size"], "min_purity": c.min_purity, "min_size": c.min_size},
         "construction": construction,
         "catalog": {"source": _name_of(result.report.source), "items": items.num_rows, "synthetic": is_synthetic(items),
@@ -495,6 +495,6 @@ def plan_units(config: BuildConfig, items: pa.Table, X: np.ndarray):
 
 
 def _name_of(source: str | Path) -> str:
-    """A catalog or mapping as the manifest names it: its file or folder name (or ``bundled``), never its path, so the
+    """A catalog, mapping or photo folder as the manifest names it: its file or folder name (or ``bundled``), never its path, so the
     same inputs give the same manifest wherever they sit, and the builder's folders stay out of the release."""
     return Path(str(source)).name or str(source)
