@@ -277,6 +277,16 @@ def test_a_product_type_that_is_a_mass_noun_is_never_pluralised(items):
     assert not [v for v in types if type_forms(v)[0].endswith(("wears", "clothings", "jewellerys"))]
 
 
+def test_two_types_said_alike_are_said_once():
+    """"Shirt" (a type code read as words) and "Shirts" (a category path's name) in one cluster: "shirts", never
+    "shirts or shirts"; both stay in φ."""
+    for seed in range(4):
+        text, phi, _ = _noun_phrase(("Shirt", "Shirts"), [], np.random.default_rng(seed), False, {})
+        assert text.lower().count("shirts") == 1 and " or " not in text and phi["product_type"] == ["Shirt", "Shirts"], text
+    text, _, _ = _noun_phrase(("Sandal", "Sandals", "Flip Flops"), [], np.random.default_rng(0), False, {})
+    assert text.lower().count("sandals") == 1 and "flip flops" in text.lower(), text
+
+
 def test_a_slashed_type_name_is_said_and_read_as_its_alternatives(items):
     """H&M's product types name alternatives with a slash ("Hat/beanie", "Cap/peaked", "Weekend/Gym bag"): the
     query says "hats or beanies", "peaked caps", "weekend bags or gym bags", never "cap/peakeds", and the lexicon

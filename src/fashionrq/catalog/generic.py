@@ -13,6 +13,7 @@ from fashionrq.catalog.clean import RowCleaner, check_item_id
 from fashionrq.catalog.fieldpath import FirstOf, Reference, parse_reference
 from fashionrq.catalog.guess import toml_key
 from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
+from fashionrq.catalog.name_types import fold
 from fashionrq.catalog.photos import PhotoFolder, Photos, read_index
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
@@ -287,22 +288,26 @@ CATEGORY_FIELDS = ("master_category", "sub_category", "article_type", "usage", "
 
 
 def _one_spelling_per_category(items: list[dict], report: IngestReport) -> None:
-    """A category written in several cases (``SweatShirt`` and ``Sweatshirt``, ``shorts`` and ``Shorts``) is one
-    category, written as most of its items write it (the first of equally common spellings), and one written in
-    capitals only (``NAVY BLUE``, read from a name in capitals) is written with a capital letter per word; each item
-    changed is counted under ``repaired.case_of_<field>``."""
+    """A category written in several cases (``SweatShirt`` and ``Sweatshirt``, ``shorts`` and ``Shorts``), or in
+    both numbers or with and without a hyphen (``Shirt`` and ``Shirts``, ``T-Shirts`` and ``Tshirts``: a type code
+    beside a category path), is one category, written as most of its items write it (the first of equally common
+    spellings), and one written in capitals only (``NAVY BLUE``, read from a name in capitals) is written with a
+    capital letter per word; each item changed is counted under ``repaired.case_of_<field>`` (a colour, or a
+    category only in case) or ``repaired.spelling_of_<field>``."""
     for name in (*CATEGORY_FIELDS, "base_colour"):
+        key = str.casefold if name == "base_colour" else fold
         spellings: dict[str, Counter] = {}
         for item in items:
             if item[name] is not None:
-                spellings.setdefault(item[name].casefold(), Counter())[item[name]] += 1
-        chosen = {key: _not_in_capitals(counts.most_common(1)[0][0]) for key, counts in spellings.items()}
+                spellings.setdefault(key(item[name]), Counter())[item[name]] += 1
+        chosen = {k: _not_in_capitals(counts.most_common(1)[0][0]) for k, counts in spellings.items()}
         for item in items:
-            if item[name] is not None and (spelling := chosen[item[name].casefold()]) != item[name]:
+            if item[name] is not None and (spelling := chosen[key(item[name])]) != item[name]:
                 if name == "base_colour":
                     item["colours"] = [spelling if c == item[name] else c for c in item["colours"]]
+                reason = "case_of" if spelling.casefold() == item[name].casefold() else "spelling_of"
                 item[name] = spelling
-                report.repair(f"case_of_{name}", item["item_id"])
+                report.repair(f"{reason}_{name}", item["item_id"])
 
 
 def _not_in_capitals(text: str) -> str:

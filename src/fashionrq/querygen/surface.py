@@ -178,8 +178,8 @@ def type_forms(value: str) -> tuple[str, ...]:
 
 
 def type_display(values) -> str:
-    """"shirts", "shirts or t-shirts", "shirts, tops or t-shirts"."""
-    return _said_list(type_forms(v)[0] for v in values)
+    """"shirts", "shirts or t-shirts", "shirts, tops or t-shirts"; two types said alike ("Shirt" and "Shirts") once."""
+    return _said_list(dict.fromkeys(type_forms(v)[0] for v in values))
 
 
 # ---- colours, patterns, materials ----------------------------------------------------------------------
