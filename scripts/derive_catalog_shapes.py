@@ -1872,6 +1872,11 @@ Men = "adult"
 Women = "adult"
 Boys = "kids"
 Girls = "kids"
+
+[values.article_type]                       # the type codes that are no words
+FASHIONEARRING = "Earrings"
+FASHIONRING = "Ring"
+FASHIONNECKLACEBRACELETANKLET = "Necklace and Chains"
 """
 
 ABO_MARKETS = (("US", "amazon.com", "en_US"), ("IN", "amazon.in", "en_IN"), ("GB", "amazon.co.uk", "en_GB"))

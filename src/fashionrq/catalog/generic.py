@@ -295,7 +295,7 @@ def _one_spelling_per_category(items: list[dict], report: IngestReport) -> None:
     capital letter per word; each item changed is counted under ``repaired.case_of_<field>`` (a colour, or a
     category only in case) or ``repaired.spelling_of_<field>``."""
     for name in (*CATEGORY_FIELDS, "base_colour"):
-        key = str.casefold if name == "base_colour" else fold
+        key = str.casefold if name == "base_colour" else (lambda text: fold(text.replace("_", " ")))
         spellings: dict[str, Counter] = {}
         for item in items:
             if item[name] is not None:
@@ -311,11 +311,12 @@ def _one_spelling_per_category(items: list[dict], report: IngestReport) -> None:
 
 
 def _not_in_capitals(text: str) -> str:
-    """``text`` with a capital letter per word if it is written in capitals only (``T-SHIRT``: ``T-shirt``)."""
+    """``text`` with a capital letter per word if it is written in capitals only (``T-SHIRT``: ``T-shirt``), a code's
+    underscores read as spaces (``SPORTING_GOODS``: ``Sporting Goods``)."""
     letters = [c for c in text if c.isalpha()]
     if len(letters) < 2 or not all(c.isupper() for c in letters):
         return text
-    return " ".join(word[:1].upper() + word[1:].lower() for word in text.split(" "))
+    return " ".join(word[:1].upper() + word[1:].lower() for word in text.replace("_", " ").split())
 
 
 def _note_repeats(items: list[dict], report: IngestReport, variants: bool) -> None:
