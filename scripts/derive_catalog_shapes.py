@@ -147,17 +147,23 @@ import html
 import io
 import json
 import re
+import sys
 import zipfile
 from collections import Counter
-from xml.sax.saxutils import escape
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 from openpyxl import Workbook
 from openpyxl.writer.excel import ExcelWriter
+
+from fashionrq.catalog import ingest
+from fashionrq.errors import InputError
+from fashionrq.io import atomic_directory
+from fashionrq.layout import check_folder_output
 
 INR_PER_USD = 83.0
 SIZES = ("XS", "S", "M", "L", "XL")
@@ -2019,23 +2025,24 @@ def main() -> None:
     parser.add_argument("--source", type=Path, required=True, help="Myntra-layout folder (styles.csv and its item JSON)")
     parser.add_argument("--shape", choices=sorted(SHAPES), default="us-tops", help="the catalog shape to write (default us-tops)")
     parser.add_argument("--out", type=Path, required=True, help="folder to write the catalog file and mapping.toml to")
+    parser.add_argument("--force", action="store_true", help="replace a non-empty --out folder (once the new one is complete)")
     args = parser.parse_args()
-    from fashionrq.catalog import ingest
-
-    shape = SHAPES[args.shape]
-    items = ingest(args.source).table.to_pylist()
-    rows = shape.rows(items)
-    args.out.mkdir(parents=True, exist_ok=True)
-    content = shape.file_bytes(rows)
-    for name, data in (content.items() if isinstance(content, dict) else [("", content)]):
-        path = args.out / shape.file_name / name if name else args.out / shape.file_name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    photos = shape.photos(items) if shape.photos else {}
-    for name, data in photos.items():
-        (args.out / name).parent.mkdir(parents=True, exist_ok=True)
-        (args.out / name).write_bytes(data)
-    (args.out / "mapping.toml").write_text(shape.mapping, encoding="utf-8")
+    try:
+        check_folder_output(args.out, args.force, "derived catalog folder")
+        shape = SHAPES[args.shape]
+        items = ingest(args.source).table.to_pylist()
+        rows = shape.rows(items)
+        content = shape.file_bytes(rows)
+        photos = shape.photos(items) if shape.photos else {}
+        files = {f"{shape.file_name}/{name}" if name else shape.file_name: data
+                 for name, data in (content.items() if isinstance(content, dict) else [("", content)])}
+        with atomic_directory(args.out, force=True, what="derived catalog folder") as folder:
+            for name, data in {**files, **photos, "mapping.toml": shape.mapping.encode("utf-8")}.items():
+                (folder / name).parent.mkdir(parents=True, exist_ok=True)
+                (folder / name).write_bytes(data)
+    except InputError as err:
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
     photographed = sum(name.endswith(".jpg") for name in photos)
     written = f", {photographed:,} photos below {args.out}" if photographed else ""
     print(f"wrote {len(rows):,} rows to {args.out / shape.file_name}{written} and the mapping to {args.out / 'mapping.toml'}")
