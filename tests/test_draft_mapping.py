@@ -743,3 +743,22 @@ def test_the_draft_for_abo_listings_reads_the_english_value_of_every_country(tmp
     mine, hand = (ingest(catalog, mapping=m).table.to_pylist() for m in (drafted, abo_listings / "mapping.toml"))
     assert [(i["item_id"], i["name"], i["brand"], i["base_colour"]) for i in mine] == [
         (i["item_id"], i["name"], i["brand"], i["base_colour"]) for i in hand]
+
+
+def test_the_draft_reads_a_list_of_category_objects_from_its_last_entry_up(tmp_path, fixture_items):
+    """Breadcrumbs as objects (``[{"id": 1, "name": "Women"}, ..., {"name": "Tops"}]``, as scrapers and APIs save
+    them): the type is the last entry's name, never the first's (a gender), the categories the entries above it and
+    the gender the entry that names one."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["gender"] and i["sub_category"]]
+    catalog = tmp_path / "products.jsonl"
+    catalog.write_text("".join(json.dumps({
+        "id": i["item_id"], "title": i["name"],
+        "breadcrumbs": [{"id": n, "name": part} for n, part in enumerate((i["gender"], i["master_category"], i["sub_category"], i["article_type"]))],
+    }) + "\n" for i in items), encoding="utf-8")
+    drafted, text = _drafted(tmp_path, catalog)
+    columns = tomllib.loads(text)["columns"]
+    assert (columns["article_type"], columns["sub_category"], columns["master_category"], columns["gender"]) == (
+        "breadcrumbs[-1].name", "breadcrumbs[-2].name", "breadcrumbs[-3].name", "breadcrumbs[0].name")
+    read = ingest(catalog, mapping=drafted).table.to_pylist()
+    assert [(r["gender"], r["master_category"], r["sub_category"], r["article_type"]) for r in read] == [
+        (i["gender"], i["master_category"], i["sub_category"], i["article_type"]) for i in items]

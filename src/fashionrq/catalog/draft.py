@@ -467,6 +467,9 @@ def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]
     if first.endswith("[-1]"):
         _category_list(guesser, found, lines, first.removesuffix("[-1]"))
         return []
+    if (objects := re.fullmatch(r"(.+)\[-1\]\.([^.\[\]]+)", first)) is not None:  # a list of category objects
+        _category_list(guesser, found, lines, objects.group(1), objects.group(2))
+        return []
     texts = present_texts(guesser.values(found["article_type"][0]))
     separator = _path_separator(texts, PATH_SEPARATORS)
     if separator is None:
@@ -496,22 +499,25 @@ def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]
     return out
 
 
-def _category_list(guesser: Guesser, found: dict, lines: list[str], column: str) -> None:
+def _category_list(guesser: Guesser, found: dict, lines: list[str], column: str, key: str | None = None) -> None:
     """An article type taken from ``column``, a list of categories (``["Clothing, Shoes & Jewelry", "Women",
-    "Clothing", "Tops, Tees & Blouses"]``): the entries above it for the categories the catalog has no column for, and
-    the gender from the position that names one in most lists."""
+    "Clothing", "Tops, Tees & Blouses"]``, or of objects whose ``key`` names them: ``[{"name": "Women"}, ...]``): the
+    entries above it for the categories the catalog has no column for, and the gender from the position that names
+    one in most lists."""
     lists = [v for v in guesser.decoded(column) if isinstance(v, list)]
     depth = Counter(map(len, lists)).most_common(1)[0][0]
+    suffix = f".{key}" if key else ""
     for name, index in (("sub_category", -2), ("master_category", -3)):
         if name not in found and depth >= -index:
-            found[name] = (f"{column}[{index}]", "")
-            lines.append(f'{name} = "{column}[{index}]"   # an entry of the category list')
+            found[name] = (f"{column}[{index}]{suffix}", "")
+            lines.append(f'{name} = "{column}[{index}]{suffix}"   # an entry of the category list')
     if "gender" not in found:
-        named = Counter(i for v in lists for i, entry in enumerate(v[:depth]) if str(entry).lower() in GENDER_SYNONYMS)
+        named = Counter(i for v in lists for i, entry in enumerate(v[:depth])
+                        if str(entry.get(key) if key and isinstance(entry, dict) else entry).lower() in GENDER_SYNONYMS)
         index, count = named.most_common(1)[0] if named else (None, 0)
         if count >= 0.6 * len(lists):
-            found["gender"] = (f"{column}[{index}]", "")
-            lines.append(f'gender = "{column}[{index}]"   # the entry of the category list that names a gender')
+            found["gender"] = (f"{column}[{index}]{suffix}", "")
+            lines.append(f'gender = "{column}[{index}]{suffix}"   # the entry of the category list that names a gender')
 
 
 def _colour_lists(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:

@@ -280,6 +280,8 @@ class Guesser:
         key = next((k for k in ("value", "name", "text") if k in first[0]), None)
         if key is None:
             return column, ""
+        if last and any(isinstance(v, list) and len(v) > 1 for v in values):  # breadcrumbs: [{"name": "Women"}, ..., {"name": "Tops"}]
+            return f"{column}[-1].{key}", f"a list of category objects: the last {key!r}, the most specific"
         return (f"{column}[*].{key}", f"a list of objects: every {key!r}") if many else (f"{column}[0].{key}", f"a list of objects: the first {key!r}")
 
 
