@@ -762,3 +762,29 @@ def test_the_draft_reads_a_list_of_category_objects_from_its_last_entry_up(tmp_p
     read = ingest(catalog, mapping=drafted).table.to_pylist()
     assert [(r["gender"], r["master_category"], r["sub_category"], r["article_type"]) for r in read] == [
         (i["gender"], i["master_category"], i["sub_category"], i["article_type"]) for i in items]
+
+
+def test_the_draft_for_a_bigcommerce_export_skips_its_variant_rows_and_reads_its_category_paths(tmp_path, fixture_items):
+    """A BigCommerce product export: a Product row, then its SKU rows (a size each, no id of its own); Product Type
+    "P" on every product row; categories "Women/Apparel/Tops", a second one after a semicolon. The draft leaves the
+    SKU rows out with [skip], leaves Product Type out, and reads the type, the group above it and the gender from
+    the first path; every product row is an item."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["gender"]][:400]
+    catalog = tmp_path / "products-2026-12-05.csv"
+    with open(catalog, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["Item Type", "Product ID", "Product Name", "Product Type", "Product Code/SKU", "Brand Name", "Price", "Category"])
+        for n, item in enumerate(items):
+            path = f"{item['gender']}/{item['master_category']}/{item['article_type']}" + (";Sale" if n % 7 == 0 else "")
+            writer.writerow(["Product", 1000 + n, item["name"], "P", f"SKU{item['item_id']}", item["brand"] or "", item["price"] or "", path])
+            writer.writerows(["  SKU", "", f"[S]Size={size}", "", f"SKU{item['item_id']}-{size}", "", "", ""]
+                             for size in (("S", "M", "L") if item["master_category"] == "Apparel" else ()))
+    drafted, text = _drafted(tmp_path, catalog)
+    spec = tomllib.loads(text)
+    assert spec["skip"] == {"Item Type": ["\\s*(?:sku|rule)\\s*"]} and "Product Type" not in spec["columns"].values()
+    assert spec["clean"]["article_type"] == {"split": "/", "part": 2, "remove": [";.*$"]}
+    result = ingest(catalog, mapping=drafted)
+    read = result.table.to_pylist()
+    assert [(r["item_id"], r["gender"], r["sub_category"], r["article_type"]) for r in read] == [
+        (str(1000 + n), i["gender"], i["master_category"], i["article_type"]) for n, i in enumerate(items)]
+    assert result.report.to_dict()["rejected_rows"] == 3 * sum(i["master_category"] == "Apparel" for i in items)

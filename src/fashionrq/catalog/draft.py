@@ -231,6 +231,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     if pairs is not None:
         attributes += [(key, (reference, "the option of that name")) for key, reference in pairs.attributes(guesser, {k for k, _ in attributes})]
     extra += variants_section(guesser, found)
+    extra += _rows_of_no_product(guesser)
     if attributes:
         extra += ["", "[attributes]"]
         for key, (reference, why) in attributes:
@@ -381,6 +382,18 @@ def _type_from_names_where_missing(draft: Draft, guesser: Guesser, found: dict, 
     return _name_types_section(types, source=name)
 
 
+def _rows_of_no_product(guesser: Guesser) -> list[str]:
+    """``[skip]`` for the rows a column of row kinds marks as no product of their own: BigCommerce's ``SKU`` (a size
+    or colour of the product row above) and ``Rule`` (a price rule) rows, under its ``Product`` rows."""
+    for column in guesser.columns:
+        kinds = {t.strip().lower() for t in present_texts(guesser.values(column))}
+        if "product" in kinds and kinds & {"sku", "rule"} and kinds <= {"product", "sku", "rule"}:
+            guesser.used.add(column)
+            return ["", "[skip]   # rows that are no product of their own: the SKU (variant) and Rule rows under a Product row",
+                    f"{toml_key(column)} = ['\\s*(?:sku|rule)\\s*']"]
+    return []
+
+
 def _type_column_by_values(guesser: Guesser, name: str) -> tuple[str, str] | None:
     """An unused column of short category values, or of category paths ending in one, that names the type half of the
     sampled names or more end in (Zara's ``terms``, ``jackets``, beside ``BASIC PUFFER JACKET``; ``Apparel | Topwear |
@@ -476,22 +489,27 @@ def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]
         return []
     paths = [[part.strip() for part in t.split(separator)] for t in texts]
     root = Counter(path[0] for path in paths).most_common(1)[0][0]
-    joined = bool(root) and sum(f",{root}" in t for t in texts) >= len(texts) / 20  # Magento: ".../Tshirts,Default Category/Sale"
-    if joined:  # several paths after commas: the parts of the first one, counted from its root
-        paths = [[part.strip() for part in t.split(f",{root}")[0].split(separator)] for t in texts]
+    # several paths in one cell: Magento's ".../Tshirts,Default Category/Sale", BigCommerce's "Women/Tops;Sale"
+    joiner = next((j for j in ((f",{root}" if root else None), ";") if j and sum(j in t for t in texts) >= len(texts) / 20), None)
+    if joiner:  # the parts of the first path, counted from its root
+        paths = [[part.strip() for part in t.split(joiner)[0].split(separator)] for t in texts]
+    joined = joiner is not None
     depth = Counter(map(len, paths)).most_common(1)[0][0]
     out = ["", "[clean.article_type]   # a category path: its last part", f'split = "{separator}"']
     if joined:
+        example = "Tshirts,Default Category/Sale" if joiner != ";" else "Tops;Sale"
         out[1] = f"[clean.article_type]   # the last part of the first of the paths; CHECK (paths of {depth} parts)"
-        out += [f"part = {depth - 1}", "remove = [',.*$']   # the other paths, after a comma (\"Tshirts,Default Category/Sale\")"]
+        out += [f"part = {depth - 1}", f"remove = ['{joiner[0]}.*$']   # the other paths, after a {'comma' if joiner != ';' else 'semicolon'} (\"{example}\")"]
     elif sum(", " in path[-1] for path in paths) >= len(paths) / 20:  # "Tshirts, Sale": a second category after a comma
         out.append("remove = [',.*$']   # a second category after a comma (\"Tshirts, Sale\"); CHECK")
     parts = [("sub_category", depth - 2 if joined else -2), ("master_category", depth - 3 if joined else -3)]
     genders = Counter(i for path in paths for i, part in enumerate(path[:-1]) if part.lower() in GENDER_SYNONYMS)
     if "gender" not in found and genders and genders.most_common(1)[0][1] >= 0.6 * len(paths):
-        parts.append(("gender", genders.most_common(1)[0][0]))
+        gender = genders.most_common(1)[0][0]  # a category part that is the gender's is no category
+        parts = [(name, part) for name, part in parts if (part if part >= 0 else depth + part) != gender] + [("gender", gender)]
+    one_root = len({path[0] for path in paths}) == 1  # Magento's "Default Category": no category
     for name, part in parts:
-        if name not in found and (not joined or part >= 1) and depth >= (-part if part < 0 else part + 1):
+        if name not in found and (not joined or part >= 1 or not one_root) and depth >= (-part if part < 0 else part + 1):
             found[name] = (found["article_type"][0], "")
             guesser.cleanups[name] = FieldCleanup(split=separator, part=part)
             lines.append(f'{name} = "{found["article_type"][0]}"   # a part of the category path')

@@ -60,7 +60,7 @@ PARENT_NAMES = ("parent", "parentsku", "parentid", "parentitemsku", "parentasin"
 #: Words that say how a row is built (WooCommerce's Type: simple, variable, variation; Magento's product_type: simple,
 #: configurable), never a product's type.
 _ROW_KINDS = frozenset({"simple", "variable", "variation", "grouped", "external", "virtual", "downloadable", "parent", "child",
-                        "configurable", "bundle"})
+                        "configurable", "bundle", "product", "sku", "rule"})  # BigCommerce's Item Type: Product, SKU, Rule
 
 
 def norm(column: str) -> str:
@@ -175,9 +175,10 @@ class Guesser:
         return bool(texts) and sum(all(w.strip().lower() in _ROW_KINDS for w in t.split(",")) for t in texts) >= 0.9 * len(texts)
 
     def constant(self, reference: str) -> bool:
-        """Whether ``reference`` holds one value in every sampled record (and is present in most of them)."""
+        """Whether ``reference`` holds one value in every sampled record that has one (two or more: BigCommerce's
+        ``Product Type`` ``P`` on every product row, empty on its variant rows)."""
         values = [json.dumps(v, sort_keys=True, default=str) for v in self.values(reference)]
-        return len(values) > len(self.records) / 2 and len(set(values)) == 1 and len(self.records) > 1
+        return len(values) > 1 and len(set(values)) == 1
 
     def keyed_features(self) -> str | None:
         """An unused column of lists of texts, a quarter or more of which hold a ``"Key: Value"`` one (``["Fabric: Cotton",
