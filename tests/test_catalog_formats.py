@@ -680,8 +680,11 @@ def test_a_photo_index_gives_each_image_id_its_file_and_counts_the_ids_it_lacks(
     ('index = "images/metadata/missing.csv"', "sets index = 'images/metadata/missing.csv' in [photos], but"),
     ('folder = "images/small"\nid = "image_id"', "names the columns of a photo index in [photos] but no index"),
     ('foldr = "images/small"', "unknown key 'foldr' in [photos]; did you mean 'folder'?"),
+    ('index = "mapping.toml"', "is, by its name, no CSV, TSV, JSON (lines) or Parquet file"),
+    ('index = "empty.csv"', "is empty; give [photos] index the table of image ids and paths"),
 ])
 def test_a_wrong_photos_section_is_refused_in_one_sentence(abo_listings, photos, needle):
+    (abo_listings / "empty.csv").write_bytes(b"")
     text = (abo_listings / "mapping.toml").read_text(encoding="utf-8")
     start = text.index("[photos]")
     text = text[:start] + "[photos]\n" + photos + "\n\n" + text[text.index("[clean.gender]"):]

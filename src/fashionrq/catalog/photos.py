@@ -12,7 +12,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from fashionrq.catalog.mapping import PhotoSource
-from fashionrq.catalog.records import detect_format, read_records
+from fashionrq.catalog.files import read_bytes
+from fashionrq.catalog.records import SUFFIXES, read_records
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import WEB_ADDRESS, clean_string
 from fashionrq.errors import InputError
@@ -58,8 +59,13 @@ def _key(name: str) -> str:
 def read_index(source: PhotoSource) -> dict[str, str]:
     """The file of each image id that the photo index of ``source`` lists (the first row of an id that repeats); an
     index without the named columns is refused in one sentence."""
-    scratch = IngestReport(source=str(source.index), layout="photo index")
-    records, columns = read_records(source.index, detect_format(source.index, None), scratch)
+    fmt = SUFFIXES.get(Path(source.index.name.lower().removesuffix(".gz")).suffix)
+    if fmt not in ("csv", "tsv", "jsonl", "json", "parquet"):
+        raise InputError(f"photo index {source.index} is, by its name, no CSV, TSV, JSON (lines) or Parquet file; give [photos] "
+                         "index the table of image ids and paths (images.csv.gz).")
+    if not read_bytes(source.index).strip():
+        raise InputError(f"photo index {source.index} is empty; give [photos] index the table of image ids and paths.")
+    records, columns = read_records(source.index, fmt, IngestReport(source=str(source.index), layout="photo index"))
     missing = [c for c in (source.id_column, source.path_column) if c not in columns]
     if missing:
         raise InputError(f"photo index {source.index} has no column {missing[0]!r} (columns: {', '.join(columns)[:300]}); name its "
