@@ -14,7 +14,7 @@ import pytest
 
 from conftest import OTHER_SCHEMA, main_code, mapping_file
 from fashionrq.catalog import ingest
-from fashionrq.catalog.draft import draft_mapping
+from fashionrq.catalog.draft import _one_table_each, draft_mapping
 from fashionrq.catalog.name_types import fold, name_tail, other_number, types_at_end_of_names
 
 HM_SCHEMA = OTHER_SCHEMA.parent / "hm_schema"
@@ -734,7 +734,8 @@ def test_the_draft_reads_the_price_before_and_after_a_sale_by_the_names_public_d
 
 def test_the_draft_for_abo_listings_reads_the_english_value_of_every_country(tmp_path, abo_listings):
     """ABO's listings tag their texts en_US, en_IN or en_GB by marketplace: the draft reads the first English value of
-    any country (en_*), so no listing is left out, and its names, brands and colours are the hand mapping's."""
+    any country (en_*), so no listing is left out, and its names, brands and colours are the hand mapping's; a type
+    code that is no word (FASHIONEARRING) is read as the word its items' names end in."""
     catalog = abo_listings / "listings" / "metadata"
     drafted, text = _drafted(tmp_path, catalog)
     spec = tomllib.loads(text)
@@ -743,6 +744,10 @@ def test_the_draft_for_abo_listings_reads_the_english_value_of_every_country(tmp
     mine, hand = (ingest(catalog, mapping=m).table.to_pylist() for m in (drafted, abo_listings / "mapping.toml"))
     assert [(i["item_id"], i["name"], i["brand"], i["base_colour"]) for i in mine] == [
         (i["item_id"], i["name"], i["brand"], i["base_colour"]) for i in hand]
+    # the type codes that are no words read as the word their items' names end in; the others as words
+    assert {"FASHIONEARRING": "Earrings", "FASHIONRING": "Ring"}.items() <= spec["values"]["article_type"].items()
+    types = {i["article_type"] for i in mine}
+    assert {"Shirt", "Shoes", "Earrings"} <= types and not [t for t in types if "fashion" in t.lower() or "_" in t]
 
 
 def test_the_draft_reads_a_list_of_category_objects_from_its_last_entry_up(tmp_path, fixture_items):
@@ -788,3 +793,13 @@ def test_the_draft_for_a_bigcommerce_export_skips_its_variant_rows_and_reads_its
     assert [(r["item_id"], r["gender"], r["sub_category"], r["article_type"]) for r in read] == [
         (str(1000 + n), i["gender"], i["master_category"], i["article_type"]) for n, i in enumerate(items)]
     assert result.report.to_dict()["rejected_rows"] == 3 * sum(i["master_category"] == "Apparel" for i in items)
+
+
+def test_a_table_the_draft_writes_twice_is_written_once():
+    """Two parts of the draft may write one table ([values.article_type] from the type codes and from the names): the
+    later one's entries join the first, a key it already has left out, so the draft stays valid TOML."""
+    lines = ["[columns]", 'name = "title"', "", "[values.article_type]", 'CODE = "Word"', "", "[clean.gender]", 'part = 0', "",
+             "[values.article_type]   # from the names", 'tee = "T-shirt"', 'CODE = "Other"']
+    merged = _one_table_each(lines)
+    assert tomllib.loads("\n".join(merged)) == {"columns": {"name": "title"}, "values": {"article_type": {"CODE": "Word", "tee": "T-shirt"}},
+                                                "clean": {"gender": {"part": 0}}}

@@ -236,7 +236,27 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         extra += ["", "[attributes]"]
         for key, (reference, why) in attributes:
             extra.append(f"{toml_key(key)} = {toml_reference(reference)}" + (f"   # {why}" if why else ""))
-    return lines + extra
+    return _one_table_each(lines + extra)
+
+
+def _one_table_each(lines: list[str]) -> list[str]:
+    """The draft's lines with a table written twice (``[values.article_type]`` from the type codes and from the
+    names) written once: the later one's entries join the first, but for a key the first already has."""
+    blocks: list[list[str]] = [[]]  # the lines before the first table, then a table's lines each
+    tables: dict[str, list[str]] = {}
+    block = blocks[0]
+    for line in lines:
+        table = re.match(r"\[([^\[\]]+)\]", line)
+        if table is not None:
+            if table.group(1) not in tables:
+                tables[table.group(1)] = [line]
+                blocks.append(tables[table.group(1)])
+            block = tables[table.group(1)]
+            continue
+        key = line.split("=", 1)[0].strip() if "=" in line and not line.startswith("#") else None
+        if key is None or not any(entry.split("=", 1)[0].strip() == key for entry in block[1:] if not entry.startswith("#")):
+            block.append(line)
+    return [line for lines_of in blocks for line in lines_of]
 
 
 def _id_column_by_values(guesser: Guesser) -> str | None:
@@ -583,11 +603,35 @@ def _cleanups(guesser: Guesser, found: dict) -> list[str]:
             years = sum(bool(_YEAR_SUFFIX.search(t)) for t in texts) >= len(texts) / 10
             cleanup = FieldCleanup(remove=(_YEAR_SUFFIX,) if years else (), words=True)
             out += _cleanup_lines("article_type", texts, cleanup, (f"remove = [{toml_literal(_YEAR_SUFFIX.pattern)}]\n" if years else "") + "words = true")
+            out += _codes_no_words(guesser, found, cleanup)
         elif (texts and sum(bool(_KEYWORD.fullmatch(t)) for t in texts) >= len(texts) / 2 and sum("-" in t for t in texts) >= len(texts) / 10
               and not any(" " in t for t in texts)):  # "casual shoes" beside "t-shirts": the hyphen is the word's own
             cleanup = FieldCleanup(remove=(re.compile("-"),), words=True)
             out += _cleanup_lines("article_type", texts, cleanup, "remove = ['-']\nwords = true")
     return out
+
+
+def _codes_no_words(guesser: Guesser, found: dict, cleanup: FieldCleanup) -> list[str]:
+    """``[values.article_type]`` for the type codes that are no words (ABO's ``FASHIONEARRING``: a word of ten letters
+    or more that no name holds), each read as the type most of its items' names end in, when most end in one."""
+    if "name" not in found:
+        return []
+    pairs = [(n, t) for n, t in guesser.both(found["name"][0], found["article_type"][0]) if isinstance(n, str) and isinstance(t, str)]
+    said = {fold(word) for n, _ in pairs for word in re.findall(r"[A-Za-z]+", n)}
+    lines = []
+    for code in sorted({t for _, t in pairs}):
+        words = re.findall(r"[A-Za-z]+", cleanup.apply(code)[0] or "")
+        if not any(len(word) >= 10 and fold(word) not in said for word in words):
+            continue
+        tails = Counter(tail[1] for n, t in pairs if t == code and (tail := name_tail(n)) is not None)
+        if tails:
+            (word, count), share = tails.most_common(1)[0], tails.most_common(1)[0][1] / sum(tails.values())
+            lines.append(f"{toml_key(code)} = {json.dumps(word.title() if word.islower() else word)}"
+                         + (f"   # {share:.0%} of its names end so" if share <= 0.5 else ""))
+    if not lines:
+        return []
+    return ["", "[values.article_type]   # type codes that are no words, each read as the word most of its items' names end in; CHECK",
+            *lines]
 
 
 def _cleanup_lines(name: str, texts: list[str], cleanup: FieldCleanup, body: str) -> list[str]:
