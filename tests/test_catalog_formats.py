@@ -625,6 +625,20 @@ def test_images_finds_photos_of_ids_that_lost_their_leading_zeros_and_keeps_mapp
                              "passed over") for note in result.report.notes)
 
 
+def test_a_link_in_the_images_folder_to_a_file_outside_it_is_no_photo(hm_with_photos, tmp_path):
+    """A photo folder holding a link named by an item id to a file elsewhere (/etc/passwd): that item gets no photo,
+    so no release publishes the file, and the note counts the link."""
+    rows = list(csv.DictReader((hm_with_photos / "articles.csv").open(encoding="utf-8")))
+    shutil.copytree(hm_with_photos / "images", tmp_path / "images")
+    target = next((tmp_path / "images").rglob(f"{rows[0]['article_id']}.jpg"))
+    target.unlink()
+    target.symlink_to("/etc/passwd")
+    result = ingest(hm_with_photos / "articles.csv", mapping=hm_with_photos / "mapping.toml", images=tmp_path / "images")
+    paths = dict(zip(result.table.column("item_id").to_pylist(), result.table.column("image_path").to_pylist(), strict=True))
+    assert paths[rows[0]["article_id"]] is None and sum(p is not None for p in paths.values()) == 299
+    assert any(n.endswith("1 links to files outside the folder were passed over") for n in result.report.notes), result.report.notes
+
+
 def test_an_images_folder_that_names_no_item_is_refused_in_one_sentence(hm_with_photos, tmp_path, capsys):
     """Photos named otherwise than by item id (Myntra's ids beside H&M's article ids), or a folder without photos, are
     refused with the folder, an example and the fix, exit code non-zero, no traceback."""
@@ -663,14 +677,17 @@ def test_a_photo_index_gives_each_image_id_its_file_and_counts_the_ids_it_lacks(
     photos = [p for p in result.table.column("image_path").to_pylist() if p]
     assert len(photos) == len(table) == 30
     assert sorted(photos) == sorted(str((abo_listings / "images" / "small" / row["path"]).resolve()) for row in table)
-    shorter = tmp_path / "images.csv"
-    shorter.write_text("image_id,height,width,path\n" + "".join(f"{r['image_id']},300,225,{r['path']}\n" for r in table[5:]), encoding="utf-8")
+    shorter = tmp_path / "images.csv"  # 5 ids fewer; a row repeating an id, one without a path: passed over, counted
+    shorter.write_text("image_id,height,width,path\n" + "".join(f"{r['image_id']},300,225,{r['path']}\n" for r in table[5:])
+                       + f"{table[5]['image_id']},300,225,elsewhere.jpg\n{table[0]['image_id']},300,225,\n", encoding="utf-8")
     text = (abo_listings / "mapping.toml").read_text(encoding="utf-8").replace('index = "images/metadata/images.csv.gz"',
                                                                                f'index = "{shorter}"')
     result = ingest(listings, mapping=_beside(abo_listings, text))
     assert result.table.column("image_path").null_count == result.table.num_rows - 25
     assert result.report.to_dict()["values_nulled"]["image_not_in_index"]["count"] == 5
     assert "5 image ids are not in the photo index (25 ids); those items have no photo" in result.report.notes
+    assert "1 rows of the photo index images.csv repeat an earlier row's image id; the first is read" in result.report.notes
+    assert "1 rows of the photo index images.csv have no image id or no path and were passed over" in result.report.notes
 
 
 @pytest.mark.parametrize(("photos", "needle"), [

@@ -85,7 +85,7 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport, images: Pat
     items = ((where, _mapped_item(where, record, refs, mapping, report, required)) for where, record in records)
     source = mapping.photos
     photos = Photos(source.folder or (path if path.is_dir() else path.parent), report,
-                    PhotoFolder.scan(images) if images is not None else None, read_index(source) if source.index else None,
+                    PhotoFolder.scan(images) if images is not None else None, read_index(source, report) if source.index else None,
                     from_root=source.folder is not None)
     out = [photos.resolve(where, item) for where, item in items if item is not None]
     photos.note(out[0]["item_id"] if out else None)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from fashionrq.catalog.mapping import PhotoSource
 from fashionrq.catalog.files import read_bytes
+from fashionrq.catalog.mapping import PhotoSource
 from fashionrq.catalog.records import SUFFIXES, read_records
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import WEB_ADDRESS, clean_string
@@ -26,11 +26,14 @@ PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 class PhotoFolder:
     """The photo files in or below ``folder``, by the name before their ending: the first in path order when two share
     a name (``a/1.jpg`` before ``b/1.jpg``, ``1.jpeg`` before ``1.jpg``). A name of digits is found by an id
-    written with more or fewer leading zeros (a spreadsheet drops them: ``108775015`` finds ``0108775015.jpg``)."""
+    written with more or fewer leading zeros (a spreadsheet drops them: ``108775015`` finds ``0108775015.jpg``). A
+    link to a file outside the folder is passed over and counted, so that a release never publishes (or hard-links)
+    a file from elsewhere."""
 
     folder: Path
     by_name: dict[str, Path]
     shared_names: int
+    links_out: int = 0
 
     @classmethod
     def scan(cls, folder: Path) -> PhotoFolder:
@@ -38,14 +41,17 @@ class PhotoFolder:
         for root, dirs, names in os.walk(folder):
             dirs.sort()
             files += [Path(root, name) for name in names if Path(name).suffix.lower() in PHOTO_SUFFIXES and not name.startswith(".")]
-        by_name, shared = {}, 0
+        inside = folder.resolve()
+        by_name, shared, links_out = {}, 0, 0
         for file in sorted(files, key=lambda f: f.relative_to(folder).as_posix()):
             key = _key(file.stem)
-            if key in by_name:
+            if inside not in file.resolve().parents:
+                links_out += 1
+            elif key in by_name:
                 shared += 1
             else:
                 by_name[key] = file
-        return cls(folder, by_name, shared)
+        return cls(folder, by_name, shared, links_out)
 
     def photo_of(self, item_id: str) -> Path | None:
         return self.by_name.get(_key(item_id))
@@ -56,9 +62,10 @@ def _key(name: str) -> str:
     return (name.lstrip("0") or "0") if name.isdigit() else name
 
 
-def read_index(source: PhotoSource) -> dict[str, str]:
-    """The file of each image id that the photo index of ``source`` lists (the first row of an id that repeats); an
-    index without the named columns is refused in one sentence."""
+def read_index(source: PhotoSource, report: IngestReport) -> dict[str, str]:
+    """The file of each image id that the photo index of ``source`` lists (the first row of an id that repeats, the
+    rows passed over counted in a note of ``report``); an index without the named columns is refused in one
+    sentence."""
     fmt = SUFFIXES.get(Path(source.index.name.lower().removesuffix(".gz")).suffix)
     if fmt not in ("csv", "tsv", "jsonl", "json", "parquet"):
         raise InputError(f"photo index {source.index} is, by its name, no CSV, TSV, JSON (lines) or Parquet file; give [photos] "
@@ -70,11 +77,17 @@ def read_index(source: PhotoSource) -> dict[str, str]:
     if missing:
         raise InputError(f"photo index {source.index} has no column {missing[0]!r} (columns: {', '.join(columns)[:300]}); name its "
                          "columns of image ids and of paths with id = and path = in the mapping's [photos].")
-    index = {}
+    index, empty = {}, 0
     for _, record in records:
         image_id, file = clean_string(record.get(source.id_column)), clean_string(record.get(source.path_column))
-        if image_id is not None and file is not None:
+        if image_id is None or file is None:
+            empty += 1
+        else:
             index.setdefault(image_id, file)
+    if repeated := len(records) - empty - len(index):
+        report.notes.append(f"{repeated:,} rows of the photo index {source.index.name} repeat an earlier row's image id; the first is read")
+    if empty:
+        report.notes.append(f"{empty:,} rows of the photo index {source.index.name} have no image id or no path and were passed over")
     return index
 
 
@@ -179,5 +192,6 @@ def note_found_by_id(report: IngestReport, folder: PhotoFolder, found: int, item
                          f"id (first: {example}; item ids read like {first_id!r}); name each photo <item_id>.jpg, or map the "
                          "column that holds each item's photo path to image_path.")
     shared = f"; {folder.shared_names:,} files share a name with an earlier one and were passed over" if folder.shared_names else ""
+    shared += f"; {folder.links_out:,} links to files outside the folder were passed over" if folder.links_out else ""
     report.notes.append(f"photos found by item id in {folder.folder} for {found:,} of {items:,} items "
                         f"(the folder holds {len(folder.by_name):,}){shared}")
