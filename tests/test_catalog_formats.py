@@ -731,3 +731,13 @@ def test_build_takes_the_photos_named_by_item_id_in_one_command(hm_with_photos, 
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["config"]["images"] == "images" and manifest["counts"]["photos"]["count"] == 300
     assert len(list((out / "public" / "images").glob("*.jpg"))) == 300
+
+
+def test_a_myntra_folder_takes_its_photos_the_same_way_and_a_wrong_folder_is_refused(hm_with_photos, tmp_path):
+    """The Myntra layout reads --images as a mapped catalog does: the photos its folder holds under the items' ids,
+    said in a note, and a folder none of whose photos is named by an item id (H&M's article ids) refused."""
+    result = ingest(FIXTURES / "myntra_images", images=FIXTURES / "myntra_images" / "images")
+    assert result.table.column("image_path").null_count == 0
+    assert any(n.startswith("photos found by item id") and "for 300 of 300 items" in n for n in result.report.notes)
+    with pytest.raises(InputError, match="none is named by an item id"):
+        ingest(FIXTURES / "myntra_images", images=hm_with_photos / "images")

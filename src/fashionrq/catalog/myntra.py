@@ -8,6 +8,7 @@ from pathlib import Path
 
 from fashionrq.catalog.clean import RowCleaner, check_item_id
 from fashionrq.catalog.files import csv_table, read_text
+from fashionrq.catalog.photos import PhotoFolder, note_found_by_id
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import clean_string, strip_html
 from fashionrq.errors import InputError
@@ -120,12 +121,13 @@ def _item(clean: RowCleaner, row: dict, data: dict) -> dict:
 
 
 def read_myntra(folder: Path, report: IngestReport, images: Path | None = None) -> list[dict]:
-    """Read a Myntra-layout folder into canonical item dicts, repairing and counting as it goes."""
+    """Read a Myntra-layout folder into canonical item dicts, repairing and counting as it goes; each item's photo is
+    the one ``images`` (default ``folder/images``) holds under its id (:class:`~fashionrq.catalog.photos.PhotoFolder`)."""
     styles = folder / "styles.csv" if (folder / "styles.csv").exists() else folder / "styles.csv.gz"
     rows = _styles_rows(styles, report)
     records = _json_records(folder, report)
     image_dir = images if images is not None else folder / "images"
-    image_ids = {p.stem for p in image_dir.glob("*.jpg")} if image_dir.is_dir() else set()
+    photos = PhotoFolder.scan(image_dir)
     without_json = []
     items = []
     for row in rows:
@@ -135,8 +137,11 @@ def read_myntra(folder: Path, report: IngestReport, images: Path | None = None) 
             without_json.append(item_id)
             data = {}
         item = _item(RowCleaner(report, item_id), row, data)
-        item["image_path"] = str((image_dir / f"{item_id}.jpg").resolve()) if item_id in image_ids else None
+        item["image_path"] = str(photo.resolve()) if (photo := photos.photo_of(item_id)) is not None else None
         items.append(item)
+    if images is not None:  # a folder the user names: say how many photos it gave, refuse one that gave none
+        note_found_by_id(report, photos, sum(item["image_path"] is not None for item in items), len(items),
+                         items[0]["item_id"] if items else None)
     if without_json:
         report.notes.append(f"{len(without_json)} items have no JSON record and keep only styles.csv fields: {', '.join(without_json)}")
     orphan_json = len(set(records) - {row['id'].strip() for row in rows})
