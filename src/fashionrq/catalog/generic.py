@@ -14,7 +14,7 @@ from fashionrq.catalog.fieldpath import FirstOf, Reference, parse_reference
 from fashionrq.catalog.guess import toml_key
 from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
 from fashionrq.catalog.name_types import fold
-from fashionrq.catalog.photos import PhotoFolder, Photos, read_index
+from fashionrq.catalog.photos import Photos
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
 from fashionrq.catalog.report import IngestReport
@@ -83,10 +83,7 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport, images: Pat
     # An items table written by `fashionrq ingest` was accepted once: its rows are only rejected for an empty id.
     required = ("item_id",) if mapping.source == IDENTITY and set(FIELDS) <= set(columns) else REQUIRED_FIELDS
     items = ((where, _mapped_item(where, record, refs, mapping, report, required)) for where, record in records)
-    source = mapping.photos
-    photos = Photos(source.folder or (path if path.is_dir() else path.parent), report,
-                    PhotoFolder.scan(images) if images is not None else None, read_index(source, report) if source.index else None,
-                    from_root=source.folder is not None)
+    photos = Photos.of(mapping.photos, path if path.is_dir() else path.parent, images, report)
     out = [photos.resolve(where, item) for where, item in items if item is not None]
     photos.note(out[0]["item_id"] if out else None)
     _one_spelling_per_category(out, report)

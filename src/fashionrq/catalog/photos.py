@@ -95,10 +95,10 @@ def read_index(source: PhotoSource, report: IngestReport) -> dict[str, str]:
 class Photos:
     """Each item's ``image_path`` resolved against ``folder`` (the catalog's, or the one ``[photos]`` names; links
     followed), through ``index`` when the catalog names image ids. A path that leaves the folder is refused, so that a
-    release never publishes (or hard-links) a file from elsewhere (with ``from_root``, for a folder the mapping names,
-    one written from the root, ``/1/5/15970.jpg`` as Magento writes them, is read from the folder); a web address (which is never downloaded), an id the index does
-    not list or a file that is not there is nulled and counted. An item with no photo after that takes the one
-    ``by_id`` holds under its id, if any."""
+    release never publishes (or hard-links) a file from elsewhere (with ``from_root``, for a folder the mapping
+    names, one written from the root, ``/1/5/15970.jpg`` as Magento writes them, is read from the folder); a web
+    address (which is never downloaded), an id the index does not list or a file that is not there is nulled and
+    counted. An item with no photo after that takes the one ``by_id`` holds under its id, if any."""
 
     folder: Path
     report: IngestReport
@@ -107,6 +107,13 @@ class Photos:
     from_root: bool = False
     found_by_id: int = field(default=0, init=False)
     items: int = field(default=0, init=False)
+
+    @classmethod
+    def of(cls, source: PhotoSource, catalog_folder: Path, images: Path | None, report: IngestReport) -> Photos:
+        """The photos of a mapped catalog in ``catalog_folder``, found as its ``[photos]`` (``source``) says and, for
+        the items it gives none, in ``images`` by id."""
+        return cls(source.folder or catalog_folder, report, PhotoFolder.scan(images) if images is not None else None,
+                   read_index(source, report) if source.index else None, from_root=source.folder is not None)
 
     def resolve(self, where: str, item: dict) -> dict:
         self.items += 1
