@@ -721,6 +721,7 @@ def test_photo_paths_written_from_the_stores_media_root_are_read_from_the_photos
         result.table.column("image_path").to_pylist(), result.table.column("item_id").to_pylist(), strict=True) if p)
 
 
+@pytest.mark.slow  # a whole build (README command 2 keeps under 5 minutes; CI runs it with -m slow)
 def test_build_takes_the_photos_named_by_item_id_in_one_command(hm_with_photos, tmp_path):
     """`fashionrq build --images DIR` on H&M's table, which names no photo: the release publishes every item's photo
     under its public id and its manifest names the folder (by name, never by path)."""

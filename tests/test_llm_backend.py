@@ -225,6 +225,7 @@ def test_answers_are_bounded_by_max_tokens(server, tmp_path, clusters, items):
     assert server.max_tokens == [300, 300, 256]  # enrichment answers are small JSON objects
 
 
+@pytest.mark.slow  # 11 s of real timeouts against the loopback server (README command 2 keeps under 5 minutes; CI runs it with -m slow)
 def test_a_single_slot_server_gets_fewer_calls_instead_of_stacked_retries(server, tmp_path, clusters, items, capsys):
     server.single_slot, server.delay = threading.Lock(), 0.6  # 4 queued calls take 2.4 s; the client waits 1 s
     backend = _backend(server, tmp_path, max_attempts=4)

@@ -111,6 +111,7 @@ def test_level1_codebook_usage_at_least_75_percent(fitted, X, items):
     assert report["reconstruction_error"] < 2.0
 
 
+@pytest.mark.slow  # 15 s: two RQ-VAE trainings (README command 2 keeps under 5 minutes; CI runs it with -m slow)
 def test_exclusivity_loss_raises_article_type_purity_over_vanilla_at_levels_2_and_3(X, attrs, items):
     params = {"codebook_size": 16, "epochs": 15, "batch_size": 256}
     gains = []
