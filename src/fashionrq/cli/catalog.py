@@ -82,7 +82,7 @@ def ingest_command(
     catalog: str = typer.Argument(..., help="A Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet/XML/Excel (.xlsx) file or a folder of product JSON files (with --mapping), or 'bundled'."),
     out: Path = typer.Option(..., "--out", help="New folder for items.parquet and ingest_report.json."),
     mapping: Path = typer.Option(None, "--mapping", help="TOML file mapping the catalog's columns to the canonical fields (`fashionrq draft-mapping CATALOG` writes a first one)."),
-    images: Path = typer.Option(None, "--images", help="Folder of photos named by item id (<item_id>.jpg, .jpeg, .png or .webp; for a mapped catalog also in folders below it); default for a Myntra folder: CATALOG/images."),
+    images: Path = typer.Option(None, "--images", help="Folder of photos named by item id (<item_id>.jpg, .jpeg, .png or .webp, in it or in folders below it); default for a Myntra folder: CATALOG/images."),
     force: bool = typer.Option(False, "--force", help="Replace an existing --out folder."),
 ) -> None:
     """Ingest a catalog into the canonical items table (items.parquet) with an ingest report."""
