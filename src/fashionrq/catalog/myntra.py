@@ -137,7 +137,7 @@ def read_myntra(folder: Path, report: IngestReport, images: Path | None = None) 
             without_json.append(item_id)
             data = {}
         item = _item(RowCleaner(report, item_id), row, data)
-        item["image_path"] = str(photo.resolve()) if (photo := photos.photo_of(item_id)) is not None else None
+        item["image_path"] = str(photo) if (photo := photos.photo_of(item_id)) is not None else None
         items.append(item)
     if images is not None:  # a folder the user names: say how many photos it gave, refuse one that gave none
         note_found_by_id(report, photos, sum(item["image_path"] is not None for item in items), len(items),

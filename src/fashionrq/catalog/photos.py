@@ -28,7 +28,7 @@ class PhotoFolder:
     a name (``a/1.jpg`` before ``b/1.jpg``, ``1.jpeg`` before ``1.jpg``). A name of digits is found by an id
     written with more or fewer leading zeros (a spreadsheet drops them: ``108775015`` finds ``0108775015.jpg``). A
     link to a file outside the folder is passed over and counted, so that a release never publishes (or hard-links)
-    a file from elsewhere."""
+    a file from elsewhere. Each photo is kept by its resolved path."""
 
     folder: Path
     by_name: dict[str, Path]
@@ -44,13 +44,13 @@ class PhotoFolder:
         inside = folder.resolve()
         by_name, shared, links_out = {}, 0, 0
         for file in sorted(files, key=lambda f: f.relative_to(folder).as_posix()):
-            key = _key(file.stem)
-            if inside not in file.resolve().parents:
+            key, resolved = _key(file.stem), file.resolve()
+            if inside not in resolved.parents:
                 links_out += 1
             elif key in by_name:
                 shared += 1
             else:
-                by_name[key] = file
+                by_name[key] = resolved
         return cls(folder, by_name, shared, links_out)
 
     def photo_of(self, item_id: str) -> Path | None:
@@ -100,7 +100,7 @@ class Photos:
     address (which is never downloaded), an id the index does not list or a file that is not there is nulled and
     counted. An item with no photo after that takes the one ``by_id`` holds under its id, if any."""
 
-    folder: Path
+    folder: Path  # resolved
     report: IngestReport
     by_id: PhotoFolder | None = None
     index: dict[str, str] | None = None
@@ -112,7 +112,7 @@ class Photos:
     def of(cls, source: PhotoSource, catalog_folder: Path, images: Path | None, report: IngestReport) -> Photos:
         """The photos of a mapped catalog in ``catalog_folder``, found as its ``[photos]`` (``source``) says and, for
         the items it gives none, in ``images`` by id."""
-        return cls(source.folder or catalog_folder, report, PhotoFolder.scan(images) if images is not None else None,
+        return cls((source.folder or catalog_folder).resolve(), report, PhotoFolder.scan(images) if images is not None else None,
                    read_index(source, report) if source.index else None, from_root=source.folder is not None)
 
     def resolve(self, where: str, item: dict) -> dict:
@@ -120,7 +120,7 @@ class Photos:
         item = self._mapped(where, item)
         if item["image_path"] is None and self.by_id is not None and (photo := self.by_id.photo_of(item["item_id"])):
             self.found_by_id += 1
-            return {**item, "image_path": str(photo.resolve())}
+            return {**item, "image_path": str(photo)}
         return item
 
     def _mapped(self, where: str, item: dict) -> dict:
@@ -134,7 +134,7 @@ class Photos:
         if WEB_ADDRESS.match(text):
             self.report.null_value("image_url", item["item_id"])
             return {**item, "image_path": None}
-        root = self.folder.resolve()
+        root = self.folder
         try:
             photo = (root / text).resolve()
             if root not in photo.parents and text.startswith("/") and self.from_root:
@@ -181,7 +181,7 @@ def with_photos_by_id(table: pa.Table, folder: PhotoFolder, report: IngestReport
     """An items table whose items without a photo take the one ``folder`` holds under their id, said in ``report``."""
     ids, paths = table.column("item_id").to_pylist(), table.column("image_path").to_pylist()
     found = [None if path is not None else folder.photo_of(item_id) for item_id, path in zip(ids, paths, strict=True)]
-    filled = [str(photo.resolve()) if photo is not None else path for photo, path in zip(found, paths, strict=True)]
+    filled = [str(photo) if photo is not None else path for photo, path in zip(found, paths, strict=True)]
     note_found_by_id(report, folder, sum(photo is not None for photo in found), len(ids), ids[0] if ids else None)
     column = table.schema.get_field_index("image_path")
     return table.set_column(column, table.schema.field(column), pa.array(filled, pa.string()))
@@ -194,7 +194,7 @@ def note_found_by_id(report: IngestReport, folder: PhotoFolder, found: int, item
         raise InputError(f"image folder {folder.folder} holds no photo ({', '.join(PHOTO_SUFFIXES)} files, in it or below); "
                          "pass the folder that holds the catalog's photos, or leave --images out.")
     if not found and items:
-        example = next(iter(folder.by_name.values())).relative_to(folder.folder)
+        example = next(iter(folder.by_name.values())).relative_to(folder.folder.resolve())
         raise InputError(f"image folder {folder.folder} holds {len(folder.by_name):,} photos, but none is named by an item "
                          f"id (first: {example}; item ids read like {first_id!r}); name each photo <item_id>.jpg, or map the "
                          "column that holds each item's photo path to image_path.")
