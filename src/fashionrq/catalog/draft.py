@@ -613,7 +613,8 @@ def _cleanups(guesser: Guesser, found: dict) -> list[str]:
 
 def _codes_no_words(guesser: Guesser, found: dict, cleanup: FieldCleanup) -> list[str]:
     """``[values.article_type]`` for the type codes that are no words (ABO's ``FASHIONEARRING``: a word of ten letters
-    or more that no name holds), each read as the type most of its items' names end in, when most end in one."""
+    or more that no name holds), each read as the word most of its items' names end in (with its share when that is
+    half or less)."""
     if "name" not in found:
         return []
     pairs = [(n, t) for n, t in guesser.both(found["name"][0], found["article_type"][0]) if isinstance(n, str) and isinstance(t, str)]
@@ -625,7 +626,8 @@ def _codes_no_words(guesser: Guesser, found: dict, cleanup: FieldCleanup) -> lis
             continue
         tails = Counter(tail[1] for n, t in pairs if t == code and (tail := name_tail(n)) is not None)
         if tails:
-            (word, count), share = tails.most_common(1)[0], tails.most_common(1)[0][1] / sum(tails.values())
+            word, count = tails.most_common(1)[0]
+            share = count / sum(tails.values())
             lines.append(f"{toml_key(code)} = {json.dumps(word.title() if word.islower() else word)}"
                          + (f"   # {share:.0%} of its names end so" if share <= 0.5 else ""))
     if not lines:

@@ -85,8 +85,14 @@ def _step(key: str | None, bracket: str | None) -> tuple[str, object] | None:
         return ("index", int(text))
     if key is None:
         name, equals, value = text.partition("=")
-        return ("match", (name.strip(), value.strip().strip("'\""))) if equals and name.strip() else None
+        return ("match", (name.strip(), _alternatives(value))) if equals and name.strip() else None
     return ("key", text)
+
+
+def _alternatives(text: str) -> tuple[str, ...]:
+    """The ``|``-separated alternatives of a wanted value (``Color|Colour``, ``en_*``), unquoted and casefolded, as
+    they are matched: in any case."""
+    return tuple(a.strip().strip("'\"").casefold() for a in text.strip().strip("'\"").split("|"))
 
 
 def _walk(value: object, steps: tuple[tuple[str, object], ...]) -> object:
@@ -109,11 +115,10 @@ def _walk(value: object, steps: tuple[tuple[str, object], ...]) -> object:
     return _walk(match, rest)
 
 
-def _matches(entry: object, wanted: str) -> bool:
-    """Whether ``entry`` reads as ``wanted``, in any case: one of its ``|``-separated alternatives, each of which may
+def _matches(entry: object, wanted: tuple[str, ...]) -> bool:
+    """Whether ``entry`` reads, in any case, as one of the ``wanted`` alternatives (casefolded), each of which may
     hold ``*`` for any characters (``en_*`` is every English language tag)."""
-    text = str(entry).casefold()
-    return entry is not None and any(fnmatchcase(text, alternative.strip().casefold()) for alternative in wanted.split("|"))
+    return entry is not None and any(fnmatchcase(str(entry).casefold(), alternative) for alternative in wanted)
 
 
 def _entry(value: object, key: str) -> object:
@@ -147,7 +152,7 @@ class NumberedColumns:
         values, *names = zip(*present)  # the value columns, then the name columns beside them
         if not names:
             return cls(values)
-        wanted = frozenset(w.strip().strip("'\"").casefold() for w in match.group("wanted").split("|"))
+        wanted = frozenset(_alternatives(match.group("wanted")))
         return cls(values, names[0], wanted)
 
     @property
