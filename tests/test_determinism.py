@@ -23,7 +23,7 @@ import pytest
 import torch
 
 from fashionrq.encoders import get_encoder, item_texts
-from fashionrq.encoders.minilm_int8 import exp_nonpositive, gelu
+from fashionrq.encoders.minilm_int8 import ACTIVATION_ZERO, exp_nonpositive, gelu, quantize_rows
 from fashionrq.errors import InputError
 from fashionrq.exact import row_norms
 from fashionrq.pinned import PINNED_ENV, numpy_dispatch_targets, pinned_environment, pinned_session, run_pinned
@@ -97,6 +97,28 @@ def test_exp_and_gelu_polynomials_match_libm():
     x = np.linspace(-12, 12, 4001)
     reference = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x])
     assert np.max(np.abs(np.array([gelu(v) for v in x]) - reference)) < 1e-6
+
+
+def test_activations_quantize_as_the_division_rounds_them_even_at_half_integers():
+    """quantize_row multiplies by 1/scale and divides again only near a half-integer: every row, quotients that are
+    exactly k + 0.5 (rounded to even), quotients a few ulp either side of one, zero rows and tiny rows included,
+    must give what rint(x / scale) gives."""
+    rng = np.random.default_rng(5)
+    rows = [rng.standard_normal(384) * rng.uniform(1e-3, 50) for _ in range(200)]
+    halves = np.zeros(384)
+    halves[0], halves[1:64] = 63.0, np.arange(63) + 0.5  # scale 1: every quotient a half-integer
+    rows += [halves, halves / 3, halves * 1e-300, halves * 1e-310, np.zeros(384)]
+    near = halves.copy()
+    near[1:64] = np.nextafter(near[1:64], np.inf)
+    rows += [near, np.nextafter(halves, -np.inf) * 7.1]
+    x = np.array(rows)
+    quantized, scales = quantize_rows(x)
+    peaks = np.abs(x).max(axis=1)
+    expected_scales = np.where(peaks > 0, peaks / 63, 1.0)
+    expected = np.clip(np.rint(x / expected_scales[:, None]), -63, 63) + ACTIVATION_ZERO
+    assert np.array_equal(scales, expected_scales)
+    assert np.array_equal(quantized, expected.astype(np.uint8))
+    assert (quantized[200][1:64] % 2 == 0).all()  # ties to even: 0.5 -> 0, 1.5 -> 2, ...
 
 
 # ---- the encoder -------------------------------------------------------------------------------------------------

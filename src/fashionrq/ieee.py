@@ -17,9 +17,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import llvmlite.ir
 import numba
 import numpy as np
+from numba import types
 from numba.core.caching import UserProvidedCacheLocator
+from numba.extending import intrinsic
 
 #: ln 2 split so that ``k * LN2_HI`` is exact for |k| < 2**11 (fdlibm's constants).
 LN2_HI = 6.93147180369123816490e-01
@@ -42,6 +45,8 @@ SIN_TERMS = np.array([(-1.0) ** n / math.factorial(2 * n + 1) for n in range(10,
 POWERS_OF_TWO = np.ldexp(1.0, np.arange(-1022, 1024))
 #: The bits of a float64: sign, 11 exponent bits (biased by 1023), 52 fraction bits.
 EXPONENT_SHIFT, EXPONENT_MASK, EXPONENT_BIAS = 52, 0x7FF, 1023
+#: Every bit of a float64 but its sign: ``bits & MAGNITUDE`` are the bits of ``|x|``.
+MAGNITUDE = 0x7FFFFFFFFFFFFFFF
 
 _copied_caches: list[Path] = []  # the folder numba caches in when a kernel's own folder is read-only (at most one)
 
@@ -87,6 +92,38 @@ def kernel(function):
         return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
     except RuntimeError:  # numba: "cannot cache function ...: no locator available"
         return numba.njit(nogil=True, error_model="numpy")(function)
+
+
+@intrinsic
+def float_from_bits(typingctx, bits):
+    """The float64 whose 64 bits are the int64 ``bits`` (a reinterpretation, inside kernels)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], llvmlite.ir.DoubleType())
+    return types.float64(types.int64), codegen
+
+
+@kernel
+def magnitude_peak_bits(values: np.ndarray) -> int:
+    """The bits of the largest ``|entry|`` of a contiguous float64 vector without NaN. Non-negative floats are
+    ordered as their bits are, so this is an integer maximum: exact in any order, and vectorised."""
+    bits = values.view(np.int64)
+    top = 0
+    for j in range(bits.shape[0]):
+        top = max(top, bits[j] & MAGNITUDE)
+    return top
+
+
+@kernel
+def binary_exponent(bits: int) -> int:
+    """``math.frexp(x)[1]`` of the non-negative float64 ``x`` with these bits (read off them where ``x`` is normal)."""
+    biased = bits >> EXPONENT_SHIFT
+    return biased - (EXPONENT_BIAS - 1) if biased else math.frexp(float_from_bits(bits))[1]
+
+
+@kernel
+def power_of_two(exponent: int) -> float:
+    """``2**exponent``, as ``math.ldexp(1.0, exponent)`` gives it (from a table where it is a normal number)."""
+    return POWERS_OF_TWO[exponent + 1022] if -1022 <= exponent <= 1023 else math.ldexp(1.0, exponent)
 
 
 @kernel

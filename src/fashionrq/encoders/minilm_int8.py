@@ -13,7 +13,9 @@ CPU. Reductions run in a fixed order; nothing calls libm or a vectorised transce
   bits, so every kernel returns the exact integer.
 * **Attention** — ``QKᵀ`` and ``PV`` are exact float64 products on power-of-two grids (as in :mod:`fashionrq.exact`).
 * **LayerNorm, softmax, GELU, pooling** — numba loops in a fixed order (no ``fastmath``: no reassociation, no
-  fused multiply-adds); ``exp`` and ``erf`` are polynomials written here.
+  fused multiply-adds); ``exp`` and ``erf`` are polynomials written here. A sum in index order still vectorises where
+  its loop runs across rows (the softmax of every query at once); a row's largest ``|entry|`` is an integer maximum
+  of its bits, exact in any order.
 
 Each text's vector depends on that text alone (padding never enters a sum), so batches and workers change nothing.
 """
@@ -32,7 +34,8 @@ import numpy as np
 from fashionrq.encoders.base import Encoder, file_sha256
 from fashionrq.encoders.sentence import MAX_SEQ_LENGTH
 from fashionrq.exact import grid_bits
-from fashionrq.ieee import copy_kernel_cache, kernel
+from fashionrq.ieee import (MAGNITUDE, binary_exponent, copy_kernel_cache, float_from_bits, kernel, magnitude_peak_bits,
+                              power_of_two)
 from fashionrq.limits import available_cores
 
 #: Bumped whenever the arithmetic below changes (part of the encoder identity, so of every cache key).
@@ -40,12 +43,15 @@ RECIPE = "exact-int8-v1:w8-per-channel,a7-per-token,grid-attention,poly-exp-erf"
 #: Activations are quantized to integers in ±ACTIVATION_LEVELS (7 bits), stored as uint8 offset by ACTIVATION_ZERO.
 ACTIVATION_LEVELS = 63
 ACTIVATION_ZERO = 64
+#: A quotient within 1e-9 of a half-integer is divided again as written (:func:`quantize_row`).
+NEAR_HALF = 0.5 - 1e-9
 WEIGHT_LEVELS = 127
 HEADS = 12
-#: Texts one thread encodes together: their packed tokens' activations (about 60 tokens x 1,536 floats each) stay in
-#: the core's cache. A batch of ``batch_size`` texts is shared out between the threads and packed this many at a time,
-#: so the threads wait for each other once per batch, not once per pack.
-PACK_TEXTS = 16
+#: Texts one thread encodes together. Their packed tokens' float64 activations (about 60 tokens x 1,152 floats each
+#: before attention, 3.3 MB for 8 texts) mostly stay in the core's cache: 16 texts ran 12% slower on the 2-core machine,
+#: 4 and 8 alike. A batch of ``batch_size`` texts is shared out between the threads and packed this many at a time, so
+#: the threads wait for each other once per batch, not once per pack.
+PACK_TEXTS = 8
 
 
 def minilm_folder() -> Path:
@@ -120,47 +126,56 @@ def gelu(x: float) -> float:
 
 
 # ---- row kernels ---------------------------------------------------------------------------------------------------
+# Each loop nest is a kernel of its own: LLVM vectorises a small loop it can see whole (in one large kernel it gave up
+# on the softmax's and the grids' loops, and they ran three times slower).
 
 @kernel
-def abs_peak(values: np.ndarray) -> float:
-    """The largest ``|entry|`` of a vector (exact in any order: four running maxima break the latency chain)."""
-    size = values.shape[0]
-    a = b = c = d = 0.0
-    for j in range(0, size - 3, 4):
-        a = max(a, abs(values[j]))
-        b = max(b, abs(values[j + 1]))
-        c = max(c, abs(values[j + 2]))
-        d = max(d, abs(values[j + 3]))
-    for j in range(size - size % 4, size):
-        a = max(a, abs(values[j]))
-    return max(max(a, b), max(c, d))
+def quantize_row(values: np.ndarray, out: np.ndarray) -> float:
+    """``out = rint(values / scale)`` in ±63, as uint8 offset by 64, with ``scale = max|values| / 63``; returns
+    ``scale``. The quotient is taken as ``values · (1 / scale)``, which differs from the division by a few ulp
+    (below 1e-13 at these sizes): it rounds to the same integer unless it lies within :data:`NEAR_HALF` of a
+    half-integer, and a row with such an entry is divided as written (so the result is the division's, exactly)."""
+    peak = float_from_bits(magnitude_peak_bits(values))
+    scale = peak / ACTIVATION_LEVELS if peak > 0 else 1.0
+    inverse = 1.0 / scale
+    near_half = 0
+    for j in range(values.shape[0]):
+        quotient = values[j] * inverse
+        q = np.rint(quotient)
+        near_half |= abs(quotient - q) > NEAR_HALF
+        out[j] = np.uint8(min(max(q, -ACTIVATION_LEVELS), ACTIVATION_LEVELS) + ACTIVATION_ZERO)
+    if near_half or not inverse < np.inf:
+        for j in range(values.shape[0]):
+            q = np.rint(values[j] / scale)
+            out[j] = np.uint8(min(max(q, -ACTIVATION_LEVELS), ACTIVATION_LEVELS) + ACTIVATION_ZERO)
+    return scale
 
 
 @kernel
 def quantize_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each row to integers in ±63 (``rint(x / scale)``, ``scale = max|row| / 63``), as uint8 offset by 64."""
+    """Each row to integers in ±63 (:func:`quantize_row`), with the rows' scales."""
     rows, cols = x.shape
     out = np.empty((rows, cols), np.uint8)
     scales = np.empty(rows, np.float64)
     for i in range(rows):
-        peak = abs_peak(x[i])
-        scale = peak / ACTIVATION_LEVELS if peak > 0 else 1.0
-        scales[i] = scale
-        for j in range(cols):
-            q = min(max(np.rint(x[i, j] / scale), -ACTIVATION_LEVELS), ACTIVATION_LEVELS)
-            out[i, j] = np.uint8(q + ACTIVATION_ZERO)
+        scales[i] = quantize_row(x[i], out[i])
     return out, scales
 
 
 @kernel
-def dequantize_gelu(products: np.ndarray, scales: np.ndarray, weight_scales: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """``gelu(products · scale_row · scale_col + bias)``."""
+def gelu_quantized(products: np.ndarray, scales: np.ndarray, weight_scales: np.ndarray,
+                   bias: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``quantize_rows(gelu(products · scale_row · scale_col + bias))``, a row at a time (the feed-forward's wide
+    activations are never written out in float64)."""
     rows, cols = products.shape
-    out = np.empty((rows, cols), np.float64)
+    out = np.empty((rows, cols), np.uint8)
+    out_scales = np.empty(rows, np.float64)
+    row = np.empty(cols, np.float64)
     for i in range(rows):
         for j in range(cols):
-            out[i, j] = gelu(products[i, j] * scales[i] * weight_scales[j] + bias[j])
-    return out
+            row[j] = gelu(products[i, j] * scales[i] * weight_scales[j] + bias[j])
+        out_scales[i] = quantize_row(row, out[i])
+    return out, out_scales
 
 
 @kernel
@@ -198,37 +213,115 @@ def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -
     return out
 
 
-@kernel
-def grid_exponent(peak: float, bits: int) -> int:
-    """The power of two that puts a vector whose largest ``|entry|`` is ``peak`` on integers below ``2**bits``."""
-    return bits - math.frexp(peak)[1]
-
+# ---- attention: grids, scores, softmax -----------------------------------------------------------------------------
 
 @kernel
-def grid_into(values: np.ndarray, bits: int, out: np.ndarray) -> float:
-    """``out = rint(values · 2**e)``, integers below ``2**bits`` (float64); returns ``2**-e``."""
-    exponent = grid_exponent(abs_peak(values), bits)
-    scale = math.ldexp(1.0, exponent)
-    for j in range(values.shape[0]):
-        out[j] = np.rint(values[j] * scale)
-    return math.ldexp(1.0, -exponent)
+def head_grids(qkv: np.ndarray, heads: int, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """The Q and K part of each token's row, head by head, on its own grid: ``grids[b, t] = rint(block · 2**e)``, an
+    integer below ``2**bits``, for block ``b`` (the heads' Q blocks, then their K blocks) of token ``t``, with
+    ``inverse[b, t] = 2**-e``. Laid out by head, so a head's grid over a text's tokens is one contiguous matrix."""
+    rows = qkv.shape[0]
+    head = qkv.shape[1] // 3 // heads
+    grids = np.empty((2 * heads, rows, head), np.float64)
+    inverse = np.empty((2 * heads, rows), np.float64)
+    for t in range(rows):
+        row = qkv[t]
+        for b in range(2 * heads):
+            exponent = bits - binary_exponent(magnitude_peak_bits(row[b * head:(b + 1) * head]))
+            scale = power_of_two(exponent)
+            out = grids[b, t]
+            for j in range(head):
+                out[j] = np.rint(row[b * head + j] * scale)
+            inverse[b, t] = power_of_two(-exponent)
+    return grids, inverse
 
 
 @kernel
-def softmax_into(scores: np.ndarray) -> None:
-    """``scores = softmax(scores)``: ``exp(s - max)`` element by element, then the sum in index order."""
-    size = scores.shape[0]
-    peak = scores[0]
-    for j in range(1, size):
-        peak = max(peak, scores[j])
-    for j in range(size):
-        scores[j] = exp_nonpositive(scores[j] - peak)
-    total = 0.0
-    for j in range(size):
-        total += scores[j]
-    inverse = 1.0 / total
-    for j in range(size):
-        scores[j] = scores[j] * inverse
+def value_grid(qkv: np.ndarray, first: int, n: int, column: int, bits: int, v: np.ndarray, inverse: np.ndarray) -> None:
+    """``v[:n]``: one head's V columns (from ``column``) of tokens ``first`` to ``first + n``, each column on its own
+    grid (integers below ``2**bits``, its largest entry setting the power of two), ``inverse`` the columns' ``2**-e``."""
+    head = v.shape[1]
+    peak = np.zeros(head, np.int64)
+    for i in range(n):
+        row = qkv[first + i].view(np.int64)
+        for j in range(head):
+            peak[j] = max(peak[j], row[column + j] & MAGNITUDE)
+    scale = np.empty(head, np.float64)
+    for j in range(head):
+        exponent = bits - binary_exponent(peak[j])
+        scale[j] = power_of_two(exponent)
+        inverse[j] = power_of_two(-exponent)
+    for i in range(n):
+        for j in range(head):
+            v[i, j] = np.rint(qkv[first + i, column + j] * scale[j])
+
+
+@kernel
+def scale_scores(scores: np.ndarray, q_inverse: np.ndarray, k_inverse: np.ndarray, inverse_root: float,
+                 scale: np.ndarray) -> None:
+    """Transposed exact grid products to scores: ``scores[j, i]`` (key ``j``, query ``i``) ``· 2**-e_j · 2**-e_i / √d``."""
+    n = scores.shape[0]
+    for i in range(n):
+        scale[i] = q_inverse[i] * inverse_root
+    for j in range(n):
+        k_inv = k_inverse[j]
+        row = scores[j]
+        for i in range(n):
+            row[i] = row[i] * k_inv * scale[i]
+
+
+@kernel
+def softmax_columns(scores: np.ndarray, peak: np.ndarray, total: np.ndarray) -> None:
+    """Each column ``i`` of ``scores`` (query ``i``'s scores over the keys) to its softmax: ``exp(s - max)``, then
+    divided by their sum in key order; ``peak[:n]`` ends as each column's largest probability. The loops run across
+    queries, so they vectorise, while each query's sum still adds its keys one by one in index order."""
+    n = scores.shape[0]
+    peak[:n] = scores[0]
+    for j in range(1, n):
+        row = scores[j]
+        for i in range(n):
+            peak[i] = max(peak[i], row[i])
+    total[:n] = 0.0
+    for j in range(n):
+        row = scores[j]
+        for i in range(n):
+            e = exp_nonpositive(row[i] - peak[i])
+            row[i] = e
+            total[i] += e
+    for i in range(n):
+        total[i] = 1.0 / total[i]
+    peak[:n] = 0.0
+    for j in range(n):
+        row = scores[j]
+        for i in range(n):
+            row[i] = row[i] * total[i]
+            peak[i] = max(peak[i], row[i])
+
+
+@kernel
+def probability_grid(probabilities: np.ndarray, peak: np.ndarray, bits: int, scale: np.ndarray,
+                     inverse: np.ndarray) -> None:
+    """Each column of ``probabilities`` on its own grid (integers below ``2**bits``), in place; ``inverse[i] = 2**-e``."""
+    n = probabilities.shape[0]
+    for i in range(n):
+        exponent = bits - math.frexp(peak[i])[1]
+        scale[i] = power_of_two(exponent)
+        inverse[i] = power_of_two(-exponent)
+    for j in range(n):
+        row = probabilities[j]
+        for i in range(n):
+            row[i] = np.rint(row[i] * scale[i])
+
+
+@kernel
+def write_context(context: np.ndarray, p_inverse: np.ndarray, v_inverse: np.ndarray, out: np.ndarray, first: int,
+                  column: int) -> None:
+    """``out[first + i, column + j] = context[i, j] · 2**-e_i · 2**-e_j``: a head's exact ``PV`` product scaled back."""
+    n, head = context.shape
+    for i in range(n):
+        target = out[first + i]
+        for j in range(head):
+            target[column + j] = context[i, j] * p_inverse[i] * v_inverse[j]
 
 
 @kernel
@@ -238,50 +331,32 @@ def attention(qkv: np.ndarray, starts: np.ndarray, heads: int, score_bits: int, 
 
     ``QKᵀ`` and ``PV`` are products of grids (rows of Q, K and P; columns of V) whose partial sums are integers below
     2**53 (``score_bits`` for the head size, ``value_bits`` for the longest text: :func:`fashionrq.exact.grid_bits`),
-    so BLAS sums them exactly in any order."""
+    so BLAS sums them exactly in any order. The scores are computed transposed (``K Qᵀ``, keys by queries)."""
+    rows = qkv.shape[0]
     dim = qkv.shape[1] // 3
     head = dim // heads
-    out = np.empty((qkv.shape[0], dim), np.float64)
+    out = np.empty((rows, dim), np.float64)
     inverse_root = 1.0 / math.sqrt(head)
-    v_scale = np.empty(head, np.float64)
+    grids, grid_inverse = head_grids(qkv, heads, score_bits)
+    longest = 0
+    for b in range(starts.shape[0] - 1):
+        longest = max(longest, starts[b + 1] - starts[b])
+    v = np.empty((longest, head), np.float64)
     v_inverse = np.empty(head, np.float64)
+    peak = np.empty(longest, np.float64)
+    total = np.empty(longest, np.float64)
+    scale = np.empty(longest, np.float64)
+    p_inverse = np.empty(longest, np.float64)
     for b in range(starts.shape[0] - 1):
         first = starts[b]
         n = starts[b + 1] - first
-        q = np.empty((n, head), np.float64)
-        k = np.empty((n, head), np.float64)
-        v = np.empty((n, head), np.float64)
-        p = np.empty((n, n), np.float64)
-        q_inverse = np.empty(n, np.float64)
-        k_inverse = np.empty(n, np.float64)
-        p_inverse = np.empty(n, np.float64)
         for h in range(heads):
-            qc, kc, vc = h * head, dim + h * head, 2 * dim + h * head
-            for i in range(n):
-                q_inverse[i] = grid_into(qkv[first + i, qc:qc + head], score_bits, q[i])
-                k_inverse[i] = grid_into(qkv[first + i, kc:kc + head], score_bits, k[i])
-            v_scale[:] = 0.0
-            for i in range(n):
-                for j in range(head):
-                    v_scale[j] = max(v_scale[j], abs(qkv[first + i, vc + j]))
-            for j in range(head):
-                exponent = grid_exponent(v_scale[j], value_bits)
-                v_scale[j] = math.ldexp(1.0, exponent)
-                v_inverse[j] = math.ldexp(1.0, -exponent)
-            for i in range(n):
-                for j in range(head):
-                    v[i, j] = np.rint(qkv[first + i, vc + j] * v_scale[j])
-            scores = np.dot(q, k.T)
-            for i in range(n):
-                row_scale = q_inverse[i] * inverse_root
-                for j in range(n):
-                    scores[i, j] = scores[i, j] * k_inverse[j] * row_scale
-                softmax_into(scores[i])
-                p_inverse[i] = grid_into(scores[i], value_bits, p[i])
-            context = np.dot(p, v)
-            for i in range(n):
-                for j in range(head):
-                    out[first + i, qc + j] = context[i, j] * p_inverse[i] * v_inverse[j]
+            value_grid(qkv, first, n, 2 * dim + h * head, value_bits, v, v_inverse)
+            scores = np.dot(grids[heads + h, first:first + n], grids[h, first:first + n].T)
+            scale_scores(scores, grid_inverse[h, first:first + n], grid_inverse[heads + h, first:first + n], inverse_root, scale)
+            softmax_columns(scores, peak, total)
+            probability_grid(scores, peak, value_bits, scale, p_inverse)
+            write_context(np.dot(scores.T, v[:n]), p_inverse, v_inverse, out, first, h * head)
     return out
 
 
@@ -313,12 +388,24 @@ class _Dense:
         self.bias = bias.astype(np.float64)
         self.session = _matmul_session(np.clip(np.rint(w / self.scales), -WEIGHT_LEVELS, WEIGHT_LEVELS).astype(np.int8))
 
-    def __call__(self, x: np.ndarray, residual: np.ndarray | None = None, activate: bool = False) -> np.ndarray:
+    def __call__(self, x: np.ndarray, residual: np.ndarray | None = None) -> np.ndarray:
+        """``x · W + bias (+ residual)``, with ``x`` quantized per row."""
+        return self.quantized(*quantize_rows(x), residual)
+
+    def quantized(self, x: np.ndarray, scales: np.ndarray, residual: np.ndarray | None = None) -> np.ndarray:
+        """The layer on rows already quantized (:func:`quantize_rows`, with their scales)."""
+        residual = np.zeros((0, 0)) if residual is None else residual
+        return dequantize_add(self._products(x), scales, self.scales, self.bias, residual)
+
+    def gelu_quantized(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``gelu(x · W + bias)``, quantized per row for the next layer (:func:`gelu_quantized`)."""
         quantized, scales = quantize_rows(x)
+        return gelu_quantized(self._products(quantized), scales, self.scales, self.bias)
+
+    def _products(self, quantized: np.ndarray) -> np.ndarray:
+        """The exact int32 products of quantized rows with the int8 weights."""
         (products,) = self.session.run(None, {"A": quantized})
-        if activate:
-            return dequantize_gelu(products, scales, self.scales, self.bias)
-        return dequantize_add(products, scales, self.scales, self.bias, np.zeros((0, 0)) if residual is None else residual)
+        return products
 
 
 def _matmul_session(weight: np.ndarray):
@@ -359,7 +446,7 @@ class _Layer:
     def __call__(self, x: np.ndarray, starts: np.ndarray) -> np.ndarray:
         context = attention(self.qkv(x), starts, HEADS, grid_bits(x.shape[1] // HEADS), grid_bits(MAX_SEQ_LENGTH))
         x = layer_norm(self.attention_out(context, residual=x), *self.attention_norm, self.eps)
-        return layer_norm(self.contract(self.expand(x, activate=True), residual=x), *self.output_norm, self.eps)
+        return layer_norm(self.contract.quantized(*self.expand.gelu_quantized(x), residual=x), *self.output_norm, self.eps)
 
 
 class ExactMiniLM:
@@ -431,7 +518,7 @@ class MiniLMInt8Encoder(Encoder):
         return out
 
     def _encode_part(self, texts: list[str]) -> np.ndarray:
-        """One thread's share of a batch, :data:`PACK_TEXTS` texts at a time (their activations stay in cache)."""
+        """One thread's share of a batch, :data:`PACK_TEXTS` texts at a time (their activations mostly stay in cache)."""
         return np.concatenate([self._encode_pack(texts[i:i + PACK_TEXTS]) for i in range(0, len(texts), PACK_TEXTS)])
 
     def _encode_pack(self, texts: list[str]) -> np.ndarray:
