@@ -1,5 +1,6 @@
 """Float64 arithmetic that gives the same bits on every x86-64 CPU: the numba decorator for fashionrq's loops, and
-elementwise ``exp``, ``log``, ``log2``, ``cos``, ``power`` and ``cbrt``, and a vector's length.
+elementwise ``exp``, ``log``, ``log2``, ``cos``, ``power`` and ``cbrt``, a vector's length, and what kernels read off a
+float's bits (its largest magnitude, binary exponent, a power of two).
 
 numpy's ``exp``, ``log``, ``power`` and ``cbrt`` run loops dispatched by instruction set (AVX2, AVX-512), torch's call
 MKL's vector math, and libm picks its own variants: their last bits depend on the CPU. These are built from basic
