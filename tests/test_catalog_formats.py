@@ -353,6 +353,26 @@ def test_photo_urls_and_missing_photo_files_are_nulled_and_counted(tmp_path, row
     assert any(note.startswith("4 image_path values are web addresses") for note in result.report.notes)
 
 
+def test_a_photo_found_by_id_after_a_web_address_is_said_so(tmp_path, rows):
+    """With --images, an item whose catalog names a web address (or a file that is not there) takes the photo the
+    folder holds under its id; the notes say how many of the nulled addresses found one, not that all have none."""
+    photo = next((MYNTRA_SMALL / "images").glob("*.jpg"))
+    links = ["https://cdn.example.com/p/1.jpg", "missing/none.jpg"]
+    with_photos = [{**row, "photo": links[i % 2]} for i, row in enumerate(rows[:6])]
+    folder = tmp_path / "by-id"
+    folder.mkdir()
+    for row in with_photos[:3]:  # two of the three web addresses and one of the three missing files
+        shutil.copy(photo, folder / f"{row['sku']}.jpg")
+    catalog = _write_csv(tmp_path / "catalog.csv", with_photos, ",")
+    result = ingest(catalog, mapping=mapping_file(tmp_path, MAPPING.replace("[columns]\n", '[columns]\nimage_path = "photo"\n')),
+                    images=folder)
+    assert [p is not None for p in result.table.column("image_path").to_pylist()] == [True, True, True, False, False, False]
+    notes = result.report.notes
+    assert f"3 image_path values are web addresses, which fashionrq does not download, so 2 of those items took the photo {folder} holds under their id; the rest (1) have no photo" in " ".join(notes)
+    assert f"3 image_path values name no file in or below {tmp_path}; 1 of those items took the photo {folder}" in " ".join(notes)
+    assert any(note.startswith("photos found by item id") and "for 3 of 6 items" in note for note in notes)
+
+
 @pytest.mark.parametrize(("edit", "needle"), [
     ('delimiter = ";;"\n', "give the one character between fields"),
     ('[clean.article_type]\npart = 1\n', "beside split"),

@@ -6,6 +6,7 @@ every photo not found, refused or found by id counted in the ingest report."""
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,6 +108,8 @@ class Photos:
     from_root: bool = False
     found_by_id: int = field(default=0, init=False)
     items: int = field(default=0, init=False)
+    #: Items whose named photo was nulled (by reason) and that then took the one ``by_id`` holds.
+    found_instead: Counter = field(default_factory=Counter, init=False)
 
     @classmethod
     def of(cls, source: PhotoSource, catalog_folder: Path, images: Path | None, report: IngestReport) -> Photos:
@@ -117,23 +120,27 @@ class Photos:
 
     def resolve(self, where: str, item: dict) -> dict:
         self.items += 1
-        item = self._mapped(where, item)
-        if item["image_path"] is None and self.by_id is not None and (photo := self.by_id.photo_of(item["item_id"])):
+        path, nulled = self._mapped(where, item)
+        if nulled:
+            self.report.null_value(nulled, item["item_id"])
+        if path is None and self.by_id is not None and (photo := self.by_id.photo_of(item["item_id"])):
             self.found_by_id += 1
-            return {**item, "image_path": str(photo)}
-        return item
+            if nulled:  # its note says the item found a photo after all
+                self.found_instead[nulled] += 1
+            path = str(photo)
+        return {**item, "image_path": path}
 
-    def _mapped(self, where: str, item: dict) -> dict:
+    def _mapped(self, where: str, item: dict) -> tuple[str | None, str | None]:
+        """The item's photo as its catalog names it (a resolved path) or None, and why a path it names was nulled."""
         text = item["image_path"]
         if text is not None and self.index is not None:
             text = self.index.get(text)
             if text is None:
-                self.report.null_value("image_not_in_index", item["item_id"])
+                return None, "image_not_in_index"
         if text is None:
-            return {**item, "image_path": None}
+            return None, None
         if WEB_ADDRESS.match(text):
-            self.report.null_value("image_url", item["item_id"])
-            return {**item, "image_path": None}
+            return None, "image_url"
         root = self.folder
         try:
             photo = (root / text).resolve()
@@ -141,40 +148,48 @@ class Photos:
                 photo = (root / text.lstrip("/")).resolve()
             there = photo.is_file()
         except (OSError, ValueError):  # a name too long for the file system, or a NUL in it: no file name at all
-            self.report.null_value("image_path_not_a_file_name", item["item_id"])
-            return {**item, "image_path": None}
+            return None, "image_path_not_a_file_name"
         if root not in photo.parents:
             raise InputError(f"{where} (id {item['item_id'][:80]}): image_path {text[:80]!r} lies outside {str(root)[:200]}, "
                              "the folder photos are read from; keep the photos in or below that folder.")
         if not there:
-            self.report.null_value("missing_image_file", item["item_id"])
-            return {**item, "image_path": None}
-        return {**item, "image_path": str(photo)}
+            return None, "missing_image_file"
+        return str(photo), None
 
     def note(self, first_id: str | None) -> None:
         """Say in the report what became of the photos; refuse a ``--images`` folder that holds no item's photo."""
-        urls = len(self.report.values_nulled.get("image_url", ()))
-        missing = len(self.report.values_nulled.get("missing_image_file", ()))
-        if urls:
+        nulled = self.report.values_nulled
+        if urls := len(nulled.get("image_url", ())):
             self.report.notes.append(
-                f"{urls:,} image_path values are web addresses, which fashionrq does not download, so those items have no "
-                "photo; to use the photos, save them in or below the catalog's folder and map their relative paths, or "
-                "name them by item id and pass their folder with --images")
-        if missing:
-            self.report.notes.append(f"{missing:,} image_path values name no file in or below {self.folder}; those items have no photo")
-        if unlisted := len(self.report.values_nulled.get("image_not_in_index", ())):
-            self.report.notes.append(f"{unlisted:,} image ids are not in the photo index ({len(self.index):,} ids); those items "
-                                     "have no photo")
-        if unnamed := len(self.report.values_nulled.get("image_path_not_a_file_name", ())):
-            self.report.notes.append(f"{unnamed:,} image_path values cannot be file names (too long, or holding a NUL); those "
-                                     "items have no photo: map the column that holds the photos' paths")
-        if inside := len(self.report.values_nulled.get("image_bytes", ())):
+                f"{urls:,} image_path values are web addresses, which fashionrq does not download, so {self._fate('image_url', urls)}; "
+                "to use the photos, save them in or below the catalog's folder and map their relative paths, or name them "
+                "by item id and pass their folder with --images")
+        if missing := len(nulled.get("missing_image_file", ())):
+            self.report.notes.append(f"{missing:,} image_path values name no file in or below {self.folder}; "
+                                     f"{self._fate('missing_image_file', missing)}")
+        if unlisted := len(nulled.get("image_not_in_index", ())):
+            self.report.notes.append(f"{unlisted:,} image ids are not in the photo index ({len(self.index):,} ids); "
+                                     f"{self._fate('image_not_in_index', unlisted)}")
+        if unnamed := len(nulled.get("image_path_not_a_file_name", ())):
+            self.report.notes.append(f"{unnamed:,} image_path values cannot be file names (too long, or holding a NUL); "
+                                     f"{self._fate('image_path_not_a_file_name', unnamed)}: map the column that holds the "
+                                     "photos' paths")
+        if inside := len(nulled.get("image_bytes", ())):
             self.report.notes.append(
                 f"{inside:,} photos are stored inside the catalog as bytes (an image column of a Hugging Face dataset), "
                 "which fashionrq does not read, so those items have no photo; to use them, save each as a file in or "
                 "below the catalog's folder and map the files' relative paths")
         if self.by_id is not None:
             note_found_by_id(self.report, self.by_id, self.found_by_id, self.items, first_id)
+
+    def _fate(self, reason: str, count: int) -> str:
+        """What became of the ``count`` items whose photo was nulled for ``reason``: none, or some, found by id."""
+        found = self.found_instead[reason]
+        if not found:
+            return "those items have no photo"
+        if found == count:
+            return f"each of those items took the photo {self.by_id.folder} holds under its id"
+        return f"{found:,} of those items took the photo {self.by_id.folder} holds under their id; the rest ({count - found:,}) have no photo"
 
 
 def with_photos_by_id(table: pa.Table, folder: PhotoFolder, report: IngestReport) -> pa.Table:
