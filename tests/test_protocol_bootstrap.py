@@ -167,9 +167,33 @@ def test_one_pass_t2_draws_equal_the_separate_bootstraps():
 def test_single_run_interval_equals_reference_loop():
     values, clusters = _case(3, dyadic=True)
     counts = bs.resample_counts(13, 400, 2)
-    (lower, upper), = bs.mean_interval_bounds(values, clusters, 13, counts, 0.95)
+    (lower, upper), = bs.mean_interval_bounds(values, clusters, 13, counts, 0.95, bs.DIFFERENCE_RANGE)
     _, ref_lower, ref_upper, _ = reference_mean_bootstrap(values, clusters, 13, 400, 2)
+    assert -1 < ref_lower < ref_upper < 1  # inside the range, so not cut
     assert (lower, upper) == pytest.approx((ref_lower, ref_upper), abs=1e-12) and lower <= values.mean() <= upper
+
+
+def test_an_interval_on_few_units_is_cut_to_the_metrics_range_and_says_so():
+    """A few-cluster t interval on 3 units of scores in [0, 1] reaches far past [0, 1] (t(2) is wide): a run's
+    interval is cut to [0, 1], a difference's to [-1, 1] and marked clipped; one inside its range is not marked (its
+    JSON keeps its bytes), and an interval below two units stays unbounded."""
+    scores, clusters = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 0.5]), np.array([0, 0, 1, 1, 2, 2])
+    counts = bs.resample_counts(3, 2000, 0)
+    sums, sizes = bs.cluster_sums(scores[:, None], clusters, 3)
+    raw = bs.few_cluster_bounds(scores.mean(), bs.resampled_means(counts, sums, sizes)[:, 0], sizes, 0.95)
+    assert raw[0] < 0 and raw[1] > 1
+    (lower, upper), = bs.mean_interval_bounds(scores, clusters, 3, counts, 0.95, bs.METRIC_RANGE)
+    assert (lower, upper) == (0.0, 1.0)
+    gain = bs.paired_mean_bootstrap(np.array([1.0, 1.0, -1.0, -1.0, 1.0, -1.0]), clusters, 3, counts)[0]
+    assert gain.lower < -1 or gain.upper > 1
+    cut = gain.within(bs.DIFFERENCE_RANGE)
+    assert -1 <= cut.lower <= cut.delta <= cut.upper <= 1 and cut.clipped and cut.to_dict()["clipped"] is True
+    assert (cut.delta, cut.p_value, cut.n_clusters) == (gain.delta, gain.p_value, gain.n_clusters)
+    many = bs.paired_mean_bootstrap(*_case(1, n_units=200, n_clusters=40), 40, bs.resample_counts(40, 500, 0))[0]
+    kept = many.within(bs.DIFFERENCE_RANGE)
+    assert kept == many and "clipped" not in kept.to_dict()
+    alone = bs.paired_mean_bootstrap(np.array([0.5, 0.25]), np.array([0, 0]), 1, bs.resample_counts(1, 10, 0))[0].within(bs.DIFFERENCE_RANGE)
+    assert alone.to_dict()["lower"] is None and alone.to_dict()["upper"] is None and not alone.clipped
 
 
 def test_single_run_macro_f1_interval_equals_reference_loop():

@@ -88,9 +88,16 @@ def test_score_compare_and_report_skip_empty_tasks_and_flag_weak_intervals(weak,
     assert result["weak_tasks"] and all(n < MIN_UNITS for n in result["weak_tasks"].values())
     for pair in result["pairs"]:
         assert "weak: " in pair["gate"]["verdict"] and not pair["gate"]["promoted"]
+    # few units: the t intervals would reach past the metrics' range; they are cut to it, and say so
+    deltas = [iv for pair in result["pairs"] for task in pair["tasks"].values() for iv in task["metrics"].values()
+              if iv["lower"] is not None]  # a task of one unit has no interval
+    assert all(-1 <= iv["lower"] <= iv["delta"] <= iv["upper"] <= 1 for iv in deltas) and any(iv.get("clipped") for iv in deltas)
+    assert all(0 <= lower <= upper <= 1 for run in runs for task in run.report["tasks"].values() for lower, upper in task["interval"].values())
     shown = run_cli("compare", *(str(r.run) for r in runs), "--bench", str(out), "--resamples", "200")
     assert shown.returncode == 0, shown.stderr
     assert "(weak: " in shown.stdout + shown.stderr and "not scored (no queries in this release): T1, T4" in shown.stdout + shown.stderr
+    printed = " ".join((shown.stdout + shown.stderr).split())
+    assert "cut to the" in printed and "[-1.0000, " in printed  # T3 on 3 units: a bound at the range, said so
     report = tmp_path / "report.html"
     made = run_cli("report", str(out), *(str(r.run) for r in runs), "--out", str(report), "--markdown", str(tmp_path / "report.md"),
                    "--resamples", "200")

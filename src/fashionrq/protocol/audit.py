@@ -27,7 +27,7 @@ from fashionrq.layout import (
     ITEMS, PHI, QUERY_RECORDS, SIDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, qrels_file, queries_file,
 )
 from fashionrq.metrics import Qrels, Run, evaluate
-from fashionrq.protocol.bootstrap import mean_interval_bounds, resample_counts
+from fashionrq.protocol.bootstrap import METRIC_RANGE, mean_interval_bounds, resample_counts
 from fashionrq.protocol.validate import load_pools, submitted_order, validate_run
 from fashionrq.querygen.evidence import CatalogValues
 from fashionrq.release import Release
@@ -228,7 +228,8 @@ def oracle_table(bench: Path, found: ReleaseMatches, judged: dict[str, Qrels], r
                 qids = sorted(oracle)
             units, cluster = np.unique([found.meta[lead[q] if task == "t4" else q]["unit"] for q in qids], return_inverse=True)
             values = np.array([oracle[q] for q in qids])
-            low, high = mean_interval_bounds(values, cluster, len(units), resample_counts(len(units), resamples, seed), 0.95)[0]
+            low, high = mean_interval_bounds(values, cluster, len(units), resample_counts(len(units), resamples, seed), 0.95,
+                                             METRIC_RANGE)[0]
             score = float(np.mean([base.get(q, 0.0) for q in qids]))
             rows.append({"run": Path(folder).name, "headline": headline, "run_score": round(score, 4),
                          "run_lexicon_worded": round(float(scores[~held].mean()), 4) if (~held).any() else None,

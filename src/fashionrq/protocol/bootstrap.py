@@ -14,13 +14,24 @@ too narrow when G is small (docs/protocol.md, "Paired comparison").
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
 from scipy.stats import t as student_t
 
 from fashionrq.ieee import kernel
+
+
+#: The range of every metric the protocol scores (rates, gains, F1 and shares all lie in [0, 1]) and of a difference of
+#: two. A few-cluster interval on few units can reach past it; it is cut there (docs/protocol.md, "Paired comparison").
+METRIC_RANGE = (0.0, 1.0)
+DIFFERENCE_RANGE = (-1.0, 1.0)
+
+
+def within(bound: float, span: tuple[float, float]) -> float:
+    """``bound`` cut to ``span``; an unbounded one (below two clusters) stays unbounded."""
+    return min(max(bound, span[0]), span[1]) if math.isfinite(bound) else bound
 
 
 def draw_dtype(n_clusters: int) -> type:
@@ -179,11 +190,19 @@ class Interval:
     p_value: float
     n_clusters: int
     df: float
+    clipped: bool = False  # a bound was cut to the statistic's range (:meth:`within`)
+
+    def within(self, span: tuple[float, float]) -> Interval:
+        """The interval with its bounds cut to ``span`` (``clipped`` says whether that moved one)."""
+        lower, upper = within(self.lower, span), within(self.upper, span)
+        return replace(self, lower=lower, upper=upper, clipped=(lower, upper) != (self.lower, self.upper))
 
     def to_dict(self) -> dict:
-        """The summary as JSON values (an unbounded interval, below two clusters, as ``None``)."""
+        """The summary as JSON values (an unbounded interval, below two clusters, as ``None``; ``clipped`` only when
+        a bound was cut to the statistic's range)."""
         return {"delta": self.delta, "lower": json_bound(self.lower), "upper": json_bound(self.upper), "p_positive": self.p_positive,
-                "level": self.level, "p_value": self.p_value, "n_clusters": self.n_clusters, "df": round(self.df, 4)}
+                "level": self.level, "p_value": self.p_value, "n_clusters": self.n_clusters, "df": round(self.df, 4),
+                **({"clipped": True} if self.clipped else {})}
 
 
 def summarise(delta: float, resampled: np.ndarray, level: float, sizes: np.ndarray) -> Interval:
@@ -266,21 +285,22 @@ def paired_macro_f1_bootstrap(truth: np.ndarray, pred_a: np.ndarray, pred_b: np.
 
 
 def mean_interval_bounds(values: np.ndarray, cluster_index: np.ndarray, n_clusters: int, counts: np.ndarray,
-                         level: float) -> list[tuple[float, float]]:
-    """Few-cluster interval at ``level`` of the mean of ``values`` (``(units,)`` or ``(units, metrics)``), clustered."""
+                         level: float, span: tuple[float, float]) -> list[tuple[float, float]]:
+    """Few-cluster interval at ``level`` of the mean of ``values`` (``(units,)`` or ``(units, metrics)``), clustered,
+    cut to ``span`` (:data:`METRIC_RANGE` for scores, :data:`DIFFERENCE_RANGE` for differences of two)."""
     flat = np.asarray(values, dtype=np.float64).reshape(len(values), -1)
     sums, sizes = cluster_sums(flat, cluster_index, n_clusters)
     lower, upper = few_cluster_bounds(flat.mean(axis=0), resampled_means(counts, sums, sizes), sizes, level)
-    return [(float(lo), float(up)) for lo, up in zip(lower, upper)]
+    return [(within(float(lo), span), within(float(up), span)) for lo, up in zip(lower, upper)]
 
 
 def macro_f1_interval_bounds(truth: np.ndarray, pred: np.ndarray, cluster_index: np.ndarray, n_clusters: int,
                              counts: np.ndarray, level: float, n_classes: int = 4) -> tuple[float, float]:
-    """Few-cluster interval at ``level`` of one system's macro-F1, from per-cluster confusion counts."""
+    """Few-cluster interval at ``level`` of one system's macro-F1, from per-cluster confusion counts, cut to [0, 1]."""
     point, resampled = confusion_draws(truth, pred, cluster_index, n_clusters, counts, n_classes)
     lower, upper = few_cluster_bounds(macro_f1_from_confusions(point, n_classes), macro_f1_from_confusions(resampled, n_classes),
                                       np.bincount(cluster_index, minlength=n_clusters), level)
-    return float(lower), float(upper)
+    return within(float(lower), METRIC_RANGE), within(float(upper), METRIC_RANGE)
 
 
 def holm_adjust(p_values: list[float]) -> list[float]:

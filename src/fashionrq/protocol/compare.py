@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fashionrq.protocol.bootstrap import Interval, mean_diff_draws, resample_counts, summarise, t2_diff_draws
+from fashionrq.protocol.bootstrap import DIFFERENCE_RANGE, Interval, mean_diff_draws, resample_counts, summarise, t2_diff_draws
 from fashionrq.protocol.headline import headline_analysis
 from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
 from fashionrq.errors import ComparisonError
@@ -82,10 +82,13 @@ def interval_text(entry: dict) -> str:
 
 
 def cell_text(entry: dict) -> str:
-    """A gate entry's table cell: why the task was not tested, or ``Δ [lower, upper]``, marked when the task is weak."""
+    """A gate entry's table cell: why the task was not tested, or ``Δ [lower, upper]``, marked when the task is weak
+    and when the interval was cut to the range of a difference."""
     if entry.get("reason"):
         return entry["reason"]
-    return interval_text(entry) + (f" (weak: {entry['n_clusters']} units)" if entry.get("weak") else "")
+    marks = [f"weak: {entry['n_clusters']} units"] if entry.get("weak") else []
+    marks += ["cut to the range of a difference, ±1"] if entry.get("clipped") else []
+    return interval_text(entry) + (f" ({'; '.join(marks)})" if marks else "")
 
 
 def gate(intervals: dict[str, dict[str, Interval]], headline: dict[str, str], tasks: list[str], missing: dict[str, str],
@@ -199,7 +202,8 @@ def compare_scored(scored: list[ScoredRun], *, resamples: int = 10_000, seed: in
             sign = 1.0 if i < j else -1.0
             found = draws[(min(i, j), max(i, j), task)]
             sizes = np.bincount(a.units[task].cluster_index(clusters[task]), minlength=len(clusters[task]))
-            intervals[task] = {m: summarise(sign * point, sign * values, level, sizes) for m, (point, values) in found.items()}
+            intervals[task] = {m: summarise(sign * point, sign * values, level, sizes).within(DIFFERENCE_RANGE)
+                               for m, (point, values) in found.items()}
         entry = {"b": names[i], "a": names[j], "delta": "b - a",
                  "tasks": {t: {"unit": a.units[t].unit if t in a.units else b.units[t].unit,
                                "leakage_unit": (a if t in a.units else b).report["tasks"][t].get("leakage_unit"),

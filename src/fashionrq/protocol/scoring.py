@@ -26,7 +26,7 @@ from fashionrq.io import atomic_write_text, refuse_existing
 from fashionrq.layout import ITEMS, MCMR, PHI, PUBLIC, QUERY_RECORDS, T2_PAIRS, T2_TEST, refuse_in_release
 from fashionrq.metrics import Qrels, classification_metrics, consistency, evaluate
 from fashionrq.metrics.trec_gains import parse_gain_pairs
-from fashionrq.protocol.bootstrap import macro_f1_interval_bounds, mean_interval_bounds, resample_counts
+from fashionrq.protocol.bootstrap import METRIC_RANGE, macro_f1_interval_bounds, mean_interval_bounds, resample_counts
 from fashionrq.protocol.commitment import check_commitment, check_release, check_sealed, read_ledger, read_run_config
 from fashionrq.protocol.constraints import constraint_breakdown
 from fashionrq.protocol.validate import LABELS, Pools, load_pools, submitted_order, validate_run
@@ -129,7 +129,8 @@ def _intervals(units: TaskUnits) -> dict[str, list[float]]:
     index = units.cluster_index(order)
     counts = resample_counts(len(order), RUN_BOOTSTRAP["resamples"], RUN_BOOTSTRAP["seed"])
     names = sorted(units.values)
-    bounds = mean_interval_bounds(np.column_stack([units.values[n] for n in names]), index, len(order), counts, RUN_BOOTSTRAP["level"])
+    bounds = mean_interval_bounds(np.column_stack([units.values[n] for n in names]), index, len(order), counts, RUN_BOOTSTRAP["level"],
+                                  METRIC_RANGE)
     out = {name: list(pair) for name, pair in zip(names, bounds)}
     if units.truth is not None:
         out["macro_f1"] = list(macro_f1_interval_bounds(units.truth, units.pred, index, len(order), counts, RUN_BOOTSTRAP["level"]))

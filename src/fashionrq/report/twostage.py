@@ -21,7 +21,7 @@ import numpy as np
 from fashionrq.errors import InputError
 from fashionrq.layout import QUERY_RECORDS
 from fashionrq.protocol import check_commitment, load_pools, validate_run
-from fashionrq.protocol.bootstrap import mean_interval_bounds, resample_counts
+from fashionrq.protocol.bootstrap import DIFFERENCE_RANGE, mean_interval_bounds, resample_counts
 from fashionrq.protocol.scoring import RUN_BOOTSTRAP
 from fashionrq.release import Release
 from fashionrq.report import svg
@@ -94,7 +94,7 @@ def _paired_intervals(bench: Path, pair: TwoStagePair) -> list[tuple[float, floa
     index = np.searchsorted(np.asarray(clusters), np.asarray([unit_of[q] for q in qids]))
     diffs = np.array([[second[q][m] - first[q][m] for m, _ in TWO_STAGE_METRICS] for q in qids])
     counts = resample_counts(len(clusters), RUN_BOOTSTRAP["resamples"], RUN_BOOTSTRAP["seed"])
-    return mean_interval_bounds(diffs, index, len(clusters), counts, RUN_BOOTSTRAP["level"])
+    return mean_interval_bounds(diffs, index, len(clusters), counts, RUN_BOOTSTRAP["level"], DIFFERENCE_RANGE)
 
 
 def two_stage_table(bench: str | Path, pair: TwoStagePair) -> tuple[str, list[str], list[list[str]]]:
