@@ -16,7 +16,7 @@ from itertools import combinations
 
 import numpy as np
 
-from fashionrq.protocol.bootstrap import paired_mean_bootstrap, summarise, weighted
+from fashionrq.protocol.bootstrap import DIFFERENCE_RANGE, paired_mean_bootstrap, summarise, weighted
 from fashionrq.protocol.scoring import ScoredRun
 from fashionrq.taskspec import TASKS
 
@@ -78,8 +78,8 @@ def headline_analysis(scored: list[ScoredRun], comparison: dict, draws: tuple[di
             ux, uy = have[x].units[task], have[y].units[task]
             index = ux.cluster_index(clusters[task])
             diff = ux.values[metric] - uy.values[metric]
-            micro = paired_mean_bootstrap(diff, index, len(clusters[task]), counts[task], level)[0]
-            macro = cluster_macro_bootstrap(diff, index, len(clusters[task]), counts[task], level)
+            micro = paired_mean_bootstrap(diff, index, len(clusters[task]), counts[task], level)[0].within(DIFFERENCE_RANGE)
+            macro = cluster_macro_bootstrap(diff, index, len(clusters[task]), counts[task], level).within(DIFFERENCE_RANGE)
             flip["delta"] = f"{x} - {y}"
             flip["micro_interval"] = micro.to_dict()
             flip["macro_interval"] = macro.to_dict()

@@ -19,11 +19,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fashionrq.protocol.bootstrap import Interval, degrees_of_freedom, summarise
+from fashionrq.protocol.bootstrap import DIFFERENCE_RANGE, Interval, degrees_of_freedom, summarise
 from fashionrq.protocol.compare import pair_draws, registered_headline, resample_draws
 from fashionrq.errors import ComparisonError
 from fashionrq.protocol.scoring import ScoredRun
 from fashionrq.taskspec import TASKS
+
+#: H is a difference of two differences of metrics in [0, 1], so it lies in [-2, 2] (its interval is cut there).
+HOME_RANGE = (-2.0, 2.0)
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,7 @@ def home_advantage(runs: Mapping[tuple[str, str], ScoredRun], encoders: tuple[st
         # H spans both releases' independent draws; its t takes the release with fewer degrees of freedom (conservative)
         fewer = min((sizes_a, sizes_b), key=lambda sizes: degrees_of_freedom(sizes)[1])
         out.append(HomeAdvantage(task, metric, encoders, scores,
-                                 {a: summarise(home_a, resampled_a, level, sizes_a), b: summarise(home_b, resampled_b, level, sizes_b)},
-                                 summarise(home_a - home_b, resampled_a - resampled_b, level, fewer)))
+                                 {a: summarise(home_a, resampled_a, level, sizes_a).within(DIFFERENCE_RANGE),
+                                  b: summarise(home_b, resampled_b, level, sizes_b).within(DIFFERENCE_RANGE)},
+                                 summarise(home_a - home_b, resampled_a - resampled_b, level, fewer).within(HOME_RANGE)))
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from fashionrq.protocol.bootstrap import (
+    DIFFERENCE_RANGE,
     cluster_sums,
     degrees_of_freedom,
     few_cluster_bounds,
@@ -20,6 +21,7 @@ from fashionrq.protocol.bootstrap import (
     holm_adjust,
     json_bound,
     weighted,
+    within,
 )
 
 CORRECTION = "Holm-Bonferroni step-down"
@@ -61,7 +63,7 @@ def _subset_draws(diff: np.ndarray, index: np.ndarray, n_clusters: int, counts: 
 def _cell_test(delta: float, resampled: np.ndarray, sizes: np.ndarray, level: float) -> dict:
     """Δ, its few-cluster interval (``None`` bounds below two clusters) and two-sided p over the attribute's clusters
     (``sizes``: the attribute's queries per cluster)."""
-    lower, upper = few_cluster_bounds(delta, resampled, sizes, level)
+    lower, upper = (within(bound, DIFFERENCE_RANGE) for bound in few_cluster_bounds(delta, resampled, sizes, level))
     return {"delta": delta + 0.0, "lower": json_bound(lower), "upper": json_bound(upper),
             "n_clusters": degrees_of_freedom(sizes)[0], "p_value": float(few_cluster_p(delta, resampled, sizes))}
 
