@@ -6,7 +6,6 @@ every photo not found, refused or found by id counted in the ingest report."""
 from __future__ import annotations
 
 import os
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,8 +107,8 @@ class Photos:
     from_root: bool = False
     found_by_id: int = field(default=0, init=False)
     items: int = field(default=0, init=False)
-    #: Items whose named photo was nulled (by reason) and that then took the one ``by_id`` holds.
-    found_instead: Counter = field(default_factory=Counter, init=False)
+    #: The items that took the photo ``by_id`` holds under their id.
+    found_ids: set[str] = field(default_factory=set, init=False)
 
     @classmethod
     def of(cls, source: PhotoSource, catalog_folder: Path, images: Path | None, report: IngestReport) -> Photos:
@@ -125,8 +124,7 @@ class Photos:
             self.report.null_value(nulled, item["item_id"])
         if path is None and self.by_id is not None and (photo := self.by_id.photo_of(item["item_id"])):
             self.found_by_id += 1
-            if nulled:  # its note says the item found a photo after all
-                self.found_instead[nulled] += 1
+            self.found_ids.add(item["item_id"])
             path = str(photo)
         return {**item, "image_path": path}
 
@@ -177,14 +175,14 @@ class Photos:
         if inside := len(nulled.get("image_bytes", ())):
             self.report.notes.append(
                 f"{inside:,} photos are stored inside the catalog as bytes (an image column of a Hugging Face dataset), "
-                "which fashionrq does not read, so those items have no photo; to use them, save each as a file in or "
+                f"which fashionrq does not read, so {self._fate('image_bytes', inside)}; to use them, save each as a file in or "
                 "below the catalog's folder and map the files' relative paths")
         if self.by_id is not None:
             note_found_by_id(self.report, self.by_id, self.found_by_id, self.items, first_id)
 
     def _fate(self, reason: str, count: int) -> str:
         """What became of the ``count`` items whose photo was nulled for ``reason``: none, or some, found by id."""
-        found = self.found_instead[reason]
+        found = len(self.found_ids.intersection(self.report.values_nulled[reason]))
         if not found:
             return "those items have no photo"
         if found == count:
