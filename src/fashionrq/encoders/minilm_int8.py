@@ -216,6 +216,14 @@ def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -
 # ---- attention: grids, scores, softmax -----------------------------------------------------------------------------
 
 @kernel
+def grid_powers(peak_bits: int, bits: int) -> tuple[float, float]:
+    """``(2**e, 2**-e)`` for a vector whose largest ``|entry|`` has the bits ``peak_bits``: ``2**e`` puts it on
+    integers below ``2**bits``."""
+    exponent = bits - binary_exponent(peak_bits)
+    return power_of_two(exponent), power_of_two(-exponent)
+
+
+@kernel
 def head_grids(qkv: np.ndarray, heads: int, bits: int) -> tuple[np.ndarray, np.ndarray]:
     """The Q and K part of each token's row, head by head, on its own grid: ``grids[b, t] = rint(block · 2**e)``, an
     integer below ``2**bits``, for block ``b`` (the heads' Q blocks, then their K blocks) of token ``t``, with
@@ -227,12 +235,10 @@ def head_grids(qkv: np.ndarray, heads: int, bits: int) -> tuple[np.ndarray, np.n
     for t in range(rows):
         row = qkv[t]
         for b in range(2 * heads):
-            exponent = bits - binary_exponent(magnitude_peak_bits(row[b * head:(b + 1) * head]))
-            scale = power_of_two(exponent)
+            scale, inverse[b, t] = grid_powers(magnitude_peak_bits(row[b * head:(b + 1) * head]), bits)
             out = grids[b, t]
             for j in range(head):
                 out[j] = np.rint(row[b * head + j] * scale)
-            inverse[b, t] = power_of_two(-exponent)
     return grids, inverse
 
 
@@ -248,9 +254,7 @@ def value_grid(qkv: np.ndarray, first: int, n: int, column: int, bits: int, v: n
             peak[j] = max(peak[j], row[column + j] & MAGNITUDE)
     scale = np.empty(head, np.float64)
     for j in range(head):
-        exponent = bits - binary_exponent(peak[j])
-        scale[j] = power_of_two(exponent)
-        inverse[j] = power_of_two(-exponent)
+        scale[j], inverse[j] = grid_powers(peak[j], bits)
     for i in range(n):
         for j in range(head):
             v[i, j] = np.rint(qkv[first + i, column + j] * scale[j])
@@ -303,10 +307,9 @@ def probability_grid(probabilities: np.ndarray, peak: np.ndarray, bits: int, sca
                      inverse: np.ndarray) -> None:
     """Each column of ``probabilities`` on its own grid (integers below ``2**bits``), in place; ``inverse[i] = 2**-e``."""
     n = probabilities.shape[0]
+    peak_bits = peak.view(np.int64)  # probabilities are positive: their bits are their magnitudes'
     for i in range(n):
-        exponent = bits - math.frexp(peak[i])[1]
-        scale[i] = power_of_two(exponent)
-        inverse[i] = power_of_two(-exponent)
+        scale[i], inverse[i] = grid_powers(peak_bits[i], bits)
     for j in range(n):
         row = probabilities[j]
         for i in range(n):
