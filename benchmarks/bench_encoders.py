@@ -3,6 +3,7 @@
     python benchmarks/bench_encoders.py bound
     python benchmarks/bench_encoders.py throughput [--n 2000] [--encoders minilm,minilm-int8,e5-small,splade-tiny]
     python benchmarks/bench_encoders.py full [--encoder minilm] [--cache DIR] [--workers 4]
+    python benchmarks/bench_encoders.py profile [--n 512]
 
 ``bound``: this machine's matrix-multiply throughput on one thread, per CPU-second (fp32: torch and numpy
 GEMM; int8: onnxruntime ``MatMulInteger``, u8 x s8 -> s32, VNNI where the CPU has it), at the shape of a
@@ -14,6 +15,8 @@ encoders, fp32 for the others).
 ``full``: ingest + embed of the whole bundled catalog, each in a fresh process: cold (an empty scratch
 cache dir), then the entry is copied into the default cache dir (or ``--cache``) so others reuse it, then
 warm (reading it from there).
+``profile``: where one thread of ``minilm-int8`` spends its time on a seeded sample of bundled item texts: each
+kernel and the integer products timed from Python around every call, as a share of the whole pass.
 """
 
 from __future__ import annotations
@@ -155,6 +158,48 @@ def throughput(n: int, encoders: list[str], threads: int) -> None:
                           "shape": list(vectors.shape)}), flush=True)
 
 
+#: The ``minilm-int8`` steps ``profile`` times (module functions the layers call).
+PROFILED = ("quantize_rows", "gelu_quantized", "dequantize_add", "layer_norm", "attention", "mean_pool")
+
+
+def profile(n: int) -> None:
+    import collections
+
+    import numpy as np
+
+    import fashionrq.encoders.minilm_int8 as exact
+    from fashionrq.catalog import bundled_items
+    from fashionrq.encoders import item_texts
+
+    table = bundled_items()
+    texts = item_texts(table.take(np.sort(np.random.default_rng(0).choice(table.num_rows, size=n, replace=False))))
+    encoder = exact.MiniLMInt8Encoder(threads=1)
+    encoder.encode_documents(texts[:8])  # loads the model and the compiled kernels
+    seconds = collections.Counter()
+
+    def timed(name, function):
+        def call(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                seconds[name] += time.perf_counter() - start
+        return call
+
+    for name in PROFILED:
+        setattr(exact, name, timed(name, getattr(exact, name)))
+    for layer in encoder.model.layers:
+        for dense in (layer.qkv, layer.attention_out, layer.expand, layer.contract):
+            dense.session.run = timed("integer products (onnxruntime MatMulInteger)", dense.session.run)
+    encoder.tokenizer.encode_batch = timed("tokenize", encoder.tokenizer.encode_batch)
+    start = time.perf_counter()
+    encoder.encode_documents(texts)
+    wall = time.perf_counter() - start
+    seconds["other"] = wall - sum(seconds.values())
+    print(json.dumps({"encoder": "minilm-int8", "n": n, "threads": 1, "seconds": round(wall, 2),
+                      "share": {name: round(s / wall, 3) for name, s in seconds.most_common()}}))
+
+
 def _quantiles(values: list[int]) -> list[int]:
     ordered = sorted(values)
     return [ordered[len(ordered) // 2], ordered[int(len(ordered) * 0.9)], ordered[-1]]
@@ -216,7 +261,7 @@ def full(encoder: str, cache: str | None, threads: int, workers: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["bound", "throughput", "full", "_full_child"])
+    parser.add_argument("mode", choices=["bound", "throughput", "full", "profile", "_full_child"])
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--encoders", default="minilm,minilm-int8,e5-small,splade-tiny")
     parser.add_argument("--encoder", default="minilm")
@@ -230,6 +275,8 @@ def main() -> None:
         throughput(args.n, args.encoders.split(","), args.threads)
     elif args.mode == "full":
         full(args.encoder, args.cache, args.threads, args.workers)
+    elif args.mode == "profile":
+        profile(args.n)
     else:
         full_child(args.encoder, args.cache, args.threads, args.workers)
 
