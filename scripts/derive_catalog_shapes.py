@@ -2020,6 +2020,22 @@ SHAPES = {"us-tops": Shape(us_tops, "catalog.csv", _csv, US_TOPS_MAPPING),
           "abo": Shape(abo_listings, "listings/metadata", _abo_files, ABO_MAPPING, abo_photos)}
 
 
+def write_shape(items: list[dict], shape_name: str, out: Path) -> tuple[int, int]:
+    """Write the catalog of ``shape_name`` derived from ``items`` (a Myntra-layout catalog's items table as rows), its
+    photos and its mapping into the new folder ``out`` (atomically); returns the rows and photos written."""
+    shape = SHAPES[shape_name]
+    rows = shape.rows(items)
+    content = shape.file_bytes(rows)
+    photos = shape.photos(items) if shape.photos else {}
+    files = {f"{shape.file_name}/{name}" if name else shape.file_name: data
+             for name, data in (content.items() if isinstance(content, dict) else [("", content)])}
+    with atomic_directory(out, force=True, what="derived catalog folder") as folder:
+        for name, data in {**files, **photos, "mapping.toml": shape.mapping.encode("utf-8")}.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(data)
+    return len(rows), sum(name.endswith(".jpg") for name in photos)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", type=Path, required=True, help="Myntra-layout folder (styles.csv and its item JSON)")
@@ -2029,23 +2045,12 @@ def main() -> None:
     args = parser.parse_args()
     try:
         check_folder_output(args.out, args.force, "derived catalog folder")
-        shape = SHAPES[args.shape]
-        items = ingest(args.source).table.to_pylist()
-        rows = shape.rows(items)
-        content = shape.file_bytes(rows)
-        photos = shape.photos(items) if shape.photos else {}
-        files = {f"{shape.file_name}/{name}" if name else shape.file_name: data
-                 for name, data in (content.items() if isinstance(content, dict) else [("", content)])}
-        with atomic_directory(args.out, force=True, what="derived catalog folder") as folder:
-            for name, data in {**files, **photos, "mapping.toml": shape.mapping.encode("utf-8")}.items():
-                (folder / name).parent.mkdir(parents=True, exist_ok=True)
-                (folder / name).write_bytes(data)
+        rows, photographed = write_shape(ingest(args.source).table.to_pylist(), args.shape, args.out)
     except InputError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
-    photographed = sum(name.endswith(".jpg") for name in photos)
     written = f", {photographed:,} photos below {args.out}" if photographed else ""
-    print(f"wrote {len(rows):,} rows to {args.out / shape.file_name}{written} and the mapping to {args.out / 'mapping.toml'}")
+    print(f"wrote {rows:,} rows to {args.out / SHAPES[args.shape].file_name}{written} and the mapping to {args.out / 'mapping.toml'}")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -64,9 +68,6 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.module.__name__ in needing)  # stable: each module's tests stay together, in order
     worker = getattr(config, "workerinput", {}).get("workerid")
     if worker == "gw0" and needing:
-        import subprocess
-        import sys
-
         shared = config._tmp_path_factory.getbasetemp().parent
         code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import conftest; conftest.build_shared_release(__import__('pathlib').Path({str(shared)!r}))"
         config._fixture_build = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -79,13 +80,33 @@ def pytest_unconfigure(config):
         build.wait()
 
 
-def derive_shape(out: Path, shape: str, source: Path | str = MYNTRA_SMALL) -> Path:
-    """``out``, holding the catalog of ``shape`` and its mapping, derived from ``source`` by scripts/derive_catalog_shapes.py."""
-    import subprocess
-    import sys
+DERIVE_SCRIPT = Path(__file__).parents[1] / "scripts" / "derive_catalog_shapes.py"
 
-    done = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "scripts" / "derive_catalog_shapes.py"), "--shape", shape,
-                           "--source", str(source), "--out", str(out)], capture_output=True, text=True)
+
+@functools.cache
+def _derive_script():
+    """scripts/derive_catalog_shapes.py as a module (imported once per process)."""
+    spec = importlib.util.spec_from_file_location("derive_catalog_shapes", DERIVE_SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@functools.lru_cache(maxsize=1)
+def _source_rows(source: Path | str) -> list[dict]:
+    return _derive_script().ingest(source).table.to_pylist()
+
+
+def derive_shape(out: Path, shape: str, source: Path | str = MYNTRA_SMALL, via_script: bool = False) -> Path:
+    """``out``, holding the catalog of ``shape`` and its mapping, derived from ``source`` by
+    scripts/derive_catalog_shapes.py: in this process (the script's ``write_shape``, the source read once), or with
+    ``via_script`` by running the script."""
+    if not via_script:
+        _derive_script().write_shape(_source_rows(source), shape, out)
+        return out
+    done = subprocess.run([sys.executable, str(DERIVE_SCRIPT), "--shape", shape, "--source", str(source), "--out", str(out)],
+                          capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return out
 

@@ -50,7 +50,7 @@ def test_the_derived_xml_feed_is_a_google_merchant_rss_feed_of_the_tsv_feeds_row
         paid = float((row["sale_price"] or row["price"]).split()[0])
         assert (shipping.findtext(f"{G}country"), shipping.findtext(f"{G}price")) == ("IN", "0.00 INR" if paid >= 799 else "79.00 INR")
     assert {len(p) for p in photos} == {1, 2} and all(p.startswith("https://assets.example.com/") for ps in photos for p in ps)
-    again = derive_shape(tmp_path / "again", "merchant-xml")
+    again = derive_shape(tmp_path / "again", "merchant-xml", via_script=True)  # the script itself, run as a user runs it
     assert (again / "catalog.xml").read_bytes() == (merchant_xml / "catalog.xml").read_bytes()
     assert (again / "mapping.toml").read_text(encoding="utf-8").split("\n", 3)[3] == \
         (merchant_feed / "mapping.toml").read_text(encoding="utf-8").split("\n", 2)[2]  # the TSV feed's mapping, comment aside
