@@ -39,8 +39,9 @@ from conftest import MYNTRA_SMALL, SMALL_BUILD
 #: stop 39: the SID stages run with pinned kernels (fashionrq.pinned, fashionrq.sid.portable), and the manifest
 #: reports the parser's agreement on lexicon-worded conditions. Re-pinned in stop 40: the RQ-VAE's matrix
 #: products go through OpenBLAS's pinned kernel (fashionrq.sid.portable.matmul). Re-pinned in stop 41: a type ending
-#: in "ss" takes "es" in its plural ("nightdresses"; only query texts changed).
-FIXTURE_MANIFEST_SHA256 = "1c22ad09e862c23b275175187b87307328558c0c447aa4bcd5761bee5d596361"
+#: in "ss" takes "es" in its plural ("nightdresses"; only query texts changed). Re-pinned in stop 46: the fixture build
+#: gives its codebook size (9) instead of searching 4-9 for it; only the manifest's construction record changed.
+FIXTURE_MANIFEST_SHA256 = "4965fec4e15abca55738587ef36b3f8bfce7167ac9a3f5ca893050a45a5166d0"
 
 #: Every library's instruction-set switch set to the lowest level it takes (oneDNN and MKL SSE4, ATen's default
 #: kernels, OpenBLAS's Sandy Bridge kernels); numpy's dispatch targets are added by _supported_caps.
@@ -317,16 +318,23 @@ def _evaluated(bench: Path, folder: Path, env: dict) -> dict:
             "comparison": unnamed(json.loads((folder / "comparison.json").read_text()))}
 
 
-@pytest.mark.slow  # a second build of the fixture release under the caps, and two systems run, scored and compared both ways (about 4 minutes)
+@pytest.mark.slow  # a second build of the fixture release under the caps, and two systems run, scored and compared both ways (about 5 minutes)
 def test_the_fixture_release_its_runs_scores_and_comparison_are_the_same_under_caps(small_bench, tmp_path):
-    """The release under the caps has the pinned manifest; hybrid+verifier (fusion, the verifier, the T2
+    """Built under the caps with the default codebook search, the release chooses the fixture's codebook size and is
+    the pinned release but for the manifest's record of that choice; hybrid+verifier (fusion, the verifier, the T2
     calibrator) and minilm-int8, run, scored and compared on it under the caps and on the native release without
     them, write the same run files, scores and comparison (before stop 40: nDCG's log2, the bootstrap's BLAS sums
     and scikit-learn's T2 regression depended on the CPU)."""
     out = tmp_path / "BENCH"
     capped = {**os.environ, **_supported_caps(), "FASHIONRQ_CACHE": str(tmp_path / "cache")}
     _fashionrq(capped, "build", "--catalog", MYNTRA_SMALL, "--out", out, "--encoder", SMALL_BUILD["encoder"], "--seed", SMALL_BUILD["seed"])
-    assert hashlib.sha256((out / "manifest.json").read_bytes()).hexdigest() == FIXTURE_MANIFEST_SHA256
+    searched, given = (json.loads((bench / "manifest.json").read_text()) for bench in (out, small_bench))
+    assert hashlib.sha256((small_bench / "manifest.json").read_bytes()).hexdigest() == FIXTURE_MANIFEST_SHA256
+    codebook = searched["construction"]["codebook"]
+    assert codebook["size"] == SMALL_BUILD["codebook_size"] and sorted(codebook["candidates"], key=int) == [str(k) for k in range(4, 10)]
+    for manifest in (searched, given):
+        del manifest["construction"]["codebook"], manifest["manifest_sha256"]
+    assert searched == given  # every file (hashed in "files"), the report and the rest of the construction record
     native = _evaluated(small_bench, tmp_path / "native", dict(os.environ))
     assert native["files"] and native["scores"]["hv"]
     assert _evaluated(out, tmp_path / "capped", capped) == native

@@ -48,8 +48,8 @@ def test_no_probe_sits_above_its_chance_band_on_any_task(probe_report):
         # untestable exactly where the band reaches 1, the metric's maximum: no score could lie above it
         assert (cell.verdict == "untestable") == (cell.score >= lower and upper >= 1.0), cell
         assert cell.score <= upper and cell.verdict in (("below",) if cell.score < lower else ("inside", "untestable")), cell
-    # issue 21: every task of the fixture has enough bootstrap units (22 or more: its codebook size is chosen by the
-    # weakest task's units) for every probe cell to be judged; none is "untestable"
+    # issue 21: every task of the fixture has enough bootstrap units (20 or more: its codebook size is the one the
+    # search by the weakest task's units chooses) for every probe cell to be judged; none is "untestable"
     assert min(units.values()) >= MIN_UNITS, units
     assert not probe_report.untestable and not probe_report.to_dict()["untestable"], str(probe_report)
     assert " 0 untestable, none above" in probe_report.to_dict()["verdict"]

@@ -195,7 +195,8 @@ def _build_from(tmp_path, name: str, embeddings) -> dict:
 
     from fashionrq.tasks import BuildConfig, build_release
 
-    config = BuildConfig(catalog=MYNTRA_SMALL, out=tmp_path / name, embeddings=embeddings, seed=SMALL_BUILD["seed"])
+    config = BuildConfig(catalog=MYNTRA_SMALL, out=tmp_path / name, embeddings=embeddings, seed=SMALL_BUILD["seed"],
+                         codebook_size=SMALL_BUILD["codebook_size"])
     return json.loads(build_release(config).read_text())
 
 
