@@ -123,7 +123,7 @@ def _labels(bench: Path, name: str) -> dict[str, dict]:
 def _build(catalog: Path, mapping: Path, out: Path) -> str:
     """``fashionrq build`` of a small catalog (weak tasks allowed); returns its log."""
     done = subprocess.run([sys.executable, "-m", "fashionrq", "build", "--catalog", str(catalog), "--mapping", str(mapping),
-                           "--out", str(out), "--encoder", "minilm", "--seed", "0", "--allow-weak"],
+                           "--out", str(out), "--seed", "0", "--allow-weak"],
                           capture_output=True, text=True)
     log = done.stdout + done.stderr
     assert done.returncode == 0 and "Traceback" not in log, log
