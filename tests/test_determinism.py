@@ -330,8 +330,14 @@ def test_the_fixture_release_its_runs_scores_and_comparison_are_the_same_under_c
     _fashionrq(capped, "build", "--catalog", MYNTRA_SMALL, "--out", out, "--encoder", SMALL_BUILD["encoder"], "--seed", SMALL_BUILD["seed"])
     searched, given = (json.loads((bench / "manifest.json").read_text()) for bench in (out, small_bench))
     assert hashlib.sha256((small_bench / "manifest.json").read_bytes()).hexdigest() == FIXTURE_MANIFEST_SHA256
+    # the search compares K = 4..9 and keeps the size whose task plan gives its weakest task the most bootstrap units
     codebook = searched["construction"]["codebook"]
-    assert codebook["size"] == SMALL_BUILD["codebook_size"] and sorted(codebook["candidates"], key=int) == [str(k) for k in range(4, 10)]
+    candidates = {int(k): v for k, v in codebook["candidates"].items()}
+    assert sorted(candidates) == [4, 5, 6, 7, 8, 9] and codebook["items"] == 2181
+    best = max(candidates, key=lambda k: (min(candidates[k].values()), k))
+    assert codebook["size"] == best == SMALL_BUILD["codebook_size"] and candidates[best] == given["report"]["tasks"]["bootstrap_units"]
+    assert min(candidates[best].values()) > min(candidates[5].values())  # the T1-first choice of before (K = 5) is not kept blindly
+    assert codebook["chosen_by"].startswith("of [4, 5, 6, 7, 8, 9], the size whose task plan gives the weakest task")
     for manifest in (searched, given):
         del manifest["construction"]["codebook"], manifest["manifest_sha256"]
     assert searched == given  # every file (hashed in "files"), the report and the rest of the construction record

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import MYNTRA_SMALL
 from fashionrq import compare, evaluate
-from fashionrq.tasks import MIN_UNITS, bench_stats
+from fashionrq.tasks import MIN_UNITS, bench_stats, codebook_candidates
 
 PRODUCTS = 110
 
@@ -63,8 +63,14 @@ def test_allow_weak_writes_it_and_the_build_prints_the_units_and_a_warning(weak)
     text = " ".join(result.stderr.split())
     assert f"bootstrap units per task (quality gate: >= {MIN_UNITS})" in text
     assert "weak: intervals flagged" in text and "written because of --allow-weak" in text
-    units = json.loads((out / "manifest.json").read_text())["report"]["tasks"]["bootstrap_units"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    units = manifest["report"]["tasks"]["bootstrap_units"]
     assert units["t1"] == units["t4"] == 0 and all(units[t] > 0 for t in ("t1o", "t2", "t3")), units
+    # the codebook search: every candidate's weakest task has 0 units, so the tie goes to the largest size
+    codebook = manifest["construction"]["codebook"]
+    assert sorted(map(int, codebook["candidates"])) == codebook_candidates(PRODUCTS) == [4, 5, 6]
+    assert all(min(plan.values()) == 0 for plan in codebook["candidates"].values()) and codebook["size"] == 6
+    assert codebook["candidates"]["6"] == units and codebook["chosen_by"].endswith("(the larger on a tie)")
     assert all(units[t] < MIN_UNITS for t in ("t2", "t3")), units
 
 
