@@ -18,7 +18,7 @@ from fashionrq.encoders.text import item_text
 from fashionrq.querygen.mcmr import MIN_JOINT, MIN_SHARE, TEXT_ATTRIBUTES, catalog_table, text_answerable
 from fashionrq.querygen.records import Constraint
 from fashionrq.release import Release
-from fashionrq.sid.io import read_sids
+from fashionrq.sid.sids_file import read_sids
 from fashionrq.tasks import BuildConfig, TaskConfig, build_release
 
 #: Whole-module sealed runs and release builds over the fixture: tens of seconds; CI runs them with -m slow.

@@ -12,9 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from fashionrq.pipeline.runs import run_commit_score
+from fashionrq.protocol.compare import compare_runs
 from fashionrq.release import Release, verify_release
-from fashionrq.systems import as_retriever
 from fashionrq.results import Comparison, Evaluation
+from fashionrq.systems import as_retriever
+from fashionrq.tasks.bench import release_dir
 
 
 @dataclass(frozen=True)
@@ -32,9 +35,6 @@ class Benchmark:
 
 def load_benchmark(path: str | Path) -> Benchmark:
     """Open the release at ``path`` after verifying every file against its manifest (raises if tampered)."""
-    # deferred: torch (the tasks package imports the SID trainer)
-    from fashionrq.tasks import release_dir
-
     folder = release_dir(path)
     verify_release(folder, strict=True)
     release = Release(folder, verify=False)
@@ -54,9 +54,6 @@ def evaluate(system, bench: Benchmark | str | Path, *, out: str | Path | None = 
     run folder (default: a new temporary folder); it also receives ``scores.json``. ``reranker`` (a name such as
     ``"verifier"`` or a pointwise reranker) re-scores each query's top ``depth`` first-stage candidates.
     """
-    # deferred: torch (scoring reads the tasks package, which imports the SID trainer)
-    from fashionrq.pipeline.runs import run_commit_score
-
     bench = _bench(bench)
     if not isinstance(system, str):
         system = as_retriever(system)  # refuses, in this process, an object that is no retriever
@@ -69,9 +66,6 @@ def evaluate(system, bench: Benchmark | str | Path, *, out: str | Path | None = 
 def compare(bench: Benchmark | str | Path, runs: Sequence[Evaluation | str | Path], *, resamples: int = 10_000, seed: int = 0,
             level: float = 0.95, headline: str | dict | None = None) -> Comparison:
     """Paired cluster bootstrap of every pair of ``runs`` with the promotion gate and Holm correction."""
-    # deferred: torch (comparing rescores the runs, and scoring reads the tasks package, which imports the SID trainer)
-    from fashionrq.protocol.compare import compare_runs
-
     bench = _bench(bench)
     paths = [r.run if isinstance(r, Evaluation) else Path(r) for r in runs]
     return Comparison(compare_runs(bench.path, paths, resamples=resamples, seed=seed, level=level, headline=headline))

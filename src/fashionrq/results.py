@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from fashionrq.protocol.compare import cell_text
+
 
 def _interval_text(value: float, interval: list[float] | None) -> str:
     return f"{value:.4f}" + (f" [{interval[0]:.4f}, {interval[1]:.4f}]" if interval else "")
@@ -98,9 +100,6 @@ class Comparison(_Tabular):
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per ordered pair: Δ and interval of every headline metric, verdict, Holm-adjusted p and verdict."""
-        # deferred: torch (protocol.compare scores through fashionrq.tasks, whose SID training imports torch)
-        from fashionrq.protocol.compare import cell_text
-
         rows = []
         for pair in self.result["pairs"]:
             gate = pair["gate"]

@@ -27,6 +27,13 @@ PAIRS = "pairs"  # each (query, item) pair is given a grade
 #: Kinds whose queries rank a pool given in the public files (the systems runner ranks them alike).
 POOLED_KINDS = (POOLED, TARGETED, GROUPED)
 
+#: The relevance grades (§8.0.4: shared prefix length) and their tier names.
+GRADES = (3, 2, 1, 0)
+TIER_NAMES = {3: "exact", 2: "sibling", 1: "related", 0: "irrelevant"}
+#: Fewest bootstrap units a task needs for a meaningful interval (docs/benchmark.md, "Quality gate"): below it a
+#: build is refused unless ``allow_weak``, and ``compare`` and the report flag the task's intervals in words.
+MIN_UNITS = 8
+
 
 @dataclass(frozen=True)
 class TaskSpec:

@@ -50,7 +50,7 @@ def _print_scores(report: dict) -> None:
             table.add_row(task.upper(), metric, f"{value:.4f}", "" if macro is None else f"{macro:.4f}",
                           f"{entry['n_units']:,}", f"{entry['n_clusters']:,}")
     console.print(table)
-    from fashionrq.tasks.records import MIN_UNITS
+    from fashionrq.taskspec import MIN_UNITS
 
     for task, why in report.get("not_scored", {}).items():
         console.print(f"{task.upper()}: not scored ({why})")

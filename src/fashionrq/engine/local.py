@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from fashionrq.engine.base import DEFAULT_CHUNK_ROWS
+from fashionrq.sid.base import torch_threads
 
 
 @dataclass(frozen=True)
@@ -19,9 +20,6 @@ class LocalEngine:
     name: str = "local"
 
     def map_chunks(self, task: type, args: tuple, chunks: Sequence[pa.Table]) -> list[pa.Table]:
-        # deferred: torch (fashionrq.sid imports it)
-        from fashionrq.sid.base import torch_threads
-
         with torch_threads(self.threads):
             worker = task(*args)
             return [worker(chunk) for chunk in chunks]

@@ -6,6 +6,7 @@ import numpy as np
 import pyarrow as pa
 
 from fashionrq.engine.base import CHUNK_COLUMN, only_chunk
+from fashionrq.sid.base import check_embeddings
 
 
 def set_threads(threads: int) -> None:
@@ -35,9 +36,6 @@ class AssignChunk:
         self.tokenizer = tokenizer
 
     def __call__(self, chunk: pa.Table) -> pa.Table:
-        # deferred: torch (fashionrq.sid imports it)
-        from fashionrq.sid.base import check_embeddings
-
         index = only_chunk(chunk)
         codes = np.asarray(self.tokenizer.codes(check_embeddings(column_vectors(chunk.column("vector")), 0)), dtype=np.int64)
         flat = pa.FixedSizeListArray.from_arrays(pa.array(codes.reshape(-1)), codes.shape[1])

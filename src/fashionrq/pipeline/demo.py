@@ -31,7 +31,7 @@ from fashionrq.protocol.compare import compare_with_analysis, runs_record
 from fashionrq.protocol.probe import ProbeReport
 from fashionrq.protocol.scoring import ScoredRun, write_json
 from fashionrq.release import Release, release_hash
-from fashionrq.sid.io import read_sids
+from fashionrq.sid.sids_file import read_sids
 from fashionrq.sid.report import sid_report
 from fashionrq.stagecache import cached_folder, cached_json, cached_object
 from fashionrq.tasks import BuildConfig, bench_stats, build_release

@@ -34,8 +34,7 @@ from fashionrq.release import Release
 from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.sid import read_sids
 from fashionrq.tasks.bench import read_qrels, release_dir
-from fashionrq.tasks.records import GRADES, TIER_NAMES
-from fashionrq.taskspec import TASKS
+from fashionrq.taskspec import GRADES, TASKS, TIER_NAMES
 
 RANKED = ("t1", "t1o", "t3", "t4")
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)

@@ -18,8 +18,7 @@ from fashionrq.protocol.components import SHARED_MARK, run_shares, shared_note
 from fashionrq.errors import ComparisonError
 from fashionrq.protocol.multiplicity import attribute_comparisons, holm_pairs
 from fashionrq.protocol.scoring import ScoredRun, score_run
-from fashionrq.tasks.records import MIN_UNITS
-from fashionrq.taskspec import TASKS, headlines
+from fashionrq.taskspec import MIN_UNITS, TASKS, headlines
 
 FEW_CLUSTER_METHOD = ("paired cluster bootstrap, few-cluster interval: Δ ± t(df) · SE · sqrt(G/(G-1)), SE = sd of the resampled Δ, "
                       "df = G_eff - 1, G_eff = (Σ m²)² / Σ m⁴ over the units m per cluster (G for equal clusters)")

@@ -33,7 +33,7 @@ from fashionrq.protocol.validate import LABELS, Pools, load_pools, submitted_ord
 from fashionrq.release import Release, verify_release
 from fashionrq.relevance import AttributeMatcher
 from fashionrq.stagecache import cached_object
-from fashionrq.tasks import read_qrels
+from fashionrq.tasks.bench import read_qrels
 from fashionrq.taskspec import GROUPED, OPEN, PAIRS, POOLED, TARGETED, TASKS, refuse_committed
 from fashionrq.timing import stage
 

@@ -31,9 +31,8 @@ from fashionrq.protocol.validate import validate_ranking
 from fashionrq.release import Release
 from fashionrq.report.tables import Scored, markdown, value_text, with_interval
 from fashionrq.report.twostage import two_stage_pairs, two_stage_table
-from fashionrq.tasks import read_qrels
-from fashionrq.tasks.records import MIN_UNITS
-from fashionrq.taskspec import TASKS
+from fashionrq.tasks.bench import read_qrels
+from fashionrq.taskspec import MIN_UNITS, TASKS
 
 #: Short column labels of metric names (by prefix).
 SHORT_METRICS = {"ndcg@": "nDCG@", "recall@": "R@", "consistency@": "Cons@", "macro_f1": "Macro-F1", "accuracy": "Acc"}

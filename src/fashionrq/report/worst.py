@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 from fashionrq.layout import ITEMS, PHI, qrels_file, queries_file
 from fashionrq.relevance import AttributeMatcher
 from fashionrq.release import Release
-from fashionrq.tasks import catalog_ids, read_qrels
+from fashionrq.tasks.bench import catalog_ids, read_qrels
 
 #: A product fails an attribute when its match m_a(q, p) is below this (the comparators' neutral value).
 FAIL_BELOW = 0.5

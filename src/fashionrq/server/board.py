@@ -22,6 +22,10 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from fashionrq.protocol.compare import compare_scored
+from fashionrq.protocol.scoring import ScoredRun, score_run
+from fashionrq.report import html
+from fashionrq.report.tables import Scored
 from fashionrq.server.db import ledger
 from fashionrq.server.ledger import head
 from fashionrq.server.store import run_folder
@@ -129,9 +133,6 @@ class Board:
 
     def _scored(self, entry: Entry):
         """The submission's scoring with per-unit values, held in memory only (the worker's scoring, from the cache)."""
-        # deferred: torch (protocol.scoring reads labels through fashionrq.tasks, whose SID training imports torch)
-        from fashionrq.protocol.scoring import ScoredRun, score_run
-
         scored = score_run(self.bench, run_folder(self.data, entry.commitment), relevance=False,
                            cache_dir=self.data / "cache", unsealed=True)
         return ScoredRun(report={**scored.report, "system": entry.label}, units=scored.units)
@@ -149,9 +150,6 @@ class Board:
 
     def _compare(self, entries: list[Entry]) -> dict:
         """The protocol's comparison of ``entries`` (their scorings with per-unit values, :meth:`_scored`)."""
-        # deferred: torch (protocol.compare scores runs through protocol.scoring, see _scored)
-        from fashionrq.protocol.compare import compare_scored
-
         return compare_scored([self._scored(e) for e in entries], resamples=self.resamples, seed=self.seed)
 
     def _json(self, now: str, shown: list[Entry], comparison: dict | None) -> dict:
@@ -195,10 +193,6 @@ class Board:
     def html(self, title: str = "fashionrq leaderboard") -> str:
         """The leaderboard page: the report's leaderboard and verdict sections (``fashionrq.report.html``) over the
         shown submissions, one offline file like report.html."""
-        # deferred: torch (the report reads releases through fashionrq.tasks, whose SID training imports torch)
-        from fashionrq.report import html
-        from fashionrq.report.tables import Scored  # deferred: torch (as the line above)
-
         board, shown, comparison = self.state()
         scored = [Scored(e.label, e.summary, Path(e.label), None) for e in shown]
         if scored:

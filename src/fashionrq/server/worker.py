@@ -29,7 +29,7 @@ def _die_with_parent(parent: int) -> None:
 def main(argv: list[str]) -> None:
     bench, data, lease, parent = Path(argv[0]), Path(argv[1]), float(argv[2]), int(argv[3])
     _die_with_parent(parent)
-    # deferred: torch and sqlalchemy (seconds to load, after the worker has bound itself to the server)
+    # deferred: sqlalchemy, numba and pandas (seconds to load, after the worker has bound itself to the server)
     from fashionrq.server.scorer import work
 
     work(bench, data, os.environ[DB_ENV], lease=lease)

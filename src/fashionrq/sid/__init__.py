@@ -1,17 +1,32 @@
-"""Semantic IDs: RQ-VAE with attribute exclusivity, vanilla RQ-VAE and residual k-means tokenizers, and diagnostics."""
+"""Semantic IDs: RQ-VAE with attribute exclusivity, vanilla RQ-VAE and residual k-means tokenizers, and diagnostics.
+
+Names load lazily (as in :mod:`fashionrq`): reading ``sids.parquet`` or the method names does not import torch and
+scikit-learn, which training needs.
+"""
 
 from __future__ import annotations
 
-from fashionrq.sid.base import Tokenizer, attributes_from_items, dedup_level
-from fashionrq.sid.io import load_tokenizer, read_sids, save_tokenizer, write_sids
-from fashionrq.sid.kmeans import ResidualKMeans
-from fashionrq.sid.leaves import split_leaves
-from fashionrq.sid.methods import METHODS, make_tokenizer
-from fashionrq.sid.report import collisions, purity, report_table, sid_report
-from fashionrq.sid.rqvae import DEFAULT_LEVEL_ATTRIBUTES, RQVAE
+import importlib
 
-__all__ = [
-    "DEFAULT_LEVEL_ATTRIBUTES", "METHODS", "RQVAE", "ResidualKMeans", "Tokenizer", "attributes_from_items", "collisions",
-    "dedup_level", "load_tokenizer", "make_tokenizer", "purity", "read_sids", "report_table", "save_tokenizer",
-    "sid_report", "split_leaves", "write_sids",
-]
+_EXPORTS = {
+    **dict.fromkeys(("Tokenizer", "attributes_from_items", "dedup_level"), "fashionrq.sid.base"),
+    **dict.fromkeys(("load_tokenizer", "save_tokenizer"), "fashionrq.sid.io"),
+    **dict.fromkeys(("read_sids", "write_sids"), "fashionrq.sid.sids_file"),
+    "ResidualKMeans": "fashionrq.sid.kmeans",
+    "split_leaves": "fashionrq.sid.leaves",
+    **dict.fromkeys(("METHODS", "make_tokenizer"), "fashionrq.sid.methods"),
+    **dict.fromkeys(("collisions", "purity", "report_table", "sid_report"), "fashionrq.sid.report"),
+    **dict.fromkeys(("DEFAULT_LEVEL_ATTRIBUTES", "RQVAE"), "fashionrq.sid.rqvae"),
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'fashionrq.sid' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return __all__

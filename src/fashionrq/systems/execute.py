@@ -168,7 +168,7 @@ def execute(job: Job, public: Path, out: Path, shared: dict | None = None) -> di
     calibrator = job.calibrator or GradeCalibrator()
     bench = Release(public.parent, verify=False, release=job.release)
     if hasattr(system, "score_pool"):
-        # deferred: torch (the probes' k-means, fashionrq.sid), which no other system needs at start-up
+        # deferred: scikit-learn (the probes' k-means, fashionrq.sid.kmeans), which no other system needs at start-up
         from fashionrq.systems.probes.run import execute_pool, public_view
 
         if reranker is not None:

@@ -1,24 +1,34 @@
-"""Tasks stage: pooled and open-corpus T1, T2-T4 from the cluster hierarchy, the frozen release, BEIR export, statistics."""
+"""Tasks stage: pooled and open-corpus T1, T2-T4 from the cluster hierarchy, the frozen release, BEIR export, statistics.
 
-from fashionrq.tasks.records import (
-    GRADES, MIN_UNITS, TIER_NAMES, AnchorQuery, OpenQuery, PairInstance, RankingInstance,
-    TaskConfig, Tasks,
-)
-from fashionrq.tasks.construct import TierIndex, build_tasks, recurrence, tier_balance
-from fashionrq.tasks.buildconfig import BuildConfig
-from fashionrq.tasks.release import (
-    build_release, check_quality, construct_release, weak_tasks, write_release,
-)
-from fashionrq.tasks.sids import semantic_ids
-from fashionrq.tasks.tree import auto_codebook_size, codebook_candidates, fit_tree, t1_anchor_capacity
-from fashionrq.tasks.bench import catalog_ids, read_qrels, release_dir
-from fashionrq.tasks.beir import export_beir, export_hf
-from fashionrq.tasks.stats import bench_stats
+Names load lazily (as in :mod:`fashionrq`): reading a release (``read_qrels``, ``bench_stats``, ``MIN_UNITS``) does
+not import the SID trainer (torch) that building one needs.
+"""
 
-__all__ = [
-    "GRADES", "MIN_UNITS", "TIER_NAMES", "AnchorQuery", "BuildConfig", "OpenQuery",
-    "PairInstance", "RankingInstance", "TaskConfig", "Tasks", "TierIndex", "auto_codebook_size", "bench_stats", "catalog_ids",
-    "build_release", "build_tasks", "check_quality", "codebook_candidates", "construct_release", "export_beir", "export_hf", "fit_tree",
-    "read_qrels", "t1_anchor_capacity",
-    "recurrence", "release_dir", "semantic_ids", "tier_balance", "weak_tasks", "write_release",
-]
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    **dict.fromkeys(("GRADES", "MIN_UNITS", "TIER_NAMES"), "fashionrq.taskspec"),
+    **dict.fromkeys(("AnchorQuery", "OpenQuery", "PairInstance", "RankingInstance", "TaskConfig", "Tasks"), "fashionrq.tasks.records"),
+    **dict.fromkeys(("TierIndex", "build_tasks", "recurrence", "tier_balance"), "fashionrq.tasks.construct"),
+    "BuildConfig": "fashionrq.tasks.buildconfig",
+    **dict.fromkeys(("build_release", "check_quality", "construct_release", "weak_tasks", "write_release"), "fashionrq.tasks.release"),
+    "semantic_ids": "fashionrq.tasks.sids",
+    **dict.fromkeys(("auto_codebook_size", "codebook_candidates", "fit_tree", "t1_anchor_capacity"), "fashionrq.tasks.tree"),
+    **dict.fromkeys(("catalog_ids", "read_qrels", "release_dir"), "fashionrq.tasks.bench"),
+    **dict.fromkeys(("export_beir", "export_hf"), "fashionrq.tasks.beir"),
+    "bench_stats": "fashionrq.tasks.stats",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'fashionrq.tasks' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return __all__

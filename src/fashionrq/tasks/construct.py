@@ -26,9 +26,6 @@ from fashionrq.exact import Grid
 from fashionrq.hierarchy import Hierarchy
 from fashionrq.tasks.claims import ItemClaims, nearest
 from fashionrq.tasks.records import (
-    GRADES,
-    MIN_UNITS,
-    TIER_NAMES,
     AnchorQuery,
     OpenQuery,
     PairInstance,
@@ -36,6 +33,7 @@ from fashionrq.tasks.records import (
     TaskConfig,
     Tasks,
 )
+from fashionrq.taskspec import GRADES, MIN_UNITS, TIER_NAMES
 from fashionrq.tasks.validity import QueryMatches, describes_leaf, discriminates, least_penalised, singles_out_target
 
 

@@ -7,12 +7,6 @@ from dataclasses import dataclass, field
 from fashionrq.querygen.records import ConstraintSet
 from fashionrq.tasks.validity import QueryMatches
 
-GRADES = (3, 2, 1, 0)
-TIER_NAMES = {3: "exact", 2: "sibling", 1: "related", 0: "irrelevant"}
-#: Fewest bootstrap units a task needs for a meaningful interval (docs/benchmark.md, "Quality gate"): below it a
-#: build is refused unless ``allow_weak``, and ``compare`` and the report flag the task's intervals in words.
-MIN_UNITS = 8
-
 
 @dataclass(frozen=True)
 class TaskConfig:

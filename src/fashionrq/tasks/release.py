@@ -37,7 +37,8 @@ from fashionrq.sid import write_sids
 from fashionrq.tasks.buildconfig import BuildConfig
 from fashionrq.tasks.construct import TierIndex, build_tasks
 from fashionrq.tasks.queries import anchor_queries, hidden_phis, parser_agreement, verbalize_undescribed_leaves
-from fashionrq.tasks.records import MIN_UNITS, Tasks
+from fashionrq.tasks.records import Tasks
+from fashionrq.taskspec import MIN_UNITS
 from fashionrq.tasks.secret import ConstructionSecret
 from fashionrq.tasks.sids import sha256_array
 from fashionrq.tasks.tree import fit_tree

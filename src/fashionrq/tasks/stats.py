@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 from fashionrq.layout import ITEMS, PHI, QUERY_RECORDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, T4_GROUPS, qrels_file
 from fashionrq.release import Release
 from fashionrq.tasks.bench import read_qrels, release_dir
-from fashionrq.tasks.records import TIER_NAMES
+from fashionrq.taskspec import TIER_NAMES
 
 PHI_ATTRIBUTES = ("product_type", "gender", "age_group", "color", "pattern", "material", "occasion", "brand", "price_hint", "style_tags")
 
