@@ -304,14 +304,15 @@ def _fashionrq(env: dict, *args) -> None:
 
 def _evaluated(bench: Path, folder: Path, env: dict) -> dict:
     """hybrid+verifier and minilm-int8 run on ``bench`` into ``folder``, committed, scored and compared: each run's
-    prediction files' bytes, and the scores and comparison without what names a run (its path and commitment)."""
+    prediction files' bytes, and the scores and comparison without what names a run (its path and commitment) or the
+    release (its manifest's hash: a searched and a given codebook size record their choice differently)."""
     runs = {"hv": ["--system", "hybrid", "--rerank", "verifier"], "dense": ["--system", "minilm-int8"]}
     for name, system in runs.items():
         _fashionrq(env, "run", "--bench", bench, *system, "--out", folder / name)
         _fashionrq(env, "commit", folder / name, "--bench", bench)
         _fashionrq(env, "score", folder / name, "--bench", bench)
     _fashionrq(env, "compare", *(folder / name for name in runs), "--bench", bench, "--out", folder / "comparison.json")
-    unnamed = lambda data: json.loads(json.dumps(data), object_hook=lambda d: {k: v for k, v in d.items() if k not in ("run", "commitment", "timestamp", "hash")})
+    unnamed = lambda data: json.loads(json.dumps(data), object_hook=lambda d: {k: v for k, v in d.items() if k not in ("run", "commitment", "timestamp", "hash", "release")})
     return {"files": {f"{name}/{path.name}": hashlib.sha256(path.read_bytes()).hexdigest() for name in runs
                       for path in sorted((folder / name).iterdir()) if path.suffix in (".run", ".jsonl") and path.name != "commitments.jsonl"},
             "scores": {name: unnamed(json.loads((folder / name / "scores.json").read_text())) for name in runs},
