@@ -15,6 +15,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: The stack, bottom first: each entry is the top-level modules and packages of one layer (``fashionrq.<name>``; the
 #: package itself, ``fashionrq``, is its version). A module imports only from lower layers, or within its own package.
 LAYERS = (
+    {"lazy"},
     {"fashionrq", "errors", "ieee"},
     {"io", "seeding", "exact", "colour", "terms", "progress", "timing", "limits"},
     {"layout", "cachedigest", "pinned"},

@@ -9,7 +9,7 @@ The flat API (names load lazily, so ``import fashionrq`` stays cheap)::
 
 from __future__ import annotations
 
-import importlib
+from fashionrq.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -21,14 +21,4 @@ _EXPORTS = {
     "write_report": "fashionrq.report.page", "FashionRQError": "fashionrq.errors", "InputError": "fashionrq.errors",
 }
 
-__all__ = ["__version__", *sorted(_EXPORTS)]
-
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'fashionrq' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, eager=("__version__",))

@@ -6,7 +6,7 @@ scikit-learn, which training needs.
 
 from __future__ import annotations
 
-import importlib
+from fashionrq.lazy import lazy_exports
 
 _EXPORTS = {
     **dict.fromkeys(("Tokenizer", "attributes_from_items", "dedup_level"), "fashionrq.sid.base"),
@@ -19,14 +19,4 @@ _EXPORTS = {
     **dict.fromkeys(("DEFAULT_LEVEL_ATTRIBUTES", "RQVAE"), "fashionrq.sid.rqvae"),
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'fashionrq.sid' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

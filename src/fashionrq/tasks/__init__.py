@@ -6,7 +6,7 @@ not import the SID trainer (torch) that building one needs.
 
 from __future__ import annotations
 
-import importlib
+from fashionrq.lazy import lazy_exports
 
 _EXPORTS = {
     **dict.fromkeys(("GRADES", "MIN_UNITS", "TIER_NAMES"), "fashionrq.taskspec"),
@@ -21,14 +21,4 @@ _EXPORTS = {
     "bench_stats": "fashionrq.tasks.stats",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'fashionrq.tasks' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
