@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib.util
 import subprocess
@@ -105,7 +106,7 @@ def derive_shape(out: Path, shape: str, source: Path | str = MYNTRA_SMALL, via_s
     scripts/derive_catalog_shapes.py: in this process (the script's ``write_shape``, the source read once), or with
     ``via_script`` by running the script."""
     if not via_script:
-        _derive_script().write_shape(_source_rows(source), shape, out)
+        _derive_script().write_shape(copy.deepcopy(_source_rows(source)), shape, out)  # a copy: no shape sees another's edits
         return out
     done = subprocess.run([sys.executable, str(DERIVE_SCRIPT), "--shape", shape, "--source", str(source), "--out", str(out)],
                           capture_output=True, text=True)
