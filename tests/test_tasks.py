@@ -357,7 +357,7 @@ def test_manifest_hashes_every_file(bench, release):
 def test_cli_rebuild_gives_a_byte_identical_manifest(bench, tmp_path):
     out = tmp_path / "again"
     done = run_cli("build", "--catalog", str(MYNTRA_SMALL), "--out", str(out), "--encoder", SMALL_BUILD["encoder"], "--seed", "0",
-                   "--allow-weak")
+                   "--codebook-size", str(SMALL_BUILD["codebook_size"]), "--allow-weak")
     assert done.returncode == 0, done.stderr
     assert (out / "manifest.json").read_bytes() == (bench / "manifest.json").read_bytes()
 
