@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import copy
+import csv
 import functools
 import importlib.util
+import io
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from xdist.scheduler import LoadFileScheduling
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MYNTRA_SMALL = FIXTURES / "myntra_small"
@@ -76,6 +79,25 @@ def pytest_collection_modifyitems(config, items):
         config._fixture_build = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+#: The one test file whose tests pytest-xdist spreads over the workers one by one: each builds the whole bundled
+#: catalog (minutes), and as one unit they would queue on one worker for over an hour while the other idles.
+SPREAD_FILE = "tests/test_bundled_builds.py"
+
+
+class FilesButBundledBuilds(LoadFileScheduling):
+    """``--dist loadfile`` (each file's tests on one worker, its module fixtures built once), except that each test of
+    :data:`SPREAD_FILE` is a unit of its own."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return nodeid if nodeid.startswith(SPREAD_FILE + "::") else super()._split_scope(nodeid)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """The suite's scheduler under ``--dist loadfile`` (pyproject.toml's addopts); any other ``--dist`` as asked."""
+    return FilesButBundledBuilds(config, log) if config.getvalue("dist") == "loadfile" else None
+
+
 def pytest_unconfigure(config):
     """Wait for the background fixture build, so no build outlives the test session."""
     build = getattr(config, "_fixture_build", None)
@@ -112,6 +134,12 @@ def derive_shape(out: Path, shape: str, source: Path | str = MYNTRA_SMALL, via_s
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return out
+
+
+def table_rows(path: Path, delimiter: str = ",", skip_lines: int = 0) -> list[dict[str, str]]:
+    """The rows of a derived shape's CSV or TSV file, keyed by its header (the line after ``skip_lines`` lines)."""
+    text = path.read_text(encoding="utf-8").split("\n", skip_lines)[skip_lines]
+    return list(csv.DictReader(io.StringIO(text), delimiter=delimiter))
 
 
 @pytest.fixture(scope="session")
