@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import io
 import time
 from pathlib import Path
 
@@ -10,12 +12,15 @@ import pyarrow as pa
 import pytest
 import scipy.sparse as sp
 import torch
+from rich.console import Console
 
+from fashionrq import progress
 from fashionrq.catalog import ingest, write_items
 from fashionrq.cli import main
 from fashionrq.encoders import (
     cache_path, clear_memory_cache, embed_items, embed_texts, get_encoder, item_text, item_texts,
 )
+from fashionrq.encoders import cache
 from fashionrq.encoders.cache import set_pointer
 from fashionrq.encoders.clip import OpenClipEncoder
 from fashionrq.errors import FashionRQError
@@ -158,6 +163,23 @@ def test_the_same_texts_in_another_order_are_gathered_from_disk_not_encoded(text
     clear_memory_cache()
     assert embed_texts(texts[1:21], encoder, kind="document", cache_dir=tmp_path).shape == (20, stored.shape[1])
     assert encoder.texts_encoded > done  # another set of texts is encoded, never gathered
+
+
+def test_a_long_embedding_logs_its_progress_by_chunk(texts, tmp_path, monkeypatch):
+    """In a log (no bar renders) a long embedding prints lines with the chunks done and the time left: each chunk is
+    too short for its own bar to print one, as every 4,096-text chunk of a catalog is."""
+    clear_memory_cache()
+    log = io.StringIO()
+    monkeypatch.setattr(progress, "console", Console(file=log, force_terminal=False, width=200))
+    monkeypatch.setattr(cache, "track", functools.partial(progress.track, every=0.0))
+    encoder = get_encoder("minilm-int8")
+    monkeypatch.setattr(cache, "EMBED_CHUNK", 32)
+    monkeypatch.setattr(encoder, "batch_size", 16)  # a chunk is whole batches: the same vectors as one call
+    vectors = embed_texts(texts[:96], encoder, kind="document", cache_dir=tmp_path)
+    assert np.array_equal(vectors, encoder.encode_documents(texts[:96]))
+    lines = log.getvalue().splitlines()
+    assert lines[0].startswith("minilm-int8: embedding 96 documents in chunks of 32: 1/3 done,") and "left" in lines[0]
+    assert lines[-1].startswith("minilm-int8: embedding 96 documents in chunks of 32: 3/3 done,")
 
 
 def test_e5_uses_query_and_passage_prefixes():

@@ -21,7 +21,7 @@ from fashionrq.encoders.text import TEXT_COLUMNS, item_text
 from fashionrq.errors import FashionRQError
 from fashionrq.io import atomic_write_text, atomic_writer, crash_point
 from fashionrq.layout import default_cache_dir
-from fashionrq.progress import console
+from fashionrq.progress import console, track
 
 KINDS = ("query", "document")
 
@@ -177,9 +177,11 @@ def _chunk(parts: Path, start: int, texts: list[str], compute, kind: str):
     return vectors
 
 
-def _compute_chunked(path: Path, texts: list[str], compute, kind: str):
+def _compute_chunked(path: Path, texts: list[str], compute, kind: str, label: str):
     """``compute`` over ``texts`` in chunks of EMBED_CHUNK, each kept in ``PATH.parts/`` as soon as it is done,
-    so an interrupted embedding resumes at the first missing chunk; the parts are joined into ``path``.
+    so an interrupted embedding resumes at the first missing chunk; the parts are joined into ``path``. Progress
+    (named ``label``) counts chunks: in a log a line comes every few chunks, where one chunk's own bar is too short
+    to print any.
 
     Chunks are cut from the texts in (stable) length order, the order in which encoders batch them, so with
     EMBED_CHUNK a multiple of the batch size every batch, and so every vector, is the one an unchunked call gives.
@@ -188,8 +190,10 @@ def _compute_chunked(path: Path, texts: list[str], compute, kind: str):
     parts.mkdir(parents=True, exist_ok=True)
     order = np.argsort([len(t) for t in texts], kind="stable")
     by_length = [texts[i] for i in order]
-    chunks = [_chunk(parts, start, by_length[start:start + EMBED_CHUNK], compute, kind)
-              for start in range(0, max(len(texts), 1), EMBED_CHUNK)]
+    starts = range(0, max(len(texts), 1), EMBED_CHUNK)
+    if len(starts) > 1:
+        starts = track(starts, f"{label} in chunks of {EMBED_CHUNK:,}", total=len(starts))
+    chunks = [_chunk(parts, start, by_length[start:start + EMBED_CHUNK], compute, kind) for start in starts]
     joined = sp.vstack(chunks, format="csr") if kind == "sparse" else np.concatenate(chunks)
     vectors = joined[np.argsort(order, kind="stable")]
     _write(path, vectors)
@@ -197,7 +201,7 @@ def _compute_chunked(path: Path, texts: list[str], compute, kind: str):
     return vectors
 
 
-def _compute_once(path: Path, texts: list[str], compute, kind: str, chunked: bool = True):
+def _compute_once(path: Path, texts: list[str], compute, kind: str, label: str, chunked: bool = True):
     """Compute the vectors of ``texts`` (chunked, resumable) and write them to ``path``, unless another process is
     already doing so: then wait (polling) until the file appears, or the other process gives up and this one takes over."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -213,7 +217,7 @@ def _compute_once(path: Path, texts: list[str], compute, kind: str, chunked: boo
         if path.exists():
             return _read_or_fail(path, kind)
         if chunked:
-            return _compute_chunked(path, texts, compute, kind)
+            return _compute_chunked(path, texts, compute, kind, label)
         vectors = compute(texts)
         _write(path, vectors)
         return vectors
@@ -268,7 +272,8 @@ def embed_texts(
         _write(path, vectors)
         _keep_by_text(enc, kind, texts, vectors)
     else:
-        vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine), enc.kind, engine is None)
+        vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine), enc.kind,
+                                f"{enc.name}: embedding {len(texts):,} {'queries' if kind == 'query' else 'documents'}", engine is None)
         _keep_by_text(enc, kind, texts, vectors)
         _record_set(enc, kind, texts, path, cache_dir)
     cachedigest.record(_root(cache_dir), path)
