@@ -20,9 +20,11 @@ from fashionrq.cli import main
 from fashionrq.encoders import (
     cache_path, clear_memory_cache, embed_items, embed_texts, get_encoder, item_text, item_texts,
 )
-from fashionrq.encoders import cache
+from fashionrq.encoders import cache, parallel
 from fashionrq.encoders.cache import set_pointer
 from fashionrq.encoders.clip import OpenClipEncoder
+from fashionrq.encoders.minilm_int8 import MiniLMInt8Encoder
+from fashionrq.encoders.parallel import encode_in_workers
 from fashionrq.errors import FashionRQError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "myntra_small"
@@ -253,15 +255,27 @@ def test_sparse_cache_round_trip_and_query_kind(texts, tmp_path):
         embed_texts(texts[:2], "splade-tiny", kind="passage", cache_dir=tmp_path)
 
 
-@pytest.mark.slow  # two spawned encoder processes (about 20 s)
-def test_workers_give_the_single_process_vectors(texts):
-    from fashionrq.encoders.minilm_int8 import MiniLMInt8Encoder
-    from fashionrq.encoders.parallel import encode_in_workers
-
+@pytest.mark.slow  # spawned encoder processes, twice (about 25 s)
+def test_workers_give_the_single_process_vectors_with_one_pool_for_every_chunk(texts, tmp_path, monkeypatch):
     encoder = MiniLMInt8Encoder(batch_size=8)
     single = encoder.encode_documents(texts[:48])
     assert np.array_equal(encode_in_workers(encoder, texts[:48], False, workers=2), single)
     assert encoder.texts_encoded == 96
+    # three cache chunks, each shared out between the same two processes (each start imports torch: seconds)
+    pools = []
+
+    class CountedPool(parallel.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            pools.append(args)
+            super().__init__(*args, **kwargs)
+
+    clear_memory_cache()
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", CountedPool)
+    monkeypatch.setattr(cache, "EMBED_CHUNK", 16)
+    registry_encoder = get_encoder("minilm-int8")
+    monkeypatch.setattr(registry_encoder, "batch_size", 4)  # a chunk is 4 batches: 2 for each worker
+    vectors = embed_texts(texts[:48], registry_encoder, kind="document", cache_dir=tmp_path, workers=2)
+    assert np.array_equal(vectors, single) and pools == [(2,)]
 
 
 # --- errors ------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from fashionrq import cachedigest
 from fashionrq.encoders.base import Encoder, as_texts
-from fashionrq.encoders.parallel import encode_in_workers, encode_with_engine
+from fashionrq.encoders.parallel import encode_in_workers, encode_with_engine, encoding_workers
 from fashionrq.encoders.registry import get_encoder
 from fashionrq.encoders.text import TEXT_COLUMNS, item_text
 from fashionrq.errors import FashionRQError
@@ -223,11 +223,11 @@ def _compute_once(path: Path, texts: list[str], compute, kind: str, label: str, 
         return vectors
 
 
-def _compute(enc: Encoder, texts: list[str], kind: str, workers: int, engine=None):
+def _compute(enc: Encoder, texts: list[str], kind: str, workers: int, engine=None, pool=None):
     if engine is not None:
         return encode_with_engine(engine, enc, texts, kind == "query")
     if workers > 1 and len(texts) > workers * enc.batch_size:
-        return encode_in_workers(enc, texts, kind == "query", workers)
+        return encode_in_workers(enc, texts, kind == "query", workers, pool)
     return enc.encode_queries(texts) if kind == "query" else enc.encode_documents(texts)
 
 
@@ -272,8 +272,9 @@ def embed_texts(
         _write(path, vectors)
         _keep_by_text(enc, kind, texts, vectors)
     else:
-        vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine), enc.kind,
-                                f"{enc.name}: embedding {len(texts):,} {'queries' if kind == 'query' else 'documents'}", engine is None)
+        with encoding_workers(workers if engine is None else 1) as pool:  # one pool for every chunk
+            vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine, pool), enc.kind,
+                                    f"{enc.name}: embedding {len(texts):,} {'queries' if kind == 'query' else 'documents'}", engine is None)
         _keep_by_text(enc, kind, texts, vectors)
         _record_set(enc, kind, texts, path, cache_dir)
     cachedigest.record(_root(cache_dir), path)

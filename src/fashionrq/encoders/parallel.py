@@ -3,6 +3,11 @@ or through an engine (``fashionrq.engine``) in length-sorted chunks."""
 
 from __future__ import annotations
 
+import multiprocessing
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager, nullcontext
+
 import numpy as np
 import pyarrow as pa
 import scipy.sparse as sp
@@ -24,24 +29,34 @@ def _encode_shard(name: str, batch_size: int, texts: list[str], is_query: bool):
     return encoder.encode_queries(texts) if is_query else encoder.encode_documents(texts)
 
 
-def encode_in_workers(encoder: Encoder, texts: list[str], is_query: bool, workers: int):
-    """What ``encoder.encode_queries/encode_documents(texts)`` returns, computed by ``workers`` processes.
+@contextmanager
+def encoding_workers(workers: int) -> Iterator[ProcessPoolExecutor | None]:
+    """``workers`` spawned processes for every call of one embedding (every cache chunk): each starts, imports torch
+    and loads the model once (about 3 s), not once per chunk. ``None`` for one worker; processes start at first use."""
+    if workers <= 1:
+        yield None
+        return
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield pool
+
+
+def encode_in_workers(encoder: Encoder, texts: list[str], is_query: bool, workers: int,
+                      pool: ProcessPoolExecutor | None = None):
+    """What ``encoder.encode_queries/encode_documents(texts)`` returns, computed by ``workers`` processes (those of
+    ``pool`` when given, else started for this call).
 
     Texts are length-sorted once and cut into the batches a single process would form; batch ``b`` goes to
     worker ``b % workers`` (so every worker gets short and long texts alike), and rows come back in input
     order. The encoder must be a registry name (each worker builds it with ``get_encoder``); each worker runs
     torch with one thread.
     """
-    import multiprocessing  # a process pool only when workers are asked for (not at every import of the encoders)
-    from concurrent.futures import ProcessPoolExecutor
-
     order = np.argsort([len(t) for t in texts], kind="stable")
     size = encoder.batch_size
     starts = range(0, len(texts), size)
     count = max(1, min(workers, len(starts)))
     shards = [np.concatenate([order[s:s + size] for s in starts[k::count]]) for k in range(count)]
-    with ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(_encode_shard, encoder.name, size, [texts[i] for i in rows], is_query) for rows in shards]
+    with nullcontext(pool) if pool is not None else ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn")) as workers_pool:
+        futures = [workers_pool.submit(_encode_shard, encoder.name, size, [texts[i] for i in rows], is_query) for rows in shards]
         kind = "queries" if is_query else "documents"
         parts = [f.result() for f in track(futures, f"{encoder.name}: {len(texts):,} {kind} in {count} workers", total=count)]
     encoder.texts_encoded += len(texts)
