@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -334,3 +336,24 @@ def test_two_colours_of_one_spelling_are_said_once():
             said = text.lower().split(" tops")[0].split(" or ")
             assert len(said) == colours and (colours == 1 or said[0] != said[1]), text
             assert phi["color"] == list(values)
+
+
+def test_a_brand_ending_in_the_type_word_is_said_after_the_type(items):
+    """The bundled catalog's "Nike Fragrances" and "F Sports" before their types read "Nike Fragrances fragrances" and
+    "F Sports sports shoes": such a brand is said after the type ("fragrances from Nike Fragrances"), never a word
+    twice in a row, and the parser reads brand and type back; another brand stays before the type."""
+    branded = items.copy()
+    branded.loc[branded.index[:3], "brand"] = "F Sports"  # brands of the bundled catalog, not in the fixture
+    branded.loc[branded.index[3:6], "brand"] = "Nike Fragrances"
+    parser = LexiconParser(branded)
+    doubled = re.compile(r"\b(\w+?)(?:e?s)? \1(?:e?s)?\b", re.IGNORECASE)
+    for product, brand in ((("Fragrance Gift Set",), "Nike Fragrances"), (("Sports Shoes",), "F Sports"),
+                           (("Sports Shoes",), "Nike")):
+        said = [_noun_phrase(product, [Clause("brand", (brand,), 1.0)], np.random.default_rng(seed), False, {})
+                for seed in range(8)]
+        texts = [text for text, _, _ in said]
+        for text, _, held_out in said:
+            assert not doubled.search(text) and parser.parse(text)["brand"] == [brand], text
+            assert "product_type" in held_out or parser.parse(text)["product_type"] == list(product), text  # "scents": held out
+        after = [t for t in texts if t.endswith(f" from {brand}")]
+        assert (len(after) >= 4) if brand != "Nike" else (not after and all(t.startswith("Nike ") for t in texts)), texts

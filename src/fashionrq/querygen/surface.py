@@ -129,6 +129,11 @@ def _singular(word: str) -> str:
     return word
 
 
+def same_word(a: str, b: str) -> bool:
+    """Whether two words are one word in another case or number (``Fragrances``, ``fragrance``)."""
+    return _singular(a.lower()) == _singular(b.lower())
+
+
 def _noun_forms(text: str) -> tuple[str, ...]:
     """(plural, as written, singular) of a lower-cased type name (its last word inflected)."""
     words = text.split(" ")

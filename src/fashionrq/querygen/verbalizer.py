@@ -316,6 +316,9 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
         pre.append(o_adj)
     if o_tail:
         post.append(o_tail)
+    brands = by_key.get("brand", [])
+    if brands and pre and pre[-1] == brands[0].values[0] and surface.same_word(pre[-1].split()[-1], noun.split()[0]):
+        post.insert(0, f"from {pre.pop()}")  # "F Sports sports shoes" reads "sports shoes from F Sports"
     if gender_tail:
         post.append(gender_tail)
     if price_tail:
