@@ -9,6 +9,7 @@ from scipy.stats import t as student_t
 
 from fashionrq.metrics import macro_f1
 from fashionrq.protocol import bootstrap as bs
+from fashionrq.protocol.probe import ProbeCell, _cell_text, paired_delta
 
 
 def t_bounds(point, values, clusters, level):
@@ -196,6 +197,17 @@ def test_an_interval_on_few_units_is_cut_to_the_metrics_range_and_says_so():
     assert alone.to_dict()["lower"] is None and alone.to_dict()["upper"] is None and not alone.clipped
 
 
+def test_a_probes_chance_band_is_cut_to_the_metrics_range():
+    """A probe's recall@100 near 0 on the bundled release (0.0007, its paired Δ interval [-0.0039, +0.0011]) had the
+    chance band [-0.0004, 0.0046], printed "[-0.000, 0.005]": the band is cut to [0, 1], as every interval is; its
+    verdict comes from Δ's interval and does not move."""
+    cell = ProbeCell("probe-frequency", "probe", "t1o", "recall@100", 0.0007, "inside", True, -0.0039, 0.0011)
+    assert cell.band == (0.0, pytest.approx(0.0046)) and cell.verdict == "inside" and not cell.leak
+    assert "[0.000, 0.005]" in _cell_text(cell) and "-" not in _cell_text(cell)
+    high = ProbeCell("probe-x", "probe", "t3", "recall@1", 0.98, "untestable", True, -0.3, 0.3)
+    assert high.band == (pytest.approx(0.68), 1.0)
+
+
 def test_single_run_macro_f1_interval_equals_reference_loop():
     rng = np.random.default_rng(4)
     truth, pred = rng.integers(0, 4, 80), rng.integers(0, 4, 80)
@@ -247,8 +259,6 @@ def test_probe_bands_cover_a_null_difference_with_few_clusters_where_percentile_
     chance band's t(G−1) interval (probe.paired_delta) covers Δ = 0 at about its level, the percentile interval
     of the same paired bootstrap draws far less often (why a harmless random seed once fell above its band)."""
     from fashionrq.protocol.compare import resample_draws
-    from fashionrq.protocol.probe import paired_delta
-
     rng = np.random.default_rng(7)
     clusters = [f"c{k}" for k in range(4) for _ in range(25)]
     effect = np.repeat(np.arange(4), 25)

@@ -31,6 +31,7 @@ from fashionrq.errors import ComparisonError, InputError
 from fashionrq.io import read_json
 from fashionrq.layout import RUN_JSON
 from fashionrq.protocol.bootstrap import (
+    METRIC_RANGE,
     balanced_accuracy_from_confusions,
     cluster_sums,
     confusion_draws,
@@ -40,6 +41,7 @@ from fashionrq.protocol.bootstrap import (
     paired_mean_bootstrap,
     resampled_means,
     summarise,
+    within,
 )
 from fashionrq.protocol.compare import resample_draws
 from fashionrq.protocol.scoring import ScoredRun
@@ -100,10 +102,11 @@ class ProbeCell:
 
     @property
     def band(self) -> tuple[float, float] | None:
-        """The chance band ``(lower, upper)``: the scores at which Δ's family-wise interval still holds 0."""
+        """The chance band ``(lower, upper)``: the scores at which Δ's family-wise interval still holds 0, cut to the
+        metric's range [0, 1] (a recall@100 near 0 has no chance band below 0)."""
         if self.delta_lower is None or self.delta_upper is None:
             return None
-        return self.score - self.delta_upper, self.score - self.delta_lower
+        return within(self.score - self.delta_upper, METRIC_RANGE), within(self.score - self.delta_lower, METRIC_RANGE)
 
     @property
     def judged(self) -> bool:
