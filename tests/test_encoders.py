@@ -184,6 +184,36 @@ def test_a_long_embedding_logs_its_progress_by_chunk(texts, tmp_path, monkeypatc
     assert lines[-1].startswith("minilm-int8: embedding 96 documents in chunks of 32: 3/3 done,")
 
 
+def test_an_edited_catalog_encodes_only_its_new_and_changed_texts(texts, tmp_path, monkeypatch):
+    """A catalog edited after its embedding (rows reordered, one removed, two changed, one added), in a later process:
+    only the three texts no earlier call holds are encoded, and the vectors are those of a fresh encoding, byte for
+    byte (the encoder is batch-invariant). A keys file changed since it was written is passed over, never trusted."""
+    clear_memory_cache()
+    monkeypatch.setattr(cache, "EMBED_CHUNK", 32)  # "a catalog": a call of at least one cache chunk
+    encoder = get_encoder("minilm-int8")
+    catalog = texts[:100]
+    embed_texts(catalog, encoder, kind="document", cache_dir=tmp_path)
+    [keys] = list((tmp_path / "embeddings").rglob("*.keys.npy"))
+    clear_memory_cache()  # a later process: nothing in memory
+    edited = list(reversed(catalog[1:]))
+    edited[5], edited[40] = edited[5] + " Now in linen.", "Blue denim jacket for men"
+    edited.append(texts[110])
+    done = encoder.texts_encoded
+    vectors = embed_texts(edited, encoder, kind="document", cache_dir=tmp_path)
+    assert encoder.texts_encoded - done == 3
+    assert np.array_equal(vectors, encoder.encode_documents(edited))
+
+    clear_memory_cache()
+    again = edited[:-1] + [texts[111]]
+    np.save(keys, np.zeros((100, 16), np.uint8))  # every key changed: no longer the digest recorded
+    for entry in (tmp_path / "embeddings").rglob("*.keys.npy"):
+        if entry != keys:
+            entry.unlink()  # only the tampered file is left to find
+    done = encoder.texts_encoded
+    assert np.array_equal(embed_texts(again, encoder, kind="document", cache_dir=tmp_path), encoder.encode_documents(again))
+    assert encoder.texts_encoded - done == 2 * len(again)  # all of them (and the check's own encoding)
+
+
 def test_e5_uses_query_and_passage_prefixes():
     encoder = get_encoder("e5-small")
     text = ["men blue jeans"]

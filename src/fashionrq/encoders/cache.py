@@ -97,17 +97,63 @@ def _text_order(texts: list[str]) -> np.ndarray:
 
 def _record_set(enc, kind: str, texts: list[str], path: Path, cache_dir: Path | None) -> None:
     """Point the sorted texts at ``path`` (dense batch-invariant encoders), so the same texts in another order are
-    gathered from it, in this or a later process (a release publishes its items in another order than the catalog).
-    The entry's text order is written first, then the pointer: a pointer always finds its order."""
+    gathered from it, in this or a later process (a release publishes its items in another order than the catalog),
+    and, for a call of at least one cache chunk (a catalog, not a batch of queries), write each row's text key beside
+    it (``.keys.npy``), so a later call on other texts gathers the ones it shares (:func:`_gathered_in_part`). The
+    entry's text order is written first, then the pointer: a pointer always finds its order."""
     if not _reorderable(enc):
         return
+    root = _root(cache_dir)
+    if len(texts) >= EMBED_CHUNK and not path.with_suffix(".keys.npy").exists():
+        with atomic_writer(path.with_suffix(".keys.npy"), "wb") as handle:
+            np.save(handle, _text_keys(texts))
+        cachedigest.record(root, path.with_suffix(".keys.npy"))
     pointer = set_pointer(enc, texts, kind, cache_dir)
     if pointer.exists():
         return
     with atomic_writer(path.with_suffix(".order.npy"), "wb") as handle:
         np.save(handle, _text_order(texts))
-    cachedigest.record(_root(cache_dir), path.with_suffix(".order.npy"))
+    cachedigest.record(root, path.with_suffix(".order.npy"))
     atomic_write_text(pointer, path.name)
+
+
+def _text_keys(texts: list[str]) -> np.ndarray:
+    """(n, 16) uint8: each text's 128-bit BLAKE2b digest, by which a later call finds the text's vector."""
+    digests = b"".join(hashlib.blake2b(t.encode("utf-8"), digest_size=16).digest() for t in texts)
+    return np.frombuffer(digests, dtype=np.uint8).reshape(len(texts), 16)
+
+
+def _gathered_in_part(enc, kind: str, texts: list[str], cache_dir: Path | None) -> tuple[np.ndarray, list[int]] | None:
+    """For a dense batch-invariant encoder, whose vector of a text does not depend on the other texts: the vectors of
+    ``texts`` that earlier cached calls (with their verified ``.keys.npy``) hold, zeros elsewhere, and the rows still
+    to encode; ``None`` when no earlier call holds any. An edited catalog encodes only its new and changed texts.
+    Calls shorter than a cache chunk (queries) neither look nor leave keys: their own encoding is cheap."""
+    if not _reorderable(enc) or len(texts) < EMBED_CHUNK:
+        return None
+    keys = [bytes(k) for k in _text_keys(texts)]
+    wanted: dict[bytes, list[int]] = {}
+    for row, key in enumerate(keys):
+        wanted.setdefault(key, []).append(row)
+    vectors, root = None, _root(cache_dir)
+    folder = cache_path(enc, [], kind, cache_dir).parent
+    for keys_file in sorted(folder.glob(f"{kind}-{enc.fingerprint[:16]}-*.keys.npy")) if folder.is_dir() else ():
+        source = keys_file.with_name(keys_file.name.removesuffix(".keys.npy") + ".npy")
+        if not wanted:
+            break
+        if not (source.exists() and cachedigest.trusted(root, keys_file) and cachedigest.trusted(root, source)):
+            continue  # changed since written, or still being written by another process: passed over, not deleted
+        held = np.load(keys_file, allow_pickle=False)
+        found = {key: row for row, key in enumerate(map(bytes, held)) if key in wanted}
+        if not found:
+            continue
+        stored = np.load(source, mmap_mode="r", allow_pickle=False)
+        if vectors is None:
+            vectors = np.zeros((len(texts), stored.shape[1]), dtype=stored.dtype)
+        into = [(row, held_row) for key, held_row in found.items() for row in wanted.pop(key)]
+        vectors[[row for row, _ in into]] = stored[[held_row for _, held_row in into]]
+    if vectors is None:
+        return None
+    return vectors, sorted(row for rows in wanted.values() for row in rows)
 
 
 def _reordered(enc, kind: str, texts: list[str], cache_dir: Path | None) -> np.ndarray | None:
@@ -271,6 +317,13 @@ def embed_texts(
     elif (vectors := _reordered(enc, kind, texts, cache_dir)) is not None:  # a kept call in another order
         _write(path, vectors)
         _keep_by_text(enc, kind, texts, vectors)
+    elif (partial := _gathered_in_part(enc, kind, texts, cache_dir)) is not None:  # earlier calls hold some texts
+        vectors, missing = partial
+        if missing:  # encoded (and cached) on their own, then put in their rows
+            vectors[missing] = embed_texts([texts[i] for i in missing], enc, kind, cache_dir, workers, engine)
+        _write(path, vectors)
+        _keep_by_text(enc, kind, texts, vectors)
+        _record_set(enc, kind, texts, path, cache_dir)
     else:
         with encoding_workers(workers if engine is None else 1) as pool:  # one pool for every chunk
             vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine, pool), enc.kind,
