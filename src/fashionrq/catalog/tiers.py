@@ -16,12 +16,15 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
+
+if TYPE_CHECKING:  # a frame is only ever handed in: reading a release's tiers does not import pandas (0.2 s)
+    import pandas as pd
 
 #: The tiers, cheapest first.
 PRICE_TIERS: tuple[str, ...] = ("budget", "mid-range", "premium")

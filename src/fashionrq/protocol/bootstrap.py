@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
-from scipy.stats import t as student_t
+from scipy.special import stdtr, stdtrit  # Student's t: what scipy.stats.t calls, without importing scipy.stats (0.6 s)
 
 from fashionrq.ieee import kernel
 
@@ -156,7 +156,7 @@ def few_cluster_bounds(point, resampled: np.ndarray, sizes: np.ndarray, level: f
     the few-cluster interval at ``level`` (Cameron, Gelbach & Miller 2008); unbounded below two clusters."""
     se = cluster_se(resampled, sizes)
     g, df = degrees_of_freedom(sizes)
-    half = se * (float(student_t.ppf(0.5 + level / 2, df)) if g >= 2 else 1.0)
+    half = se * (float(stdtrit(df, 0.5 + level / 2)) if g >= 2 else 1.0)
     return point - half + 0.0, point + half + 0.0  # "+ 0.0" turns a negated zero (-0.0) into 0.0
 
 
@@ -169,7 +169,7 @@ def few_cluster_p(point, resampled: np.ndarray, sizes: np.ndarray) -> np.ndarray
         return np.ones(np.shape(se))
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(se > 0, point / se, np.where(point > 0, np.inf, 0.0))
-    return np.minimum(1.0, 2.0 * student_t.sf(ratio, df))
+    return np.minimum(1.0, 2.0 * stdtr(df, -ratio))
 
 
 def json_bound(value: float) -> float | None:
