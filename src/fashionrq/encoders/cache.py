@@ -7,6 +7,7 @@ import hashlib
 import shutil
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -325,7 +326,7 @@ def embed_texts(
         _keep_by_text(enc, kind, texts, vectors)
         _record_set(enc, kind, texts, path, cache_dir)
     else:
-        with encoding_workers(workers if engine is None else 1) as pool:  # one pool for every chunk
+        with encoding_workers(workers) if workers > 1 and engine is None else nullcontext() as pool:  # one for every chunk
             vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine, pool), enc.kind,
                                     f"{enc.name}: embedding {len(texts):,} {'queries' if kind == 'query' else 'documents'}", engine is None)
         _keep_by_text(enc, kind, texts, vectors)

@@ -4,9 +4,8 @@ or through an engine (``fashionrq.engine``) in length-sorted chunks."""
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 
 import numpy as np
 import pyarrow as pa
@@ -29,15 +28,10 @@ def _encode_shard(name: str, batch_size: int, texts: list[str], is_query: bool):
     return encoder.encode_queries(texts) if is_query else encoder.encode_documents(texts)
 
 
-@contextmanager
-def encoding_workers(workers: int) -> Iterator[ProcessPoolExecutor | None]:
-    """``workers`` spawned processes for every call of one embedding (every cache chunk): each starts, imports torch
-    and loads the model once (about 3 s), not once per chunk. ``None`` for one worker; processes start at first use."""
-    if workers <= 1:
-        yield None
-        return
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        yield pool
+def encoding_workers(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` spawned encoder processes (they start at first use). Kept for every cache chunk of one
+    embedding, each process imports torch and loads the model once (about 2 s), not once per chunk."""
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
 
 
 def encode_in_workers(encoder: Encoder, texts: list[str], is_query: bool, workers: int,
@@ -55,8 +49,8 @@ def encode_in_workers(encoder: Encoder, texts: list[str], is_query: bool, worker
     starts = range(0, len(texts), size)
     count = max(1, min(workers, len(starts)))
     shards = [np.concatenate([order[s:s + size] for s in starts[k::count]]) for k in range(count)]
-    with nullcontext(pool) if pool is not None else ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn")) as workers_pool:
-        futures = [workers_pool.submit(_encode_shard, encoder.name, size, [texts[i] for i in rows], is_query) for rows in shards]
+    with nullcontext(pool) if pool is not None else encoding_workers(count) as runner:
+        futures = [runner.submit(_encode_shard, encoder.name, size, [texts[i] for i in rows], is_query) for rows in shards]
         kind = "queries" if is_query else "documents"
         parts = [f.result() for f in track(futures, f"{encoder.name}: {len(texts):,} {kind} in {count} workers", total=count)]
     encoder.texts_encoded += len(texts)
