@@ -107,7 +107,7 @@ def _record_set(enc, kind: str, texts: list[str], path: Path, cache_dir: Path | 
     root = _root(cache_dir)
     if len(texts) >= EMBED_CHUNK and not path.with_suffix(".keys.npy").exists():
         with atomic_writer(path.with_suffix(".keys.npy"), "wb") as handle:
-            np.save(handle, _text_keys(texts))
+            np.save(handle, np.frombuffer(b"".join(_text_keys(texts)), dtype=np.uint8).reshape(len(texts), 16))
         cachedigest.record(root, path.with_suffix(".keys.npy"))
     pointer = set_pointer(enc, texts, kind, cache_dir)
     if pointer.exists():
@@ -118,10 +118,9 @@ def _record_set(enc, kind: str, texts: list[str], path: Path, cache_dir: Path | 
     atomic_write_text(pointer, path.name)
 
 
-def _text_keys(texts: list[str]) -> np.ndarray:
-    """(n, 16) uint8: each text's 128-bit BLAKE2b digest, by which a later call finds the text's vector."""
-    digests = b"".join(hashlib.blake2b(t.encode("utf-8"), digest_size=16).digest() for t in texts)
-    return np.frombuffer(digests, dtype=np.uint8).reshape(len(texts), 16)
+def _text_keys(texts: list[str]) -> list[bytes]:
+    """Each text's 128-bit BLAKE2b digest, by which a later call finds the text's vector (a ``.keys.npy`` row)."""
+    return [hashlib.blake2b(t.encode("utf-8"), digest_size=16).digest() for t in texts]
 
 
 def _gathered_in_part(enc, kind: str, texts: list[str], cache_dir: Path | None) -> tuple[np.ndarray, list[int]] | None:
@@ -131,9 +130,8 @@ def _gathered_in_part(enc, kind: str, texts: list[str], cache_dir: Path | None) 
     Calls shorter than a cache chunk (queries) neither look nor leave keys: their own encoding is cheap."""
     if not _reorderable(enc) or len(texts) < EMBED_CHUNK:
         return None
-    keys = [bytes(k) for k in _text_keys(texts)]
     wanted: dict[bytes, list[int]] = {}
-    for row, key in enumerate(keys):
+    for row, key in enumerate(_text_keys(texts)):
         wanted.setdefault(key, []).append(row)
     vectors, root = None, _root(cache_dir)
     folder = cache_path(enc, [], kind, cache_dir).parent
@@ -318,17 +316,17 @@ def embed_texts(
     elif (vectors := _reordered(enc, kind, texts, cache_dir)) is not None:  # a kept call in another order
         _write(path, vectors)
         _keep_by_text(enc, kind, texts, vectors)
-    elif (partial := _gathered_in_part(enc, kind, texts, cache_dir)) is not None:  # earlier calls hold some texts
-        vectors, missing = partial
-        if missing:  # encoded (and cached) on their own, then put in their rows
-            vectors[missing] = embed_texts([texts[i] for i in missing], enc, kind, cache_dir, workers, engine)
-        _write(path, vectors)
-        _keep_by_text(enc, kind, texts, vectors)
-        _record_set(enc, kind, texts, path, cache_dir)
     else:
-        with encoding_workers(workers) if workers > 1 and engine is None else nullcontext() as pool:  # one for every chunk
-            vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine, pool), enc.kind,
-                                    f"{enc.name}: embedding {len(texts):,} {'queries' if kind == 'query' else 'documents'}", engine is None)
+        if (partial := _gathered_in_part(enc, kind, texts, cache_dir)) is not None:  # earlier calls hold some texts
+            vectors, missing = partial
+            if missing:  # encoded (and cached) on their own, then put in their rows
+                vectors[missing] = embed_texts([texts[i] for i in missing], enc, kind, cache_dir, workers, engine)
+            _write(path, vectors)
+        else:
+            with encoding_workers(workers) if workers > 1 and engine is None else nullcontext() as pool:  # one for every chunk
+                vectors = _compute_once(path, texts, lambda chunk: _compute(enc, chunk, kind, workers, engine, pool), enc.kind,
+                                        f"{enc.name}: embedding {len(texts):,} {'queries' if kind == 'query' else 'documents'}",
+                                        engine is None)
         _keep_by_text(enc, kind, texts, vectors)
         _record_set(enc, kind, texts, path, cache_dir)
     cachedigest.record(_root(cache_dir), path)
