@@ -4,6 +4,7 @@
     python benchmarks/bench_encoders.py throughput [--n 2000] [--encoders minilm,minilm-int8,e5-small,splade-tiny]
     python benchmarks/bench_encoders.py full [--encoder minilm] [--cache DIR] [--workers 4]
     python benchmarks/bench_encoders.py profile [--n 512]
+    python benchmarks/bench_encoders.py edited [--n 44446] [--every 100] [--encoder minilm-int8] [--workers 1]
 
 ``bound``: this machine's matrix-multiply throughput on one thread, per CPU-second (fp32: torch and numpy
 GEMM; int8: onnxruntime ``MatMulInteger``, u8 x s8 -> s32, VNNI where the CPU has it), at the shape of a
@@ -17,6 +18,11 @@ cache dir), then the entry is copied into the default cache dir (or ``--cache``)
 warm (reading it from there).
 ``profile``: where one thread of ``minilm-int8`` spends its time on a seeded sample of bundled item texts: each
 kernel and the integer products timed from Python around every call, as a share of the whole pass.
+``edited``: ``fashionrq embed`` (the CLI, a process each, wall time) of the first ``--n`` bundled items into an empty
+cache, then of the same items with every ``--every``-th name edited into that cache (the cache gathers the texts it
+holds and encodes the rest), then of the edited items into another empty cache; checks the two edited embeddings
+are the same bytes. The cache gathers texts for a batch-invariant encoder only: pass ``--encoder minilm-int8``.
+``--workers`` is passed to every call (``--workers 2``: the pool kept for every chunk).
 """
 
 from __future__ import annotations
@@ -259,15 +265,43 @@ def full(encoder: str, cache: str | None, threads: int, workers: int) -> None:
     print(f"speed-up warm vs cold: {runs[0]['total_s'] / runs[1]['total_s']:.1f}x", flush=True)
 
 
+def edited(n: int, every: int, encoder: str, workers: int) -> None:
+    """The ``edited`` mode (module docstring)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from fashionrq.catalog import bundled_items
+
+    table = bundled_items().slice(0, n)
+    names = table.column("name").to_pylist()
+    changed = [f"{name} (new season)" if name and i % every == every // 2 else name for i, name in enumerate(names)]
+    with tempfile.TemporaryDirectory(prefix="fashionrq-edited-") as tmp:
+        folder = Path(tmp)
+        pq.write_table(table, folder / "original.parquet")
+        pq.write_table(table.set_column(table.schema.get_field_index("name"), "name", pa.array(changed, pa.string())),
+                       folder / "edited.parquet")
+        print(f"{n:,} items, {sum(a != b for a, b in zip(names, changed)):,} names edited; {encoder}, --workers {workers}")
+        for label, items, cache in (("original, empty cache", "original", "a"), ("edited, same cache", "edited", "a"),
+                                    ("edited, empty cache", "edited", "b")):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "fashionrq", "embed", str(folder / f"{items}.parquet"), "--encoder", encoder,
+                            "--workers", str(workers), "--cache", str(folder / cache), "--out", str(folder / f"{items}-{cache}.npy")],
+                           check=True, capture_output=True)
+            print(f"{label}: {time.perf_counter() - start:.1f} s", flush=True)
+        same = (folder / "edited-a.npy").read_bytes() == (folder / "edited-b.npy").read_bytes()
+        print("the two edited embeddings are the same bytes" if same else "the two edited embeddings DIFFER")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["bound", "throughput", "full", "profile", "_full_child"])
+    parser.add_argument("mode", choices=["bound", "throughput", "full", "profile", "edited", "_full_child"])
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--encoders", default="minilm,minilm-int8,e5-small,splade-tiny")
     parser.add_argument("--encoder", default="minilm")
     parser.add_argument("--cache", default=None)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--workers", type=int, default=1, help="processes for a cache miss (full mode)")
+    parser.add_argument("--workers", type=int, default=1, help="processes for a cache miss (full and edited modes)")
+    parser.add_argument("--every", type=int, default=100, help="edit every N-th name (edited mode)")
     args = parser.parse_args()
     if args.mode == "bound":
         bound()
@@ -277,6 +311,8 @@ def main() -> None:
         full(args.encoder, args.cache, args.threads, args.workers)
     elif args.mode == "profile":
         profile(args.n)
+    elif args.mode == "edited":
+        edited(args.n, args.every, args.encoder, args.workers)
     else:
         full_child(args.encoder, args.cache, args.threads, args.workers)
 
