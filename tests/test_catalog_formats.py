@@ -416,6 +416,20 @@ def test_the_printed_report_shows_twenty_rejected_rows_and_counts_the_rest(tmp_p
     assert report["rejected_rows"] == 30
 
 
+def test_the_printed_report_counts_rows_left_out_by_skip_as_one_kind_whatever_their_values(tmp_path, rows):
+    """The reasons of rows left out by [skip] quote their values, in double quotes where a value holds an apostrophe
+    (``"Women's Clothing"``): the printed count by reason reads every value as a particular, one kind in all."""
+    skipped = [{**row, "category": ("Women's Clothing", "Men's Footwear", "Kids' Wear")[i % 3]} if i < 30 else row
+               for i, row in enumerate(rows)]
+    catalog = _write_csv(tmp_path / "catalog.csv", skipped, ",")
+    mapping = mapping_file(tmp_path, MAPPING + "\n[skip]\ncategory = [\".*'.*\"]\n")
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "ingest", str(catalog), "--mapping", str(mapping),
+                           "--out", str(tmp_path / "items")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    printed = " ".join((done.stdout + done.stderr).split())
+    assert re.search(r"all 30 by reason: left out: its category is … \(\[skip\] in \S*mapping\.toml\) \(30\)(?!;)", printed)
+
+
 def test_the_printed_report_shows_places_and_reasons_as_written(tmp_path, rows):
     """A row's place ``catalog.tsv:100:`` is no emoji code and ``[variants]`` in a reason is no markup: the printed
     report shows both as the JSON report has them."""

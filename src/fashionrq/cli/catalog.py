@@ -57,8 +57,9 @@ def print_ingest_report(report: IngestReport) -> None:
     console.print(table)
 
 
-#: What makes one rejection's reason differ from another's of its kind: a place (``feed.tsv:2``), a quoted value, a number.
-_PARTICULARS = re.compile(r"\S+:\d+|'[^']*'|\b\d[\d,]*\b")
+#: What makes one rejection's reason differ from another's of its kind: a place (``feed.tsv:2``), a quoted value (in
+#: the double quotes ``repr`` gives a value with an apostrophe: ``"Women's Clothing"``), a number.
+_PARTICULARS = re.compile(r"\S+:\d+|'[^']*'|\"[^\"]*\"|\b\d[\d,]*\b")
 
 
 def _reason_kinds(rejected: list[dict]) -> str:
