@@ -41,6 +41,23 @@ def test_a_short_step_prints_nothing_and_an_unknown_total_counts(monkeypatch):
     assert text.getvalue().startswith("scanning: 7 done, 0 s elapsed")
 
 
+def test_the_last_count_is_printed_once(monkeypatch):
+    """A step whose last update already printed the final count (a codebook search's sixth size) does not print the
+    same line again when it ends; one that printed an earlier count does print the final one."""
+    text = _logged(monkeypatch)
+    log = ProgressLog("codebook search", 6, every=0.0, out=progress.console)
+    log.update(5)
+    log.update(6)
+    log.finish(6)
+    assert [line.split(",")[0] for line in text.getvalue().splitlines()] == ["codebook search: 5/6 done", "codebook search: 6/6 done"]
+    log = ProgressLog("embedding", 3, every=0.0, out=progress.console)
+    log.update(1)
+    log.every = 3600.0
+    log.update(2)
+    log.finish(3)
+    assert [line.split(",")[0] for line in text.getvalue().splitlines()[2:]] == ["embedding: 1/3 done", "embedding: 3/3 done"]
+
+
 def test_a_terminal_gets_the_bar_not_the_lines():
     text = io.StringIO()
     log = ProgressLog("encoding", 10, every=0.0, out=Console(file=text, force_terminal=True))

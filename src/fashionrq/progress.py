@@ -53,13 +53,13 @@ def duration(seconds: float) -> str:
 class ProgressLog:
     """Progress lines for a log: :meth:`update` prints one at most every ``every`` seconds (the first after
     ``every``), with the time left at the pace so far when the total is known; :meth:`finish` prints the last one
-    if any was printed. Silent on a terminal, where the bar shows the same."""
+    if any was printed and that one was not already it. Silent on a terminal, where the bar shows the same."""
 
     def __init__(self, label: str, total: int | None, every: float = LOG_EVERY_S, out: Console | None = None) -> None:
         self.label, self.total, self.every = label, total, every
         self.out = out or console
         self.start = self.last = time.monotonic()
-        self.printed = False
+        self.printed: int | None = None  # the count the last line printed
 
     def line(self, done: int) -> str:
         elapsed = time.monotonic() - self.start
@@ -71,11 +71,11 @@ class ProgressLog:
     def update(self, done: int) -> None:
         now = time.monotonic()
         if not self.out.is_terminal and now - self.last >= self.every:
-            self.last, self.printed = now, True
+            self.last, self.printed = now, done
             self.out.print(self.line(done), soft_wrap=True, highlight=False, markup=False)
 
     def finish(self, done: int) -> None:
-        if self.printed:
+        if self.printed is not None and self.printed != done:
             self.out.print(self.line(done), soft_wrap=True, highlight=False, markup=False)
 
 
