@@ -493,8 +493,32 @@ def test_a_names_last_words_are_read_past_its_sizes_amounts_and_notes():
     assert name_tail("Crocs") == (None, "Crocs") and name_tail("1234") is None
     # notes that never end the name are refused at once (a regular expression that backtracked here never returned)
     assert name_tail("Kurta" + "!-" * 40 + "a") is None and name_tail("Nike Kurta " + ",1" * 40) == ("Nike", "Kurta")
+    # a marketplace crawl's names (the public Flipkart products dataset): amounts listed with commas, a size, a label
+    assert name_tail("Ndura Kadhai 1 L, 1.5 L") == ("Ndura", "Kadhai")
+    assert name_tail("Veelys Shiny White Quad Roller Skates - Size 4.5 UK") == ("Roller", "Skates")
+    assert name_tail('ezyPRNT "RH" Golf Ball -   Size: 4.26 cm,  Diameter: 4.26 cm') == (None, "cm")  # not the label; "cm": no type
     assert [other_number(w) for w in ("Kurta", "Dresses", "Watch", "Jeans", "Dress")] == ["Kurtas", "Dress", "Watches", "Jean", "Dresses"]
     assert [fold(w) for w in ("T-shirts", "Tshirt", "Watches", "Dress")] == ["tshirt", "tshirt", "watch", "dress"]
+
+
+def test_a_type_is_no_measure_label_or_particle_and_a_generic_last_word_keeps_the_word_before_it():
+    """Names as the public Flipkart products crawl writes them: "Lace Up" and "Blouse Material" are types (a
+    particle or a generic word takes the word before it), never "Up" or "Material" alone; the unit of "1 L, 1.5 L",
+    "Inch", "Size", a label before a colon and the "PA" of "SPF 50 PA+++" are no types."""
+    names = (["Escan Lace Up", "STREET LONDON Lace Up", "Pruto Lace Up", "salt n pepper 16-510 BLACK Lace Up",
+              "Indcrown Net Embroidered Semi-stitched Blouse Material", "UMA TRADERS Cotton Embroidered Blouse Material",
+              "VIHA Net Embroidered Blouse Material", "Ndura Kadhai 1 L, 1.5 L", "Ndura Kadhai 1.7 L, 2 L", "Bergner Kadhai 2 L",
+              "Veelys Shiny White Quad Roller Skates - Size 4.5 UK", "Jonex Shoe Racer In-line Skates - Size 2 UK",
+              "Roller Derby Fun Roll Quad Roller Skates - Size 11-2 US", "Kanu Book Cover for Amazon Kindle Fire HDX 7 Inch",
+              "TUP Book Cover for Alcatel One Touch Tab 7 7 Inch", "Kanu Book Cover for Asus K008 7 inch",
+              "Lotus Safe Sun UV Screen MatteGel - SPF 50 PA+++", "Oshea Herbals UVSHIELD - Sunscreen Gel - SPF 20 PA+",
+              "Astaberry Detan Sun Tan Removal Pack Pack of 2 - SPF 50 PA+"]
+             + [f'ezyPRNT "{code}" Golf Ball -   Size: 4.26 cm,  Diameter: 4.26 cm' for code in ("RH", "BC", "OL")])
+    types = types_at_end_of_names(names)
+    assert set(types.spellings) == {"Lace Up", "Blouse Material", "Kadhai", "Skates"}
+    pattern = re.compile(types.pattern(), re.IGNORECASE)
+    assert [found.group(1) if (found := pattern.search(n)) else None for n in names[::3]] == [
+        "Lace Up", "Lace Up", "Blouse Material", "Kadhai", "Skates", None, None, None]
 
 
 def test_the_types_at_the_end_of_real_names_are_product_words_never_colours_genders_or_fits(fixture_items):

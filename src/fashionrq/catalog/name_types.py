@@ -3,10 +3,12 @@ Fit Jeans": Jeans; "Nike Men Sports Shoes": Sports Shoes), found in a sample of 
 
 A type is a last word that ends enough of the sampled names, its singular and plural forms and spellings taken as one
 ("T-shirt", "Tshirts", "t-shirts"), and written as its most common spelling. Two words are one type when the first
-names an occasion ("Casual Shoes", "Sports Shoes"), when the last word is a generic one ("Gift Set"), or when most
-names that end in the last word have that first word before it ("Flip Flops", "Track Pants"); a colour, gender,
-pattern, material or fit word before the type ("Blue Shirt", "Printed Kurta", "Slim Fit Jeans") is never part of it.
-Trailing sizes, amounts and notes ("100 ml", "(Pack of 3)", "CH2600") are passed over.
+names an occasion ("Casual Shoes", "Sports Shoes"), when the last word is a generic one ("Gift Set", "Dress
+Material") or a particle ("Lace Up", "Slip On"), or when most names that end in the last word have that first word
+before it ("Flip Flops", "Track Pants"); a colour, gender, pattern, material or fit word before the type ("Blue
+Shirt", "Printed Kurta", "Slim Fit Jeans") is never part of it. Trailing sizes, amounts and notes ("100 ml",
+"1 L, 1.5 L", "(Pack of 3)", "CH2600") are passed over; a word of one or two letters, a measure ("Size 4.5 UK",
+"7 Inch") or a label ("Diameter: 4.26 cm") is no type.
 """
 
 from __future__ import annotations
@@ -20,18 +22,24 @@ from fashionrq.colour import COLOURS
 from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, STYLE_TERMS
 
 #: What may follow the type at the end of a name: notes in brackets, punctuation, codes and amounts with their units
-#: (``(Pack of 3)``, ``# 31``, ``CH2600``, ``100 ml``). Each piece can be read one way only, and what is read is never
-#: read again (a possessive loop), so that a name that ends otherwise fails at once, never in exponential time.
-TRAILING_NOTES = r"(?:\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+[^\s\d]*\d\S*(?:\s+[A-Za-z]{1,3}(?!\S))?)*+\s*$"
+#: (``(Pack of 3)``, ``# 31``, ``CH2600``, ``100 ml``, ``1 L, 1.5 L``, ``Size 4.5 UK``). Each piece can be read one
+#: way only, and what is read is never read again (a possessive loop), so that a name that ends otherwise fails at
+#: once, never in exponential time.
+TRAILING_NOTES = (r"(?:\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+(?i:size):?(?=\s+[^\s\d]*\d)"
+                  r"|\s+[^\s\d]*\d\S*(?:\s+[A-Za-z]{1,3}(?![\w'-]))?)*+\s*$")
 _WORD = r"[A-Za-z][A-Za-z'-]*"
-_TAIL = re.compile(rf"(?:(?<!\S)({_WORD})\s+)?(?<!\S)({_WORD}){TRAILING_NOTES}")
+_TAIL = re.compile(rf"(?:(?<!\S)({_WORD})\s+)?(?<!\S)({_WORD})(?!:){TRAILING_NOTES}")  # "Diameter: 4 cm": a label
 #: Last words that name no type of their own ("Gift Set", "Kurta Set"): only with the word before them.
-GENERIC = frozenset({"set", "combo", "kit", "pack", "collection", "piece", "pair", "pairs"})
+GENERIC = frozenset({"set", "combo", "kit", "pack", "collection", "piece", "pair", "pairs", "material", "fabric"})
+#: Last words that finish a type named by the word before them ("Lace Up", "Slip On"), whatever that word is.
+_PARTICLES = frozenset({"up", "on", "off"})
 _OCCASIONS = frozenset(t for t in OCCASION_TERMS if " " not in t)
-#: Last words that are no type: colours, genders, departments (``Kidswear``), small words.
-_NO_TYPE = (frozenset(w for c in COLOURS for w in c.split()) | frozenset(GENDER_SYNONYMS) | GENERIC
-            | frozenset({"of", "and", "with", "for", "the", "in", "on", "a", "an", "to", "by", "from", "kids", "kidswear",
-                         "clothing", "apparel", "accessories", "accessory", "product", "item", "new", "edition"}))
+#: Last words that are no type: colours, genders, departments (``Kidswear``), small words, measures.
+_NO_TYPE = (frozenset(w for c in COLOURS for w in c.split()) | frozenset(GENDER_SYNONYMS) | GENERIC | _PARTICLES
+            | frozenset({"of", "and", "with", "for", "the", "in", "a", "an", "to", "by", "from", "kids", "kidswear",
+                         "clothing", "apparel", "accessories", "accessory", "product", "item", "new", "edition"})
+            | frozenset({"size", "inch", "cm", "mm", "ml", "ltr", "litre", "liter", "kg", "gm", "gram", "diameter",
+                         "length", "width", "height", "weight", "capacity", "spf"}))
 #: Words that describe a type and are never part of its name (a pattern, material or fit word).
 _MODIFIERS = _NO_TYPE | frozenset(w for t in PATTERN_TERMS + MATERIAL_TERMS + STYLE_TERMS for w in re.split(r"[\s-]", t))
 
@@ -94,7 +102,7 @@ def types_at_end_of_names(names: list[str], min_share: float = 1 / 2000) -> Name
     spellings: dict[tuple[str, ...], Counter] = defaultdict(Counter)
     for before, word in tails:
         key = (before.lower(), fold(word)) if before and _is_compound(before.lower(), fold(word), pairs, last, least) else (fold(word),)
-        if len(key) == 2 or not {word.lower(), fold(word)} & _NO_TYPE:
+        if len(key) == 2 or (len(fold(word)) > 2 and not {word.lower(), fold(word)} & _NO_TYPE):
             spellings[key][f"{before} {word}" if len(key) == 2 else word] += 1
     kept = {key: counts for key, counts in spellings.items() if sum(counts.values()) >= least}
     out = {}
@@ -107,6 +115,8 @@ def types_at_end_of_names(names: list[str], min_share: float = 1 / 2000) -> Name
 
 
 def _is_compound(before: str, word: str, pairs: Counter, last: Counter, least: int) -> bool:
+    if word in _PARTICLES:
+        return pairs[before, word] >= least
     if before in _MODIFIERS or len(before) < 3 or word in _NO_TYPE - GENERIC or pairs[before, word] < least:
         return False
     return before in _OCCASIONS or word in GENERIC or pairs[before, word] >= 0.6 * last[word]
