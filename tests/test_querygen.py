@@ -27,7 +27,7 @@ from fashionrq.querygen import heldout
 from fashionrq.querygen.evidence import OCCASION_CANON
 from fashionrq.querygen.mcmr import background_shares, catalog_table, text_constraints
 from fashionrq.querygen.surface import type_forms
-from fashionrq.querygen.verbalizer import Clause, _noun_phrase
+from fashionrq.querygen.verbalizer import Clause, _noun_phrase, _Spec, _usable_mods
 from fashionrq.sid.kmeans import ResidualKMeans
 from fashionrq.catalog.tiers import price_tiers_of
 
@@ -357,3 +357,19 @@ def test_a_brand_ending_in_the_type_word_is_said_after_the_type(items):
             assert "product_type" in held_out or parser.parse(text)["product_type"] == list(product), text  # "scents": held out
         after = [t for t in texts if t.endswith(f" from {brand}")]
         assert (len(after) >= 4) if brand != "Nike" else (not after and all(t.startswith("Nike ") for t in texts)), texts
+
+
+def test_a_gender_or_age_group_the_type_names_is_not_said_again():
+    """A category path's gendered part as the type ("Men's Clothing", "Kids' Clothing", as the public Flipkart crawl
+    writes them) with the cluster's gender or age group: "men's clothing", never "men's men's clothing" or "kids' kids'
+    clothing"; a type that names neither keeps its gender."""
+    clauses = [Clause("gender", ("Men",), 1.0), Clause("age_group", ("kids",), 1.0), Clause("color", ("Black",), 1.0)]
+    assert [c.key for c in _usable_mods(_Spec(("Men's Clothing",), None), clauses)] == ["age_group", "color"]
+    assert [c.key for c in _usable_mods(_Spec(("Kids' Clothing",), None), clauses)] == ["gender", "color"]
+    assert [c.key for c in _usable_mods(_Spec(("Shirts",), None), clauses)] == ["gender", "age_group", "color"]
+    doubled = re.compile(r"\b(men's|kids')\s+(?:\w+\s+)?\1", re.IGNORECASE)
+    for product in (("Men's Clothing",), ("Kids' Clothing",)):
+        for seed in range(12):
+            mods = _usable_mods(_Spec(product, None), clauses)
+            text, _, _ = _noun_phrase(product, mods, np.random.default_rng(seed), False, {})
+            assert not doubled.search(text), text

@@ -337,11 +337,22 @@ def _render(spec: _Spec, mods: list[Clause], frame: tuple[str, str], rng: np.ran
 
 
 def _usable_mods(spec: _Spec, clauses: list[Clause]) -> list[Clause]:
-    """Drop an occasion the product noun already names ("casual shoes" needs no "casual")."""
+    """Drop an occasion, gender or age group the product noun already names ("casual shoes" needs no "casual", a
+    category "Men's Clothing" no "men's": never "men's men's clothing")."""
     if not spec.product:
         return clauses
     noun = f" {surface.type_display(spec.product)} "
-    return [c for c in clauses if not (c.key == "occasion" and f" {c.values[0].lower()} " in noun)]
+    return [c for c in clauses if not any(f" {form} " in noun for form in _noun_words(c))]
+
+
+def _noun_words(clause: Clause) -> tuple[str, ...]:
+    """The words before a noun that say ``clause`` when it is an occasion, a gender or an age group; else none."""
+    value = clause.values[0]
+    if clause.key == "occasion":
+        return (value.lower(),)
+    if clause.key == "gender":
+        return surface.GENDER_FORMS.get(value, ((value.lower(),), ()))[0]
+    return surface.AGE_FORMS[value][0] if clause.key == "age_group" and value in surface.AGE_FORMS else ()
 
 
 def _choose_mods(product: tuple[str, ...] | None, clauses: list[Clause], rng: np.random.Generator, ev: Evidence, need_one: bool) -> list[Clause]:
