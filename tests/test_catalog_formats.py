@@ -414,6 +414,12 @@ def test_the_printed_report_shows_twenty_rejected_rows_and_counts_the_rest(tmp_p
     assert "… and 10 more rows rejected, each with its reason in ingest_report.json; all 30 by reason: empty required field(s) name (30)" in " ".join(printed.split())
     report = json.loads((tmp_path / "items" / "ingest_report.json").read_text(encoding="utf-8"))
     assert report["rejected_rows"] == 30
+    # the demo report's catalog section says the same lines, as many (a catalog of 8,849 rejected rows once wrote them all)
+    from fashionrq.report.demo import ingest_markdown
+
+    written = [line[2:] for line in ingest_markdown(report).splitlines() if line.startswith("- ")]
+    assert written == [line[2:] for line in printed.splitlines() if line.startswith("  ") and not line.startswith("   ")][:len(written)]
+    assert sum(line.startswith("rejected catalog.csv:") for line in written) == 20 and written[20].startswith("… and 10 more rows rejected")
 
 
 def test_the_printed_report_counts_rows_left_out_by_skip_as_one_kind_whatever_their_values(tmp_path, rows):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MYNTRA_SMALL
+from conftest import MYNTRA_SMALL, main_code
 from fashionrq.report.browser import Page, find_chromium
 from fashionrq.report.page import SECTIONS, write_report
 
@@ -136,6 +136,24 @@ def test_thumbnails_are_downscaled_inline_jpegs(tmp_path):
     with Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))) as small:
         assert max(small.size) == THUMBNAIL_PX
     assert thumbnail(image_dir, "no-such-item") is None and thumbnail(None, item) is None
+
+
+@pytest.mark.slow  # a demo of its own: about a minute
+def test_the_demo_runs_on_a_catalog_in_another_schema_with_its_mapping(tmp_path, flipkart_crawl):
+    """`fashionrq demo --catalog FILE --mapping MAP`: the main job on a catalog of another schema (the Flipkart-crawl
+    shape of the fixture's real products, with the mapping written from docs/catalog.md) builds, runs, scores and
+    reports; the release's manifest and the report name the mapping, and the MCMR part says why it did not run (the
+    crawl's photos are web addresses)."""
+    catalog, mapping = flipkart_crawl / "flipkart_com-ecommerce_sample.csv", flipkart_crawl / "mapping.toml"
+    out = tmp_path / "demo"
+    assert main_code(["demo", "--catalog", str(catalog), "--mapping", str(mapping), "--systems", "random,bm25",
+                      "--resamples", "200", "--allow-weak", "--out", str(out)]) == 0
+    manifest = json.loads((out / "bench" / "manifest.json").read_text(encoding="utf-8"))
+    assert (manifest["config"]["catalog"], manifest["config"]["mapping"]) == (catalog.name, mapping.name)
+    text = (out / "report.md").read_text(encoding="utf-8")
+    assert f'"mapping": "{mapping}"' in text and "## 9. MCMR" in text and "Not run: the catalog has no photos" in text
+    assert sorted(p.name for p in (out / "runs").iterdir()) == ["bm25", "random"]
+    assert (out / "catalog" / "ingest_report.json").is_file() and (out / "report.html").is_file()
 
 
 @pytest.mark.slow

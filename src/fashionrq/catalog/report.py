@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,14 @@ import pyarrow.compute as pc
 from fashionrq.catalog.schema import FIELDS, ITEMS_SCHEMA, to_text
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_write_text
+
+#: Rejected rows listed one per line in a summary; the rest are counted (every one is in ingest_report.json).
+REJECTED_SHOWN = 20
+#: Ids listed per repair reason in a summary.
+IDS_SHOWN = 10
+#: What makes one rejection's reason differ from another's of its kind: a place (``feed.tsv:2``), a quoted value (in
+#: the double quotes ``repr`` gives a value with an apostrophe: ``"Women's Clothing"``), a number.
+_PARTICULARS = re.compile(r"\S+:\d+|'[^']*'|\"[^\"]*\"|\b\d[\d,]*\b")
 
 
 @dataclass
@@ -94,6 +103,48 @@ class IngestReport:
 
     def write(self, path: Path) -> None:
         atomic_write_text(path, json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n")
+
+
+def summary_headline(summary: dict) -> str:
+    """``feed.csv: 20,000 rows read, 11,151 items written, 12,074 rows repaired, 8,849 rows rejected`` of a report's
+    :meth:`IngestReport.to_dict`."""
+    return (f"{summary['source']}: {summary['rows_read']:,} rows read, {summary['rows_written']:,} items written, "
+            f"{summary['repaired_rows']:,} rows repaired, {summary['rejected_rows']:,} rows rejected")
+
+
+def summary_lines(summary: dict) -> list[str]:
+    """The lines below the headline, as the CLI prints them and the demo report writes them: each repair with its
+    first :data:`IDS_SHOWN` ids, the first :data:`REJECTED_SHOWN` rejected rows and the rest counted by the kind of
+    their reason, the values nulled, the placeholders per field and the notes (every id and row is in
+    ingest_report.json)."""
+    lines = []
+    for reason, entry in summary["repaired"].items():
+        more = f", … ({entry['count'] - IDS_SHOWN:,} more in ingest_report.json)" if entry["count"] > IDS_SHOWN else ""
+        lines.append(f"repaired ({reason}): {entry['count']:,} — ids {', '.join(entry['ids'][:IDS_SHOWN])}{more}")
+    lines += [f"rejected {row['row']}: {row['reason']}" for row in summary["rejected"][:REJECTED_SHOWN]]
+    if len(summary["rejected"]) > REJECTED_SHOWN:
+        lines.append(f"… and {len(summary['rejected']) - REJECTED_SHOWN:,} more rows rejected, each with its reason in "
+                     f"ingest_report.json; all {len(summary['rejected']):,} by reason: {_reason_kinds(summary['rejected'])}")
+    lines += [f"values set to null ({reason}): {entry['count']:,}" for reason, entry in summary["values_nulled"].items()]
+    lines += [f"placeholders read as null in {name}: {entry}" for name, entry in _placeholder_lines(summary["placeholders"])]
+    return lines + [f"note: {note}" for note in summary["notes"]]
+
+
+def _reason_kinds(rejected: list[dict]) -> str:
+    """The rejected rows counted by the kind of their reason (its places, quoted values and numbers left out), the
+    five commonest kinds first."""
+    kinds = Counter(_PARTICULARS.sub("…", row["reason"]) for row in rejected)
+    shown = "; ".join(f"{kind} ({count:,})" for kind, count in kinds.most_common(5))
+    return shown + (f"; {len(kinds) - 5:,} other kinds" if len(kinds) > 5 else "")
+
+
+def _placeholder_lines(placeholders: dict) -> list[tuple[str, str]]:
+    """One line per field (every ``attributes.<key>`` folded into one), with the commonest spellings."""
+    folded: dict[str, Counter] = {}
+    for name, entry in placeholders.items():
+        folded.setdefault("attributes" if name.startswith("attributes.") else name, Counter()).update(entry["values"])
+    return [(name, f"{sum(c.values()):,} (" + ", ".join(f"{v!r} {n:,}" for v, n in c.most_common(4)) + ")")
+            for name, c in folded.items()]
 
 
 def rows_to_table(rows: list[dict], source: str) -> pa.Table:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
 import tempfile
-from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,35 +17,17 @@ if TYPE_CHECKING:
     from fashionrq.catalog import IngestReport
 
 
-#: Rejected rows printed one per line; the rest are counted (every one is in ingest_report.json).
-REJECTED_SHOWN = 20
-#: Ids printed per repair reason.
-IDS_SHOWN = 10
-
-
 def print_ingest_report(report: IngestReport) -> None:
-    """Print rows read, repaired and rejected, and the missing count of every field."""
+    """Print rows read, repaired and rejected (:func:`~fashionrq.catalog.report.summary_lines`), and the missing count
+    of every field."""
+    from fashionrq.catalog.report import summary_headline, summary_lines  # imported here so other commands start fast
+
     summary = report.to_dict()
-    console.print(
-        f"[bold]{escape(summary['source'])}[/]: {summary['rows_read']:,} rows read, {summary['rows_written']:,} items written, "
-        f"{summary['repaired_rows']:,} rows repaired, {summary['rejected_rows']:,} rows rejected",
-        soft_wrap=True,
-    )
-    for reason, entry in summary["repaired"].items():
-        more = f", … ({entry['count'] - IDS_SHOWN:,} more in ingest_report.json)" if entry["count"] > IDS_SHOWN else ""
-        console.print(f"  repaired ({reason}): {entry['count']:,} — ids {', '.join(entry['ids'][:IDS_SHOWN])}{more}", soft_wrap=True, markup=False)
-    for row in summary["rejected"][:REJECTED_SHOWN]:
-        console.print(f"  rejected {row['row']}: {row['reason']}", soft_wrap=True, markup=False)
-    if len(summary["rejected"]) > REJECTED_SHOWN:
-        console.print(f"  … and {len(summary['rejected']) - REJECTED_SHOWN:,} more rows rejected, each with its reason in "
-                      f"ingest_report.json; all {len(summary['rejected']):,} by reason: {_reason_kinds(summary['rejected'])}",
-                      soft_wrap=True, markup=False)
-    for reason, entry in summary["values_nulled"].items():
-        console.print(f"  values set to null ({reason}): {entry['count']:,}", markup=False)
-    for name, entry in _placeholder_lines(summary["placeholders"]):
-        console.print(f"  placeholders read as null in {name}: {entry}", soft_wrap=True, markup=False)
-    for note in summary["notes"]:
-        console.print(f"  note: {note}", soft_wrap=True, markup=False)
+    headline = summary_headline(summary)
+    source = summary["source"]
+    console.print(f"[bold]{escape(source)}[/]{escape(headline[len(source):])}", soft_wrap=True)
+    for line in summary_lines(summary):
+        console.print(f"  {line}", soft_wrap=True, markup=False)
     table = Table(title="missing values per field", show_edge=False)
     table.add_column("field")
     table.add_column("missing", justify="right")
@@ -55,28 +35,6 @@ def print_ingest_report(report: IngestReport) -> None:
     for name, count in summary["missing"].items():
         table.add_row(name, f"{count:,}", f"{count / max(summary['rows_written'], 1):.1%}")
     console.print(table)
-
-
-#: What makes one rejection's reason differ from another's of its kind: a place (``feed.tsv:2``), a quoted value (in
-#: the double quotes ``repr`` gives a value with an apostrophe: ``"Women's Clothing"``), a number.
-_PARTICULARS = re.compile(r"\S+:\d+|'[^']*'|\"[^\"]*\"|\b\d[\d,]*\b")
-
-
-def _reason_kinds(rejected: list[dict]) -> str:
-    """The rejected rows counted by the kind of their reason (its places, quoted values and numbers left out), the
-    five commonest kinds first."""
-    kinds = Counter(_PARTICULARS.sub("…", row["reason"]) for row in rejected)
-    shown = "; ".join(f"{kind} ({count:,})" for kind, count in kinds.most_common(5))
-    return shown + (f"; {len(kinds) - 5:,} other kinds" if len(kinds) > 5 else "")
-
-
-def _placeholder_lines(placeholders: dict) -> list[tuple[str, str]]:
-    """One line per field (every ``attributes.<key>`` folded into one), with the commonest spellings."""
-    folded: dict[str, Counter] = {}
-    for name, entry in placeholders.items():
-        folded.setdefault("attributes" if name.startswith("attributes.") else name, Counter()).update(entry["values"])
-    return [(name, f"{sum(c.values()):,} (" + ", ".join(f"{v!r} {n:,}" for v, n in c.most_common(4)) + ")")
-            for name, c in folded.items()]
 
 
 def ingest_command(

@@ -12,7 +12,8 @@ from fashionrq.progress import console
 
 def demo_command(
     out: Path = typer.Option(Path("demo-out"), "--out", help="Folder for the catalog, benchmark, runs, scores, report.md and report.html."),
-    catalog: str = typer.Option("bundled", "--catalog", help="Catalog to build from: 'bundled' or a Myntra-layout folder."),
+    catalog: str = typer.Option("bundled", "--catalog", help="Catalog to build from: 'bundled', a Myntra-layout folder, or a catalog file with --mapping."),
+    mapping: Path = typer.Option(None, "--mapping", help="TOML mapping of a catalog in another schema (docs/catalog.md; `fashionrq draft-mapping` writes a first one)."),
     encoder: str = typer.Option(DEFAULT_ENCODER, "--encoder", help="Item encoder for the semantic IDs."),
     sid_method: str = typer.Option("rqvae", "--sid-method", help="rqvae (with attribute exclusivity), vanilla or rkmeans."),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice."),
@@ -34,7 +35,7 @@ def demo_command(
     from fashionrq.pipeline.demo import DemoConfig, parse_systems
     from fashionrq.report.demo import run_demo
 
-    config = DemoConfig(catalog=catalog, encoder=encoder, sid_method=sid_method, seed=seed, resamples=resamples,
+    config = DemoConfig(catalog=catalog, mapping=str(mapping) if mapping else None, encoder=encoder, sid_method=sid_method, seed=seed, resamples=resamples,
                         systems=parse_systems(systems), images=str(images) if images else None, allow_weak=allow_weak)
     report = run_demo(out, config, console=console, verbose=verbose, force=force)
     console.print(f"wrote {report}")

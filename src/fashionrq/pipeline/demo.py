@@ -74,6 +74,7 @@ class DemoConfig:
     """What the demo builds and evaluates; every field is recorded in the report."""
 
     catalog: str = "bundled"
+    mapping: str | None = None  # TOML mapping of a catalog in another schema
     encoder: str = DEFAULT_ENCODER
     sid_method: str = "rqvae"
     seed: int = 0
@@ -160,7 +161,7 @@ def _ingest_and_embed(results: DemoResults, ingested_shown: Callable[[], None]):
     and its items file."""
     config = results.config
     with stage("ingest"):
-        ingested = ingest(config.catalog)
+        ingested = ingest(config.catalog, mapping=config.mapping)
         items = save_ingest(ingested, results.out / "catalog")
     results.ingest = ingested.report.to_dict()
     ingested_shown()
@@ -175,11 +176,12 @@ def _build(results: DemoResults, ingested, items: Path, console: Console) -> Non
     config, bench = results.config, results.out / "bench"
     console.print("building the benchmark (semantic IDs, clusters, queries, tasks) …")
     inputs = {"items": sha256_file(items), "catalog": config.catalog, "encoder": config.encoder, "seed": config.seed,
+              "mapping": sha256_file(Path(config.mapping)) if config.mapping else None,
               "fingerprint": get_encoder(config.encoder).fingerprint, "sid_method": config.sid_method,
               "allow_weak": config.allow_weak}
     with stage("release"):
         hit = cached_folder("release", inputs, bench, lambda path: build_release(BuildConfig(
-            catalog=config.catalog, out=path, encoder=config.encoder, sid_method=config.sid_method, seed=config.seed,
+            catalog=config.catalog, mapping=config.mapping, out=path, encoder=config.encoder, sid_method=config.sid_method, seed=config.seed,
             allow_weak=config.allow_weak), ingested=ingested))
     if hit:
         console.print("release: the same items, configuration and code were built before; copied from the stage cache.")

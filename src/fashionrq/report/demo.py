@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from fashionrq.catalog.report import summary_headline, summary_lines
 from fashionrq.io import atomic_write_json, atomic_write_text
 from fashionrq.layout import SCORES
 from fashionrq.pipeline.demo import DemoConfig, DemoResults, run_pipeline
@@ -21,18 +22,9 @@ from fashionrq.timing import StageTimer, stage
 
 
 def ingest_markdown(report: dict) -> str:
-    """The ingest report as Markdown: counts, repairs, rejections and the missing count of every field."""
-    lines = [
-        f"{report['source']}: {report['rows_read']:,} rows read, {report['rows_written']:,} items written, "
-        f"{report['repaired_rows']} rows repaired, {report['rejected_rows']} rows rejected.", "",
-    ]
-    for reason, entry in report["repaired"].items():
-        lines.append(f"- repaired ({reason}): {entry['count']} — ids {', '.join(entry['ids'])}")
-    for row in report["rejected"]:
-        lines.append(f"- rejected {row['row']}: {row['reason']}")
-    for reason, entry in report["values_nulled"].items():
-        lines.append(f"- values set to null ({reason}): {entry['count']}")
-    lines += [f"- note: {note}" for note in report["notes"]]
+    """The ingest report as Markdown: counts, repairs, rejections (as many as the CLI prints, the rest counted) and
+    the missing count of every field."""
+    lines = [f"{summary_headline(report)}.", "", *(f"- {line}" for line in summary_lines(report))]
     rows = [[name, f"{count:,}", f"{count / max(report['rows_written'], 1):.1%}"] for name, count in report["missing"].items()]
     return "\n".join(lines) + "\n\n" + markdown("Missing values per field", ["field", "missing", "share"], rows)
 
@@ -158,6 +150,8 @@ def mcmr_markdown(result: PhotographedAblation) -> str:
 
 def _config_dict(config: DemoConfig) -> dict:
     data = {k: getattr(config, k) for k in ("catalog", "encoder", "sid_method", "seed", "resamples", "rerank_depth")}
+    if config.mapping:
+        data["mapping"] = config.mapping
     data["hybrid_components"] = list(config.hybrid_components)
     data["systems"] = [label for label, _, _ in config.systems]
     data["mcmr_systems"] = list(config.mcmr_systems)
