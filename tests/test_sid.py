@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import torch
@@ -16,7 +17,7 @@ from fashionrq.encoders import embed_items
 from fashionrq.errors import FashionRQError
 from fashionrq.sid import (
     RQVAE, ResidualKMeans, attributes_from_items, collisions, load_tokenizer, make_tokenizer, read_sids,
-    save_tokenizer, sid_report, split_leaves,
+    report_table, save_tokenizer, sid_report, split_leaves,
 )
 from fashionrq.sid.exclusivity import conditional_entropy
 
@@ -157,6 +158,27 @@ def test_report_matches_a_direct_computation(fitted, X, items):
             assert 0.0 <= values["unweighted"] <= 1.0 and 0.0 <= values["weighted"] <= 1.0
     sizes = frame.groupby(["c1", "c2"]).size()
     assert level2["median_cluster_size"] == pytest.approx(float(sizes.median()))
+
+
+def test_an_attribute_no_item_has_has_no_purity_in_the_report_its_json_and_its_tables(fitted, X, items):
+    """A catalog without colours (the public Flipkart crawl's): its colour purity is None (JSON null, never NaN, which
+    is no JSON) and the tables say "–", never "nan"; the other attributes keep theirs."""
+    from rich.console import Console
+
+    from fashionrq.report.demo import sid_markdown
+    from fashionrq.sid.ablation import purity_table, run_ablation, summarize
+
+    colourless = items.set_column(items.schema.get_field_index("base_colour"), "base_colour",
+                                  pa.nulls(len(items), pa.string()))
+    report = sid_report(fitted.transform(X), colourless, codebook_size=16)
+    assert all(level["purity"]["base_colour"] == {"weighted": None, "unweighted": None} for level in report["levels"])
+    assert all(0 < level["purity"]["article_type"]["weighted"] <= 1 for level in report["levels"])
+    json.dumps(report, allow_nan=False)
+    console = Console(width=200, record=True)
+    console.print(report_table(report))
+    console.print(purity_table(summarize(run_ablation(X, colourless, ["rkmeans"], [8], [0]))))
+    text = console.export_text() + sid_markdown(report)
+    assert "nan" not in text.lower() and "– / –" in text and "| – |" in text
 
 
 def test_collisions_and_dedup_level_make_ids_unique(X, attrs):

@@ -18,6 +18,7 @@ from fashionrq.report.leaderboard import labelled, leaderboard_of
 from fashionrq.report.mcmr import MCMRAblation
 from fashionrq.report.page import render
 from fashionrq.report.tables import Scored, markdown
+from fashionrq.sid.report import purity_text
 from fashionrq.timing import StageTimer, stage
 
 
@@ -36,7 +37,7 @@ def sid_markdown(report: dict) -> str:
         purity = level["purity"]
         rows.append([str(level["level"]), f"{level['clusters']:,}", f"{level['codebook_usage']:.1%}", f"{level['perplexity']:.1f}",
                      f"{level['mean_cluster_size']:.1f}", f"{level['unique_fraction']:.1%}",
-                     *(f"{purity[a]['weighted']:.3f}" for a in ("article_type", "sub_category", "base_colour", "gender"))])
+                     *(purity_text(purity[a]["weighted"]) for a in ("article_type", "sub_category", "base_colour", "gender"))])
     header = ["level", "clusters", "usage", "perplexity", "mean size", "unique", "purity articleType", "purity subCategory",
               "purity colour", "purity gender"]
     return markdown("Semantic IDs per level (weighted purity)", header, rows)

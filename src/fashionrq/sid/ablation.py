@@ -10,7 +10,7 @@ from rich.table import Table
 
 from fashionrq.sid.base import attributes_from_items
 from fashionrq.sid.methods import make_tokenizer
-from fashionrq.sid.report import REPORT_ATTRIBUTES, sid_report
+from fashionrq.sid.report import REPORT_ATTRIBUTES, purity_text, sid_report
 from fashionrq.sid.rqvae import DEFAULT_LEVEL_ATTRIBUTES
 
 
@@ -45,13 +45,18 @@ def summarize(rows: list[dict]) -> list[dict]:
                 "codebook_usage": mean("codebook_usage"),
                 "mean_cluster_size": mean("mean_cluster_size"),
                 "clusters": mean("clusters"),
-                "purity": {name: {kind: float(np.mean([e["purity"][name][kind] for e in entries])) for kind in ("weighted", "unweighted")}
+                "purity": {name: {kind: _mean_or_none([e["purity"][name][kind] for e in entries]) for kind in ("weighted", "unweighted")}
                            for name in entries[0]["purity"]},
             })
         summary.append({"method": method, "codebook_size": size, "seeds": len(reports), "levels": levels,
                         "colliding_fraction": float(np.mean([r["collisions"]["colliding_fraction"] for r in reports])),
                         "reconstruction_error": float(np.mean([r.get("reconstruction_error", np.nan) for r in reports]))})
     return summary
+
+
+def _mean_or_none(values: list[float | None]) -> float | None:
+    """The mean of a purity over seeds; ``None`` for an attribute no item has (every seed's ``None``)."""
+    return None if None in values else float(np.mean(values))
 
 
 def purity_table(summary: list[dict], attributes: Sequence[str] = REPORT_ATTRIBUTES, kind: str = "weighted") -> Table:
@@ -62,7 +67,7 @@ def purity_table(summary: list[dict], attributes: Sequence[str] = REPORT_ATTRIBU
     for entry in summary:
         for lvl in entry["levels"]:
             table.add_row(entry["method"], str(entry["codebook_size"]), str(lvl["level"]),
-                          *(f"{lvl['purity'][name][kind]:.3f}" for name in attributes))
+                          *(purity_text(lvl["purity"][name][kind]) for name in attributes))
     return table
 
 

@@ -19,15 +19,16 @@ def prefix_ids(sids: np.ndarray, level: int) -> np.ndarray:
     return np.unique(np.asarray(sids)[:, :level], axis=0, return_inverse=True)[1].reshape(-1)
 
 
-def purity(clusters: np.ndarray, values: np.ndarray) -> tuple[float, float]:
-    """(weighted, unweighted) majority-value purity of ``clusters`` for attribute ``values``; missing values are skipped.
+def purity(clusters: np.ndarray, values: np.ndarray) -> tuple[float | None, float | None]:
+    """(weighted, unweighted) majority-value purity of ``clusters`` for attribute ``values``; missing values are skipped,
+    and an attribute no item has (a catalog without colours) has none: ``(None, None)``, JSON's ``null``.
 
     weighted = sum_c max_v n_cv / sum_c n_c; unweighted = mean over clusters of max_v n_cv / n_c.
     """
     labels, vocab = encode_attribute(values)
     keep = labels >= 0
     if not keep.any():
-        return float("nan"), float("nan")
+        return None, None
     c, v = clusters[keep], labels[keep]
     pairs, counts = np.unique(c * (len(vocab) + 1) + v, return_counts=True)
     pair_cluster = pairs // (len(vocab) + 1)
@@ -92,6 +93,11 @@ def sid_report(sids: np.ndarray, items_table: pa.Table, X: np.ndarray | None = N
     return report
 
 
+def purity_text(value: float | None) -> str:
+    """A purity to three decimals, or ``–`` for an attribute no item has."""
+    return "–" if value is None else f"{value:.3f}"
+
+
 def report_table(report: dict) -> Group:
     """A readable rich rendering of a ``sid_report`` dict: a structure table and a purity table, one row per level."""
     structure = Table(title=f"semantic IDs: {report['items']:,} items, K={report['codebook_size']}", show_edge=False)
@@ -113,5 +119,5 @@ def report_table(report: dict) -> Group:
     for name in names:
         purity_table.add_column(name, justify="right")
     for entry in report["levels"]:
-        purity_table.add_row(str(entry["level"]), *(f"{entry['purity'][n]['weighted']:.3f} / {entry['purity'][n]['unweighted']:.3f}" for n in names))
+        purity_table.add_row(str(entry["level"]), *(f"{purity_text(entry['purity'][n]['weighted'])} / {purity_text(entry['purity'][n]['unweighted'])}" for n in names))
     return Group(structure, purity_table)
