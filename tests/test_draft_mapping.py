@@ -827,3 +827,28 @@ def test_a_table_the_draft_writes_twice_is_written_once():
     merged = _one_table_each(lines)
     assert tomllib.loads("\n".join(merged)) == {"columns": {"name": "title"}, "values": {"article_type": {"CODE": "Word", "tee": "T-shirt"}},
                                                 "clean": {"gender": {"part": 0}}}
+
+
+def test_the_draft_reads_the_gender_a_scraped_category_starts_with(tmp_path, fixture_items):
+    """A marketplace scrape names its categories "Men's Shirts", "Women's Tops", "Kids Shoes" (an Amazon.in fashion
+    scrape's `Category`) and has no gender column: the draft reads the gender from the category's first word and the
+    type from the rest, asks what "Kids" means, and reads the age group from it; answered, every item gets the
+    fixture's type, and its gender and age group from the category."""
+    said = {"Men": "Men's", "Women": "Women's", "Boys": "Kids", "Girls": "Kids"}
+    items = [item for item in fixture_items.to_pylist() if item["gender"] in said][:600]
+    catalog = tmp_path / "scrape.csv"
+    with catalog.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["Category", "Product Name", "Price", "asin"])
+        writer.writerows([f"{said[item['gender']]} {item['article_type']}", item["name"], item["price"], f"B0{item['item_id']:0>8}"]
+                         for item in items)
+    draft = draft_mapping(catalog)
+    assert "the gender value 'Kids' needs a value map" in draft.checks
+    drafted, text = _drafted(tmp_path, catalog, lambda t: t.replace('# Kids = "?"', 'Kids = "Unisex"'))
+    spec = tomllib.loads(text)
+    assert spec["columns"]["gender"] == spec["columns"]["article_type"] == spec["columns"]["age_group"] == "Category"
+    assert spec["values"]["age_group"] == {"Kids": "kids", "Men": "adult", "Women": "adult"}
+    read = ingest(catalog, mapping=drafted).table.to_pylist()
+    assert [r["article_type"] for r in read] == [item["article_type"] for item in items]
+    expected = [("Unisex", "kids") if said[item["gender"]] == "Kids" else (item["gender"], "adult") for item in items]
+    assert [(r["gender"], r["age_group"]) for r in read] == expected and {"Men", "Women", "Unisex"} == {g for g, _ in expected}

@@ -43,6 +43,10 @@ _COLOUR_WORD = re.compile(r"\b(" + "|".join(re.escape(c).replace("\\ ", " ") for
 _GENDER = r"(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?"
 #: A gender word inside a name, and a tag that is one.
 _GENDER_WORD, _GENDER_TAG = re.compile(rf"\b{_GENDER}\b", re.IGNORECASE), re.compile(rf"^\s*{_GENDER}\s*$", re.IGNORECASE)
+#: The gender word a category starts with (``Men's Shirts``, ``Women's Tops``, ``Kids Shoes``, as scraped listings
+#: write their categories), its possessive ending left out.
+_GENDER_BEFORE_TYPE = re.compile(r"^\s*(women|woman|ladies|men|man|girls|girl|boys|boy|unisex|kids|kid|children|baby)(?:'s|s'|')?(?=\s)",
+                                 re.IGNORECASE)
 #: Words of a gender value that name children, and their age group (``Unisex Kids``: kids).
 _CHILD_AGES = {word: age for word, age in AGE_SYNONYMS.items() if age != "adult"}
 _CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)*")
@@ -663,6 +667,15 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
         lines.append(f'gender = "{tags[0]}"   # no gender column, but {tags[1]:.0%} of the {tags[0]!r} lists hold a gender')
         return ["", "[clean.gender]   # the tag that is a gender (the other tags are passed over); CHECK",
                 f"extract = {toml_literal(_GENDER_TAG.pattern)}"]
+    before = _gender_before_types(guesser, found) if "gender" not in found else None
+    if before is not None:  # "Men's Shirts": the gender is the type's first word
+        found["gender"] = (found["article_type"][0], "")
+        guesser.cleanups["gender"] = FieldCleanup(extract=_GENDER_BEFORE_TYPE)
+        lines.append(f"gender = {toml_reference(found['gender'][0])}   # no gender column, but {before:.0%} of the types start with one")
+        before_lines = ["", "[clean.gender]   # the gender word the type starts with (\"Men's Shirts\": Men); a type without one: no gender",
+                        f"extract = {toml_literal(_GENDER_BEFORE_TYPE.pattern)}",
+                        "", "[clean.article_type]   # the type without that word (\"Men's Shirts\": Shirts)",
+                        f"remove = [{toml_literal(_GENDER_BEFORE_TYPE.pattern)}]"]
     if "gender" not in found and "name" in found:
         share = _share_of_names(guesser, found, _GENDER_WORD)
         if share >= 0.5:
@@ -679,7 +692,7 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
     texts = present_texts(guesser.values(found["gender"][0]))
     values = Counter(t for t in (cleanup.apply(t)[0] if cleanup else t for t in texts) if t)
     unknown = sorted(v for v in values if normalise_gender(v) not in GENDERS)
-    out = []
+    out = before_lines if before is not None else []
     if unknown:
         out += ["", "[values.gender]   # what each gender value means (Men, Women, Boys, Girls or Unisex)"]
     for value in unknown:
@@ -689,7 +702,17 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
         else:
             out.append(f'# {toml_key(value)} = "?"   # CHECK: which gender is this?')
             draft.checks.append(f"the gender value {value!r} needs a value map")
-    return out + _ages_of_genders(found, sorted(values), lines)
+    return out + _ages_of_genders(found, sorted(values), lines, _GENDER_BEFORE_TYPE.pattern if before is not None else None)
+
+
+def _gender_before_types(guesser: Guesser, found: dict) -> float | None:
+    """The share of the sampled records whose type, read from a column of its own, starts with a gender word
+    (``Men's Shirts``), when that is half of them or more; else None."""
+    reference = found.get("article_type", (None,))[0]
+    if not isinstance(reference, str) or reference == found.get("name", (None,))[0] or "article_type" in guesser.cleanups:
+        return None
+    share = sum(bool(_GENDER_BEFORE_TYPE.match(t)) for t in present_texts(guesser.values(reference))) / max(len(guesser.records), 1)
+    return share if share >= 0.5 else None
 
 
 def _gender_column_by_values(guesser: Guesser) -> str | None:
@@ -708,16 +731,17 @@ def _gender_column_by_values(guesser: Guesser) -> str | None:
     return None
 
 
-def _ages_of_genders(found: dict, values: list[str], lines: list[str]) -> list[str]:
+def _ages_of_genders(found: dict, values: list[str], lines: list[str], extract: str | None = None) -> list[str]:
     """With no age group column, the age group from gender values that name children (``Unisex Kids``, ``Baby
     Girls``, ``Baby/Children``): a value map from each gender value to its age group (``Boys`` and ``Girls``: kids; no
-    child's word: adult)."""
+    child's word: adult), the values read with the gender's ``extract`` when it has one (``Kids Shoes``: Kids)."""
     ages = {value: max((_CHILD_AGES[w] for w in re.findall(r"[a-z]+", value.lower()) if w in _CHILD_AGES), key=AGE_SCALE.index, default=None)
             for value in values}  # the oldest a value names: "Baby/Children" is kids
     if "age_group" in found or not isinstance(found["gender"][0], str) or not any(ages.values()):
         return []
     lines.append(f"age_group = {toml_reference(found['gender'][0])}   # gender values name children ({next(v for v, a in ages.items() if a)!r})")
-    return ["", "[values.age_group]   # the age group each gender value names"] + [
+    read = ["", "[clean.age_group]   # the gender word, as for the gender", f"extract = {toml_literal(extract)}"] if extract else []
+    return read + ["", "[values.age_group]   # the age group each gender value names"] + [
         f'{toml_key(value)} = "{age or ("kids" if normalise_gender(value) in ("Boys", "Girls") else "adult")}"' for value, age in ages.items()]
 
 
