@@ -515,6 +515,22 @@ def test_a_generic_brand_and_an_as_shown_colour_are_no_values(tmp_path, rows, re
     assert placeholders["colours"]["values"] == {"As Shown": 3, "picture color": 3}
 
 
+def test_brands_that_are_colour_or_fit_words_are_named_with_the_clean_up_that_refuses_them(tmp_path, rows, reference):
+    """The public Flipkart crawl writes "Black", "Red" and "Regular" where the brand belongs (for 570 of its fashion
+    items): ingest says so with the [clean.brand] line that reads them as no brand, and that line does; a catalog of
+    real brands gets no such note."""
+    crawl = [{**row, "vendor": ("Black", "Red", "Regular")[i % 3]} if i < 30 else row for i, row in enumerate(rows)]
+    catalog = _write_csv(tmp_path / "catalog.csv", crawl, ",")
+    notes = ingest(catalog, mapping=mapping_file(tmp_path, MAPPING)).report.notes
+    said = [n for n in notes if "brand values are colour, fit or pattern words" in n]
+    assert len(said) == 1 and said[0].startswith("30 brand values") and "'Black' 10, 'Red' 10, 'Regular' 10" in said[0], notes
+    refuse = re.search(r"\[clean\.brand\] refuse = \[.*?\]", said[0]).group(0)
+    result = ingest(catalog, mapping=mapping_file(tmp_path, MAPPING + "\n" + refuse.replace("] refuse", "]\nrefuse") + "\n"))
+    assert [item["brand"] for item in result.table.to_pylist()[:30]] == [None] * 30
+    assert not [n for n in result.report.notes if "brand values are" in n]
+    assert not [n for n in ingest(OTHER_SCHEMA / "catalog.csv", mapping=OTHER_SCHEMA / "mapping.toml").report.notes if "brand values are" in n]
+
+
 def test_a_colour_that_repeats_itself_is_read_once_and_counted(tmp_path, rows, reference):
     repeated = [{**row, "colors": ("Black or black", "Navy/Navy", "Red|red & RED")[i % 3]} if i < 6 else row
                 for i, row in enumerate(rows)]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fashionrq.catalog.clean import RowCleaner, check_item_id
 from fashionrq.catalog.fieldpath import FirstOf, Reference, parse_reference
-from fashionrq.catalog.guess import toml_key
+from fashionrq.catalog.guess import toml_key, toml_literal
 from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
 from fashionrq.catalog.name_types import fold
 from fashionrq.catalog.photos import Photos
@@ -21,7 +21,9 @@ from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import (FIELDS, GENDERS, REQUIRED_FIELDS, as_sentences, clean_string, distinct_ignoring_case,
                                      image_object, photo_bytes, strip_html, to_text)
 from fashionrq.catalog.variants import VariantReferences, one_row_per_product
+from fashionrq.colour import COLOURS
 from fashionrq.errors import InputError
+from fashionrq.terms import PATTERN_TERMS, STYLE_TERMS
 
 #: The fields whose values together tell a shopper one product from another.
 REPEAT_FIELDS = ("name", "brand", "base_colour", "price", "description")
@@ -89,6 +91,7 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport, images: Pat
     _one_spelling_per_category(out, report)
     _note_repeats(out, report, bool(mapping.variants.key))
     _note_unknown_genders(out, mapping, report)
+    _note_descriptive_brands(out, mapping, report)
     _note_labelled_attributes(out, mapping, report)
     return out
 
@@ -262,6 +265,24 @@ def _note_unknown_genders(items: list[dict], mapping: Mapping, report: IngestRep
         shown = ", ".join(f"{value!r} {count:,}" for value, count in unknown.most_common(5))
         report.notes.append(f"gender values kept as written, since they are none of {', '.join(sorted(GENDERS))}: {shown}"
                             f"{' …' if len(unknown) > 5 else ''}; map them under [values.gender] in {mapping.source}")
+
+
+#: Words that describe an item and name no brand: colours, fits (``Regular`` of "regular fit") and patterns.
+_DESCRIPTIVE_WORDS = (frozenset(COLOURS) | frozenset(t.split()[0] for t in STYLE_TERMS if t.endswith(" fit"))
+                      | frozenset(t for t in PATTERN_TERMS if " " not in t))
+
+
+def _note_descriptive_brands(items: list[dict], mapping: Mapping, report: IngestReport) -> None:
+    """Say which brand values are a colour, fit or pattern word (the public Flipkart crawl's ``Black`` and ``Red``
+    bras and ``Regular`` shirts: another field put in the brand's place), which queries would say as brands, when
+    they are 20 items or more and one in a hundred; and the clean-up that reads them as no brand."""
+    words = Counter(item["brand"] for item in items if item["brand"] is not None and item["brand"].casefold() in _DESCRIPTIVE_WORDS)
+    if sum(words.values()) >= max(20, len(items) / 100):
+        shown = ", ".join(f"{value!r} {count:,}" for value, count in words.most_common(5))
+        refuse = ", ".join(toml_literal(value) for value in sorted({value.casefold() for value in words}))
+        report.notes.append(f"{sum(words.values()):,} brand values are colour, fit or pattern words, which queries would say as "
+                            f"brands ({shown}{' …' if len(words) > 5 else ''}): the catalog may hold another field there; "
+                            f"[clean.brand] refuse = [{refuse}] in {mapping.source} reads them as no brand")
 
 
 def _note_labelled_attributes(items: list[dict], mapping: Mapping, report: IngestReport) -> None:
