@@ -272,15 +272,21 @@ def test_the_draft_for_a_flipkart_crawl_reads_its_specifications(tmp_path, flipk
     """A Flipkart crawl: the draft reads the Ruby-hash specifications as a key/value list, takes the gender, type,
     colour and occasion from its entries ("Ideal For", "Type", "Color", "Occasion"), the master and sub category from
     a ">>" path inside a JSON list (passing over the part that names a gender), the first of a list of photos, and
-    reads the same items as the mapping written by hand from docs/catalog.md; only the currency is left to check."""
+    reads the same items as the mapping written by hand from docs/catalog.md but for the department whose names name
+    no fashion product (Myntra's sporting goods, "Sports & Fitness" here: footballs, racquets), which it leaves out
+    with a [skip] line to check; without that line, the same items."""
     catalog = flipkart_crawl / "flipkart_com-ecommerce_sample.csv"
-    assert draft_mapping(catalog).checks == ["the price cells name no currency"]
+    assert draft_mapping(catalog).checks == ["the departments whose product names name no fashion product are left out with [skip]: Sports & Fitness",
+                                             "the price cells name no currency"]
     drafted, text = _drafted(tmp_path, catalog)
     spec = tomllib.loads(text)
     assert spec["columns"]["gender"] == "product_specifications.product_specification[key=Ideal For].value"
     assert (spec["clean"]["master_category"], spec["clean"]["sub_category"]) == ({"split": ">>", "part": 0}, {"split": ">>", "part": 2})
+    assert spec["skip"] == {"product_category_tree[0]": [r"\s*(?:Sports & Fitness)\s*(?:>>.*)?"]}
     mine, hand = (ingest(catalog, mapping=m) for m in (drafted, flipkart_crawl / "mapping.toml"))
-    assert mine.table.to_pylist() == hand.table.to_pylist()
+    assert mine.table.to_pylist() == [item for item in hand.table.to_pylist() if item["master_category"] != "Sports & Fitness"]
+    kept = mapping_file(tmp_path, text.replace('"product_category_tree[0]" = [', '# "product_category_tree[0]" = ['))
+    assert ingest(catalog, mapping=kept).table.to_pylist() == hand.table.to_pylist()
 
 
 def test_the_draft_for_an_hm_articles_table_takes_the_gender_from_the_index_group(tmp_path, hm_articles):

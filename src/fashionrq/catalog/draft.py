@@ -218,6 +218,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
             draft.missing_required.append(name)
     extra += _category_path(guesser, found, lines)
     extra += _taxonomy(guesser, found, lines)
+    extra += _departments_of_no_fashion(draft, guesser, found)
     draft.top += _colour_lists(guesser, found, lines)
     extra += _cleanups(guesser, found)
     extra += _colour_from_names(draft, guesser, found, lines)
@@ -818,11 +819,35 @@ def _taxonomy(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
         out = []
         for name, part in zip(("master_category", "sub_category"), parts):
             found[name] = (reference, "")
+            guesser.cleanups[name] = FieldCleanup(split=separator, part=part)
             lines.append(f'{name} = "{reference}"   # a part of the category path')
             out += ["", f"[clean.{name}]" + (f"   # below the root {root[0]!r} every path shares" if part == 1 and name == "master_category" else ""),
                     f'split = "{separator}"', f"part = {part}"]
         return out
     return []
+
+
+def _departments_of_no_fashion(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
+    """``[skip]`` for the departments of a marketplace's category path (its first part, the master category) whose
+    sampled product names name no fashion product (:data:`fashionrq.terms.PRODUCT_TERMS`) in four of five or more
+    (the public Flipkart crawl's ``Automotive``, ``Computers``, ``Furniture``), when other departments' names mostly
+    do: queries about car mats and laptop batteries are no fashion benchmark."""
+    cleanup = guesser.cleanups.get("master_category")
+    if cleanup is None or cleanup.split is None or cleanup.part != 0 or "name" not in found:
+        return []
+    said: dict[str, list[bool]] = {}
+    for name, path in guesser.both(found["name"][0], found["master_category"][0]):
+        if isinstance(name, str) and isinstance(path, str) and (department := cleanup.apply(path)[0]):
+            said.setdefault(department, []).append(any(fold(w) in _PRODUCT_WORDS for w in re.findall(r"[A-Za-z][A-Za-z-]*", name)))
+    others = sorted(d for d, fashion in said.items() if len(fashion) >= 3 and sum(fashion) <= 0.2 * len(fashion))
+    if not others or not any(sum(fashion) >= 0.5 * len(fashion) for fashion in said.values()):
+        return []
+    names = "|".join(re.escape(d).replace("\\ ", " ").replace("\\&", "&") for d in others)
+    pattern = rf"\s*(?:{names})\s*(?:{re.escape(cleanup.split.strip())}.*)?"
+    draft.checks.append(f"the departments whose product names name no fashion product are left out with [skip]: {', '.join(others)}")
+    return ["", f"[skip]   # CHECK: the departments whose names name no fashion product in the sample ({', '.join(others)});",
+            "# delete one from the list to keep it, or this section to keep them all",
+            f"{toml_key(found['master_category'][0])} = [{toml_literal(pattern)}]"]
 
 
 def _paths(guesser: Guesser, reference: str) -> tuple[str, list[list[str]]]:
