@@ -105,15 +105,15 @@ class IngestReport:
         atomic_write_text(path, json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n")
 
 
-def summary_headline(summary: dict) -> str:
-    """``feed.csv: 20,000 rows read, 11,151 items written, 12,074 rows repaired, 8,849 rows rejected`` of a report's
-    :meth:`IngestReport.to_dict`."""
-    return (f"{summary['source']}: {summary['rows_read']:,} rows read, {summary['rows_written']:,} items written, "
+def summary_counts(summary: dict) -> str:
+    """``20,000 rows read, 11,151 items written, 12,074 rows repaired, 8,849 rows rejected`` of a report's
+    :meth:`IngestReport.to_dict` (said after its source)."""
+    return (f"{summary['rows_read']:,} rows read, {summary['rows_written']:,} items written, "
             f"{summary['repaired_rows']:,} rows repaired, {summary['rejected_rows']:,} rows rejected")
 
 
 def summary_lines(summary: dict) -> list[str]:
-    """The lines below the headline, as the CLI prints them and the demo report writes them: each repair with its
+    """The lines below the counts, as the CLI prints them and the demo report writes them: each repair with its
     first :data:`IDS_SHOWN` ids, the first :data:`REJECTED_SHOWN` rejected rows and the rest counted by the kind of
     their reason, the values nulled, the placeholders per field and the notes (every id and row is in
     ingest_report.json)."""

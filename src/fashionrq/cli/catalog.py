@@ -20,12 +20,10 @@ if TYPE_CHECKING:
 def print_ingest_report(report: IngestReport) -> None:
     """Print rows read, repaired and rejected (:func:`~fashionrq.catalog.report.summary_lines`), and the missing count
     of every field."""
-    from fashionrq.catalog.report import summary_headline, summary_lines  # imported here so other commands start fast
+    from fashionrq.catalog.report import summary_counts, summary_lines  # imported here so other commands start fast
 
     summary = report.to_dict()
-    headline = summary_headline(summary)
-    source = summary["source"]
-    console.print(f"[bold]{escape(source)}[/]{escape(headline[len(source):])}", soft_wrap=True)
+    console.print(f"[bold]{escape(summary['source'])}[/]: {summary_counts(summary)}", soft_wrap=True)
     for line in summary_lines(summary):
         console.print(f"  {line}", soft_wrap=True, markup=False)
     table = Table(title="missing values per field", show_edge=False)

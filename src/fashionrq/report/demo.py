@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from fashionrq.catalog.report import summary_headline, summary_lines
+from fashionrq.catalog.report import summary_counts, summary_lines
 from fashionrq.io import atomic_write_json, atomic_write_text
 from fashionrq.layout import SCORES
 from fashionrq.pipeline.demo import DemoConfig, DemoResults, run_pipeline
@@ -25,7 +25,7 @@ from fashionrq.timing import StageTimer, stage
 def ingest_markdown(report: dict) -> str:
     """The ingest report as Markdown: counts, repairs, rejections (as many as the CLI prints, the rest counted) and
     the missing count of every field."""
-    lines = [f"{summary_headline(report)}.", "", *(f"- {line}" for line in summary_lines(report))]
+    lines = [f"{report['source']}: {summary_counts(report)}.", "", *(f"- {line}" for line in summary_lines(report))]
     rows = [[name, f"{count:,}", f"{count / max(report['rows_written'], 1):.1%}"] for name, count in report["missing"].items()]
     return "\n".join(lines) + "\n\n" + markdown("Missing values per field", ["field", "missing", "share"], rows)
 
