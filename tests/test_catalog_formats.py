@@ -531,6 +531,22 @@ def test_brands_that_are_colour_or_fit_words_are_named_with_the_clean_up_that_re
     assert not [n for n in ingest(OTHER_SCHEMA / "catalog.csv", mapping=OTHER_SCHEMA / "mapping.toml").report.notes if "brand values are" in n]
 
 
+def test_a_catalog_without_an_id_column_numbers_its_records_with_row(tmp_path, rows, reference):
+    """A scrape with no id column (an ASOS or Amazon.in scrape's): `item_id = "@row"` gives each record its number in
+    the file, 1, 2, … as read, whatever rows are rejected or left out after it, says so in a note, and reads every
+    other field as the id column would; the same file gives the same ids."""
+    scraped = [{k: v for k, v in row.items() if k != "sku"} for row in rows]
+    scraped[2]["title"] = ""  # rejected: its number is not given to the next record
+    catalog = _write_csv(tmp_path / "scrape.csv", scraped, ",")
+    mapping = mapping_file(tmp_path, MAPPING.replace('item_id = "sku"', 'item_id = "@row"'))
+    result = ingest(catalog, mapping=mapping)
+    items = result.table.to_pylist()
+    assert [item["item_id"] for item in items] == [str(n) for n in range(1, len(rows) + 1) if n != 3]
+    assert [{**item, "item_id": None} for item in items] == [{**item, "item_id": None} for i, item in enumerate(reference) if i != 2]
+    assert any(n.startswith(f"item ids are the records' numbers in scrape.csv (1 to {len(rows)}, as read; @row in ") for n in result.report.notes)
+    assert ingest(catalog, mapping=mapping).table.equals(result.table)
+
+
 def test_a_colour_that_repeats_itself_is_read_once_and_counted(tmp_path, rows, reference):
     repeated = [{**row, "colors": ("Black or black", "Navy/Navy", "Red|red & RED")[i % 3]} if i < 6 else row
                 for i, row in enumerate(rows)]

@@ -32,22 +32,27 @@ USD, EUR = PriceFormat(currency="USD"), PriceFormat(currency="EUR")
 
 
 @pytest.mark.parametrize(("cell", "fmt", "expected"), [
-    ("1299", PriceFormat(), (1299.0, None, False)),
-    ("Rs. 700", PriceFormat(), (700.0, None, False)),
-    ("1.0", PriceFormat(), (None, "placeholder", False)),  # Myntra's placeholder prices
-    ("$26.26", USD, (26.26, None, False)),
-    ("$1,129.99", USD, (1129.99, None, False)),
-    ("US$ 12", USD, (12.0, None, False)),
-    ("0.99", USD, (0.99, None, False)),  # a real price in dollars: the placeholder rule follows the currency
-    ("$10.50 - $14.00", USD, (10.5, None, True)),
-    ("$10.50 - $14.00", PriceFormat(currency="USD", range="high"), (14.0, None, True)),
-    ("1.129,99 €", EUR, (1129.99, None, False)),
-    ("12,50", EUR, (12.5, None, False)),
-    ("1.129.000", EUR, (1129000.0, None, False)),
-    ("1,129", PriceFormat(), (1129.0, None, False)),
-    ("€5", USD, (None, "currency_mismatch", False)),
-    ("about ten", USD, (None, "unparsable", False)),
-    ("1e309", USD, (None, "non_finite", False)),
+    ("1299", PriceFormat(), (1299.0, None, None)),
+    ("Rs. 700", PriceFormat(), (700.0, None, None)),
+    ("1.0", PriceFormat(), (None, "placeholder", None)),  # Myntra's placeholder prices
+    ("$26.26", USD, (26.26, None, None)),
+    ("$1,129.99", USD, (1129.99, None, None)),
+    ("US$ 12", USD, (12.0, None, None)),
+    ("0.99", USD, (0.99, None, None)),  # a real price in dollars: the placeholder rule follows the currency
+    ("$10.50 - $14.00", USD, (10.5, None, "price_range_read_as_low")),
+    ("$10.50 - $14.00", PriceFormat(currency="USD", range="high"), (14.0, None, "price_range_read_as_high")),
+    ("1.129,99 €", EUR, (1129.99, None, None)),
+    ("12,50", EUR, (12.5, None, None)),
+    ("1.129.000", EUR, (1129000.0, None, None)),
+    ("1,129", PriceFormat(), (1129.0, None, None)),
+    ("Now  40.00", PriceFormat(currency="GBP"), (40.0, None, "price_words_passed_over")),  # an ASOS scrape's sale price
+    ("MRP: Rs. 1,299", PriceFormat(), (1299.0, None, "price_words_passed_over")),
+    ("From $19.99", USD, (19.99, None, "price_words_passed_over")),
+    ("499 onwards", PriceFormat(), (499.0, None, "price_words_passed_over")),
+    ("Was £50 now", PriceFormat(currency="GBP"), (None, "unparsable", None)),  # a word left after the amount
+    ("€5", USD, (None, "currency_mismatch", None)),
+    ("about ten", USD, (None, "unparsable", None)),
+    ("1e309", USD, (None, "non_finite", None)),
 ])
 def test_prices_are_read_as_catalogs_write_them(cell, fmt, expected):
     assert parse_price(cell, fmt) == expected

@@ -501,6 +501,11 @@ def test_a_names_last_words_are_read_past_its_sizes_amounts_and_notes():
     assert name_tail("Kurta" + "!-" * 40 + "a") is None and name_tail("Nike Kurta " + ",1" * 40) == ("Nike", "Kurta")
     # a marketplace crawl's names (the public Flipkart products dataset): amounts listed with commas, a size, a label
     assert name_tail("Ndura Kadhai 1 L, 1.5 L") == ("Ndura", "Kadhai")
+    # an ASOS scrape's names end in their colour: "... in camel", "... in washed black"
+    assert name_tail("New Look trench coat in camel") == ("trench", "coat")
+    assert name_tail("Nike Running hooded jacket in washed black") == ("hooded", "jacket")
+    assert name_tail("Colorbar Copper Lipstick 037 in brown") == ("Copper", "Lipstick")  # "in" after a code: the colour's
+    assert name_tail("Kanu Book Cover 7 in") == ("Book", "Cover")  # "7 in" at the end: inches
     assert name_tail("Veelys Shiny White Quad Roller Skates - Size 4.5 UK") == ("Roller", "Skates")
     assert name_tail('ezyPRNT "RH" Golf Ball -   Size: 4.26 cm,  Diameter: 4.26 cm') == (None, "cm")  # not the label; "cm": no type
     assert [other_number(w) for w in ("Kurta", "Dresses", "Watch", "Jeans", "Dress")] == ["Kurtas", "Dress", "Watches", "Jean", "Dresses"]
@@ -858,3 +863,27 @@ def test_the_draft_reads_the_gender_a_scraped_category_starts_with(tmp_path, fix
     assert [r["article_type"] for r in read] == [item["article_type"] for item in items]
     expected = [("Unisex", "kids") if said[item["gender"]] == "Kids" else (item["gender"], "adult") for item in items]
     assert [(r["gender"], r["age_group"]) for r in read] == expected and {"Men", "Women", "Unisex"} == {g for g, _ in expected}
+
+
+def test_the_draft_for_a_scrape_without_an_id_numbers_its_records_and_reads_types_before_a_colour(tmp_path, fixture_items):
+    """A scrape in an ASOS scrape's shape (real products of the fixture): no id column, names that end in their
+    colour ("Roadster Men Navy Blue Slim Fit Jeans in navy blue"), sale prices written "Now  1299.00". The draft
+    numbers the records (`item_id = "@row"`, a check), reads the type before the colour, and ingest reads every
+    price past its word, counted; the types agree with Myntra's own for 80% of the items or more."""
+    items = [item for item in fixture_items.to_pylist() if item["base_colour"] and item["price"]]
+    catalog = tmp_path / "scrape.csv"
+    with catalog.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["name", "price", "color"])
+        writer.writerows([f"{item['name']} in {item['base_colour'].lower()}", f"Now  {item['price']:.2f}" if i % 2 else f"{item['price']:.2f}",
+                          item["base_colour"]] for i, item in enumerate(items))
+    draft = draft_mapping(catalog)
+    assert "no column looks like an id: the records' numbers are the ids (@row)" in draft.checks and draft.missing_required == []
+    drafted, text = _drafted(tmp_path, catalog, lambda t: t.replace('currency = "INR"   # CHECK', 'currency = "INR"   #'))
+    assert tomllib.loads(text)["columns"]["item_id"] == "@row"
+    result = ingest(catalog, mapping=drafted)
+    read = {item["item_id"]: item for item in result.table.to_pylist()}
+    assert len(read) >= 0.9 * len(items) and all(read[str(n)]["price"] == items[n - 1]["price"] for n in map(int, read))
+    assert result.report.to_dict()["repaired"]["price_words_passed_over_price"]["count"] == sum((n - 1) % 2 for n in map(int, read))
+    agree = sum(_same_type(read[str(n)]["article_type"], items[n - 1]["article_type"]) for n in map(int, read))
+    assert agree >= 0.8 * len(read), agree / len(read)

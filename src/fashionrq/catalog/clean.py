@@ -59,14 +59,15 @@ class RowCleaner:
 
     def price(self, field: str, value: object) -> float | None:
         """A finite price above the placeholder limit, or ``None``; placeholders, unparsable, non-finite and
-        other-currency prices are counted, and a range read as one of its ends is counted as repaired."""
-        price, why, ranged = parse_price(value, self.prices)
+        other-currency prices are counted, and a range read as one of its ends or an amount read past the words
+        around it (``Now 40.00``) is counted as repaired."""
+        price, why, repair = parse_price(value, self.prices)
         if why is not None:
             self.report.null_value(f"{why}_{field}", self.item_id)
         elif price is None:
             self.text(field, value)
-        elif ranged:
-            self.report.repair(f"price_range_read_as_{self.prices.range}_{field}", self.item_id)
+        elif repair is not None:
+            self.report.repair(f"{repair}_{field}", self.item_id)
         return price
 
     def age_group(self, value: object) -> str | None:

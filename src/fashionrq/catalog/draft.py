@@ -14,6 +14,7 @@ from pathlib import Path
 
 from fashionrq.catalog.draft_rows import Pairs, options_and_sales, variants_section
 from fashionrq.catalog.files import read_bytes
+from fashionrq.catalog.generic import ROW_NUMBER
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, Guesser, norm, norms, present_texts, toml_key,
                                      toml_literal, toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
@@ -212,7 +213,12 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         guesser.used.discard(column)
         lines.append(f"# {toml_reference(column)} is {guesser.values(column)[0]!r} in every record of the sample: no category, left out")
     extra += _type_from_names(draft, guesser, found, lines)
-    for name in ("item_id", "name", "article_type"):
+    if "item_id" not in found:  # a scrape: its records' numbers in the file are its ids
+        found["item_id"] = (ROW_NUMBER, "")
+        lines.append(f'item_id = "{ROW_NUMBER}"   # CHECK: no column looks like an id, so each record\'s number in the file is its '
+                     "id (the same file gives the same ids); name the id column if there is one")
+        draft.checks.append(f"no column looks like an id: the records' numbers are the ids ({ROW_NUMBER})")
+    for name in ("name", "article_type"):
         if name not in found:
             lines.append(f'# {name} = "?"   # CHECK: required, and no column looks like it; name the column')
             draft.missing_required.append(name)

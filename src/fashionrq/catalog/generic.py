@@ -67,11 +67,20 @@ class References:
         return cls(fields, attributes, VariantReferences.of(mapping.variants, resolve), skips)
 
 
+#: The reference that reads a record's number in the file (1, 2, … as read) as its id, for a catalog without an id
+#: column (a scrape): ``item_id = "@row"``.
+ROW_NUMBER = "@row"
+
+
 def read_generic(path: Path, mapping: Mapping, report: IngestReport, images: Path | None = None) -> list[dict]:
     """Read a generic catalog file through ``mapping`` into canonical item dicts; ``images``: a folder of photos named
     by item id, for the items whose mapped ``image_path`` gives none (:mod:`fashionrq.catalog.photos`)."""
     records, columns = read_records(path, detect_format(path, mapping.format), report, mapping.encoding, mapping.delimiter,
                                     mapping.header_row, mapping.sheet, mapping.record)
+    if mapping.source_column("item_id") == ROW_NUMBER and ROW_NUMBER not in columns:
+        records, columns = [(where, {**record, ROW_NUMBER: str(n)}) for n, (where, record) in enumerate(records, 1)], [*columns, ROW_NUMBER]
+        report.notes.append(f"item ids are the records' numbers in {path.name} (1 to {len(records):,}, as read; {ROW_NUMBER} in "
+                            f"{mapping.source}): the same file gives the same ids, a file in another order other ids")
     refs = References.of(path, mapping, columns)
     if mapping.prices != DEFAULT_PRICE_FORMAT:
         fmt = mapping.prices

@@ -22,6 +22,9 @@ CURRENCY_CODES: tuple[str, ...] = tuple(sorted({code for codes in CURRENCY_MARKS
 _MARK = re.compile(r"(us\$|a\$|c\$|\$|€|£|₹|¥|\brs\b\.?|\b(?:" + "|".join(
     code for code in CURRENCY_MARKS if code.isalpha() and len(code) == 3) + r")\b)", re.IGNORECASE)
 _RANGE = re.compile(r"^(.*?\d)\s*(?:-|–|—|\bto\b)\s*(\d.*)$")
+#: Words a shop writes around an amount ("Now 40.00", "MRP 1,299", "From $19.99", "499 onwards"), passed over.
+_WORDS = re.compile(r"^(?:(?:now|was|from|sale|only|just|our|special|offer|price|mrp|rrp|starting|starts|at)\b\s*:?\s*)+"
+                    r"|\s*\b(?:only|each|onwards)\s*$", re.IGNORECASE)
 _DIGITS = re.compile(r"^[+-]?\d[\d.,'\s\u00a0\u202f]*$")
 RANGE_CHOICES = ("low", "high", "mid")
 DECIMAL_SEPARATORS = ("auto", ".", ",")
@@ -49,24 +52,27 @@ class PriceFormat:
             return self.placeholder_max
         return 1.0 if self.currency == "INR" else 0.0
 
-    def parse(self, text: str) -> tuple[float | None, str | None, bool]:
-        """``(price, why_nulled, was_range)`` of a non-empty cell; ``why_nulled`` is ``currency_mismatch``,
-        ``unparsable``, ``non_finite`` or ``placeholder`` for a price that is not stored."""
+    def parse(self, text: str) -> tuple[float | None, str | None, str | None]:
+        """``(price, why_nulled, repair)`` of a non-empty cell; ``why_nulled`` is ``currency_mismatch``,
+        ``unparsable``, ``non_finite`` or ``placeholder`` for a price that is not stored; ``repair`` says how a price
+        was read from more than an amount: ``price_range_read_as_low`` (``$10 - $14``, as ``range`` says) or
+        ``price_words_passed_over`` (``Now 40.00``)."""
         marks = [m.group(0).lower() for m in _MARK.finditer(text)]
         if any(self.currency not in CURRENCY_MARKS[mark] for mark in marks):
-            return None, "currency_mismatch", False
-        bare = " ".join(_MARK.sub(" ", text).split())
+            return None, "currency_mismatch", None
+        marked = " ".join(_MARK.sub(" ", text).split())
+        bare = _WORDS.sub("", marked).strip()
         ranged = _RANGE.match(bare)
         parts = [ranged.group(1), ranged.group(2)] if ranged else [bare]
         values = [self._number(part.strip()) for part in parts]
         if any(v is None or math.isnan(v) for v in values):
-            return None, "unparsable", False
+            return None, "unparsable", None
         if any(math.isinf(v) for v in values):
-            return None, "non_finite", False
+            return None, "non_finite", None
         price = {"low": min, "high": max, "mid": lambda v: sum(v) / len(v)}[self.range](values)
         if price <= self.placeholder_limit:
-            return None, "placeholder", False
-        return price, None, ranged is not None
+            return None, "placeholder", None
+        return price, None, (f"price_range_read_as_{self.range}" if ranged else "price_words_passed_over" if bare != marked else None)
 
     def _number(self, text: str) -> float | None:
         if not _DIGITS.match(text):

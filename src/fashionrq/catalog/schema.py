@@ -280,19 +280,19 @@ def normalise_age_group(value: object) -> str | None:
     return AGE_SYNONYMS.get(segment, segment)
 
 
-def parse_price(value: object, fmt: PriceFormat = DEFAULT_PRICE_FORMAT) -> tuple[float | None, str | None, bool]:
-    """Parse a price cell (``1299``, ``"$1,129.99"``, ``"1.129,99 €"``, ``"$10 - $20"``) as ``fmt`` says; return
-    ``(price, why_nulled, was_range)``.
+def parse_price(value: object, fmt: PriceFormat = DEFAULT_PRICE_FORMAT) -> tuple[float | None, str | None, str | None]:
+    """Parse a price cell (``1299``, ``"$1,129.99"``, ``"1.129,99 €"``, ``"$10 - $20"``, ``"Now 40.00"``) as ``fmt``
+    says; return ``(price, why_nulled, repair)`` (:meth:`PriceFormat.parse`).
 
     ``why_nulled`` is ``None`` for a good price or a missing one, else ``"placeholder"`` (at or below
     ``fmt.placeholder_limit``), ``"unparsable"`` (``abc``, ``NaN``), ``"non_finite"`` (``inf``, ``1e309``) or
     ``"currency_mismatch"`` (a ``€`` price in a USD catalog): such prices are never stored.
     """
     if isinstance(value, float) and value != value:
-        return None, "unparsable", False
+        return None, "unparsable", None
     text = to_text(value)
     if text is None or text.strip().lower() in PLACEHOLDERS - {"nan"}:
-        return None, None, False
+        return None, None, None
     return fmt.parse(text.strip())
 
 
