@@ -499,11 +499,14 @@ def test_a_names_last_words_are_read_past_its_sizes_amounts_and_notes():
     assert name_tail("Crocs") == (None, "Crocs") and name_tail("1234") is None
     # notes that never end the name are refused at once (a regular expression that backtracked here never returned)
     assert name_tail("Kurta" + "!-" * 40 + "a") is None and name_tail("Nike Kurta " + ",1" * 40) == ("Nike", "Kurta")
+    assert name_tail("Kurta" + " in a b c d e" * 40 + " !x") is None  # phrases that never end the name, refused at once
     # a marketplace crawl's names (the public Flipkart products dataset): amounts listed with commas, a size, a label
     assert name_tail("Ndura Kadhai 1 L, 1.5 L") == ("Ndura", "Kadhai")
     # an ASOS scrape's names end in their colour: "... in camel", "... in washed black"
     assert name_tail("New Look trench coat in camel") == ("trench", "coat")
     assert name_tail("Nike Running hooded jacket in washed black") == ("hooded", "jacket")
+    assert name_tail("New Look belted gilet with tie waist detail in light khaki") == ("belted", "gilet")
+    assert name_tail("Noisy May sleeveless shacket in cream & brown check") == ("sleeveless", "shacket")
     assert name_tail("Colorbar Copper Lipstick 037 in brown") == ("Copper", "Lipstick")  # "in" after a code: the colour's
     assert name_tail("Kanu Book Cover 7 in") == ("Book", "Cover")  # "7 in" at the end: inches
     assert name_tail("Veelys Shiny White Quad Roller Skates - Size 4.5 UK") == ("Roller", "Skates")

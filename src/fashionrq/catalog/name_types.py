@@ -22,12 +22,12 @@ from fashionrq.colour import COLOURS
 from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, STYLE_TERMS
 
 #: What may follow the type at the end of a name: notes in brackets, punctuation, codes and amounts with their units
-#: (``(Pack of 3)``, ``# 31``, ``CH2600``, ``100 ml``, ``1 L, 1.5 L``, ``Size 4.5 UK``), and a colour at the very end
-#: (``trench coat in camel``, ``jacket in washed black``: ASOS's names). Each piece can be read one way only, and
-#: what is read is never read again (a possessive loop), so that a name that ends otherwise fails at once, never in
-#: exponential time.
+#: (``(Pack of 3)``, ``# 31``, ``CH2600``, ``100 ml``, ``1 L, 1.5 L``, ``Size 4.5 UK``), and the colour and detail
+#: phrases at the very end (``trench coat in camel``, ``gilet with tie waist detail in light khaki``: ASOS's names;
+#: ``Kurta with Dupatta``). Each piece is short and ends where the next may start, and what is read is never read
+#: again (a possessive loop), so that a name that ends otherwise fails at once, never in exponential time.
 TRAILING_NOTES = (r"(?:\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+(?i:size):?(?=\s+[^\s\d]*\d)"
-                  r"|\s+(?i:in\s+[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2})(?=\s*$)"
+                  r"|\s+(?i:(?:in|with)\s+[a-z&][a-z'&-]*(?:\s+[a-z&][a-z'&-]*){0,4})(?=\s*$|\s+(?i:in|with)\s)"
                   r"|\s+[^\s\d]*\d\S*(?:\s+(?!(?i:in)\s)[A-Za-z]{1,3}(?![\w'-]))?)*+\s*$")  # "037 in brown": no unit
 _WORD = r"[A-Za-z][A-Za-z'-]*"
 _TAIL = re.compile(rf"(?:(?<!\S)({_WORD})\s+)?(?<!\S)({_WORD})(?!:){TRAILING_NOTES}")  # "Diameter: 4 cm": a label
