@@ -890,3 +890,24 @@ def test_the_draft_for_a_scrape_without_an_id_numbers_its_records_and_reads_type
     assert result.report.to_dict()["repaired"]["price_words_passed_over_price"]["count"] == sum((n - 1) % 2 for n in map(int, read))
     agree = sum(_same_type(read[str(n)]["article_type"], items[n - 1]["article_type"]) for n in map(int, read))
     assert agree >= 0.8 * len(read), agree / len(read)
+
+
+def test_the_draft_refuses_brand_values_that_are_colour_or_fit_words(tmp_path):
+    """The public Flipkart crawl writes "Regular", "Slim" and "Black" where the brand belongs: the draft reads every
+    record's brand and writes a [clean.brand] refuse line for those words (a check), so no query says "Regular
+    casual shirts" as a brand; the real brands stay."""
+    rows = list(csv.DictReader((OTHER_SCHEMA / "catalog.csv").open(encoding="utf-8")))
+    crawl = [{**row, "vendor": ("Black", "Regular Fit", "Slim")[i % 3]} if i % 5 == 0 else row for i, row in enumerate(rows)]
+    catalog = tmp_path / "crawl.csv"
+    with catalog.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(crawl)
+    drafted, text = _drafted(tmp_path, catalog)
+    assert tomllib.loads(text)["clean"]["brand"] == {"refuse": ["black", "regular fit", "slim"]}
+    assert "[clean.brand]   # CHECK: brand values that are colour, fit or pattern words" in text
+    items = ingest(catalog, mapping=drafted).table.to_pylist()
+    by_id = {row["sku"]: row for row in crawl}
+    assert all((item["brand"] is None) == (by_id[item["item_id"]]["vendor"] in ("Black", "Regular Fit", "Slim")) for item in items)
+    kept = [item for item in items if item["brand"] is not None]
+    assert len(kept) >= 0.7 * len(items) and all(item["brand"] == by_id[item["item_id"]]["vendor"] for item in kept)

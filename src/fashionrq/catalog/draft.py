@@ -14,7 +14,7 @@ from pathlib import Path
 
 from fashionrq.catalog.draft_rows import Pairs, options_and_sales, variants_section
 from fashionrq.catalog.files import read_bytes
-from fashionrq.catalog.generic import ROW_NUMBER
+from fashionrq.catalog.generic import ROW_NUMBER, descriptive_brands, refused_brands
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, Guesser, norm, norms, present_texts, toml_key,
                                      toml_literal, toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
@@ -598,9 +598,15 @@ def _lists_colours(texts: list[str], separator: str) -> bool:
 
 
 def _cleanups(guesser: Guesser, found: dict) -> list[str]:
-    """Clean-ups for codes, sizes and repeats inside colours (``001 Black``, ``Navy / Size M``, ``Black or black``) and
-    for product-type codes (``tshirts_2012_and_later``), each shown on an example from the catalog."""
+    """Clean-ups for brand values that are colour, fit or pattern words (``Regular``, ``Black``), for codes, sizes and
+    repeats inside colours (``001 Black``, ``Navy / Size M``, ``Black or black``) and for product-type codes
+    (``tshirts_2012_and_later``), each shown on an example from the catalog."""
     out = []
+    brands = present_texts(guesser.values(found["brand"][0], every_record=True)) if "brand" in found else []
+    if sum((words := descriptive_brands(brands)).values()) >= max(3, len(brands) / 100):  # the Flipkart crawl's "Regular", "Black"
+        shown = ", ".join(f"{value!r} {count:,}" for value, count in words.most_common(4))
+        out += ["", f"[clean.brand]   # CHECK: brand values that are colour, fit or pattern words ({shown}), read as no brand",
+                f"refuse = {refused_brands(words)}"]
     colour = "base_colour" if "base_colour" in found else None
     if colour is not None:
         texts = present_texts(guesser.values(found[colour][0]))

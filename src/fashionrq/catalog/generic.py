@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -276,22 +277,32 @@ def _note_unknown_genders(items: list[dict], mapping: Mapping, report: IngestRep
                             f"{' …' if len(unknown) > 5 else ''}; map them under [values.gender] in {mapping.source}")
 
 
-#: Words that describe an item and name no brand: colours, fits (``Regular`` of "regular fit") and patterns.
-_DESCRIPTIVE_WORDS = (frozenset(COLOURS) | frozenset(t.split()[0] for t in STYLE_TERMS if t.endswith(" fit"))
-                      | frozenset(t for t in PATTERN_TERMS if " " not in t))
+#: Words that describe an item and name no brand: colours, fits (``Regular`` or ``Regular Fit`` of "regular fit")
+#: and patterns.
+DESCRIPTIVE_WORDS = (frozenset(COLOURS) | frozenset(w for t in STYLE_TERMS if t.endswith(" fit") for w in (t, t.split()[0]))
+                     | frozenset(t for t in PATTERN_TERMS if " " not in t))
+
+
+def descriptive_brands(brands: Iterable[str | None]) -> Counter:
+    """The brand values that are a colour, fit or pattern word (:data:`DESCRIPTIVE_WORDS`), counted as written."""
+    return Counter(b for b in brands if b is not None and b.casefold() in DESCRIPTIVE_WORDS)
+
+
+def refused_brands(words: Counter) -> str:
+    """The ``[clean.brand] refuse`` list that reads ``words`` as no brand: ``['black', 'regular']``."""
+    return "[" + ", ".join(toml_literal(value) for value in sorted({value.casefold() for value in words})) + "]"
 
 
 def _note_descriptive_brands(items: list[dict], mapping: Mapping, report: IngestReport) -> None:
     """Say which brand values are a colour, fit or pattern word (the public Flipkart crawl's ``Black`` and ``Red``
     bras and ``Regular`` shirts: another field put in the brand's place), which queries would say as brands, when
     they are 20 items or more and one in a hundred; and the clean-up that reads them as no brand."""
-    words = Counter(item["brand"] for item in items if item["brand"] is not None and item["brand"].casefold() in _DESCRIPTIVE_WORDS)
+    words = descriptive_brands(item["brand"] for item in items)
     if sum(words.values()) >= max(20, len(items) / 100):
         shown = ", ".join(f"{value!r} {count:,}" for value, count in words.most_common(5))
-        refuse = ", ".join(toml_literal(value) for value in sorted({value.casefold() for value in words}))
         report.notes.append(f"{sum(words.values()):,} brand values are colour, fit or pattern words, which queries would say as "
                             f"brands ({shown}{' …' if len(words) > 5 else ''}): the catalog may hold another field there; "
-                            f"[clean.brand] refuse = [{refuse}] in {mapping.source} reads them as no brand")
+                            f"[clean.brand] refuse = {refused_brands(words)} in {mapping.source} reads them as no brand")
 
 
 def _note_labelled_attributes(items: list[dict], mapping: Mapping, report: IngestReport) -> None:
