@@ -143,6 +143,8 @@ def test_a_dollar_release_writes_dollar_amounts_and_never_rupees(dollar_release,
     assert manifest["catalog"]["price_tiers"]["currency"] == "USD"
     assert manifest["catalog"]["price_tiers"]["bounds"] == list(tiers.bounds)
     assert log.count("price tiers (USD)") == 1
+    # the ingest report's notes come first, before the long steps: what to check or fix is said at once
+    assert "note: prices read as USD" in log and log.index("note: price tiers (USD)") < log.index("catalog: ")
     texts = _queries(bench).values()
     assert not [t for t in texts if RUPEES.search(t)]
     amounts = [float(a.replace(",", "")) for t in texts for a in re.findall(r"\$(\d[\d,]*(?:\.\d+)?)", t)]

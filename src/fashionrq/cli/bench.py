@@ -40,8 +40,9 @@ def build_command(
     allow_weak: bool = typer.Option(False, "--allow-weak", help="Write the release even when a task has fewer than 8 bootstrap units (the quality gate refuses it otherwise, exit code 4); compare and the report flag those tasks."),
 ) -> None:
     """Build the frozen benchmark release: ingest, embed, SIDs, hierarchy, queries, tasks, manifest."""
-    from fashionrq.catalog.tiers import PriceTiers
+    from fashionrq.catalog import ingest
     from fashionrq.tasks import BuildConfig, TaskConfig, build_release
+    from fashionrq.tasks.release import check_out
 
     if mcmr and queries_backend != "verbalizer":
         raise InputError(f"--mcmr writes its queries with its own verbalizer; drop --queries-backend {queries_backend}.")
@@ -49,17 +50,20 @@ def build_command(
     sizes["max_anchor_leaves"] = max_anchor_leaves or None
     llm_options = {"max_concurrency": llm_concurrency, "timeout": llm_timeout, "max_tokens": llm_max_tokens,
                    "max_failure_rate": llm_max_failure_rate, "response_format": llm_response_format}
+    check_out(out, force)  # refused before the ingest, as before the long steps
+    ingested = ingest(catalog, mapping=mapping, images=images)
+    for note in ingested.report.notes:  # what to check or fix, before the long steps (the price tiers among them)
+        console.print(f"note: {note}", soft_wrap=True, markup=False)
     path = build_release(BuildConfig(
         catalog=catalog, mapping=mapping, images=images, out=out, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
         codebook_size=codebook_size, split_leaves=split_leaves, seed=seed, secret=secret,
         queries_backend="mcmr" if mcmr else queries_backend, llm_options=llm_options, min_purity=min_purity,
-        min_size=min_size, task_config=TaskConfig(**sizes), force=force, allow_weak=allow_weak))
+        min_size=min_size, task_config=TaskConfig(**sizes), force=force, allow_weak=allow_weak), ingested=ingested)
     manifest = json.loads(path.read_text())
     source = manifest["catalog"]
     console.print(f"catalog: {source['rows_read']:,} rows read, {source['items']:,} items, {source['rejected_rows']:,} rows rejected, "
                   f"{sum(source['values_nulled'].values()):,} values nulled, {sum(source['placeholders'].values()):,} placeholders read as null "
                   "(details: `fashionrq ingest`)", soft_wrap=True)
-    console.print(PriceTiers.from_dict(source["price_tiers"]).describe(), soft_wrap=True, markup=False)
     counts = manifest["counts"]
     levels = ", ".join(f"L{k}: {v['qualified']}/{v['prefixes']}" for k, v in sorted(counts["clusters"].items()))
     console.print(f"qualified clusters per level {levels}")
