@@ -266,6 +266,14 @@ GENDER_FORMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "Girls": (("girls'",), ("for girls",)),
     "Unisex": (("unisex",), ()),
 }
+
+
+def gender_forms(value: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The words before a noun and the phrases after it that say the gender ``value`` (a value the table lacks: its
+    own word before the noun)."""
+    return GENDER_FORMS.get(value, ((value.lower(),), ()))
+
+
 AGE_FORMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "kids": (("kids'", "children's"), ("for kids", "for children")),
     "toddler": (("toddler",), ("for toddlers",)),

@@ -278,7 +278,7 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
     genders = by_key.get("gender", [])
     for clause in genders:
         before, after = wording("gender", clause.values,
-                                *surface.GENDER_FORMS.get(clause.values[0], ((clause.values[0].lower(),), ())))
+                                *surface.gender_forms(clause.values[0]))
         g_adj, gender_tail = adj_or_tail(clause, before, after)
         if g_adj:
             pre.append(g_adj)
@@ -351,7 +351,7 @@ def _noun_words(clause: Clause) -> tuple[str, ...]:
     if clause.key == "occasion":
         return (value.lower(),)
     if clause.key == "gender":
-        return surface.GENDER_FORMS.get(value, ((value.lower(),), ()))[0]
+        return surface.gender_forms(value)[0]
     return surface.AGE_FORMS[value][0] if clause.key == "age_group" and value in surface.AGE_FORMS else ()
 
 
