@@ -756,10 +756,12 @@ def test_the_draft_finds_a_type_column_by_its_product_words_when_the_names_name_
 
 
 @pytest.mark.parametrize("price, sale", [("Listing Price", "Sale Price"), ("actual_price", "selling_price"),
-                                         ("list_price", "final_price"), ("price", "current_price")])
+                                         ("list_price", "final_price"), ("price", "current_price"),
+                                         ("PRICE_RETAIL", "PRICE_CURRENT")])
 def test_the_draft_reads_the_price_before_and_after_a_sale_by_the_names_public_datasets_give_them(tmp_path, fixture_items, price, sale):
     """The Adidas-and-Nike products dataset's Listing and Sale Price, Flipkart's fashion dataset's actual and selling
-    price, and other shops' final or current price: the price before a sale and the price paid."""
+    price, other shops' final or current price, and a Nordstrom scrape's field-first PRICE_RETAIL and PRICE_CURRENT:
+    the price before a sale and the price paid."""
     catalog = tmp_path / "catalog.csv"
     with catalog.open("w", newline="", encoding="utf-8") as out:
         writer = csv.writer(out)
@@ -911,3 +913,31 @@ def test_the_draft_refuses_brand_values_that_are_colour_or_fit_words(tmp_path):
     assert all((item["brand"] is None) == (by_id[item["item_id"]]["vendor"] in ("Black", "Regular Fit", "Slim")) for item in items)
     kept = [item for item in items if item["brand"] is not None]
     assert len(kept) >= 0.7 * len(items) and all(item["brand"] == by_id[item["item_id"]]["vendor"] for item in kept)
+
+
+def test_the_draft_for_a_scrape_that_fetched_products_again_keeps_one_item_per_id(tmp_path, fixture_items):
+    """A scrape in a public Nordstrom scrape's shape (real products of the fixture): every product fetched 1 to 3
+    times, its SKU repeated; brands with trademark signs ("Puma®"). The draft writes `[variants] key = ["SKU"]` (a
+    CHECK that counts the repeats), so ingest keeps each SKU's first row and lists the others; the signs are taken
+    out of the brands and counted, so no query says "Puma®"."""
+    items = [item for item in fixture_items.to_pylist() if item["brand"]][:600]
+    rows = [(item, n) for i, item in enumerate(items) for n in range(1 + i % 3)]
+    catalog = tmp_path / "nordstrom.csv"
+    with catalog.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["PRODUCT_NAME", "DEPARTMENT", "SUBCATEGORY", "SKU", "BRAND", "PRICE_CURRENT", "PRICE_RETAIL"])
+        writer.writerows([item["name"], item["gender"], item["article_type"], item["item_id"],
+                          item["brand"] + ("®" if i % 4 == 0 else ""), item["price"], item["price"]] for i, (item, _) in enumerate(rows))
+    drafted, text = _drafted(tmp_path, catalog)
+    repeats = len(rows) - len(items)
+    assert f"[variants]   # CHECK: {repeats:,} records repeat an earlier record's SKU" in text
+    assert tomllib.loads(text)["variants"] == {"key": ["SKU"]}
+    result = ingest(catalog, mapping=drafted)
+    read = result.table.to_pylist()
+    report = result.report.to_dict()
+    variants = [r for r in report["rejected"] if r["reason"].startswith("a variant of the product at")]
+    assert len(variants) == repeats and len(read) + len(report["rejected"]) - repeats == len(items)
+    first = {item["item_id"]: (i, item) for i, (item, n) in enumerate(rows) if n == 0}
+    assert len(read) >= 0.9 * len(items) and all(item["brand"] == first[item["item_id"]][1]["brand"] for item in read)
+    signed = sum(1 for item in read if first[item["item_id"]][0] % 4 == 0)
+    assert signed > 50 and report["repaired"]["trademark_signs_brand"]["count"] == signed

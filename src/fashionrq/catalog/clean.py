@@ -23,6 +23,8 @@ from fashionrq.errors import InputError
 CHILD_GENDERS = {"Men": "Boys", "Women": "Girls"}
 CHILD_AGE_GROUPS = frozenset({"baby", "toddler", "kids"})
 _BAD_ID_CHARACTER = re.compile(r"[\s\x00-\x1f\x7f]")
+#: Trademark signs, which a shopper never types (``UGG®``, ``SoftWalk®``, ``Gore-Tex™``).
+_TRADEMARK_SIGNS = re.compile(r"\s*[®™©]")
 
 
 def check_item_id(item_id: str, where: str) -> str:
@@ -47,14 +49,18 @@ class RowCleaner:
     def text(self, field: str, value: object) -> str | None:
         """Trimmed text, or ``None`` (a placeholder such as ``Unknown`` or ``N/A`` is counted under ``field``); HTML
         entities that scraped exports leave in names and categories (``Tops, Tees &amp; Blouses``) are decoded and
-        counted under ``repaired.html_entities``."""
+        counted under ``repaired.html_entities``; trademark signs outside a description (``UGG®``) are taken out and
+        counted under ``repaired.trademark_signs_<field>``."""
         if is_placeholder(value, field):
             self.report.placeholder(field, value)
             return None
         text = clean_string(value)
         if text is not None and "&" in text and (decoded := html.unescape(text)) != text:
             self.report.repair("html_entities", self.item_id)
-            return decoded
+            text = decoded
+        if text is not None and field != "description" and (plain := _TRADEMARK_SIGNS.sub("", text).strip()) != text:
+            self.report.repair(f"trademark_signs_{field}", self.item_id)
+            text = plain or None
         return text
 
     def price(self, field: str, value: object) -> float | None:

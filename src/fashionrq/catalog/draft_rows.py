@@ -33,7 +33,7 @@ def variants_section(guesser: Guesser, found: dict) -> list[str]:
         return link.lines(guesser, found, colour)
     group = guesser.column(GROUP_NAMES)
     if group is None:
-        return []
+        return _repeated_ids(guesser, found)
     values = present_texts(guesser.values(group))
     if len(set(values)) == len(values):
         return []
@@ -44,6 +44,20 @@ def variants_section(guesser: Guesser, found: dict) -> list[str]:
         lines += ["# the columns only a product's first row fills (later rows take them from it); CHECK",
                   f"fill = [{', '.join(json.dumps(c) for c in fill)}]"]
     return lines
+
+
+def _repeated_ids(guesser: Guesser, found: dict) -> list[str]:
+    """A ``[variants]`` key of the id column when some of its ids repeat (a scrape that fetched a product again):
+    the first record of each id is kept, the others listed."""
+    column = found.get("item_id", (None,))[0]
+    if not isinstance(column, str) or column not in guesser.columns:
+        return []
+    ids = Counter(to_text(v) for v in guesser.values(column, every_record=True))
+    repeats = sum(n - 1 for n in ids.values() if n > 1)
+    if not repeats:
+        return []
+    return ["", f"[variants]   # CHECK: {repeats:,} records repeat an earlier record's {column}; the first of each is kept, "
+            "the others listed", f"key = [{json.dumps(column)}]"]
 
 
 def _fills(guesser: Guesser, pairs: list[tuple[dict, dict]], column: str) -> bool:

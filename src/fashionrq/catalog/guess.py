@@ -80,7 +80,9 @@ def norms(column: str) -> tuple[str, ...]:
     short = norm(re.sub(r"\s*\([^()]*\)\s*$", "", column)) or norm(column)
     stripped = [short.removeprefix(p) for p in NAME_PREFIXES if short.startswith(p) and len(short) > len(p) + 2]
     stripped += [short.removesuffix(s) for s in NAME_SUFFIXES if short.endswith(s) and len(short) > len(s) + 2]
-    return tuple(dict.fromkeys([norm(column), short, *stripped]))
+    words = re.findall(r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", column).lower())
+    swapped = ["".join(reversed(words))] if len(words) == 2 else []  # PRICE_RETAIL: retailprice
+    return tuple(dict.fromkeys([norm(column), short, *stripped, *swapped]))
 
 
 def _plain_key(key: object) -> bool:
