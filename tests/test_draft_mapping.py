@@ -941,3 +941,26 @@ def test_the_draft_for_a_scrape_that_fetched_products_again_keeps_one_item_per_i
     assert len(read) >= 0.9 * len(items) and all(item["brand"] == first[item["item_id"]][1]["brand"] for item in read)
     signed = sum(1 for item in read if first[item["item_id"]][0] % 4 == 0)
     assert signed > 50 and report["repaired"]["trademark_signs_brand"]["count"] == signed
+
+
+def test_the_draft_finds_the_name_column_of_a_scrape_named_after_the_pages_classes(tmp_path, fixture_items):
+    """A scrape in a public SHEIN scrape's shape (real products of the fixture): columns named after the page's
+    classes (`goods-title-link`, `color-count`, `product-locatelabels-img src`), no id, dollar prices with a space
+    after them. The name column is the one whose texts name fashion products (not the photo addresses, the colour
+    counts or the best-seller ranks), the types are read from the ends of those names, and the records numbered."""
+    items = [item for item in fixture_items.to_pylist() if item["price"]][:800]
+    catalog = tmp_path / "shein.csv"
+    with catalog.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["product-locatelabels-img src", "color-count", "goods-title-link", "rank-title", "price"])
+        writer.writerows([f"https://img.example.com/{item['item_id']}.webp" if i % 3 else "", 1 + i % 6, item["name"],
+                          f"#{1 + i % 9} Best Seller in Women Clothing" if i % 4 == 0 else "", f"${item['price']:.2f} "]
+                         for i, item in enumerate(items))
+    draft = draft_mapping(catalog)
+    spec = tomllib.loads(draft.text())
+    assert spec["columns"]["name"] == "goods-title-link" and spec["columns"]["article_type"] == "goods-title-link"
+    assert spec["columns"]["item_id"] == "@row" and draft.missing_required == []
+    drafted, _ = _drafted(tmp_path, catalog)
+    read = ingest(catalog, mapping=drafted).table.to_pylist()
+    assert len(read) >= 0.85 * len(items)
+    assert all(item["name"] == items[int(item["item_id"]) - 1]["name"] for item in read)

@@ -186,6 +186,8 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
             guesser.used.discard(group)
     if "item_id" not in found and (column := _id_column_by_values(guesser)) is not None:
         found["item_id"] = (column, "no id column by name, but its values tell every record apart")
+    if "name" not in found and (column := _name_column_by_values(guesser)) is not None:
+        found["name"] = (column, "no name column by name, but its texts name fashion products")
     if "attributes" not in found and (column := _attribute_objects(guesser)) is not None:
         found["attributes"] = (column, "objects keyed by attribute names")
     _details_list(guesser, found)
@@ -281,6 +283,24 @@ def _id_column_by_values(guesser: Guesser) -> str | None:
             guesser.used.add(column)
             return column
     return None
+
+
+def _name_column_by_values(guesser: Guesser) -> str | None:
+    """The unused column of texts (no addresses) of three words or more on average, three in four different or more, whose words
+    name a fashion product (:data:`fashionrq.terms.PRODUCT_TERMS`) in half of its texts or more, the most of them
+    (a scrape's columns named after the page's classes: SHEIN's ``goods-title-link``)."""
+    best, best_share = None, 0.5
+    for column in (c for c in guesser.columns if c not in guesser.used):
+        texts = [t for t in present_texts(guesser.values(column)) if not re.match(r"[a-z]+://", t)]
+        if len(texts) < len(guesser.records) / 2 or len(set(texts)) < 0.75 * len(texts):
+            continue
+        words = [re.findall(r"[A-Za-z][A-Za-z-]*", t) for t in texts]
+        share = sum(any(fold(w) in _PRODUCT_WORDS for w in ws) for ws in words) / len(texts)
+        if sum(map(len, words)) >= 3 * len(texts) and share >= best_share:
+            best, best_share = column, share
+    if best is not None:
+        guesser.used.add(best)
+    return best
 
 
 def _attribute_objects(guesser: Guesser) -> str | None:
