@@ -44,7 +44,8 @@ STYLE_TERMS: tuple[str, ...] = (
 )
 
 #: Product nouns, singular, as shoppers and catalogs name products (the mapping draft tells a column of product types
-#: by them when the names do not end in one: Zara's ``terms``, ``jackets``, beside ``BASIC PUFFER``).
+#: by them when the names do not end in one: Zara's ``terms``, ``jackets``, beside ``BASIC PUFFER``; and a type it
+#: reads from the ends of names needs fewer names when its last word is one of them).
 PRODUCT_TERMS: tuple[str, ...] = (
     "shirt", "t-shirt", "tshirt", "tee", "top", "blouse", "tank", "camisole", "tunic", "polo", "sweater", "jumper",
     "cardigan", "pullover", "hoodie", "sweatshirt", "jacket", "coat", "parka", "blazer", "vest", "waistcoat", "gilet",
@@ -52,9 +53,14 @@ PRODUCT_TERMS: tuple[str, ...] = (
     "legging", "jegging", "capri", "short", "shorts", "jumpsuit", "playsuit", "romper", "dungaree", "overall", "suit",
     "tracksuit", "kurta", "kurti", "saree", "sari", "dupatta", "lehenga", "salwar", "churidar", "sherwani", "shoe",
     "sneaker", "trainer", "boot", "sandal", "heel", "flat", "pump", "loafer", "moccasin", "slipper", "flip flop",
-    "mule", "clog", "espadrille", "bag", "handbag", "backpack", "wallet", "purse", "clutch", "tote", "belt", "cap",
-    "hat", "beanie", "scarf", "stole", "muffler", "glove", "sock", "tie", "bow tie", "watch", "sunglass",
-    "sunglasses", "earring", "necklace", "bracelet", "ring", "pendant", "bangle", "brooch", "cufflink", "bra",
-    "brief", "boxer", "trunk", "panty", "lingerie", "bodysuit", "swimsuit", "bikini", "swimwear", "pyjama", "pajama",
-    "nightdress", "nightsuit", "robe", "perfume", "deodorant", "fragrance", "lipstick",
+    "mule", "clog", "espadrille", "cleat", "slide", "bootie", "floater", "wedge", "jersey", "bag", "handbag", "backpack", "rucksack", "wallet",
+    "purse", "pouch", "clutch", "tote", "belt", "cap", "hat", "beanie", "headband", "wristband", "scarf", "scarves",
+    "stole", "muffler", "glove", "sock", "stocking", "tights", "suspender", "tie", "bow tie", "watch", "sunglass",
+    "sunglasses", "umbrella", "jewellery", "jewelry", "earring", "necklace", "chain", "bracelet", "ring", "pendant",
+    "bangle", "brooch", "cufflink", "bra", "brief", "boxer", "trunk", "panty", "lingerie", "shapewear", "bodysuit",
+    "swimsuit", "bikini", "swimwear", "pyjama", "pajama", "nightdress", "nightsuit", "robe", "skort", "kaftan",
+    "patiala", "choli", "gift", "perfume", "body mist", "deodorant", "fragrance", "lipstick", "lip gloss", "lip liner",
+    "nail polish", "kajal", "eyeliner", "eyeshadow", "mascara", "primer", "foundation", "concealer", "compact",
+    "blush", "highlighter", "moisturiser", "moisturizer", "cleanser", "sunscreen", "lotion", "toner", "serum",
+    "cream", "gel", "lacquer", "deo",
 )

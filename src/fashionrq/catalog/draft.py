@@ -18,7 +18,7 @@ from fashionrq.catalog.generic import ROW_NUMBER, descriptive_brands, refused_br
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, Guesser, norm, norms, present_texts, toml_key,
                                      toml_literal, toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
-from fashionrq.catalog.name_types import NameTypes, fold, name_tail, types_at_end_of_names
+from fashionrq.catalog.name_types import PRODUCT_WORDS, NameTypes, fold, name_tail, types_at_end_of_names
 from fashionrq.catalog.prices import CURRENCY_CODES, CURRENCY_MARKS
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
 from fashionrq.catalog.report import IngestReport
@@ -26,7 +26,6 @@ from fashionrq.catalog.sheets import guessed_header_row, read_sheet
 from fashionrq.catalog.schema import AGE_SCALE, AGE_SYNONYMS, GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, normalise_gender, photo_bytes
 from fashionrq.catalog.xmlfeed import product_element
 from fashionrq.colour import COLOURS
-from fashionrq.terms import PRODUCT_TERMS
 
 #: Fields that sort items into groups: a column with one value in every record is none of them.
 _CATEGORY_FIELDS = ("article_type", "master_category", "sub_category")
@@ -60,8 +59,6 @@ TAXONOMY_NAMES = ("productcategory", "category", "categorypath", "googleproductc
 #: which a type's own name may hold (``Tops/T-shirts``).
 PATH_SEPARATORS = (">>", ">", "›", "»", "/", "|")
 TAXONOMY_SEPARATORS = (">>", ">", "›", "»")
-#: Product nouns in one spelling (:func:`fold`), to tell a column of product types by.
-_PRODUCT_WORDS = frozenset(fold(term.split()[-1]) for term in PRODUCT_TERMS)
 #: A keyword in lower case with hyphens between its words (Amazon's item_type: ``casual-shoes``).
 _KEYWORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -295,7 +292,7 @@ def _name_column_by_values(guesser: Guesser) -> str | None:
         if len(texts) < len(guesser.records) / 2 or len(set(texts)) < 0.75 * len(texts):
             continue
         words = [re.findall(r"[A-Za-z][A-Za-z-]*", t) for t in texts]
-        share = sum(any(fold(w) in _PRODUCT_WORDS for w in ws) for ws in words) / len(texts)
+        share = sum(any(fold(w) in PRODUCT_WORDS for w in ws) for ws in words) / len(texts)
         if sum(map(len, words)) >= 3 * len(texts) and share >= best_share:
             best, best_share = column, share
     if best is not None:
@@ -467,7 +464,7 @@ def _type_column_by_values(guesser: Guesser, name: str) -> tuple[str, str] | Non
         share = sum(fold(word) == fold(type_) for word, type_ in pairs) / max(len(pairs), 1)
         if share >= 0.5:
             agreeing.append((share, column, f"{values} the types {share:.0%} of the names end in"))
-        elif sum(fold(t.split()[-1]) in _PRODUCT_WORDS for t in lasts) >= 0.6 * len(texts):
+        elif sum(fold(t.split()[-1]) in PRODUCT_WORDS for t in lasts) >= 0.6 * len(texts):
             known.append((column, f"{values} product words"))
     found = (max(agreeing, key=lambda a: a[0])[1:] if agreeing else None) or (known[0] if known else None)
     if found is not None:
@@ -870,7 +867,7 @@ def _departments_of_no_fashion(draft: Draft, guesser: Guesser, found: dict) -> l
     said: dict[str, list[bool]] = {}
     for name, path in guesser.both(found["name"][0], found["master_category"][0]):
         if isinstance(name, str) and isinstance(path, str) and (department := cleanup.apply(path)[0]):
-            said.setdefault(department, []).append(any(fold(w) in _PRODUCT_WORDS for w in re.findall(r"[A-Za-z][A-Za-z-]*", name)))
+            said.setdefault(department, []).append(any(fold(w) in PRODUCT_WORDS for w in re.findall(r"[A-Za-z][A-Za-z-]*", name)))
     others = sorted(d for d, fashion in said.items() if len(fashion) >= 3 and sum(fashion) <= 0.2 * len(fashion))
     if not others or not any(sum(fashion) >= 0.5 * len(fashion) for fashion in said.values()):
         return []

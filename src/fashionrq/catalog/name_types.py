@@ -19,15 +19,15 @@ from dataclasses import dataclass
 
 from fashionrq.catalog.schema import GENDER_SYNONYMS
 from fashionrq.colour import COLOURS
-from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, STYLE_TERMS
+from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, PRODUCT_TERMS, STYLE_TERMS
 
 #: What may follow the type at the end of a name: notes in brackets, punctuation, codes and amounts with their units
 #: (``(Pack of 3)``, ``# 31``, ``CH2600``, ``100 ml``, ``1 L, 1.5 L``, ``Size 4.5 UK``), and the colour and detail
 #: phrases at the very end (``trench coat in camel``, ``gilet with tie waist detail in light khaki``: ASOS's names;
-#: ``Kurta with Dupatta``). Each piece is short and ends where the next may start, and what is read is never read
+#: ``Kurta with Dupatta``; ``Backless Jumpsuit For Casual Wear``: SHEIN's). Each piece is short and ends where the next may start, and what is read is never read
 #: again (a possessive loop), so that a name that ends otherwise fails at once, never in exponential time.
 TRAILING_NOTES = (r"(?:\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+(?i:size):?(?=\s+[^\s\d]*\d)"
-                  r"|\s+(?i:(?:in|with)\s+[a-z&][a-z'&-]*(?:\s+[a-z&][a-z'&-]*){0,4})(?=\s*$|\s+(?i:in|with)\s)"
+                  r"|\s+(?i:(?:in|with|without|for)\s+[a-z&][a-z'&-]*(?:\s+[a-z&][a-z'&-]*){0,4})(?=\s*$|\s+(?i:in|with|without|for)\s)"
                   r"|\s+[^\s\d]*\d\S*(?:\s+(?!(?i:in)\s)[A-Za-z]{1,3}(?![\w'-]))?)*+\s*$")  # "037 in brown": no unit
 _WORD = r"[A-Za-z][A-Za-z'-]*"
 _TAIL = re.compile(rf"(?:(?<!\S)({_WORD})\s+)?(?<!\S)({_WORD})(?!:){TRAILING_NOTES}")  # "Diameter: 4 cm": a label
@@ -38,12 +38,18 @@ _PARTICLES = frozenset({"up", "on", "off"})
 _OCCASIONS = frozenset(t for t in OCCASION_TERMS if " " not in t)
 #: Last words that are no type: colours, genders, departments (``Kidswear``), small words, measures.
 _NO_TYPE = (frozenset(w for c in COLOURS for w in c.split()) | frozenset(GENDER_SYNONYMS) | GENERIC | _PARTICLES
-            | frozenset({"of", "and", "with", "for", "the", "in", "a", "an", "to", "by", "from", "kids", "kidswear",
+            | frozenset({"of", "and", "with", "without", "for", "the", "in", "a", "an", "to", "by", "from", "kids", "kidswear",
                          "clothing", "apparel", "accessories", "accessory", "product", "item", "new", "edition"})
             | frozenset({"size", "inch", "cm", "mm", "ml", "ltr", "litre", "liter", "kg", "gm", "gram", "diameter",
                          "length", "width", "height", "weight", "capacity", "spf"}))
 #: Words that describe a type and are never part of its name (a pattern, material or fit word).
 _MODIFIERS = _NO_TYPE | frozenset(w for t in PATTERN_TERMS + MATERIAL_TERMS + STYLE_TERMS for w in re.split(r"[\s-]", t))
+#: Last words that are no type either, though they may come before one ("Casual Shoes"): an occasion, a season, a
+#: pattern, a marketplace title's praise ("... Dress Summer Beach", "... Top Random Print", "... Perfect").
+_NO_LAST_WORD = (_NO_TYPE | frozenset(w for w in _OCCASIONS if not w.endswith("wear"))
+                 | frozenset(t for t in PATTERN_TERMS if " " not in t and t != "lace")
+                 | frozenset({"summer", "winter", "spring", "autumn", "style", "styles", "design", "look", "day", "holiday",
+                              "festival", "washable", "quality", "suitable", "perfect", "ideal"}))
 
 
 #: Plural endings whose "es" is the plural's (dresses, brushes, watches, boxes).
@@ -56,6 +62,10 @@ def fold(word: str) -> str:
     if word.endswith(_ES_PLURALS):
         return word[:-2]
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+#: Product nouns in one spelling (:func:`fold`): the last words of :data:`fashionrq.terms.PRODUCT_TERMS`.
+PRODUCT_WORDS = frozenset(fold(term.split()[-1]) for term in PRODUCT_TERMS)
 
 
 def other_number(spelling: str) -> str:
@@ -96,7 +106,9 @@ class NameTypes:
 
 
 def types_at_end_of_names(names: list[str], min_share: float = 1 / 2000) -> NameTypes:
-    """The types that end at least ``min_share`` of ``names`` (and at least 3 of them)."""
+    """The types that end at least ``min_share`` of ``names`` (and at least 3 of them); a type whose last word is no
+    product noun (:data:`PRODUCT_WORDS`: ``Air Max``, ``Flyknit``, or a marketplace title's ``Sexy``, ``Hem``) at
+    least one in 100 of them."""
     tails = [t for t in map(name_tail, names) if t is not None]
     least = max(3, round(min_share * len(names)))
     last = Counter(fold(word) for _, word in tails)
@@ -104,9 +116,10 @@ def types_at_end_of_names(names: list[str], min_share: float = 1 / 2000) -> Name
     spellings: dict[tuple[str, ...], Counter] = defaultdict(Counter)
     for before, word in tails:
         key = (before.lower(), fold(word)) if before and _is_compound(before.lower(), fold(word), pairs, last, least) else (fold(word),)
-        if len(key) == 2 or (len(fold(word)) > 2 and not {word.lower(), fold(word)} & _NO_TYPE):
+        if len(key) == 2 or (len(fold(word)) > 2 and not {word.lower(), fold(word)} & _NO_LAST_WORD):
             spellings[key][f"{before} {word}" if len(key) == 2 else word] += 1
-    kept = {key: counts for key, counts in spellings.items() if sum(counts.values()) >= least}
+    rare = max(least, round(len(names) / 100))  # a type whose last word is no product noun: 1 name in 100
+    kept = {key: counts for key, counts in spellings.items() if sum(counts.values()) >= (least if _names_product(key) else rare)}
     out = {}
     for counts in sorted(kept.values(), key=lambda c: (-sum(c.values()), c.most_common(1)[0][0])):
         type_ = counts.most_common(1)[0][0]
@@ -116,9 +129,16 @@ def types_at_end_of_names(names: list[str], min_share: float = 1 / 2000) -> Name
     return NameTypes(out, covered / max(len(names), 1))
 
 
+def _names_product(key: tuple[str, ...]) -> bool:
+    """Whether a type's product word (its last, or the one before a generic word or a particle: ``Shorts Set``) is a
+    product noun."""
+    head = key[0] if len(key) == 2 and key[1] in GENERIC | _PARTICLES else key[-1]
+    return fold(head) in PRODUCT_WORDS
+
+
 def _is_compound(before: str, word: str, pairs: Counter, last: Counter, least: int) -> bool:
     if word in _PARTICLES:
         return pairs[before, word] >= least
-    if before in _MODIFIERS or len(before) < 3 or word in _NO_TYPE - GENERIC or pairs[before, word] < least:
+    if before in _MODIFIERS or len(before) < 3 or word in _NO_LAST_WORD - GENERIC or pairs[before, word] < least:
         return False
     return before in _OCCASIONS or word in GENERIC or pairs[before, word] >= 0.6 * last[word]
