@@ -376,8 +376,9 @@ def _unrooted_paths(guesser: Guesser, found: dict) -> None:
 
 
 def _share_of_names(guesser: Guesser, found: dict, word: re.Pattern) -> float:
-    """The share of the sampled names in which ``word`` occurs (a gender word, a colour word)."""
-    names = present_texts(guesser.values(found["name"][0]))
+    """The share of the names in which ``word`` occurs (a gender word, a colour word): of every record's, as a catalog
+    sorted by brand or department may say one only in its first records (a store's export of Adidas, then Nike)."""
+    names = present_texts(guesser.values(found["name"][0], every_record=True))
     return sum(bool(word.search(n)) for n in names) / max(len(names), 1)
 
 
@@ -512,7 +513,7 @@ def _colour_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[
     if share < 0.5:
         return []
     lines.append(f'base_colour = "{found["name"][0]}"   # no colour column, but {share:.0%} of the names say one')
-    draft.checks.append(f"the colour is read from the names, which say one in {share:.0%} of the sample")
+    draft.checks.append(f"the colour is read from the names, which say one in {share:.0%} of them")
     brand = ["strip_brand = true   # a colour word in the brand's name (Red Tape) is not the item's"] if "brand" in found else []
     return ["", "[clean.base_colour]   # the first colour word of the name (a name without one: no colour); CHECK",
             *brand, f"extract = {toml_literal(_COLOUR_WORD.pattern)}"]
@@ -710,7 +711,7 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
         share = _share_of_names(guesser, found, _GENDER_WORD)
         if share >= 0.5:
             lines.append(f'gender = "{found["name"][0]}"   # no gender column, but {share:.0%} of the names say one')
-            draft.checks.append(f"the gender is read from the names, which say one in {share:.0%} of the sample")
+            draft.checks.append(f"the gender is read from the names, which say one in {share:.0%} of them")
             return ["", "[clean.gender]   # the gender word of the name (a name without one: no gender); CHECK, or if every",
                     "# item is for one gender, drop this and the gender line and write [constants] gender = \"Women\"",
                     f"extract = {toml_literal(_GENDER_WORD.pattern)}"]
