@@ -95,6 +95,19 @@ def test_the_fixture_release_meets_every_label_bar(small_bench):
     assert "every bar met" in str(audit)
 
 
+def test_open_corpus_answers_sit_in_public_lists_as_often_as_the_catalogs_items(small_bench):
+    """The hard-negative draws balance every open-corpus grade's listed share (ItemClaims.draw(balance=True)), so
+    putting the never-listed items first gains nothing on open-corpus T1 (probe-rarity). Before the balance weighed
+    every (query, item) pair, the fixture's Sibling pairs were listed 60.2% against the catalog's 57.7%."""
+    listing = audit_release(small_bench).tasks["t1o"]["listing"]
+    catalog = listing["catalog_listed_share"]
+    assert 0.3 < catalog < 0.9
+    for grade, share in listing["pairs_listed_share"].items():
+        assert abs(share - catalog) <= 0.02, (grade, share, catalog)
+    ndcg = listing["expected_ndcg@10"]
+    assert 0.98 <= ndcg["never_listed_first"] / ndcg["random"] <= 1.02, ndcg
+
+
 def _copy(bench: Path, tmp_path: Path) -> Path:
     out = tmp_path / "BENCH"
     shutil.copytree(bench, out, ignore=shutil.ignore_patterns("images"))

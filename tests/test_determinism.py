@@ -41,7 +41,9 @@ from conftest import MYNTRA_SMALL, SMALL_BUILD
 #: products go through OpenBLAS's pinned kernel (fashionrq.sid.portable.matmul). Re-pinned in stop 41: a type ending
 #: in "ss" takes "es" in its plural ("nightdresses"; only query texts changed). Re-pinned in stop 46: the fixture build
 #: gives its codebook size (9) instead of searching 4-9 for it; only the manifest's construction record changed.
-FIXTURE_MANIFEST_SHA256 = "4965fec4e15abca55738587ef36b3f8bfce7167ac9a3f5ca893050a45a5166d0"
+#: Re-pinned in stop 49: the hard-negative draws balance the listed share of every open-corpus grade's (query, item)
+#: pairs (ItemClaims.draw), so other items fill the Related and Irrelevant tiers.
+FIXTURE_MANIFEST_SHA256 = "4d22e4fd790064149807fd33721c8d59b33a72e72a9fee054bd8dfe0fbf8571b"
 
 #: Every library's instruction-set switch set to the lowest level it takes (oneDNN and MKL SSE4, ATen's default
 #: kernels, OpenBLAS's Sandy Bridge kernels); numpy's dispatch targets are added by _supported_caps.

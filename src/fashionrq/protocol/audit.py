@@ -23,8 +23,9 @@ import pyarrow.parquet as pq
 
 from fashionrq.errors import InputError
 from fashionrq.hierarchy.attributes import items_frame
+from fashionrq.io import read_jsonl
 from fashionrq.layout import (
-    ITEMS, PHI, QUERY_RECORDS, SIDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, qrels_file, queries_file,
+    ITEMS, PHI, PUBLIC, QUERY_RECORDS, SIDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, qrels_file, queries_file,
 )
 from fashionrq.metrics import Qrels, Run, evaluate
 from fashionrq.protocol.bootstrap import METRIC_RANGE, mean_interval_bounds, resample_counts
@@ -143,6 +144,43 @@ def _open_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict
             "full_matches_per_query": _quantiles(per_query)}
 
 
+#: The depth of the expected open-corpus nDCG the listing balance reports.
+LISTING_DEPTH = 10
+
+
+def listing_balance(bench: Path, found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict:
+    """How often open-corpus answers sit in a public list (a candidate list, a pair, a group), against the catalog:
+    the share of each grade's (query, item) pairs whose item is listed, and the open-corpus nDCG@10 that a ranking
+    of the never-listed items first, in random order, gets in expectation, beside a random ranking's (exact
+    expectations: every position of a random order of a set holds the set's mean gain). Equal shares give equal
+    expectations, so "never listed" says nothing of the answers (``probe-rarity``, docs/benchmark.md)."""
+    listed = np.zeros(len(found.ids), dtype=bool)
+    for path in sorted((bench / PUBLIC).glob("*.jsonl")):
+        for record in read_jsonl(path):
+            listed[[found.row_of[i] for i in record.get("candidates", ())]] = True
+            if "item_id" in record:
+                listed[found.row_of[record["item_id"]]] = True
+    pairs = {g: [0, 0] for g in (3, 2, 1)}
+    discount = 1.0 / np.log2(np.arange(LISTING_DEPTH) + 2.0)
+    expected: dict[str, list[float]] = {"random": [], "never_listed_first": []}
+    for grades in judged.values():
+        rows = np.array([found.row_of[i] for i in grades], dtype=np.int64)
+        values = np.array(list(grades.values()), dtype=np.int64)
+        for g, counts in pairs.items():
+            counts[0] += int((values == g).sum())
+            counts[1] += int(listed[rows[values == g]].sum())
+        best = np.sort(values)[::-1][:LISTING_DEPTH]
+        ideal = float((best * discount[:len(best)]).sum())
+        if ideal > 0 and not listed.all():
+            gains = np.zeros(len(listed))
+            gains[rows] = values
+            expected["random"].append(float(gains.mean()) * float(discount.sum()) / ideal)
+            expected["never_listed_first"].append(float(gains[~listed].mean()) * float(discount.sum()) / ideal)
+    return {"catalog_listed_share": round(float(listed.mean()), 4),
+            "pairs_listed_share": {TIER_NAMES[g]: round(n_listed / n, 4) if n else None for g, (n, n_listed) in pairs.items()},
+            f"expected_ndcg@{LISTING_DEPTH}": {k: round(float(np.mean(v)), 4) if v else None for k, v in expected.items()}}
+
+
 def _t3_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict:
     index = found.row_of
     ambiguous = target_missed = 0
@@ -153,6 +191,14 @@ def _t3_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict:
     n = max(len(judged), 1)
     return {"ambiguous_queries": ambiguous, "ambiguous_share": round(ambiguous / n, 4),
             "target_not_full_match": target_missed, "target_not_full_match_share": round(target_missed / n, 4)}
+
+
+def _listing_line(listing: dict) -> str:
+    shares = ", ".join(f"{g} {'-' if v is None else format(v, '.1%')}" for g, v in listing["pairs_listed_share"].items())
+    ndcg = listing[f"expected_ndcg@{LISTING_DEPTH}"]
+    return (f"open-corpus answers in a public list: {shares} (the catalog: {listing['catalog_listed_share']:.1%}); "
+            f"expected nDCG@{LISTING_DEPTH} of the never-listed items first {_score(ndcg['never_listed_first'])}, "
+            f"of a random order {_score(ndcg['random'])}")
 
 
 def _quantiles(values) -> dict[str, float] | None:
@@ -297,6 +343,7 @@ class LabelAudit:
         if t1o:
             notes.append(f"open-corpus T1: {sum(t1o['full_matches'].values()):,} full matches over {t1o['queries']:,} queries, "
                          f"{pct(t1o['graded_0_share'])} graded 0")
+            notes.append(_listing_line(t1o["listing"]))
         if t3:
             notes.append(f"T3: {pct(t3['ambiguous_share'])} of the queries have a non-target full match")
         oracle = "".join(f"<tr><td>{task.upper()} {escape(r['headline'])}</td><td>{escape(r['run'])}</td><td>{r['run_score']:.4f}</td>"
@@ -322,6 +369,7 @@ class LabelAudit:
                 share = report["graded_0_share"]
                 lines.append(f"  t1o  {report['queries']:,} queries; full matches by grade: {counts}; graded 0: "
                              f"{'-' if share is None else f'{share:.1%}'}")
+                lines.append("       " + _listing_line(report["listing"]))
             else:
                 shares = ", ".join(f"{g} {'-' if v['share'] is None else format(v['share'], '.1%')}" for g, v in report["by_grade"].items())
                 lines.append(f"  {task:4} {report['queries']:,} queries; candidates that are full matches: {shares}")
@@ -351,7 +399,7 @@ def audit_release(bench: str | Path, runs: list[Path] = (), resamples: int = 100
     out: dict[str, dict] = {}
     for task in ("t1", "t2", "t4"):
         out[task] = _graded_task(found, judged[task])
-    out["t1o"] = _open_task(found, judged["t1o"])
+    out["t1o"] = _open_task(found, judged["t1o"]) | {"listing": listing_balance(bench, found, judged["t1o"])}
     out["t3"] = _graded_task(found, judged["t3"]) | _t3_task(found, judged["t3"])
     for task, report in out.items():
         stats = [found.discrimination(qid) for qid in judged[task]]

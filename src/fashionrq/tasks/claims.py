@@ -17,13 +17,15 @@ OWNERS = {"t1": 1, "t2": 2, "t3": 3}
 
 
 class ItemClaims:
-    """Owner task of every item row (0: not drawn yet), and which rows are open-corpus anchors' (``open_rows``)."""
+    """Owner task of every item row (0: not drawn yet), and ``open_grades``: per row, how many open-corpus queries
+    grade it 1, 2 and 3 (a column each)."""
 
-    def __init__(self, n_items: int, open_rows: np.ndarray | None = None) -> None:
+    def __init__(self, n_items: int, open_grades: np.ndarray | None = None) -> None:
         self.owner = np.zeros(n_items, dtype=np.int8)
-        self.open = np.zeros(n_items, dtype=bool)
-        if open_rows is not None:
-            self.open[np.asarray(open_rows, dtype=np.int64)] = True
+        self.grades = np.zeros((n_items, 3), dtype=np.int64) if open_grades is None else np.asarray(open_grades, dtype=np.int64)
+        self.graded = [int(total) for total in self.grades.sum(axis=0)]  # integers: the same on every CPU
+        self.listed = 0
+        self.listed_graded = [0, 0, 0]
 
     def free(self, rows: np.ndarray) -> np.ndarray:
         """The rows of ``rows`` that no task has drawn yet."""
@@ -32,27 +34,45 @@ class ItemClaims:
     def draw(self, rnd: random.Random, rows: np.ndarray, k: int, task: str, balance: bool = False) -> list[int] | None:
         """``k`` free rows of ``rows`` for ``task`` (seeded order); ``None`` when fewer are free.
 
-        ``balance`` (the Related and Irrelevant tiers): while open-corpus anchors' items sit in fewer public lists, in
-        proportion, than the other items, they are drawn first, and the others first once they sit in more. Open-corpus
-        anchors are no other task's anchor, so without this their items would be listed less often than the
-        catalog's, and "never listed" would point at open-corpus answers (``probe-rarity``)."""
+        ``balance`` (the Related and Irrelevant tiers) draws first the rows that bring the share of each open-corpus
+        grade's (query, item) pairs whose item sits in a public list closest to the share of items listed
+        (:meth:`_benefit`). Open-corpus anchors are no other task's anchor, and the draws avoid items that fully
+        match many queries, so without this an open-corpus query's items (its leaf's, its siblings' and cousins',
+        its full matches) would be listed less often than the catalog's, and "never listed" would point at
+        open-corpus answers (``probe-rarity``)."""
         free = self.free(np.asarray(rows, dtype=np.int64))
         if len(free) < k:
             return None
         order = np.argsort(random_floats(rnd, len(free)), kind="stable")
-        if balance and self.open.any() and not self.open.all():
-            behind = self._listed_share(self.open) < self._listed_share(~self.open)
-            order = order[np.argsort(self.open[free[order]] != behind, kind="stable")]  # the preferred rows first
+        if balance and any(self.graded):
+            order = order[np.argsort(-self._benefit(free[order]), kind="stable")]  # the preferred rows first
         chosen = free[order[:k]]
+        self._count(chosen, 1)
         self.owner[chosen] = OWNERS[task]
         return chosen.tolist()
 
-    def _listed_share(self, mask: np.ndarray) -> float:
-        return float(np.count_nonzero(self.owner[mask])) / int(np.count_nonzero(mask))
+    def _benefit(self, rows: np.ndarray) -> np.ndarray:
+        """How much listing each row brings every grade's listed share of pairs towards the items' listed share (the
+        descent direction of the sum of their squared gaps; a row that no open query grades brings 0). Elementwise
+        float operations in a fixed order, so the same bits on every CPU."""
+        items = len(self.owner)
+        benefit = np.zeros(len(rows))
+        for g, (graded, listed) in enumerate(zip(self.graded, self.listed_graded)):
+            if graded:
+                benefit += self.grades[rows, g] * ((self.listed / items - listed / graded) / graded)
+        return benefit
+
+    def _count(self, rows: np.ndarray, sign: int) -> None:
+        self.listed += sign * len(rows)
+        for g in range(3):
+            self.listed_graded[g] += sign * int(self.grades[rows, g].sum())
 
     def release(self, rows: list[int]) -> None:
         """Give ``rows`` back (an unfillable unit's items), so later draws may use them."""
-        self.owner[np.asarray(rows, dtype=np.int64)] = 0
+        rows = np.asarray(rows, dtype=np.int64)
+        held = rows[self.owner[rows] != 0]
+        self._count(held, -1)
+        self.owner[held] = 0
 
 
 def random_floats(rnd: random.Random, n: int) -> np.ndarray:

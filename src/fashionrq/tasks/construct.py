@@ -34,7 +34,7 @@ from fashionrq.tasks.records import (
     Tasks,
 )
 from fashionrq.taskspec import GRADES, MIN_UNITS, TIER_NAMES
-from fashionrq.tasks.validity import QueryMatches, describes_leaf, discriminates, least_penalised, singles_out_target
+from fashionrq.tasks.validity import QueryMatches, credited, describes_leaf, discriminates, least_penalised, singles_out_target
 
 
 def prefix_key(prefix: str) -> tuple[int, ...]:
@@ -493,9 +493,8 @@ def _build_once(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
     broad = {a: by_leaf.pop(a) for a in sorted(by_leaf, key=prefix_key) if a.count("-") < 2}
     penalties = _Penalties(matches, by_leaf, index)
     plan = _assign(index, by_leaf, config, rnd, penalties, t1_cap)
-    open_rows = np.concatenate([index.rows(leaf) for leaf in plan["t1o"]]) if plan["t1o"] else None
-    pools1, pools2, t3, t3_dropped, t3_ambiguous = _draw_items(plan, by_leaf, index, config, rnd, vectors,
-                                                               ItemClaims(len(hierarchy.sids), open_rows), penalties)
+    claims = ItemClaims(len(hierarchy.sids), _open_grades(plan["t1o"], by_leaf, index, matches))
+    pools1, pools2, t3, t3_dropped, t3_ambiguous = _draw_items(plan, by_leaf, index, config, rnd, vectors, claims, penalties)
     t1, t4, t1_dropped = _t1_t4(plan["t1"], pools1, by_leaf, index, matches)
     t2, dev_mids, t2_dropped = _t2(plan["t2"], pools2, by_leaf, index, config, rnd, matches)
     open_leaves = sorted(plan["t1o"] + [leaf for anchors in t3_dropped for leaf in anchors], key=prefix_key)
@@ -515,6 +514,23 @@ def _build_once(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
                                     "queries_not_describing_their_leaf": undescribed,
                                     "dropped_not_discriminating": {"t1": t1_dropped, "t2": t2_dropped, "t3": t3_ambiguous}}
     return tasks
+
+
+def _open_grades(leaves: list[str], by_leaf, index: TierIndex, matches: QueryMatches | None) -> np.ndarray:
+    """Per row, how many queries of the open-corpus anchor ``leaves`` grade it 1, 2 and 3 (a column each): the
+    shared-prefix length with the anchor, a full match raised to at least 2
+    (:func:`~fashionrq.tasks.validity.credited`)."""
+    counts = np.zeros((len(index.h.sids), 3), dtype=np.int64)
+    for leaf in leaves:
+        a, b, _ = leaf.split("-")
+        prefix = np.zeros(len(counts), dtype=np.int64)
+        for group in (a, f"{a}-{b}", leaf):
+            prefix[index.rows(group)] += 1
+        for qi in by_leaf[leaf]:
+            grade = prefix if matches is None else credited(prefix, matches.mask(qi))
+            for g in range(3):
+                counts[:, g] += grade == g + 1
+    return counts
 
 
 def _report(tasks: Tasks, plan: dict, by_leaf, index: TierIndex, config: TaskConfig, pools1, pools2, t3_dropped, dev_mids: int,
