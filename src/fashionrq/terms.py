@@ -59,7 +59,7 @@ PRODUCT_TERMS: tuple[str, ...] = (
     "sunglasses", "umbrella", "jewellery", "jewelry", "earring", "necklace", "chain", "bracelet", "ring", "pendant",
     "bangle", "brooch", "cufflink", "bra", "brief", "boxer", "trunk", "panty", "lingerie", "shapewear", "bodysuit",
     "swimsuit", "bikini", "swimwear", "pyjama", "pajama", "nightdress", "nightsuit", "robe", "skort", "kaftan",
-    "patiala", "choli", "gift", "perfume", "body mist", "deodorant", "fragrance", "lipstick", "lip gloss", "lip liner",
+    "patiala", "choli", "perfume", "body mist", "deodorant", "fragrance", "lipstick", "lip gloss", "lip liner",
     "nail polish", "kajal", "eyeliner", "eyeshadow", "mascara", "primer", "foundation", "concealer", "compact",
     "blush", "highlighter", "moisturiser", "moisturizer", "cleanser", "sunscreen", "lotion", "toner", "serum",
     "cream", "gel", "lacquer", "deo",

@@ -49,7 +49,7 @@ _MODIFIERS = _NO_TYPE | frozenset(w for t in PATTERN_TERMS + MATERIAL_TERMS + ST
 _NO_LAST_WORD = (_NO_TYPE | frozenset(w for w in _OCCASIONS if not w.endswith("wear"))
                  | frozenset(t for t in PATTERN_TERMS if " " not in t and t != "lace")
                  | frozenset({"summer", "winter", "spring", "autumn", "style", "styles", "design", "look", "day", "holiday",
-                              "festival", "washable", "quality", "suitable", "perfect", "ideal"}))
+                              "festival", "washable", "quality", "suitable", "perfect", "ideal", "gift", "gifts"}))
 
 
 #: Plural endings whose "es" is the plural's (dresses, brushes, watches, boxes).
