@@ -814,3 +814,41 @@ def test_a_myntra_folder_takes_its_photos_the_same_way_and_a_wrong_folder_is_ref
     assert any(n.startswith("photos found by item id") and "for 300 of 300 items" in n for n in result.report.notes)
     with pytest.raises(InputError, match="none is named by an item id"):
         ingest(FIXTURES / "myntra_images", images=hm_with_photos / "images")
+
+
+def test_a_folder_of_csv_parts_reads_as_the_one_table_they_split(tmp_path, rows, reference):
+    """An export split by category into CSV files of one header (a public Nordstrom scrape: nordstrom_Boots.csv,
+    nordstrom_Flats.csv, ...): the folder reads as the whole table, each part's rows in the order of the parts'
+    names, each rejected row's place naming its file; the draft of the folder is the draft of the whole file."""
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    by_category: dict[str, list[dict]] = {}
+    for row in rows:
+        by_category.setdefault(row["category"], []).append(row)
+    for category, part in by_category.items():
+        _write_csv(folder / f"catalog_{category.replace(' ', '_')}.csv", part, ",")
+    (folder / "catalog_Apparel.csv").write_text((folder / "catalog_Apparel.csv").read_text(encoding="utf-8")
+                                                + "SKU-X,,Puma,M,Apparel,Jackets,Red,100,,,\n", encoding="utf-8")
+    result = ingest(folder, mapping=mapping_file(tmp_path, _without_format(MAPPING)))
+    order = sorted(by_category, key=lambda c: f"catalog_{c.replace(' ', '_')}.csv")
+    by_id = {item["item_id"]: item for item in reference}
+    assert result.table.to_pylist() == [by_id[r["sku"]] for c in order for r in by_category[c] if r["sku"] in by_id]
+    report = result.report.to_dict()
+    assert report["rows_read"] == len(rows) + 1
+    assert [re.sub(r":\d+", ":N", r["row"]) for r in report["rejected"]] == ["catalog_Apparel.csv:N (id SKU-X)"]
+    assert any(note.startswith(f"products read from {len(by_category)} files in parts/, the parts of one table") for note in report["notes"])
+    assert draft_mapping(folder).text().split("[columns]")[1] == draft_mapping(OTHER_SCHEMA / "catalog.csv").text().split("[columns]")[1]
+
+
+def test_a_folder_of_parts_with_other_columns_or_formats_is_one_sentence(tmp_path, rows):
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    _write_csv(folder / "a.csv", rows[:50], ",")
+    _write_csv(folder / "b.csv", [{k: v for k, v in row.items() if k != "fabric"} for row in rows[50:100]], ",")
+    mapping = mapping_file(tmp_path, _without_format(MAPPING))
+    with pytest.raises(InputError, match=r"b\.csv has other columns than a\.csv \('fabric' in one only\); the parts of one catalog"):
+        ingest(folder, mapping=mapping)
+    (folder / "b.csv").unlink()
+    _write_csv(folder / "b.tsv", rows[50:100], "\t")
+    with pytest.raises(InputError, match=r"holds both CSV and TSV files"):
+        ingest(folder, mapping=mapping)

@@ -717,7 +717,7 @@ def test_a_folder_of_product_json_files_reads_every_product_and_counts_what_it_p
     victim.write_text('{"id": "x", "title": ', encoding="utf-8")
     again = ingest(broken, mapping=scrape_folder / "mapping.toml")
     assert len(again.table) == len(items) - 1 and again.report.rejected[0]["row"] == f"products/apparel/{victim.name}"
-    with pytest.raises(InputError, match="or a folder of product JSON files, with a --mapping file"):
+    with pytest.raises(InputError, match="or a folder of product JSON files or of CSV parts, with a --mapping file"):
         ingest(broken)
     with pytest.raises(InputError, match=r"is a folder, which is read as JSON files .* format = 'csv'"):
         ingest(broken, mapping=mapping_file(tmp_path, 'format = "csv"\n' + (scrape_folder / "mapping.toml").read_text(encoding="utf-8")))

@@ -20,7 +20,7 @@ from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, 
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_types import PRODUCT_WORDS, NameTypes, fold, name_tail, types_at_end_of_names
 from fashionrq.catalog.prices import CURRENCY_CODES, CURRENCY_MARKS
-from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records
+from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records, table_parts
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
 from fashionrq.catalog.schema import AGE_SCALE, AGE_SYNONYMS, GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, normalise_gender, photo_bytes
@@ -97,7 +97,7 @@ def _sniff_delimiter(first_line: str) -> str:
 
 def draft_mapping(catalog: str | Path) -> Draft:
     """Guess a mapping for ``catalog`` (a CSV, TSV, tab-separated ``.txt``, JSON-lines, JSON or Parquet file, an XML
-    feed, an Excel workbook, or a folder of JSON files) from its first records."""
+    feed, an Excel workbook, or a folder of JSON files or of CSV or TSV parts of one table) from its first records."""
     path = Path(catalog)
     draft = Draft(path)
     txt = Path(path.name.lower().removesuffix(".gz")).suffix == ".txt"  # Amazon's flat files are tab-separated .txt
@@ -107,8 +107,8 @@ def draft_mapping(catalog: str | Path) -> Draft:
         header_row = _sheet_and_header_row(draft, path)
     elif fmt == "xml":
         record = _record(draft, path)
-    elif fmt not in ("parquet", "xml") and not path.is_dir():  # an XML feed names its own encoding; a folder is read file by file
-        raw = read_bytes(path)
+    elif fmt not in ("parquet", "xml") and (not path.is_dir() or fmt in DEFAULT_DELIMITERS):  # an XML feed names its own encoding; JSON files are read one by one
+        raw = read_bytes(table_parts(path)[0][0] if path.is_dir() else path)  # a table in parts: its first part
         if not _is_utf8(raw):
             encoding = "cp1252"
             draft.top.append('encoding = "cp1252"   # CHECK: the file is not UTF-8; cp1252 (Windows, Excel) is the usual other one')

@@ -46,7 +46,7 @@ class IngestResult:
 
 def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str | Path | None = None) -> IngestResult:
     """Ingest ``catalog``: a Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet/XML file or Excel workbook (with
-    ``mapping``, a TOML file, when its columns are not the canonical names), a folder of product JSON files (with
+    ``mapping``, a TOML file, when its columns are not the canonical names), a folder of product JSON files or of CSV/TSV parts of one table (with
     ``mapping``), the output folder of ``fashionrq ingest``, or ``"bundled"``.
 
     The table records the catalog's price tiers in its currency (:mod:`fashionrq.catalog.tiers`); the report's
@@ -70,7 +70,7 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
     elif mapping is None and path.is_dir() and not (path / ITEMS_FILE).is_file():
         raise InputError(
             f"catalog folder {path} has no styles.csv (Myntra layout) and no {ITEMS_FILE} (an ingested catalog); "
-            "pass a CSV, TSV, JSON(L) or Parquet file, or a folder of product JSON files, with a --mapping file instead."
+            "pass a CSV, TSV, JSON(L) or Parquet file, or a folder of product JSON files or of CSV parts, with a --mapping file instead."
         )
     elif mapping is None and is_items_table(path / ITEMS_FILE if path.is_dir() else path):
         return _read_items_table(path / ITEMS_FILE if path.is_dir() else path, source, image_dir)

@@ -1,5 +1,5 @@
 """The records of a mapped catalog file (CSV or TSV with any delimiter, JSON lines, a JSON array, Parquet, an XML
-feed, an Excel workbook's sheet) or of a folder of JSON files, each with where it came from, before any field is mapped. Every failure is one sentence naming the file and the fix."""
+feed, an Excel workbook's sheet) or of a folder of JSON files or of CSV or TSV parts of one table, each with where it came from, before any field is mapped. Every failure is one sentence naming the file and the fix."""
 
 from __future__ import annotations
 
@@ -39,11 +39,16 @@ Records = list[tuple[str, dict]]
 
 
 def detect_format(path: Path, declared: str | None) -> str:
-    """The mapping's ``format`` if it names one, else the format the file name says; a folder is read as JSON files."""
+    """The mapping's ``format`` if it names one, else the format the file name says; a folder is read as JSON files,
+    or as the parts of one CSV or TSV table when it holds those and no JSON file."""
     if path.is_dir():
+        parts = table_parts(path)
+        if parts and declared in (None, parts[0][1]):
+            return parts[0][1]
         if declared not in (None, "json", "jsonl"):
-            raise InputError(f"{path} is a folder, which is read as JSON files (one or more products each), but the mapping sets "
-                             f"format = {declared!r}; drop that line, or pass the {declared} file itself.")
+            raise InputError(f"{path} is a folder, which is read as JSON files (one or more products each) or as CSV or TSV "
+                             f"parts of one table, but the mapping sets format = {declared!r}; drop that line, or pass the "
+                             f"{declared} file itself.")
         return "json"
     if declared:
         return declared
@@ -65,7 +70,7 @@ def read_records(path: Path, fmt: str, report: IngestReport, encoding: str = "ut
     CSV file's or a workbook sheet's header is its row ``header_row``, the rows above it skipped and counted in a
     note; a workbook's sheet is ``sheet``, else the one with the most filled rows; an XML feed's records are its
     ``record`` elements (default: its repeated product element). A folder is read as a folder of JSON files
-    (:func:`_folder_records`)."""
+    (:func:`_folder_records`), or as the parts of one table (:func:`_parts_records`)."""
     if record is not None and fmt != "xml":
         raise InputError(f"the mapping file sets record = {record!r}, which names the product element of an XML feed, but {path} "
                          f"is read as {fmt}; remove record from the mapping file.")
@@ -76,6 +81,8 @@ def read_records(path: Path, fmt: str, report: IngestReport, encoding: str = "ut
     if sheet is not None:
         raise InputError(f"the mapping names the sheet {sheet!r}, but {path} is no Excel workbook; remove the sheet line.")
     if path.is_dir():
+        if fmt in DEFAULT_DELIMITERS:
+            return _parts_records(path, report, encoding, delimiter or DEFAULT_DELIMITERS[fmt], header_row)
         return _folder_records(path, report, encoding)
     if fmt == "parquet":
         return _parquet_records(path, report)
@@ -299,6 +306,50 @@ def _folder_records(folder: Path, report: IngestReport, encoding: str) -> tuple[
         kinds = ", ".join(f"{kind} {n:,}" for kind, n in sorted(others.items(), key=lambda kv: (-kv[1], kv[0]))[:5])
         report.notes.append(f"{sum(others.values()):,} other files in {folder.name}/ are not JSON and were passed over ({kinds})")
     return _objects(entries, report)
+
+
+#: The files a folder catalog in parts is read from: CSV or TSV, gzipped or not.
+_TABLE_FILE = re.compile(r"\.(csv|tsv|tab)(?:\.gz)?$", re.IGNORECASE)
+
+
+def table_parts(folder: Path) -> list[tuple[Path, str]]:
+    """The CSV or TSV files of a folder that holds no JSON file, in the order of their paths, each with its format;
+    none for a folder of JSON files or of neither. A folder of both CSV and TSV files is refused."""
+    files = sorted((f for f in folder.rglob("*") if f.is_file() and not f.name.startswith(".")),
+                   key=lambda f: f.relative_to(folder).as_posix())
+    if any(_JSON_FILE.search(f.name) for f in files):
+        return []
+    parts = [(f, SUFFIXES["." + m.group(1).lower()]) for f in files if (m := _TABLE_FILE.search(f.name))]
+    if len({fmt for _, fmt in parts}) > 1:
+        raise InputError(f"catalog folder {folder} holds both CSV and TSV files; a folder is read as the parts of one table, so keep "
+                         "the parts of one format in it.")
+    return parts
+
+
+def _parts_records(folder: Path, report: IngestReport, encoding: str, delimiter: str, header_row: int) -> tuple[Records, list[str]]:
+    """Every record of a folder of CSV or TSV files that are the parts of one table (an export split by category),
+    read in the order of their paths, each record's place naming its file; every part must have the first's columns."""
+    parts = [file for file, _ in table_parts(folder)]
+    records, columns = [], None
+    for file in parts:
+        text = read_text(file, encoding)
+        if not text.strip():
+            report.notes.append(f"{file.relative_to(folder)} is empty and was passed over")
+            continue
+        part, names = _csv_records(file, text, report, delimiter, header_row)
+        if columns is not None and set(names) != set(columns):
+            differ = sorted(set(names) ^ set(columns))
+            raise InputError(f"{file} has other columns than {parts[0].name} ({', '.join(map(repr, differ[:5]))} in one only); the "
+                             "parts of one catalog in a folder need the same header, so rename or drop those columns, or "
+                             "ingest each part with a mapping of its own.")
+        columns = columns or names
+        records += part
+    if columns is None:
+        raise InputError(f"every CSV or TSV file in catalog folder {folder} is empty; pass a folder with a header row and at "
+                         "least one product in its files.")
+    report.notes.append(f"products read from {len(parts):,} files in {folder.name}/, the parts of one table "
+                        f"({', '.join(file.name for file in parts[:5])}{', …' if len(parts) > 5 else ''})")
+    return records, columns
 
 
 def _file_entries(file: Path, name: str, report: IngestReport, encoding: str) -> list[tuple[str, object]]:

@@ -14,7 +14,7 @@ from fashionrq.progress import console, print_table
 
 
 def build_command(
-    catalog: str = typer.Option("bundled", "--catalog", help="A Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet/XML/Excel (.xlsx) catalog file or a folder of product JSON files (with --mapping), an ingested folder, or 'bundled'."),
+    catalog: str = typer.Option("bundled", "--catalog", help="A Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet/XML/Excel (.xlsx) catalog file, a folder of product JSON files or of CSV/TSV parts of one table (with --mapping), an ingested folder, or 'bundled'."),
     mapping: Path = typer.Option(None, "--mapping", help="TOML file mapping the catalog's columns to the canonical fields (docs/catalog.md; `fashionrq draft-mapping CATALOG` writes a first one)."),
     images: Path = typer.Option(None, "--images", help="Folder of photos named by item id (<item_id>.jpg, also in folders below it) for the items whose catalog names no photo (docs/catalog.md, \"Photos named by item id\")."),
     out: Path = typer.Option(..., "--out", help="Release folder to write (BENCH/)."),

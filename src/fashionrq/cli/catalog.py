@@ -36,7 +36,7 @@ def print_ingest_report(report: IngestReport) -> None:
 
 
 def ingest_command(
-    catalog: str = typer.Argument(..., help="A Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet/XML/Excel (.xlsx) file or a folder of product JSON files (with --mapping), or 'bundled'."),
+    catalog: str = typer.Argument(..., help="A Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet/XML/Excel (.xlsx) file, a folder of product JSON files or of CSV/TSV parts of one table (with --mapping), or 'bundled'."),
     out: Path = typer.Option(..., "--out", help="New folder for items.parquet and ingest_report.json."),
     mapping: Path = typer.Option(None, "--mapping", help="TOML file mapping the catalog's columns to the canonical fields (`fashionrq draft-mapping CATALOG` writes a first one)."),
     images: Path = typer.Option(None, "--images", help="Folder of photos named by item id (<item_id>.jpg, .jpeg, .png or .webp, in it or in folders below it); default for a Myntra folder: CATALOG/images."),
@@ -54,7 +54,7 @@ def ingest_command(
 
 
 def draft_mapping_command(
-    catalog: Path = typer.Argument(..., help="A CSV, TSV (or tab-separated .txt), JSON-lines, JSON, Parquet, XML or Excel (.xlsx) catalog file, or a folder of product JSON files."),
+    catalog: Path = typer.Argument(..., help="A CSV, TSV (or tab-separated .txt), JSON-lines, JSON, Parquet, XML or Excel (.xlsx) catalog file, or a folder of product JSON files or of CSV/TSV parts of one table."),
     out: Path = typer.Option(None, "--out", help="Write the draft mapping here (default: print it)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing --out file."),
 ) -> None:
@@ -72,7 +72,7 @@ def draft_mapping_command(
                          "TSV, JSON-lines, JSON, Parquet, XML or Excel file to map.")
     if not catalog.exists():
         raise InputError(f"catalog file {catalog} does not exist; pass the CSV, TSV, JSON-lines, JSON, Parquet, XML or Excel file "
-                         "to map, or a folder of product JSON files.")
+                         "to map, or a folder of product JSON files or of CSV/TSV parts of one table.")
     draft = draft_mapping(catalog)
     if out is None:
         typer.echo(draft.text(), nl=False)  # stdout, so that `> mapping.toml` keeps it; the check goes to stderr
