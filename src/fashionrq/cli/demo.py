@@ -12,7 +12,7 @@ from fashionrq.progress import console
 
 def demo_command(
     out: Path = typer.Option(Path("demo-out"), "--out", help="Folder for the catalog, benchmark, runs, scores, report.md and report.html."),
-    catalog: str = typer.Option("bundled", "--catalog", help="Catalog to build from: 'bundled', a Myntra-layout folder, or a catalog file with --mapping."),
+    catalog: str = typer.Option("bundled", "--catalog", help="Catalog to build from: 'bundled', a Myntra-layout folder, or a catalog file or folder (JSON files, CSV/TSV parts) with --mapping."),
     mapping: Path = typer.Option(None, "--mapping", help="TOML mapping of a catalog in another schema (docs/catalog.md; `fashionrq draft-mapping` writes a first one)."),
     encoder: str = typer.Option(DEFAULT_ENCODER, "--encoder", help="Item encoder for the semantic IDs."),
     sid_method: str = typer.Option("rqvae", "--sid-method", help="rqvae (with attribute exclusivity), vanilla or rkmeans."),
