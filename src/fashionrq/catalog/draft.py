@@ -375,6 +375,11 @@ def _unrooted_paths(guesser: Guesser, found: dict) -> None:
         found["article_type"] = ([reference, f"{match.group(1)}[0][-1]"], found["article_type"][1] + "; else the first path's")
 
 
+#: The share of names that must say a gender for the draft to read it from them: a fifth (a marketplace's clothes say
+#: one, its jewellery seldom; a name that says none gives no gender, never a wrong one).
+GENDER_NAMES_SHARE = 0.2
+
+
 def _share_of_names(guesser: Guesser, found: dict, word: re.Pattern) -> float:
     """The share of the names in which ``word`` occurs (a gender word, a colour word): of every record's, as a catalog
     sorted by brand or department may say one only in its first records (a store's export of Adidas, then Nike)."""
@@ -709,7 +714,7 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
                         f"remove = [{toml_literal(_GENDER_BEFORE_TYPE.pattern)}]"]
     if "gender" not in found and "name" in found:
         share = _share_of_names(guesser, found, _GENDER_WORD)
-        if share >= 0.5:
+        if share >= GENDER_NAMES_SHARE:
             lines.append(f'gender = "{found["name"][0]}"   # no gender column, but {share:.0%} of the names say one')
             draft.checks.append(f"the gender is read from the names, which say one in {share:.0%} of them")
             return ["", "[clean.gender]   # the gender word of the name (a name without one: no gender); CHECK, or if every",
@@ -861,7 +866,8 @@ def _departments_of_no_fashion(draft: Draft, guesser: Guesser, found: dict) -> l
     """``[skip]`` for the departments of a marketplace's category path (its first part, the master category) whose
     sampled product names name no fashion product (:data:`fashionrq.terms.PRODUCT_TERMS`) in four of five or more
     (the public Flipkart crawl's ``Automotive``, ``Computers``, ``Furniture``), when other departments' names mostly
-    do: queries about car mats and laptop batteries are no fashion benchmark."""
+    do: queries about car mats and laptop batteries are no fashion benchmark. The guesses after it read the records
+    it keeps (the share of names that say a gender: of the clothes, not of the car mats)."""
     cleanup = guesser.cleanups.get("master_category")
     if cleanup is None or cleanup.split is None or cleanup.part != 0 or "name" not in found:
         return []
@@ -874,6 +880,7 @@ def _departments_of_no_fashion(draft: Draft, guesser: Guesser, found: dict) -> l
         return []
     names = "|".join(re.escape(d).replace("\\ ", " ").replace("\\&", "&") for d in others)
     pattern = rf"\s*(?:{names})\s*(?:{re.escape(cleanup.split.strip())}.*)?"
+    guesser.keep(found["master_category"][0], lambda path: not isinstance(path, str) or cleanup.apply(path)[0] not in others)
     draft.checks.append(f"the departments whose product names name no fashion product are left out with [skip]: {', '.join(others)}")
     return ["", f"[skip]   # CHECK: the departments whose names name no fashion product in the sample ({', '.join(others)});",
             "# delete one from the list to keep it, or this section to keep them all",

@@ -124,6 +124,13 @@ class Guesser:
             self._by_norm.update({names[rank]: c for c, names in zip(columns, known, strict=True) if rank < len(names)})
         self._decoded: dict[str, list[object]] = {}
 
+    def keep(self, reference: str | list[str], wanted: Callable[[object], bool]) -> None:
+        """Read only the records whose value of ``reference`` ``wanted`` keeps from now on (those a ``[skip]`` the
+        draft writes does not leave out)."""
+        ref = parse_reference(reference, self.columns, "draft")
+        self.records = [r for r in self.records if wanted(ref.get(r))]
+        self.every_record = [r for r in self.every_record if wanted(ref.get(r))]
+
     def values(self, reference: str | list[str], every_record: bool = False) -> list[object]:
         """The present values ``reference`` (a column, a path into one, numbered columns, or a list of these) names
         in the sampled records (or in every record)."""
