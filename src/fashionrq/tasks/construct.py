@@ -34,7 +34,7 @@ from fashionrq.tasks.records import (
     Tasks,
 )
 from fashionrq.taskspec import GRADES, MIN_UNITS, TIER_NAMES
-from fashionrq.tasks.validity import QueryMatches, credited, describes_leaf, discriminates, least_penalised, singles_out_target
+from fashionrq.tasks.validity import FULL_MATCH_GRADE, QueryMatches, describes_leaf, discriminates, least_penalised, singles_out_target
 
 
 def prefix_key(prefix: str) -> tuple[int, ...]:
@@ -519,17 +519,25 @@ def _build_once(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
 def _open_grades(leaves: list[str], by_leaf, index: TierIndex, matches: QueryMatches | None) -> np.ndarray:
     """Per row, how many queries of the open-corpus anchor ``leaves`` grade it 1, 2 and 3 (a column each): the
     shared-prefix length with the anchor, a full match raised to at least 2
-    (:func:`~fashionrq.tasks.validity.credited`)."""
+    (:func:`~fashionrq.tasks.validity.credited`). A leaf's prefix grades are added for all its queries at once, over
+    its level-1 prefix's rows only; each query then moves its full matches of grade 0 or 1 to 2."""
     counts = np.zeros((len(index.h.sids), 3), dtype=np.int64)
+    prefix = np.zeros(len(counts), dtype=np.int8)
     for leaf in leaves:
         a, b, _ = leaf.split("-")
-        prefix = np.zeros(len(counts), dtype=np.int64)
-        for group in (a, f"{a}-{b}", leaf):
-            prefix[index.rows(group)] += 1
-        for qi in by_leaf[leaf]:
-            grade = prefix if matches is None else credited(prefix, matches.mask(qi))
-            for g in range(3):
-                counts[:, g] += grade == g + 1
+        queries = by_leaf[leaf]
+        for shared, group in enumerate((a, f"{a}-{b}", leaf), start=1):
+            rows = index.rows(group)
+            prefix[rows] = shared
+            counts[rows, shared - 1] += len(queries)
+            if shared > 1:
+                counts[rows, shared - 2] -= len(queries)
+        for qi in queries if matches is not None else ():
+            raised = np.flatnonzero(matches.mask(qi) & (prefix < FULL_MATCH_GRADE))
+            counts[raised, FULL_MATCH_GRADE - 1] += 1
+            below = raised[prefix[raised] > 0]
+            counts[below, prefix[below] - 1] -= 1
+        prefix[index.rows(a)] = 0
     return counts
 
 
