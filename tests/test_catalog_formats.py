@@ -829,6 +829,7 @@ def test_a_folder_of_csv_parts_reads_as_the_one_table_they_split(tmp_path, rows,
         _write_csv(folder / f"catalog_{category.replace(' ', '_')}.csv", part, ",")
     (folder / "catalog_Apparel.csv").write_text((folder / "catalog_Apparel.csv").read_text(encoding="utf-8")
                                                 + "SKU-X,,Puma,M,Apparel,Jackets,Red,100,,,\n", encoding="utf-8")
+    (folder / "catalog_0_empty.csv").write_text("", encoding="utf-8")
     result = ingest(folder, mapping=mapping_file(tmp_path, _without_format(MAPPING)))
     order = sorted(by_category, key=lambda c: f"catalog_{c.replace(' ', '_')}.csv")
     by_id = {item["item_id"]: item for item in reference}
@@ -837,6 +838,7 @@ def test_a_folder_of_csv_parts_reads_as_the_one_table_they_split(tmp_path, rows,
     assert report["rows_read"] == len(rows) + 1
     assert [re.sub(r":\d+", ":N", r["row"]) for r in report["rejected"]] == ["catalog_Apparel.csv:N (id SKU-X)"]
     assert any(note.startswith(f"products read from {len(by_category)} files in parts/, the parts of one table") for note in report["notes"])
+    assert "catalog_0_empty.csv is empty and was passed over" in report["notes"]
     assert draft_mapping(folder).text().split("[columns]")[1] == draft_mapping(OTHER_SCHEMA / "catalog.csv").text().split("[columns]")[1]
 
 

@@ -108,7 +108,8 @@ def draft_mapping(catalog: str | Path) -> Draft:
     elif fmt == "xml":
         record = _record(draft, path)
     elif fmt not in ("parquet", "xml") and (not path.is_dir() or fmt in DEFAULT_DELIMITERS):  # an XML feed names its own encoding; JSON files are read one by one
-        raw = read_bytes(table_parts(path)[0][0] if path.is_dir() else path)  # a table in parts: its first part
+        parts = [file for file, _ in table_parts(path) if file.stat().st_size] if path.is_dir() else [path]
+        raw = read_bytes(parts[0]) if parts else b""  # a table in parts: its first part that is not empty
         if not _is_utf8(raw):
             encoding = "cp1252"
             draft.top.append('encoding = "cp1252"   # CHECK: the file is not UTF-8; cp1252 (Windows, Excel) is the usual other one')

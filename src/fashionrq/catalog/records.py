@@ -330,12 +330,13 @@ def _parts_records(folder: Path, report: IngestReport, encoding: str, delimiter:
     """Every record of a folder of CSV or TSV files that are the parts of one table (an export split by category),
     read in the order of their paths, each record's place naming its file; every part must have the first's columns."""
     parts = [file for file, _ in table_parts(folder)]
-    records, columns = [], None
+    records, columns, read = [], None, []
     for file in parts:
         text = read_text(file, encoding)
         if not text.strip():
             report.notes.append(f"{file.relative_to(folder)} is empty and was passed over")
             continue
+        read.append(file)
         part, names = _csv_records(file, text, report, delimiter, header_row)
         if columns is not None and set(names) != set(columns):
             differ = sorted(set(names) ^ set(columns))
@@ -347,8 +348,8 @@ def _parts_records(folder: Path, report: IngestReport, encoding: str, delimiter:
     if columns is None:
         raise InputError(f"every CSV or TSV file in catalog folder {folder} is empty; pass a folder with a header row and at "
                          "least one product in its files.")
-    report.notes.append(f"products read from {len(parts):,} files in {folder.name}/, the parts of one table "
-                        f"({', '.join(file.name for file in parts[:5])}{', …' if len(parts) > 5 else ''})")
+    report.notes.append(f"products read from {len(read):,} files in {folder.name}/, the parts of one table "
+                        f"({', '.join(file.name for file in read[:5])}{', …' if len(read) > 5 else ''})")
     return records, columns
 
 
