@@ -20,7 +20,7 @@ from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, 
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_types import PRODUCT_WORDS, NameTypes, fold, name_tail, types_at_end_of_names
 from fashionrq.catalog.prices import CURRENCY_CODES, CURRENCY_MARKS
-from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, detect_format, header_line, read_records, table_parts
+from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, PART_FILE, detect_format, header_line, read_records, table_parts
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
 from fashionrq.catalog.schema import AGE_SCALE, AGE_SYNONYMS, GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, normalise_gender, photo_bytes
@@ -721,6 +721,15 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
             return ["", "[clean.gender]   # the gender word of the name (a name without one: no gender); CHECK, or if every",
                     "# item is for one gender, drop this and the gender line and write [constants] gender = \"Women\"",
                     f"extract = {toml_literal(_GENDER_WORD.pattern)}"]
+    if "gender" not in found and PART_FILE in guesser.columns:
+        words = present_texts(guesser.values(PART_FILE, every_record=True))
+        share = sum(bool(_GENDER_WORD.search(w)) for w in words) / max(len(words), 1)
+        if share >= 0.5:  # a catalog in parts, one per gender: AJIO_new_men_pants.csv
+            guesser.used.add(PART_FILE)
+            lines.append(f'gender = "{PART_FILE}"   # no gender column, but the names of the parts say one for {share:.0%} of the records')
+            draft.checks.append(f"the gender is read from the names of the parts, which say one for {share:.0%} of the records")
+            return ["", "[clean.gender]   # the gender word of the part's name (a part whose name says none: no gender); CHECK",
+                    f"extract = {toml_literal(_GENDER_WORD.pattern)}"]
     if "gender" not in found:
         draft.checks.append("no gender column")
         return ["", "# CHECK: no gender column. If every item is for one gender, say which:", "# [constants]",
@@ -789,8 +798,10 @@ def _prices(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
     marks = _currency_marks(texts)
     currency = guesser.column(("currency", "currencycode"))
     beside = _price_object(found)  # {"amount": 549.0, "currency": "INR"}
-    if currency is None and beside and any(isinstance(v, dict) and "currency" in v for v in guesser.decoded(beside)):
-        currency = f"{beside}.currency"
+    keys = {k for v in guesser.decoded(beside) if isinstance(v, dict) for k in v if isinstance(k, str)} if beside else set()
+    key = next((k for k in sorted(keys) if norm(k) in ("currency", "currencycode", "currencyiso", "currencyisocode")), None)
+    if currency is None and key is not None:  # {"amount": 549.0, "currency": "INR"}; AJIO's {"value": 1250, "currencyIso": "INR"}
+        currency = f"{beside}.{key}"
     named = Counter(t.strip().upper() for t in present_texts(guesser.values(currency))) if currency else Counter()
     code = named.most_common(1)[0][0] if len(named) == 1 else None
     if not marks and code in CURRENCY_CODES:

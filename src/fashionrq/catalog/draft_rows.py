@@ -241,6 +241,9 @@ def options_and_sales(guesser: Guesser, found: dict) -> None:
         compare_at = next((f"{objects}.{k}" for k in sorted(keys) if norm(k) in COMPARE_AT_NAMES), None)
     if compare_at is not None and "price" in found and isinstance(found["price"][0], str):
         paid = found["price"][0]
+        key = paid.rpartition(".")[2] if "." in paid else None  # price.value beside wasPriceData.value (AJIO's objects)
+        if key and compare_at in guesser.columns and any(isinstance(v, dict) and key in v for v in guesser.decoded(compare_at)):
+            compare_at = f"{compare_at}.{key}"
         found["price"] = ([compare_at, paid], "the price before a sale, else the price")
         found.setdefault("discounted_price", (paid, "the price paid"))
 

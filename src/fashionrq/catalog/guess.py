@@ -54,7 +54,7 @@ ATTRIBUTE_NAMES: dict[str, tuple[str, ...]] = {
 GROUP_NAMES = ("itemgroupid", "groupid", "parentasin", "parentid", "parentsku", "productgroupid", "modelid", "styleno",
                "handle")
 #: The price before a sale, beside a column of the price paid (Shopify's "Variant Compare At Price").
-COMPARE_AT_NAMES = ("variantcompareatprice", "compareatprice")
+COMPARE_AT_NAMES = ("variantcompareatprice", "compareatprice", "wasprice", "waspricedata")  # AJIO's wasPriceData
 #: Columns in which a variant row names its parent row (WooCommerce's Parent, Amazon's parent_sku).
 PARENT_NAMES = ("parent", "parentsku", "parentid", "parentitemsku", "parentasin")
 #: Words that say how a row is built (WooCommerce's Type: simple, variable, variation; Magento's product_type: simple,

@@ -308,6 +308,10 @@ def _folder_records(folder: Path, report: IngestReport, encoding: str) -> tuple[
     return _objects(entries, report)
 
 
+#: The column a folder of parts adds to each record: the name of its part, without the extension, its underscores,
+#: hyphens and dots read as spaces (``AJIO_new_men_pants.csv``: ``AJIO new men pants``), for a catalog split by
+#: gender or category whose rows do not say it (``gender = "@file"`` with an ``extract``).
+PART_FILE = "@file"
 #: The files a folder catalog in parts is read from: CSV or TSV, gzipped or not.
 _TABLE_FILE = re.compile(r"\.(csv|tsv|tab)(?:\.gz)?$", re.IGNORECASE)
 
@@ -338,6 +342,8 @@ def _parts_records(folder: Path, report: IngestReport, encoding: str, delimiter:
             continue
         read.append(file)
         part, names = _csv_records(file, text, report, delimiter, header_row)
+        words = re.sub(r"[_\-.\s]+", " ", _TABLE_FILE.sub("", file.name)).strip()
+        part = [(where, {**record, PART_FILE: words}) for where, record in part]
         if columns is not None and set(names) != set(columns):
             differ = sorted(set(names) ^ set(columns))
             raise InputError(f"{file} has other columns than {parts[0].name} ({', '.join(map(repr, differ[:5]))} in one only); the "
@@ -350,7 +356,7 @@ def _parts_records(folder: Path, report: IngestReport, encoding: str, delimiter:
                          "least one product in its files.")
     report.notes.append(f"products read from {len(read):,} files in {folder.name}/, the parts of one table "
                         f"({', '.join(file.name for file in read[:5])}{', …' if len(read) > 5 else ''})")
-    return records, columns
+    return records, [*columns, PART_FILE]
 
 
 def _file_entries(file: Path, name: str, report: IngestReport, encoding: str) -> list[tuple[str, object]]:
