@@ -1012,3 +1012,21 @@ def test_the_draft_reads_the_names_of_the_departments_it_keeps(tmp_path, fixture
     checks = draft_mapping(catalog).checks
     assert "the departments whose product names name no fashion product are left out with [skip]: Automotive" in checks
     assert "the gender is read from the names, which say one in 100% of them" in checks, checks
+
+
+def test_the_draft_reads_a_price_object_with_its_currency_and_the_price_before_a_sale_beside_it(tmp_path, fixture_items):
+    """A public AJIO scrape: `price` and `wasPriceData` are objects (`{'currencyIso': 'INR', 'value': 1250}`). The
+    draft reads the currency from currencyIso, the price before a sale from wasPriceData.value (else the price), and
+    the price paid from price.value."""
+    items = [item for item in fixture_items.to_pylist() if item["price"]][:300]
+    catalog = tmp_path / "ajio.jsonl"
+    catalog.write_text("".join(json.dumps({
+        "code": item["item_id"], "name": item["name"],
+        "price": {"currencyIso": "INR", "formattedValue": f"Rs. {item['price'] * 0.8:,.2f}", "value": round(item["price"] * 0.8)},
+        "wasPriceData": {"currencyIso": "INR", "value": round(item["price"])}}) + "\n" for item in items), encoding="utf-8")
+    spec = tomllib.loads(draft_mapping(catalog).text())
+    assert spec["price"] == {"currency": "INR"}
+    assert spec["columns"]["price"] == ["wasPriceData.value", "price.value"] and spec["columns"]["discounted_price"] == "price.value"
+    read = ingest(catalog, mapping=_drafted(tmp_path, catalog)[0]).table.to_pylist()
+    by_id = {item["item_id"]: item for item in items}
+    assert len(read) > 200 and all(item["price"] == round(by_id[item["item_id"]]["price"]) for item in read)
