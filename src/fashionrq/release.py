@@ -219,9 +219,22 @@ class Release:
         """The records of ``public/<name>`` (``[]`` when absent and not ``required``), each holding ``fields``."""
         return _records(self.path(name), required, fields)
 
+    def public_records(self) -> list[tuple[str, dict]]:
+        """Every record of every ``public/*.jsonl`` file with its file's stem, in file-name then line order."""
+        return [(path.stem, row) for path in sorted(self.public.glob("*.jsonl")) for row in self.jsonl(path.name)
+                if isinstance(row, dict)]
+
     def label_jsonl(self, name: str, required: bool = True, fields: tuple[str, ...] = ()) -> list[dict]:
         """The records of ``labels/<name>`` (``[]`` when absent and not ``required``), each holding ``fields``."""
         return _records(self.label_path(name), required, fields)
+
+
+def named_items(row: dict) -> list[str]:
+    """The item ids a public record names: its candidate list, and its item (a T2 pair's)."""
+    items = [str(i) for i in row.get("candidates") or []]
+    if isinstance(row.get("item_id"), (str, int)):
+        items.append(str(row["item_id"]))
+    return items
 
 
 def _file_in(folder: Path, name: str, rule: str) -> Path:

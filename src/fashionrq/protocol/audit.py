@@ -23,15 +23,14 @@ import pyarrow.parquet as pq
 
 from fashionrq.errors import InputError
 from fashionrq.hierarchy.attributes import items_frame
-from fashionrq.io import read_jsonl
 from fashionrq.layout import (
-    ITEMS, PHI, PUBLIC, QUERY_RECORDS, SIDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, qrels_file, queries_file,
+    ITEMS, PHI, QUERY_RECORDS, SIDS, T2_DEV_LABELS, T2_PAIRS, T2_TEST, qrels_file, queries_file,
 )
 from fashionrq.metrics import Qrels, Run, evaluate
 from fashionrq.protocol.bootstrap import METRIC_RANGE, mean_interval_bounds, resample_counts
 from fashionrq.protocol.validate import load_pools, submitted_order, validate_run
 from fashionrq.querygen.evidence import CatalogValues
-from fashionrq.release import Release
+from fashionrq.release import Release, named_items
 from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.sid import read_sids
 from fashionrq.tasks.bench import read_qrels, release_dir
@@ -148,18 +147,16 @@ def _open_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict
 LISTING_DEPTH = 10
 
 
-def listing_balance(bench: Path, found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict:
+def listing_balance(release: Release, found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict:
     """How often open-corpus answers sit in a public list (a candidate list, a pair, a group), against the catalog:
     the share of each grade's (query, item) pairs whose item is listed, and the open-corpus nDCG@10 that a ranking
     of the never-listed items first, in random order, gets in expectation, beside a random ranking's (exact
     expectations: every position of a random order of a set holds the set's mean gain). Equal shares give equal
     expectations, so "never listed" says nothing of the answers (``probe-rarity``, docs/benchmark.md)."""
     listed = np.zeros(len(found.ids), dtype=bool)
-    for path in sorted((bench / PUBLIC).glob("*.jsonl")):
-        for record in read_jsonl(path):
-            listed[[found.row_of[i] for i in record.get("candidates", ())]] = True
-            if "item_id" in record:
-                listed[found.row_of[record["item_id"]]] = True
+    for _, row in release.public_records():
+        listed[[found.row_of[i] for i in named_items(row)]] = True
+    unlisted = int((~listed).sum())
     pairs = {g: [0, 0] for g in (3, 2, 1)}
     discount = 1.0 / np.log2(np.arange(LISTING_DEPTH) + 2.0)
     expected: dict[str, list[float]] = {"random": [], "never_listed_first": []}
@@ -171,11 +168,9 @@ def listing_balance(bench: Path, found: ReleaseMatches, judged: dict[str, dict[s
             counts[1] += int(listed[rows[values == g]].sum())
         best = np.sort(values)[::-1][:LISTING_DEPTH]
         ideal = float((best * discount[:len(best)]).sum())
-        if ideal > 0 and not listed.all():
-            gains = np.zeros(len(listed))
-            gains[rows] = values
-            expected["random"].append(float(gains.mean()) * float(discount.sum()) / ideal)
-            expected["never_listed_first"].append(float(gains[~listed].mean()) * float(discount.sum()) / ideal)
+        if ideal > 0 and unlisted:  # a mean gain over the catalog or its never-listed items: the judged gains' sum over their count
+            expected["random"].append(int(values.sum()) / len(listed) * float(discount.sum()) / ideal)
+            expected["never_listed_first"].append(int(values[~listed[rows]].sum()) / unlisted * float(discount.sum()) / ideal)
     return {"catalog_listed_share": round(float(listed.mean()), 4),
             "pairs_listed_share": {TIER_NAMES[g]: round(n_listed / n, 4) if n else None for g, (n, n_listed) in pairs.items()},
             f"expected_ndcg@{LISTING_DEPTH}": {k: round(float(np.mean(v)), 4) if v else None for k, v in expected.items()}}
@@ -399,7 +394,7 @@ def audit_release(bench: str | Path, runs: list[Path] = (), resamples: int = 100
     out: dict[str, dict] = {}
     for task in ("t1", "t2", "t4"):
         out[task] = _graded_task(found, judged[task])
-    out["t1o"] = _open_task(found, judged["t1o"]) | {"listing": listing_balance(bench, found, judged["t1o"])}
+    out["t1o"] = _open_task(found, judged["t1o"]) | {"listing": listing_balance(release, found, judged["t1o"])}
     out["t3"] = _graded_task(found, judged["t3"]) | _t3_task(found, judged["t3"])
     for task, report in out.items():
         stats = [found.discrimination(qid) for qid in judged[task]]

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from fashionrq.layout import T2_DEV_LABELS, T2_PAIRS, queries_file
-from fashionrq.release import Release
+from fashionrq.release import Release, named_items
 from fashionrq.systems.lexical import tokenize
 from fashionrq.systems.runfiles import ranking_task
 from fashionrq.taskspec import POOLED_KINDS, tasks_of
@@ -61,20 +61,16 @@ def intent_key(text: str) -> str:
 
 
 def _record(source: str, row: dict) -> Record:
-    items = [str(i) for i in row.get("candidates") or []]
-    if isinstance(row.get("item_id"), (str, int)):
-        items.append(str(row["item_id"]))
     text = row.get("text") if isinstance(row.get("text"), str) else None
     links = [f"{key}:{value}" for key, value in sorted(row.items()) if is_link_field(key) and isinstance(value, str)]
     if text:
         links.append(f"text:{intent_key(text)}")
-    return Record(source, tuple(links), text, tuple(items))
+    return Record(source, tuple(links), text, tuple(named_items(row)))
 
 
 def scan_public(bench: Release) -> list[Record]:
     """Every record of every ``public/*.jsonl`` file, in file-name then line order."""
-    return [_record(path.stem, row) for path in sorted(bench.public.glob("*.jsonl"))
-            for row in bench.jsonl(path.name) if isinstance(row, dict)]
+    return [_record(source, row) for source, row in bench.public_records()]
 
 
 def _t2_pools(bench: Release) -> list[Pool]:
