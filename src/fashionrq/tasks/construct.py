@@ -526,8 +526,8 @@ def _open_grades(leaves: list[str], by_leaf, index: TierIndex, matches: QueryMat
     for leaf in leaves:
         a, b, _ = leaf.split("-")
         queries = by_leaf[leaf]
-        for shared, group in enumerate((a, f"{a}-{b}", leaf), start=1):
-            rows = index.rows(group)
+        groups = [index.rows(group) for group in (a, f"{a}-{b}", leaf)]
+        for shared, rows in enumerate(groups, start=1):
             prefix[rows] = shared
             counts[rows, shared - 1] += len(queries)
             if shared > 1:
@@ -537,7 +537,7 @@ def _open_grades(leaves: list[str], by_leaf, index: TierIndex, matches: QueryMat
             counts[raised, FULL_MATCH_GRADE - 1] += 1
             below = raised[prefix[raised] > 0]
             counts[below, prefix[below] - 1] -= 1
-        prefix[index.rows(a)] = 0
+        prefix[groups[0]] = 0  # the level-1 prefix holds the others
     return counts
 
 
