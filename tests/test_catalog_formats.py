@@ -844,7 +844,7 @@ def test_a_folder_of_csv_parts_reads_as_the_one_table_they_split(tmp_path, rows,
         draft_mapping(OTHER_SCHEMA / "catalog.csv").text().split("[columns]")[1] + "\n# Not mapped: @file.\n"
 
 
-def test_a_folder_of_parts_with_other_columns_or_formats_is_one_sentence(tmp_path, rows):
+def test_a_folder_of_parts_with_other_columns_or_formats_is_one_sentence(tmp_path, rows, capsys):
     folder = tmp_path / "parts"
     folder.mkdir()
     _write_csv(folder / "a.csv", rows[:50], ",")
@@ -856,6 +856,14 @@ def test_a_folder_of_parts_with_other_columns_or_formats_is_one_sentence(tmp_pat
     _write_csv(folder / "b.tsv", rows[50:100], "\t")
     with pytest.raises(InputError, match=r"holds both CSV and TSV files"):
         ingest(folder, mapping=mapping)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "a.csv").write_text("", encoding="utf-8")
+    with pytest.raises(InputError, match=r"every CSV or TSV file in catalog folder .*empty is empty"):
+        ingest(empty, mapping=mapping)
+    assert main_code(["ingest", str(folder), "--mapping", str(mapping), "--out", str(tmp_path / "out")]) != 0
+    err = capsys.readouterr().err
+    assert "holds both CSV and TSV files" in err and "Traceback" not in err
 
 
 def test_a_catalog_in_parts_by_gender_reads_the_gender_from_the_parts_names(tmp_path, rows, reference):
