@@ -110,11 +110,16 @@ def draft_mapping(catalog: str | Path) -> Draft:
     elif fmt not in ("parquet", "xml") and (not path.is_dir() or fmt in DEFAULT_DELIMITERS):  # an XML feed names its own encoding; JSON files are read one by one
         parts = [file for file, _ in table_parts(path) if file.stat().st_size] if path.is_dir() else [path]
         raw = read_bytes(parts[0]) if parts else b""  # a table in parts: its first part that is not empty
-        if not _is_utf8(raw):
+        other = [file for file in parts if not _is_utf8(read_bytes(file) if file != parts[0] else raw)]
+        if other:
             encoding = "cp1252"
-            draft.top.append('encoding = "cp1252"   # CHECK: the file is not UTF-8; cp1252 (Windows, Excel) is the usual other one')
-            draft.checks.append("the file is not UTF-8: the draft reads it as cp1252")
-        text = raw.decode(encoding, errors="replace").removeprefix("\ufeff")
+            which = ("the file is" if not path.is_dir() else
+                     f"{', '.join(f.relative_to(path).as_posix() for f in other[:3])}{', …' if len(other) > 3 else ''} "
+                     f"{'is' if len(other) == 1 else 'are'}")
+            draft.top.append(f'encoding = "cp1252"   # CHECK: {which} not UTF-8; cp1252 (Windows, Excel) is the usual other one'
+                             + ("; the parts that are UTF-8 are read as UTF-8" if len(other) < len(parts) else ""))
+            draft.checks.append(f"{which} not UTF-8: the draft reads {'it' if len(other) == 1 else 'them'} as cp1252")
+        text = raw.decode("utf-8" if _is_utf8(raw) else encoding, errors="replace").removeprefix("\ufeff")
         sniffed = _sniff_delimiter(text.split("\n", 1)[0])
         if txt:
             fmt = "tsv" if sniffed == "\t" else "csv"

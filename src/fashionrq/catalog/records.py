@@ -4,6 +4,7 @@ feed, an Excel workbook's sheet) or of a folder of JSON files or of CSV or TSV p
 from __future__ import annotations
 
 import ast
+import codecs
 import json
 import re
 from collections import Counter
@@ -332,31 +333,61 @@ def table_parts(folder: Path) -> list[tuple[Path, str]]:
 
 def _parts_records(folder: Path, report: IngestReport, encoding: str, delimiter: str, header_row: int) -> tuple[Records, list[str]]:
     """Every record of a folder of CSV or TSV files that are the parts of one table (an export split by category),
-    read in the order of their paths, each record's place naming its file; every part must have the first's columns."""
+    read in the order of their paths, each record's place naming its file. Parts whose headers differ (a scrape whose
+    shoe pages have a column more) read as one table of all their columns, a column a part lacks empty in its rows and
+    said in a note; a part that shares no column with the parts before it is refused (it is another table)."""
     parts = [file for file, _ in table_parts(folder)]
-    records, columns, read = [], None, []
+    tables, read, other_encoding = [], [], []
     for file in parts:
-        text = read_text(file, encoding)
+        text, utf8 = _part_text(file, encoding)
+        if not utf8:
+            other_encoding.append(file.relative_to(folder).as_posix())
         if not text.strip():
             report.notes.append(f"{file.relative_to(folder)} is empty and was passed over")
             continue
-        read.append(file)
         part, names = _csv_records(file, text, report, delimiter, header_row)
+        if tables and not set(names) & {c for _, columns in tables for c in columns}:
+            raise InputError(f"{file} shares no column with the parts before it ({read[0].name}, …); a folder is read as the parts of one table, so move "
+                             "the files of another table out of it, or ingest it on its own.")
         words = re.sub(r"[_\-.\s]+", " ", _TABLE_FILE.sub("", file.name)).strip()
-        part = [(where, {**record, PART_FILE: words}) for where, record in part]
-        if columns is not None and set(names) != set(columns):
-            differ = sorted(set(names) ^ set(columns))
-            raise InputError(f"{file} has other columns than {parts[0].name} ({', '.join(map(repr, differ[:5]))} in one only); the "
-                             "parts of one catalog in a folder need the same header, so rename or drop those columns, or "
-                             "ingest each part with a mapping of its own.")
-        columns = columns or names
-        records += part
-    if columns is None:
+        tables.append(([(where, {**record, PART_FILE: words}) for where, record in part], names))
+        read.append(file)
+    if not tables:
         raise InputError(f"every CSV or TSV file in catalog folder {folder} is empty; pass a folder with a header row and at "
                          "least one product in its files.")
+    columns = list(dict.fromkeys(c for _, names in tables for c in names))
+    lacking = [(file, [c for c in columns if c not in names], len(part)) for file, (part, names) in zip(read, tables)
+               if len(names) < len(columns)]
     report.notes.append(f"products read from {len(read):,} files in {folder.name}/, the parts of one table "
                         f"({', '.join(file.name for file in read[:5])}{', …' if len(read) > 5 else ''})")
+    if other_encoding and len(other_encoding) < len(parts):
+        report.notes.append(f"{len(other_encoding):,} of the {len(parts):,} parts are not UTF-8 and were read as {encoding} "
+                            f"({', '.join(other_encoding[:5])}{', …' if len(other_encoding) > 5 else ''}); the others are UTF-8")
+    for file, missing, rows in lacking[:5]:
+        report.notes.append(f"{file.relative_to(folder)} has no {', '.join(map(repr, missing[:5]))}{' …' if len(missing) > 5 else ''} "
+                            f"column{'s' if len(missing) > 1 else ''} the other parts have: its {rows:,} rows read "
+                            f"{'them' if len(missing) > 1 else 'it'} as empty")
+    if len(lacking) > 5:
+        report.notes.append(f"{len(lacking) - 5:,} more parts lack columns the others have; their rows read them as empty")
+    empty = {file: dict.fromkeys(missing, "") for file, missing, _ in lacking}
+    records = [(where, {**record, **empty.get(file, {})}) for file, (part, _) in zip(read, tables) for where, record in part]
     return records, [*columns, PART_FILE]
+
+
+def _part_text(file: Path, encoding: str) -> tuple[str, bool]:
+    """The text of one part of a table and whether it is UTF-8: a part that is valid UTF-8 is read as UTF-8 whatever
+    encoding the mapping names (scrapes written at other times mix them, and text in another encoding with letters
+    outside ASCII is almost never valid UTF-8), the others in the mapping's encoding."""
+    try:
+        utf8 = codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        utf8 = True  # read_text names the unknown encoding
+    if not utf8:
+        try:
+            return read_bytes(file).decode("utf-8").removeprefix("\ufeff"), True
+        except UnicodeDecodeError:
+            pass
+    return read_text(file, encoding), utf8
 
 
 def _file_entries(file: Path, name: str, report: IngestReport, encoding: str) -> list[tuple[str, object]]:
