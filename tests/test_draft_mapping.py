@@ -550,6 +550,22 @@ def test_a_marketplace_titles_praise_occasions_and_model_lines_are_no_types(fixt
     assert "Air Max" in types_at_end_of_names(names[:1000] + few).spellings
 
 
+def test_an_occasion_before_a_type_is_part_of_it_only_where_the_catalog_splits_the_type_by_occasion(fixture_items):
+    """Myntra splits its shoes by occasion (Casual, Sports, Formal Shoes: over half its shoe names), a public SHEIN
+    scrape names one before one T-shirt in six and one dress in seven ("Casual T-Shirt", "Party Dress"): there a
+    party dress is a Dress, graded as the dresses it is one of, not a type of its own."""
+    names = [item["name"] for item in fixture_items.to_pylist() if item["name"]]
+    shirts = [i for i, name in enumerate(names) if name.endswith(" T-shirt")]
+    occasions = ("Party", "Evening", "Casual", "Beach")
+    seventh = {i: f"{names[i][:-len('T-shirt')]}{occasions[n % 4]} T-shirt" for n, i in enumerate(shirts[::7])}
+    types = types_at_end_of_names([seventh.get(i, name) for i, name in enumerate(names)]).spellings
+    assert len(shirts) >= 200 and "T-shirt" in types and not {f"{o} T-shirt" for o in occasions} & set(types)
+    half = {i: f"{names[i][:-len('T-shirt')]}{occasions[n % 2]} T-shirt" for n, i in enumerate(shirts[::2])}
+    types = types_at_end_of_names([half.get(i, name) for i, name in enumerate(names)]).spellings
+    assert {"Party T-shirt", "Evening T-shirt", "T-shirt"} <= set(types)
+    assert {"Sports Shoes", "Casual Shoes", "Formal Shoes"} <= set(types_at_end_of_names(names).spellings)
+
+
 def test_the_types_at_the_end_of_real_names_are_product_words_never_colours_genders_or_fits(fixture_items):
     """The fixture's 2,180 Myntra names: the types found are product words (Myntra's own types, give or take a
     number or a spelling), compounds only where the first word is part of the type (Sports Shoes, Flip Flops), never

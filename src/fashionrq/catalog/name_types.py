@@ -3,7 +3,8 @@ Fit Jeans": Jeans; "Nike Men Sports Shoes": Sports Shoes), found in a sample of 
 
 A type is a last word that ends enough of the sampled names, its singular and plural forms and spellings taken as one
 ("T-shirt", "Tshirts", "t-shirts"), and written as its most common spelling. Two words are one type when the first
-names an occasion ("Casual Shoes", "Sports Shoes"), when the last word is a generic one ("Gift Set", "Dress
+names an occasion and a third or more of the names that end in the last word name one, as the catalog's own split
+("Casual Shoes", "Sports Shoes"; a "Party Dress" among many other dresses is a Dress), when the last word is a generic one ("Gift Set", "Dress
 Material") or a particle ("Lace Up", "Slip On"), or when most names that end in the last word have that first word
 before it ("Flip Flops", "Track Pants"); a colour, gender, pattern, material or fit word before the type ("Blue
 Shirt", "Printed Kurta", "Slim Fit Jeans") is never part of it. Trailing sizes, amounts and notes ("100 ml",
@@ -113,9 +114,10 @@ def types_at_end_of_names(names: list[str], min_share: float = 1 / 2000) -> Name
     least = max(3, round(min_share * len(names)))
     last = Counter(fold(word) for _, word in tails)
     pairs = Counter((before.lower(), fold(word)) for before, word in tails if before)
+    occasioned = Counter(fold(word) for before, word in tails if before and before.lower() in _OCCASIONS)
     spellings: dict[tuple[str, ...], Counter] = defaultdict(Counter)
     for before, word in tails:
-        key = (before.lower(), fold(word)) if before and _is_compound(before.lower(), fold(word), pairs, last, least) else (fold(word),)
+        key = (before.lower(), fold(word)) if before and _is_compound(before.lower(), fold(word), pairs, last, occasioned, least) else (fold(word),)
         if len(key) == 2 or (len(fold(word)) > 2 and not {word.lower(), fold(word)} & _NO_LAST_WORD):
             spellings[key][f"{before} {word}" if len(key) == 2 else word] += 1
     rare = max(least, round(len(names) / 100))  # a type whose last word is no product noun: 1 name in 100
@@ -136,9 +138,13 @@ def _names_product(key: tuple[str, ...]) -> bool:
     return fold(head) in PRODUCT_WORDS
 
 
-def _is_compound(before: str, word: str, pairs: Counter, last: Counter, least: int) -> bool:
+def _is_compound(before: str, word: str, pairs: Counter, last: Counter, occasioned: Counter, least: int) -> bool:
     if word in _PARTICLES:
         return pairs[before, word] >= least
     if before in _MODIFIERS or len(before) < 3 or word in _NO_LAST_WORD - GENERIC or pairs[before, word] < least:
         return False
-    return before in _OCCASIONS or word in GENERIC or pairs[before, word] >= 0.6 * last[word]
+    if word in GENERIC:
+        return True
+    if before in _OCCASIONS:  # Myntra's shoes: casual, sports or formal in 55% of them; never "Casual Watch" (2%)
+        return occasioned[word] >= last[word] / 3
+    return pairs[before, word] >= 0.6 * last[word]
