@@ -53,6 +53,21 @@ USD, EUR = PriceFormat(currency="USD"), PriceFormat(currency="EUR")
     ("€5", USD, (None, "currency_mismatch", None)),
     ("about ten", USD, (None, "unparsable", None)),
     ("1e309", USD, (None, "non_finite", None)),
+    # any ISO 4217 currency, by its sign or its code (a real Brazilian, Turkish, Polish, Indonesian and Iranian shop)
+    ("R$ 129,90", PriceFormat(currency="BRL"), (129.9, None, None)),  # R$ is the real's, never a dollar
+    ("₺1.299,90", PriceFormat(currency="TRY"), (1299.9, None, None)),
+    ("129,99 zł", PriceFormat(currency="PLN"), (129.99, None, None)),
+    ("Rp 150.000", PriceFormat(currency="IDR"), (150000.0, None, None)),  # the rupiah is written in whole units
+    ("¥1,500", PriceFormat(currency="JPY"), (1500.0, None, None)),
+    ("۳,۹۹۵,۰۰۰", PriceFormat(currency="IRR"), (3995000.0, None, None)),  # Digikala's Persian digits
+    ("۳٬۹۹۵٫۵", PriceFormat(currency="AED"), (3995.5, None, None)),  # the Arabic thousands and decimal separators
+    ("129.90 TRY", USD, (None, "currency_mismatch", None)),
+    ("all 40", USD, (None, "unparsable", None)),  # a code that is a word ("ALL": the lek) only in capitals
+    ("ALL 40", USD, (None, "currency_mismatch", None)),
+    # amounts written in another unit: cents, and the toman of Iranian shops (ten rials)
+    ("1129", PriceFormat(currency="USD", scale=0.01), (11.29, None, None)),  # exactly as written, not 11.290000000000001
+    ("۳,۹۹۵,۰۰۰", PriceFormat(currency="IRR", scale=10.0), (39950000.0, None, None)),
+    ("50", PriceFormat(currency="INR", scale=0.01), (None, "placeholder", None)),  # the limit is on the scaled price
 ])
 def test_prices_are_read_as_catalogs_write_them(cell, fmt, expected):
     assert parse_price(cell, fmt) == expected
@@ -69,9 +84,11 @@ def _ingest_cli(capsys, *args) -> tuple[int, str]:
     ('[constants]\ngender = ""\n', "give the value every item has as a non-empty string"),
     ('[columns]\ngender = "sex"\n[constants]\ngender = "Women"\n', "keep one of them"),
     ('[price]\ncurrency = "dollars"\n', "ISO 4217 code"),
-    ('[price]\ncurrency = "XYZ"\n', "cannot recognise"),
+    ('[price]\ncurrency = "XYZ"\n', "which is no ISO 4217 currency code"),
     ('[price]\ndecimal_separator = ";"\n', "use one of 'auto', '.', ','"),
     ('[price]\nplaceholder_max = -1\n', "give a number >= 0"),
+    ('[price]\nscale = 0\n', "give the number each written amount is multiplied by"),
+    ('[price]\nscale = "cents"\n', "give the number each written amount is multiplied by"),
     ('[price]\ncurency = "USD"\n', "did you mean 'currency'?"),
     ('[clean.base_colour]\nremove = ["("]\n', "is no regular expression"),
     ('[clean.base_colour]\nremove = "\\\\d+"\n', "give a list of regular expressions"),
@@ -143,6 +160,12 @@ def test_the_ingested_items_keep_their_dollar_prices(us_tops, tmp_path):
     prices = pq.read_table(tmp_path / "items" / "items.parquet", columns=["price"]).column("price").to_pylist()
     report = json.loads((tmp_path / "items" / "ingest_report.json").read_text())
     assert report["rows_written"] == len(prices) and max(prices) < 500
+    # the same catalog's amounts read in another unit ([price] scale): every price ten times, said in the note
+    mapping = tmp_path / "scaled.toml"
+    mapping.write_text((us_tops / "mapping.toml").read_text(encoding="utf-8").replace("[price]\n", "[price]\nscale = 10\n"), encoding="utf-8")
+    scaled = ingest(us_tops / "catalog.csv", mapping=mapping)
+    assert scaled.table.column("price").to_pylist() == pytest.approx([10 * p for p in prices], rel=1e-15)
+    assert any(note.startswith("prices read as USD (each written amount times 10, ") for note in scaled.report.notes)
 
 
 INR = re.compile(r"\d+\.\d\d INR")

@@ -90,13 +90,15 @@ def euro_items(fixture_items) -> pa.Table:
     ("dresses under $40", None),  # another currency: not read
     ("dresses under ₹40", None),
     ("dresses under 40 rupees", None),
+    ("dresses under 50 all cotton", ["budget", "mid-range"]),  # "all" is no currency in a query (the lek's code)
+    ("tops under 50 try", ["budget", "mid-range"]),
 ])
 def test_the_parser_reads_amounts_under_the_catalogs_own_bounds(euro_items, query, tiers):
     assert price_tiers_of(euro_items).bounds == (40.0, 60.0)
     assert LexiconParser(euro_items).parse(query)["price_hint"] == tiers
 
 
-@pytest.mark.parametrize("currency", ["USD", "EUR", "GBP", "JPY", "CHF", "SEK", "AUD", "INR"])
+@pytest.mark.parametrize("currency", ["USD", "EUR", "GBP", "JPY", "CHF", "SEK", "AUD", "INR", "TRY", "IDR", "IRR", "PLN", "KRW", "BRL"])
 def test_every_written_price_phrase_reads_back_to_its_tiers(euro_items, currency):
     items = with_price_tiers(euro_items, currency)
     parser, forms = LexiconParser(items), price_forms(price_tiers_of(items))

@@ -19,7 +19,7 @@ from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, 
                                      toml_literal, toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_types import PRODUCT_WORDS, NameTypes, fold, name_tail, types_at_end_of_names
-from fashionrq.catalog.prices import CURRENCY_CODES, CURRENCY_MARKS
+from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, currency_marks
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, PART_FILE, detect_format, header_line, read_records, table_parts
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
@@ -809,7 +809,7 @@ def _prices(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
         currency = f"{beside}.{key}"
     named = Counter(t.strip().upper() for t in present_texts(guesser.values(currency))) if currency else Counter()
     code = named.most_common(1)[0][0] if len(named) == 1 else None
-    if not marks and code in CURRENCY_CODES:
+    if not marks and code in ISO_4217:
         return ["", "[price]", f'currency = "{code}"   # the {currency!r} column says {code}']
     column = found["price"][0] if isinstance(found["price"][0], str) else ""
     # else the column's name: "Price (INR)", "price_usd", "Price ($)"
@@ -826,8 +826,7 @@ def _prices(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
 
 def _currency_marks(texts: list[str]) -> Counter:
     """How often each currency mark (``$``, ``€``, ``rs``, ``inr``, ...) occurs in ``texts``, in lower case."""
-    return Counter(m.group(0).lower() for t in texts for m in re.finditer(r"us\$|a\$|c\$|\$|€|£|₹|¥|\brs\.?|\b[A-Za-z]{3}\b", t)
-                   if m.group(0).lower() in CURRENCY_MARKS)
+    return Counter(mark for t in texts for mark in currency_marks(t))
 
 
 def _photos(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:

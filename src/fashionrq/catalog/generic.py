@@ -85,8 +85,9 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport, images: Pat
     refs = References.of(path, mapping, columns)
     if mapping.prices != DEFAULT_PRICE_FORMAT:
         fmt = mapping.prices
-        report.notes.append(f"prices read as {fmt.currency} (decimal separator {fmt.decimal_separator}, the {fmt.range} end of a "
-                            f"range; at or below {fmt.placeholder_limit:g} a placeholder), as [price] in {mapping.source} says")
+        scaled = f"each written amount times {fmt.scale:g}, " if fmt.scale != 1 else ""
+        report.notes.append(f"prices read as {fmt.currency} ({scaled}decimal separator {fmt.decimal_separator}, the {fmt.range} end "
+                            f"of a range; at or below {fmt.placeholder_limit:g} a placeholder), as [price] in {mapping.source} says")
     for name, value in sorted(mapping.constants.items()):
         report.notes.append(f"{name} is {value!r} for every item ([constants] in {mapping.source})")
     _note_empty_references(records, refs, mapping, report)

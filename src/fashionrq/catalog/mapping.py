@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fashionrq.catalog.files import read_text
-from fashionrq.catalog.prices import CURRENCY_CODES, DECIMAL_SEPARATORS, DEFAULT_PRICE_FORMAT, RANGE_CHOICES, PriceFormat
+from fashionrq.catalog.prices import DECIMAL_SEPARATORS, DEFAULT_PRICE_FORMAT, ISO_4217, RANGE_CHOICES, PriceFormat
 from fashionrq.catalog.records import FORMATS, SAVE_AS_CSV, SPREADSHEETS
 from fashionrq.catalog.schema import FIELDS, STRING_FIELDS
 from fashionrq.errors import InputError
@@ -22,7 +22,7 @@ from fashionrq.errors import InputError
 #: Every key a mapping file may hold at its top level.
 MAPPING_KEYS = ("format", "encoding", "delimiter", "header_row", "sheet", "record", "list_separator", "columns", "attributes", "values", "constants", "price",
                 "clean", "variants", "skip", "photos")
-PRICE_KEYS = ("currency", "decimal_separator", "range", "placeholder_max")
+PRICE_KEYS = ("currency", "decimal_separator", "range", "placeholder_max", "scale")
 PHOTO_KEYS = ("folder", "index", "id", "path")
 VARIANT_KEYS = ("key", "fill", "take", "parent", "parent_id", "children", "variant_id")
 #: Fields a ``[constants]`` entry may set (text fields; the id and the photo path differ per item).
@@ -92,7 +92,8 @@ def _constants(path: Path, spec: dict, columns: dict[str, str]) -> dict[str, str
 
 
 def _price_format(path: Path, spec: dict) -> PriceFormat:
-    """``[price]``: the catalog's currency, decimal separator, which end of a range to keep, and the placeholder limit."""
+    """``[price]``: the catalog's currency, decimal separator, which end of a range to keep, the placeholder limit and
+    the scale of the written amounts."""
     table = _table(path, spec, "price")
     for key in table:
         if key not in PRICE_KEYS:
@@ -100,8 +101,9 @@ def _price_format(path: Path, spec: dict) -> PriceFormat:
     currency = table.get("currency", DEFAULT_PRICE_FORMAT.currency)
     if not isinstance(currency, str) or not re.fullmatch(r"[A-Z]{3}", currency):
         raise InputError(f"mapping file {path} sets currency = {currency!r} in [price]; give an ISO 4217 code such as \"USD\", \"EUR\" or \"INR\".")
-    if currency not in CURRENCY_CODES:
-        raise InputError(f"mapping file {path} sets currency = {currency!r} in [price], which fashionrq cannot recognise in price cells; use one of {', '.join(CURRENCY_CODES)}.")
+    if currency not in ISO_4217:
+        raise InputError(f"mapping file {path} sets currency = {currency!r} in [price], which is no ISO 4217 currency code; give the "
+                         "catalog's, such as \"USD\", \"EUR\", \"TRY\" or \"INR\".")
     choices = {"decimal_separator": DECIMAL_SEPARATORS, "range": RANGE_CHOICES}
     for key, valid in choices.items():
         if key in table and table[key] not in valid:
@@ -109,8 +111,12 @@ def _price_format(path: Path, spec: dict) -> PriceFormat:
     limit = table.get("placeholder_max")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int | float) or limit < 0):
         raise InputError(f"mapping file {path} sets placeholder_max = {limit!r} in [price]; give a number >= 0 (prices at or below it become null).")
+    scale = table.get("scale", 1)
+    if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale < float("inf"):
+        raise InputError(f"mapping file {path} sets scale = {scale!r} in [price]; give the number each written amount is multiplied "
+                         "by, e.g. scale = 0.01 for prices written in cents.")
     return PriceFormat(currency=currency, decimal_separator=table.get("decimal_separator", "auto"), range=table.get("range", "low"),
-                       placeholder_max=None if limit is None else float(limit))
+                       placeholder_max=None if limit is None else float(limit), scale=float(scale))
 
 
 @dataclass(frozen=True)

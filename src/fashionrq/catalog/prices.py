@@ -9,25 +9,55 @@ import math
 import re
 from dataclasses import dataclass
 
-#: Currency marks a price cell may carry, and the ISO 4217 codes each can stand for.
+#: Every active ISO 4217 currency code: a catalog's prices may be in any of them (``[price] currency``).
+ISO_4217: frozenset[str] = frozenset("""
+    AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL BSD BTN BWP BYN BZD CAD CDF CHF CLP
+    CNY COP CRC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR
+    ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT
+    MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD
+    SCR SDG SEK SGD SHP SLE SOS SRD SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VES VND
+    VUV WST XAF XCD XOF XPF YER ZAR ZMW ZWL""".split())
+#: Currency signs and words a price cell may carry (in lower case), and the ISO 4217 codes each can stand for; a
+#: cell may also name its currency by its code (``129,90 BRL``; the codes of the commonest ones in any case).
 CURRENCY_MARKS: dict[str, frozenset[str]] = {
     "$": frozenset({"USD", "AUD", "CAD", "NZD", "SGD", "HKD", "MXN"}), "us$": frozenset({"USD"}),
-    "a$": frozenset({"AUD"}), "c$": frozenset({"CAD"}), "€": frozenset({"EUR"}), "£": frozenset({"GBP"}),
-    "₹": frozenset({"INR"}), "rs": frozenset({"INR"}), "rs.": frozenset({"INR"}), "¥": frozenset({"JPY", "CNY"}),
-    **{code.lower(): frozenset({code}) for code in ("USD", "EUR", "GBP", "INR", "JPY", "CNY", "AUD", "CAD", "CHF", "SEK",
-                                                    "NOK", "DKK", "NZD", "SGD", "HKD", "MXN", "BRL")},
+    "a$": frozenset({"AUD"}), "c$": frozenset({"CAD"}), "nz$": frozenset({"NZD"}), "s$": frozenset({"SGD"}),
+    "hk$": frozenset({"HKD"}), "mx$": frozenset({"MXN"}), "r$": frozenset({"BRL"}), "€": frozenset({"EUR"}),
+    "£": frozenset({"GBP"}), "₹": frozenset({"INR"}), "rs": frozenset({"INR"}), "rs.": frozenset({"INR"}),
+    "¥": frozenset({"JPY", "CNY"}), "₺": frozenset({"TRY"}), "₽": frozenset({"RUB"}), "₩": frozenset({"KRW"}),
+    "₫": frozenset({"VND"}), "฿": frozenset({"THB"}), "₴": frozenset({"UAH"}), "₪": frozenset({"ILS"}),
+    "₦": frozenset({"NGN"}), "₱": frozenset({"PHP"}), "zł": frozenset({"PLN"}), "kč": frozenset({"CZK"}),
+    "rp": frozenset({"IDR"}), "rm": frozenset({"MYR"}), "kr": frozenset({"SEK", "NOK", "DKK", "ISK"}),
+    "kr.": frozenset({"SEK", "NOK", "DKK", "ISK"}), "﷼": frozenset({"IRR", "SAR", "OMR", "QAR", "YER"}),
+    **{code.lower(): frozenset({code}) for code in ISO_4217},
 }
-#: Every ISO 4217 code a price may be given in.
-CURRENCY_CODES: tuple[str, ...] = tuple(sorted({code for codes in CURRENCY_MARKS.values() for code in codes}))
-_MARK = re.compile(r"(us\$|a\$|c\$|\$|€|£|₹|¥|\brs\b\.?|\b(?:" + "|".join(
-    code for code in CURRENCY_MARKS if code.isalpha() and len(code) == 3) + r")\b)", re.IGNORECASE)
+#: Codes that are English words, read as a currency only in capitals (in a cell and in a query).
+CODES_THAT_ARE_WORDS = frozenset({"ALL", "BOB", "CUP", "GEL", "MAD", "MOP", "PEN", "SOS", "TOP", "TRY"})
+#: The codes read in any case in a price cell (``usd``, ``Eur``); the others only in capitals, as ``ALL`` or ``TOP``
+#: in lower case are words.
+CURRENCY_CODES: tuple[str, ...] = ("AUD", "BRL", "CAD", "CHF", "CNY", "DKK", "EUR", "GBP", "HKD", "INR", "JPY", "MXN",
+                                   "NOK", "NZD", "SEK", "SGD", "USD")
+_SIGNS = sorted((mark for mark in CURRENCY_MARKS if not mark.isalpha() or len(mark) < 3), key=lambda m: (-len(m), m))
+_MARK = re.compile("|".join([*(rf"\b{re.escape(m)}(?![a-z])" if m[0].isalpha() else re.escape(m) for m in _SIGNS),
+                             rf"\b(?:{'|'.join(CURRENCY_CODES)})\b", rf"\b(?-i:{'|'.join(sorted(ISO_4217))})\b"]), re.IGNORECASE)
+#: Currencies whose prices are written in whole units (ISO 4217's minor unit 0, and the rupiah and rial, whose
+#: cents no shop writes): in them ``150.000`` and ``3,995,000`` group thousands, whatever ``decimal_separator`` guesses.
+WHOLE_UNITS = frozenset({"BIF", "CLP", "DJF", "GNF", "IDR", "IRR", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "VND",
+                         "VUV", "XAF", "XOF", "XPF"})
 _RANGE = re.compile(r"^(.*?\d)\s*(?:-|–|—|\bto\b)\s*(\d.*)$")
 #: Words a shop writes around an amount ("Now 40.00", "MRP 1,299", "From $19.99", "499 onwards"), passed over.
 _WORDS = re.compile(r"^(?:(?:now|was|from|sale|only|just|our|special|offer|price|mrp|rrp|starting|starts|at)\b\s*:?\s*)+"
                     r"|\s*\b(?:only|each|onwards)\s*$", re.IGNORECASE)
 _DIGITS = re.compile(r"^[+-]?\d[\d.,'\s\u00a0\u202f]*$")
+#: The Arabic decimal and thousands separators (``۳٬۹۹۵٫۵``; the digits of any script are digits to Python).
+_ARABIC_SEPARATORS = str.maketrans({"\u066b": ".", "\u066c": ","})
 RANGE_CHOICES = ("low", "high", "mid")
 DECIMAL_SEPARATORS = ("auto", ".", ",")
+
+
+def currency_marks(text: str) -> list[str]:
+    """The currency signs, words and codes in ``text``, in lower case (keys of :data:`CURRENCY_MARKS`)."""
+    return [m.group(0).lower() for m in _MARK.finditer(text)]
 
 
 @dataclass(frozen=True)
@@ -39,12 +69,15 @@ class PriceFormat:
     followed by one or two digits, as in ``12,50``; else ``.``). ``range``: which end of ``10-20`` to keep (``low``,
     ``high``, or ``mid``). ``placeholder_max``: prices at or below it are placeholders and become null; default
     1.0 for INR (Myntra's 0.1 and 1.0 entries), 0 for any other currency (a $0.99 item is a real price).
+    ``scale``: what each written amount is multiplied by to be in ``currency`` (0.01 for cents; 10 for prices an
+    Iranian shop writes in toman, ten rials each); the placeholder limit applies to the scaled price.
     """
 
     currency: str = "INR"
     decimal_separator: str = "auto"
     range: str = "low"
     placeholder_max: float | None = None
+    scale: float = 1.0
 
     @property
     def placeholder_limit(self) -> float:
@@ -57,7 +90,7 @@ class PriceFormat:
         ``unparsable``, ``non_finite`` or ``placeholder`` for a price that is not stored; ``repair`` says how a price
         was read from more than an amount: ``price_range_read_as_low`` (``$10 - $14``, as ``range`` says) or
         ``price_words_passed_over`` (``Now 40.00``)."""
-        marks = [m.group(0).lower() for m in _MARK.finditer(text)]
+        marks = currency_marks(text)
         if any(self.currency not in CURRENCY_MARKS[mark] for mark in marks):
             return None, "currency_mismatch", None
         marked = " ".join(_MARK.sub(" ", text).split())
@@ -69,12 +102,19 @@ class PriceFormat:
             return None, "unparsable", None
         if any(math.isinf(v) for v in values):
             return None, "non_finite", None
-        price = {"low": min, "high": max, "mid": lambda v: sum(v) / len(v)}[self.range](values)
+        price = self._scaled({"low": min, "high": max, "mid": lambda v: sum(v) / len(v)}[self.range](values))
         if price <= self.placeholder_limit:
             return None, "placeholder", None
         return price, None, (f"price_range_read_as_{self.range}" if ranged else "price_words_passed_over" if bare != marked else None)
 
+    def _scaled(self, amount: float) -> float:
+        """``amount`` times ``scale``; a scale such as 0.01 divides by 100, so that 1129 cents are 11.29 exactly as
+        written (0.01 has no exact binary value)."""
+        divisor = round(1 / self.scale) if self.scale < 1 else 0
+        return amount / divisor if divisor and math.isclose(divisor * self.scale, 1.0, rel_tol=1e-12) else amount * self.scale
+
     def _number(self, text: str) -> float | None:
+        text = text.translate(_ARABIC_SEPARATORS)
         if not _DIGITS.match(text):
             try:
                 return float(text)  # "1e3", "inf", "nan"
@@ -83,7 +123,9 @@ class PriceFormat:
         digits = re.sub(r"[\s'\u00a0\u202f]", "", text)
         decimal = self.decimal_separator
         if decimal == "auto":
-            if "," in digits and "." in digits:
+            if self.currency in WHOLE_UNITS and re.fullmatch(r"[+-]?\d{1,3}(?:([.,])\d{3})(?:\1\d{3})*", digits):
+                decimal = "," if "." in digits else "."
+            elif "," in digits and "." in digits:
                 decimal = "," if digits.rfind(",") > digits.rfind(".") else "."
             elif re.fullmatch(r"[+-]?\d+,\d{1,2}", digits):
                 decimal = ","

@@ -24,7 +24,8 @@ _COMMON_WORDS = frozenset({
     "between", "range", "wear", "style", "styles", "new", "classic", "basic", "basics", "good", "nice", "cool", "smart",
     "fit", "look", "set", "pack", "gift", "free", "day", "night", "fresh", "urban", "street", "royal", "star",
 })
-_PLAIN = re.compile(r"[^a-z0-9₹$€£¥'&/\-.,]+")
+#: What a normalised text keeps: letters, digits, the currency signs (``₹``, ``₺``, ``zł``) and the marks inside words.
+_PLAIN = re.compile(rf"[^a-z0-9{re.escape(''.join(sorted({c for m in surface.MONEY_MARKS for c in m if not c.isascii()})))}$'&/\-.,]+")
 
 
 def normalise_text(text: str) -> str:

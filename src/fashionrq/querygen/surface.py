@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from fashionrq.catalog.prices import CURRENCY_MARKS
+from fashionrq.catalog.prices import CODES_THAT_ARE_WORDS, CURRENCY_MARKS
 from fashionrq.catalog.schema import GENDER_SYNONYMS
 from fashionrq.catalog.tiers import PriceTiers, format_amount
 
@@ -333,6 +333,10 @@ CURRENCY_FORMS: dict[str, tuple[str, str, str]] = {
     "NZD": ("$", "$", "dollars"), "SGD": ("$", "S$", "dollars"), "HKD": ("$", "HK$", "dollars"),
     "MXN": ("$", "$", "pesos"), "BRL": ("R$", "R$", "reais"), "CHF": ("CHF ", "CHF ", "francs"),
     "SEK": ("kr ", "SEK ", "kronor"), "NOK": ("kr ", "NOK ", "kroner"), "DKK": ("kr ", "DKK ", "kroner"),
+    "TRY": ("₺", "₺", "lira"), "RUB": ("₽", "RUB ", "rubles"), "PLN": ("PLN ", "PLN ", "złoty"), "THB": ("฿", "THB ", "baht"),
+    "IDR": ("Rp ", "Rp ", "rupiah"), "MYR": ("RM ", "RM ", "ringgit"), "PHP": ("₱", "PHP ", "pesos"),
+    "ILS": ("₪", "ILS ", "shekels"), "IRR": ("IRR ", "IRR ", "rials"), "AED": ("AED ", "AED ", "dirhams"),
+    "SAR": ("SAR ", "SAR ", "riyals"), "ZAR": ("ZAR ", "ZAR ", "rand"), "CZK": ("CZK ", "CZK ", "koruna"),
 }
 #: tier set -> the adjectives the verbalizer writes for it (a two-tier range is only written as an amount)
 PRICE_ADJECTIVES: dict[tuple[str, ...], tuple[str, ...]] = {
@@ -370,7 +374,8 @@ def price_forms(tiers: PriceTiers) -> dict[tuple[str, ...], tuple[tuple[str, ...
 def _money_marks() -> dict[str, frozenset[str]]:
     """Every currency sign, code and word a shopper may write beside an amount (lower-case) -> the currencies it can
     mean: the price-cell marks of :mod:`fashionrq.catalog.prices`, the signs and words above, and India's ``/-``."""
-    marks: dict[str, set[str]] = {mark: set(codes) for mark, codes in CURRENCY_MARKS.items()}
+    words = {code.lower() for code in CODES_THAT_ARE_WORDS}  # "tops under 500 all cotton": no Albanian lek
+    marks: dict[str, set[str]] = {mark: set(codes) for mark, codes in CURRENCY_MARKS.items() if mark not in words}
     for code, (sign, second, word) in CURRENCY_FORMS.items():
         for mark in (sign.strip().lower(), second.strip().lower(), word, word.removesuffix("s")):
             marks.setdefault(mark, set()).add(code)
