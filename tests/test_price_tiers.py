@@ -69,6 +69,16 @@ def test_myntra_keeps_its_rupees_and_its_tiers_are_800_and_1500():
     assert forms[("budget", "mid-range")][1] == ("under ₹1,500", "below Rs. 1,500")
 
 
+def test_tiers_in_millions_are_said_in_full(euro_items):
+    """An Iranian shop's prices (a public Digikala scrape: tertiles near 1.5 and 3.3 million rials): the build log says
+    the tertiles as amounts, never "1.49e+06"."""
+    table = euro_items.set_column(euro_items.schema.get_field_index("price"), "price",
+                                  pa.chunked_array([np.linspace(1_000_000.0, 4_000_000.0, euro_items.num_rows)]))
+    said = price_tiers_of(with_price_tiers(table, "IRR")).describe()
+    assert said.startswith("price tiers (IRR): budget < 2,000,000 <= mid-range <= 3,000,000 < premium, the catalog's price tertiles 2,000,000 and 3,000,000")
+    assert "e+06" not in said
+
+
 @pytest.fixture(scope="module")
 def euro_items(fixture_items) -> pa.Table:
     """30 items priced €10 to €90 evenly: tertiles €36.67 and €63.33, so the tiers are €40 and €60."""

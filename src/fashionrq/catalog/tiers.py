@@ -74,12 +74,12 @@ class PriceTiers:
         if self.bounds is not None:
             (low, high), (q1, q2) = self.bounds, self.tertiles
             return (f"price tiers ({self.currency}): budget < {format_amount(low)} <= mid-range <= {format_amount(high)} < "
-                    f"premium, the catalog's price tertiles {q1:,g} and {q2:,g} rounded to nice amounts "
+                    f"premium, the catalog's price tertiles {q1:,.12g} and {q2:,.12g} rounded to nice amounts "
                     f"({self.priced_items:,} items with a price)")
         why = ("no item has a price" if self.priced_items == 0 else
                f"only {self.priced_items:,} items have a price (at least {MIN_PRICED_ITEMS} needed)"
                if self.priced_items < MIN_PRICED_ITEMS else
-               f"its price tertiles {self.tertiles[0]:,g} and {self.tertiles[1]:,g} round to one nice amount")
+               f"its price tertiles {self.tertiles[0]:,.12g} and {self.tertiles[1]:,.12g} round to one nice amount")
         return f"no price tiers ({self.currency}): {why}; no query asks about price"
 
     def to_dict(self) -> dict:
