@@ -889,6 +889,19 @@ def test_a_folder_of_parts_in_two_encodings_reads_each_in_its_own_and_the_draft_
     assert "1 of the 2 parts are not UTF-8 and were read as cp1252 (b.csv); the others are UTF-8" in result.report.notes
 
 
+def test_names_in_another_script_are_said_to_make_a_cross_lingual_benchmark(tmp_path, rows):
+    """A public Digikala scrape names its products in Persian with a Latin brand or code inside ("پیراهن زنانه ال سی
+    وایکیکی مدل آستین بلند BO10357"): the ingest says so, and which encoder fits; English names say nothing."""
+    persian = [{**row, "title": f"پیراهن زنانه مدل {row['vendor']} {n}"} for n, row in enumerate(rows[:200])]
+    catalog = _write_csv(tmp_path / "catalog.csv", persian, ",")
+    notes = ingest(catalog, mapping=mapping_file(tmp_path, MAPPING)).report.notes
+    said = [note for note in notes if re.match(r"(9\d|100)% of the names are written in Arabic script: queries are written in "
+                                                 r"English, so this benchmark is cross-lingual", note)]  # a long brand: Latin
+    assert len(said) == 1 and "--encoder e5-small" in said[0]
+    english = _write_csv(tmp_path / "english.csv", rows[:200], ",")
+    assert not any("script" in note for note in ingest(english, mapping=mapping_file(tmp_path, MAPPING)).report.notes)
+
+
 def test_a_folder_of_parts_of_other_tables_or_formats_is_one_sentence(tmp_path, rows, capsys):
     folder = tmp_path / "parts"
     folder.mkdir()

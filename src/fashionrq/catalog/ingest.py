@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
@@ -99,9 +100,15 @@ def _nothing_ingested(source: str, report: IngestReport) -> str:
 
 
 def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestResult:
-    """The ingest result: ``table`` with the price tiers of its prices in ``currency`` recorded, said in the notes."""
+    """The ingest result: ``table`` with the price tiers of its prices in ``currency`` recorded, said in the notes,
+    and a note when the names are mostly written in another script than Latin."""
     table = with_price_tiers(table, currency)
     report.notes.append(price_tiers_of(table).describe())
+    script, share = names_script(table.column("name").to_pylist())
+    if script != "LATIN" and share >= 0.5:
+        report.notes.append(f"{share:.0%} of the names are written in {script.title()} script: queries are written in English, so "
+                            "this benchmark is cross-lingual (systems that match words cannot match them); build with "
+                            "--encoder e5-small, a multilingual encoder, for the items' semantic IDs")
     report.finish(table)
     return IngestResult(table=table, report=report)
 
@@ -111,6 +118,27 @@ def _keep_synthetic_flag(table: pa.Table, path: Path) -> pa.Table:
     if path.is_file() and path.suffix == ".parquet" and (pq.read_schema(path).metadata or {}).get(SYNTHETIC_KEY) == b"true":
         return table.replace_schema_metadata({SYNTHETIC_KEY: b"true"})
     return table
+
+
+#: Names :func:`names_script` reads, spread evenly over the catalog.
+SCRIPT_SAMPLE = 2_000
+
+
+def names_script(names: list[str | None]) -> tuple[str, float]:
+    """The script most names are written in (``LATIN``, ``ARABIC``, ``CYRILLIC``, ``CJK``, ... as Unicode names it;
+    a name's script is that of most of its letters, so a Latin brand inside a Persian name leaves it Arabic) and the
+    share of names written in it, read from :data:`SCRIPT_SAMPLE` names spread evenly over ``names``."""
+    present = [name for name in names if name]
+    sample = present[::max(1, len(present) // SCRIPT_SAMPLE)]
+    scripts = Counter()
+    for name in sample:
+        letters = Counter(unicodedata.name(ch, "?").split()[0] for ch in name if ch.isalpha())
+        if letters:
+            scripts[min(letters.items(), key=lambda kv: (-kv[1], kv[0]))[0]] += 1
+    if not scripts:
+        return "LATIN", 0.0
+    script, count = min(scripts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return script, count / sum(scripts.values())
 
 
 def write_items(table: pa.Table, path: Path, row_group_size: int = 131_072) -> None:
