@@ -1046,3 +1046,48 @@ def test_the_draft_reads_a_price_object_with_its_currency_and_the_price_before_a
     read = ingest(catalog, mapping=_drafted(tmp_path, catalog)[0]).table.to_pylist()
     by_id = {item["item_id"]: item for item in items}
     assert len(read) > 200 and all(item["price"] == round(by_id[item["item_id"]]["price"]) for item in read)
+
+
+def test_a_catalog_in_parts_by_category_with_names_in_another_script_reads_the_type_from_the_parts(tmp_path, fixture_items):
+    """A public Digikala scrape: 30 parts named by gender and category (``category-women-dresses.csv``), Persian names
+    that end in no English type, prices in Persian digits, the product page address as the only id, a product fetched
+    twice. The draft reads the type and gender from the parts' names (a part that names none, ``boys-clothing``,
+    refused), the address as the id with [variants] for the repeats, and ingest gives each item its part's type."""
+    items = [i for i in fixture_items.to_pylist() if i["price"] and i["name"]]
+    kinds = [("Men", "Tshirts"), ("Women", "Tshirts"), ("Men", "Casual Shoes"), ("Women", "Kurtas"), ("Men", "Watches"),
+             ("Women", "Handbags")]
+    folder = tmp_path / "digikala"
+    folder.mkdir()
+    persian = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
+    parts = {f"category-{gender.lower()}-{type_.lower().replace(' ', '-')}.csv": [i for i in items if (i["gender"], i["article_type"]) == (gender, type_)]
+             for gender, type_ in kinds}
+    parts["category-boys-clothing.csv"] = [i for i in items if i["gender"] == "Boys"]
+    for name, part in parts.items():
+        assert len(part) >= 5, name
+        rows = [{"name": f"پیراهن مدل {i['item_id']}", "price": f"{int(i['price']):,}".translate(persian),
+                 "link": f"https://www.digikala.com/product/dkp-{i['item_id']}/"} for i in part]
+        _write_rows(folder / name, rows + rows[:1] if name == "category-women-kurtas.csv" else rows)
+    drafted, text = _drafted(tmp_path, folder, lambda t: t.replace('currency = "INR"', 'currency = "IRR"'))
+    spec = tomllib.loads(text)
+    assert spec["columns"]["article_type"] == "@file" and spec["columns"]["gender"] == "@file"
+    assert spec["columns"]["item_id"] == "link" and spec["variants"]["key"] == ["link"]
+    assert spec["clean"]["article_type"]["refuse"] == ["category boys clothing"]
+    assert spec["values"]["article_type"] == {"category men casual shoes": "Casual Shoes", "category men tshirts": "Tshirts",
+                                              "category men watches": "Watches", "category women handbags": "Handbags",
+                                              "category women kurtas": "Kurtas", "category women tshirts": "Tshirts"}
+    result = ingest(folder, mapping=drafted)
+    got = {item["item_id"].split("dkp-")[1].rstrip("/"): item for item in result.table.to_pylist()}
+    source = {i["item_id"]: i for i in items}
+    assert len(got) == sum(len(p) for n, p in parts.items() if "boys" not in n)
+    assert all((item["gender"], item["article_type"], item["price"]) == (source[i]["gender"], source[i]["article_type"], source[i]["price"])
+               for i, item in got.items())
+    report = result.report.to_dict()
+    assert report["values_nulled"]["refused_article_type"]["count"] == len(parts["category-boys-clothing.csv"])
+    assert sum(r["reason"].startswith("a variant of the product") for r in report["rejected"]) == 1
+
+
+def _write_rows(path: Path, rows: list[dict]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)

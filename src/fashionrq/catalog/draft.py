@@ -18,7 +18,7 @@ from fashionrq.catalog.generic import ROW_NUMBER, descriptive_brands, refused_br
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, Guesser, norm, norms, present_texts, toml_key,
                                      toml_literal, toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
-from fashionrq.catalog.name_types import PRODUCT_WORDS, NameTypes, fold, name_tail, types_at_end_of_names
+from fashionrq.catalog.name_types import NO_TYPE_WORDS, PRODUCT_WORDS, NameTypes, fold, name_tail, types_at_end_of_names
 from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, currency_marks
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, PART_FILE, detect_format, header_line, read_records, table_parts
 from fashionrq.catalog.report import IngestReport
@@ -187,8 +187,10 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
             found["item_id"] = (group, f"no id column, but every record has its own {group}")
         else:
             guesser.used.discard(group)
-    if "item_id" not in found and (column := _id_column_by_values(guesser)) is not None:
-        found["item_id"] = (column, "no id column by name, but its values tell every record apart")
+    if "item_id" not in found and (by_values := _id_column_by_values(guesser)) is not None:
+        found["item_id"] = by_values
+        if by_values[1].endswith("CHECK"):
+            draft.checks.append(f"no id column: the ids are the product page addresses in {by_values[0]!r}")
     if "name" not in found and (column := _name_column_by_values(guesser)) is not None:
         found["name"] = (column, "no name column by name, but its texts name fashion products")
     if "attributes" not in found and (column := _attribute_objects(guesser)) is not None:
@@ -218,6 +220,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         guesser.used.discard(column)
         lines.append(f"# {toml_reference(column)} is {guesser.values(column)[0]!r} in every record of the sample: no category, left out")
     extra += _type_from_names(draft, guesser, found, lines)
+    extra += _type_from_parts(draft, guesser, found, lines)
     if "item_id" not in found:  # a scrape: its records' numbers in the file are its ids
         found["item_id"] = (ROW_NUMBER, "")
         lines.append(f'item_id = "{ROW_NUMBER}"   # CHECK: no column looks like an id, so each record\'s number in the file is its '
@@ -275,16 +278,25 @@ def _one_table_each(lines: list[str]) -> list[str]:
     return [line for lines_of in blocks for line in lines_of]
 
 
-def _id_column_by_values(guesser: Guesser) -> str | None:
+def _id_column_by_values(guesser: Guesser) -> tuple[str, str] | None:
     """An unused column named like an id (``p_id``, ``style_no``, ``item_code``) whose values, single words, tell every
-    record apart."""
-    for column in guesser.columns:
-        if column in guesser.used or not re.search(r"(id|no|num|number|code|key|ref|sku)$", norm(column)):
+    record apart; else one of product page addresses in every record, nine in ten of them different (a scrape's
+    ``link``: a product fetched twice is one address twice, which ``[variants]`` reads as one product). The column,
+    and why, in words."""
+    unused = [column for column in guesser.columns if column not in guesser.used]
+    for column in unused:
+        if not re.search(r"(id|no|num|number|code|key|ref|sku)$", norm(column)):
             continue
         texts = present_texts(guesser.values(column, every_record=True))
         if len(texts) == len(guesser.every_record) and len(set(texts)) == len(texts) and not any(" " in t for t in texts):
             guesser.used.add(column)
-            return column
+            return column, "no id column by name, but its values tell every record apart"
+    for column in unused:
+        texts = present_texts(guesser.values(column, every_record=True))
+        if (len(texts) == len(guesser.every_record) and len(set(texts)) >= 0.9 * len(texts)
+                and all(re.fullmatch(r"https?://\S+", t) for t in texts)):
+            guesser.used.add(column)
+            return column, "no id column, but every record has a product page address; CHECK"
     return None
 
 
@@ -417,6 +429,42 @@ def _type_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[st
     return _name_types_section(types)
 
 
+def _type_from_parts(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
+    """With no type column and names that end in no type (a Digikala scrape's Persian names), the type the names of
+    a catalog's parts say (``category-women-dresses.csv``: Dresses), when they say one for half of the records or
+    more: each part's words but those every part has, its gender and words that name no type (``boys clothing``)."""
+    if "article_type" in found or PART_FILE not in guesser.columns:
+        return []
+    records = Counter(present_texts(guesser.values(PART_FILE, every_record=True)))
+    common = set.intersection(*(set(part.lower().split()) for part in records)) if len(records) > 1 else set()
+    types = {part: _part_type([w for w in part.split() if w.lower() not in common and not _GENDER_WORD.fullmatch(w)])
+             for part in records}
+    typed = {part: type_ for part, type_ in types.items() if type_}
+    share = sum(records[part] for part in typed) / max(sum(records.values()), 1)
+    if share < 0.5 or len(set(typed.values())) < 2:
+        return []
+    found["article_type"] = (PART_FILE, "")
+    guesser.used.add(PART_FILE)
+    lines.append(f'article_type = "{PART_FILE}"   # no type column and the names end in none, but the names of the parts say '
+                 f"one for {share:.0%} of the records")
+    draft.checks.append(f"the type is read from the names of the parts: {len(set(typed.values()))} types, for {share:.0%} of the records")
+    untyped = sorted(part for part in records if part not in typed)
+    out = ["", "[clean.article_type]   # the parts whose names say no type: their items are rejected; CHECK",
+           f"refuse = [{', '.join(toml_literal(re.escape(part).replace(chr(92) + ' ', ' ')) for part in untyped)}]"] if untyped else []
+    return out + ["", "[values.article_type]   # the type each part's name says; CHECK",
+                  *(f"{toml_key(part)} = {json.dumps(type_)}" for part, type_ in sorted(typed.items()))]
+
+
+def _part_type(words: list[str]) -> str:
+    """The type a part's remaining words name, each capitalised but the small words inside (``tops and croptops``:
+    Tops and Croptops); none when they are only words that name no type (``clothing``)."""
+    while words and words[0].lower() in NO_TYPE_WORDS:
+        words = words[1:]
+    while words and words[-1].lower() in NO_TYPE_WORDS:
+        words = words[:-1]
+    return " ".join(w if w.lower() in NO_TYPE_WORDS else w[:1].upper() + w[1:] for w in words)
+
+
 def _type_from_names_where_missing(draft: Draft, guesser: Guesser, found: dict, lines: list[str], extra: list[str]) -> list[str]:
     """A type column that some records leave empty (Amazon's category lists, empty for a quarter of the products):
     for those, the type at the end of the name, when half of their names or more end in one (a clean-up ``from`` the
@@ -463,7 +511,7 @@ def _type_column_by_values(guesser: Guesser, name: str) -> tuple[str, str] | Non
     agreeing: list[tuple[float, str, str]] = []
     known: list[tuple[str, str]] = []
     for column in guesser.columns:
-        texts = present_texts(guesser.values(column)) if column not in guesser.used else []
+        texts = present_texts(guesser.values(column)) if column not in guesser.used | {PART_FILE} else []  # parts: _type_from_parts
         separator = _path_separator(texts, PATH_SEPARATORS)  # "Apparel | Topwear | Tshirts": the last part
         lasts = [_last_part(t, separator) for t in texts]
         if (len(texts) < len(guesser.records) / 2 or len(set(texts)) > len(texts) / 2

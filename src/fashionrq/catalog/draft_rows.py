@@ -56,7 +56,7 @@ def _repeated_ids(guesser: Guesser, found: dict) -> list[str]:
     repeats = sum(n - 1 for n in ids.values() if n > 1)
     if not repeats:
         return []
-    return ["", f"[variants]   # CHECK: {repeats:,} records repeat an earlier record's {column}; the first of each is kept, "
+    return ["", f"[variants]   # CHECK: {repeats:,} record{'s repeat' if repeats != 1 else ' repeats'} an earlier record's {column}; the first of each is kept, "
             "the others listed", f"key = [{json.dumps(column)}]"]
 
 

@@ -37,17 +37,17 @@ GENERIC = frozenset({"set", "combo", "kit", "pack", "collection", "piece", "pair
 #: Last words that finish a type named by the word before them ("Lace Up", "Slip On"), whatever that word is.
 _PARTICLES = frozenset({"up", "on", "off"})
 _OCCASIONS = frozenset(t for t in OCCASION_TERMS if " " not in t)
-#: Last words that are no type: colours, genders, departments (``Kidswear``), small words, measures.
-_NO_TYPE = (frozenset(w for c in COLOURS for w in c.split()) | frozenset(GENDER_SYNONYMS) | GENERIC | _PARTICLES
+#: Words that are no type: colours, genders, departments (``Kidswear``, ``Clothing``), small words, measures.
+NO_TYPE_WORDS = (frozenset(w for c in COLOURS for w in c.split()) | frozenset(GENDER_SYNONYMS) | GENERIC | _PARTICLES
             | frozenset({"of", "and", "with", "without", "for", "the", "in", "a", "an", "to", "by", "from", "kids", "kidswear",
                          "clothing", "apparel", "accessories", "accessory", "product", "item", "new", "edition"})
             | frozenset({"size", "inch", "cm", "mm", "ml", "ltr", "litre", "liter", "kg", "gm", "gram", "diameter",
                          "length", "width", "height", "weight", "capacity", "spf"}))
 #: Words that describe a type and are never part of its name (a pattern, material or fit word).
-_MODIFIERS = _NO_TYPE | frozenset(w for t in PATTERN_TERMS + MATERIAL_TERMS + STYLE_TERMS for w in re.split(r"[\s-]", t))
+_MODIFIERS = NO_TYPE_WORDS | frozenset(w for t in PATTERN_TERMS + MATERIAL_TERMS + STYLE_TERMS for w in re.split(r"[\s-]", t))
 #: Last words that are no type either, though they may come before one ("Casual Shoes"): an occasion, a season, a
 #: pattern, a marketplace title's praise ("... Dress Summer Beach", "... Top Random Print", "... Perfect").
-_NO_LAST_WORD = (_NO_TYPE | frozenset(w for w in _OCCASIONS if not w.endswith("wear"))
+_NO_LAST_WORD = (NO_TYPE_WORDS | frozenset(w for w in _OCCASIONS if not w.endswith("wear"))
                  | frozenset(t for t in PATTERN_TERMS if " " not in t and t != "lace")
                  | frozenset({"summer", "winter", "spring", "autumn", "style", "styles", "design", "look", "day", "holiday",
                               "festival", "washable", "quality", "suitable", "perfect", "ideal", "gift", "gifts"}))
