@@ -12,11 +12,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from conftest import MYNTRA_SMALL
 from fashionrq import compare, evaluate
+from fashionrq.errors import WeakReleaseError
 from fashionrq.tasks import MIN_UNITS, bench_stats, codebook_candidates
+from fashionrq.tasks.release import check_quality
 
 PRODUCTS = 110
 
@@ -55,6 +58,25 @@ def test_a_weak_release_is_refused_in_one_sentence_with_nothing_written(refused)
     assert f"fewer than {MIN_UNITS} bootstrap units" in message and "--allow-weak" in message
     assert "units per task: t1 0," in message and "Traceback" not in result.stderr
     assert not out.exists()
+
+
+def test_the_refusal_names_mapping_more_fields_first_when_the_items_say_little_but_their_type(fixture_items):
+    """A public Digikala scrape's items have a name, type, gender and price only: its weak tasks come from queries
+    that can ask for little else, so the fix named first is to map the fields it lacks; the fixture's items, which
+    have them, are told to bring more items per type."""
+    units = {"t1": 6, "t1o": 279, "t2": 57, "t3": 4, "t4": 6}
+    bare = fixture_items
+    for field in ("brand", "base_colour", "usage", "attributes"):
+        column = bare.column(field)
+        bare = bare.set_column(bare.schema.get_field_index(field), field, pa.nulls(len(bare), column.type))
+    with pytest.raises(WeakReleaseError) as refused:
+        check_quality(units, "BENCH", False, bare)
+    assert "its items have no brand, colour, usage or attributes (nine in ten or more), so its queries can ask for little " \
+           "but a type, gender and price" in str(refused.value) and "--allow-weak" in str(refused.value)
+    with pytest.raises(WeakReleaseError) as refused:
+        check_quality(units, "BENCH", False, fixture_items)
+    assert "; give the catalog more items per product type, or rebuild with --allow-weak" in str(refused.value)
+    check_quality(units, "BENCH", True, bare)  # --allow-weak: written
 
 
 def test_allow_weak_writes_it_and_the_build_prints_the_units_and_a_warning(weak):

@@ -63,13 +63,7 @@ class IngestReport:
     def finish(self, table: pa.Table) -> None:
         """Count written rows and per-field missing values of the final table."""
         self.rows_written = table.num_rows
-        self.missing = {name: int(table.column(name).null_count) for name in FIELDS}
-        for name in ("colours", "attributes"):  # list-like fields: an empty value counts as missing
-            column = table.column(name)
-            if pa.types.is_map(column.type):
-                column = column.cast(pa.list_(pa.struct([("key", pa.string()), ("value", pa.string())])))
-            lengths = pc.list_value_length(column)
-            self.missing[name] += int(pc.sum(pc.equal(lengths, 0)).as_py() or 0)
+        self.missing = missing_counts(table)
 
     def to_dict(self) -> dict:
         """A JSON-ready view, with ids sorted for byte-stable output."""
@@ -162,3 +156,14 @@ def rows_to_table(rows: list[dict], source: str) -> pa.Table:
     columns["colours"] = [c or [] for c in columns["colours"]]
     columns["attributes"] = [sorted((a or {}).items()) for a in columns["attributes"]]
     return pa.table(columns, schema=ITEMS_SCHEMA)
+
+
+def missing_counts(table: pa.Table) -> dict[str, int]:
+    """The null values of every field of an items table; of the colours and attributes, the empty ones too."""
+    missing = {name: int(table.column(name).null_count) for name in FIELDS}
+    for name in ("colours", "attributes"):
+        column = table.column(name)
+        if pa.types.is_map(column.type):
+            column = column.cast(pa.list_(pa.struct([("key", pa.string()), ("value", pa.string())])))
+        missing[name] += int(pc.sum(pc.equal(pc.list_value_length(column), 0)).as_py() or 0)
+    return missing

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fashionrq.catalog import ingest, write_items
+from fashionrq.catalog.report import missing_counts
 from fashionrq.catalog.synth import is_synthetic
 from fashionrq.catalog.tiers import price_tiers_of
 from fashionrq.encoders.given import item_vectors
@@ -380,7 +381,7 @@ def _construct(config: BuildConfig, items: pa.Table, sids: np.ndarray, vectors: 
         if queries_backend == "mcmr":  # MCMR relevance: every condition satisfied (open-corpus grades only)
             tasks = replace(tasks, matches=ConstraintMatches(frame, photos, queries))
         tasks.report["open_depth"] = task_config.open_depth
-        check_quality(tasks.report["bootstrap_units"], config.out, config.allow_weak)
+        check_quality(tasks.report["bootstrap_units"], config.out, config.allow_weak, items)
         used = tasks.used_queries()
         query_report.update(phi_report, kept_in_tasks=len(used))
         query_report["parser_agreement"], query_report["parser_agreement_lexicon_worded"] = parser_agreement(
@@ -401,16 +402,27 @@ def weak_tasks(units: dict[str, int]) -> dict[str, int]:
     return {task: n for task, n in units.items() if n < MIN_UNITS}
 
 
-def check_quality(units: dict[str, int], out: str | Path, allow_weak: bool) -> None:
-    """The quality gate: refuse a release with a weak task (:func:`weak_tasks`) unless ``allow_weak``."""
+#: The item fields a query may ask about beyond its type, gender and price, as the refusal names them.
+DESCRIBING_FIELDS = {"brand": "brand", "base_colour": "colour", "usage": "usage", "attributes": "attributes"}
+
+
+def check_quality(units: dict[str, int], out: str | Path, allow_weak: bool, items: pa.Table | None = None) -> None:
+    """The quality gate: refuse a release with a weak task (:func:`weak_tasks`) unless ``allow_weak``; the fix it
+    names first, when ``items`` lack nearly every field that describes an item beyond its type, is to map them."""
     weak = weak_tasks(units)
     if weak and not allow_weak:
         counts = ", ".join(f"{task} {n}" for task, n in units.items())
+        missing = missing_counts(items) if items is not None and items.num_rows else {}
+        lacking = [word for field, word in DESCRIBING_FIELDS.items() if missing and missing[field] >= 0.9 * items.num_rows]
+        fix = "give the catalog more items per product type"
+        if len(lacking) >= 3:
+            fix = (f"its items have no {', '.join(lacking[:-1])} or {lacking[-1]} (nine in ten or more), so its queries can ask "
+                   "for little but a type, gender and price, which tell few clusters apart: map those fields if the catalog "
+                   f"has them (docs/catalog.md), or {fix}")
         raise WeakReleaseError(
             f"the release would give {', '.join(weak)} fewer than {MIN_UNITS} bootstrap units, too few for a meaningful "
-            f"interval (units per task: {counts}), so nothing was written to {out}; give the catalog more items per "
-            "product type, or rebuild with --allow-weak (in Python, allow_weak=True) to write it anyway, its weak tasks flagged "
-            "by compare and the report.")
+            f"interval (units per task: {counts}), so nothing was written to {out}; {fix}, or rebuild with --allow-weak (in "
+            "Python, allow_weak=True) to write it anyway, its weak tasks flagged by compare and the report.")
 
 
 def _photos(items: pa.Table, cache_dir: str | Path | None):
