@@ -19,6 +19,8 @@ from fashionrq.io import atomic_write_text
 REJECTED_SHOWN = 20
 #: Ids listed per repair reason in a summary.
 IDS_SHOWN = 10
+#: The characters of an id those lines show: a longer one (a product page address as the id) is cut, with "…".
+ID_SHOWN_CHARS = 48
 #: What makes one rejection's reason differ from another's of its kind: a place (``feed.tsv:2``), a quoted value (in
 #: the double quotes ``repr`` gives a value with an apostrophe: ``"Women's Clothing"``), a number.
 _PARTICULARS = re.compile(r"\S+:\d+|'[^']*'|\"[^\"]*\"|\b\d[\d,]*\b")
@@ -114,7 +116,8 @@ def summary_lines(summary: dict) -> list[str]:
     lines = []
     for reason, entry in summary["repaired"].items():
         more = f", … ({entry['count'] - IDS_SHOWN:,} more in ingest_report.json)" if entry["count"] > IDS_SHOWN else ""
-        lines.append(f"repaired ({reason}): {entry['count']:,} — ids {', '.join(entry['ids'][:IDS_SHOWN])}{more}")
+        ids = ", ".join(i if len(i) <= ID_SHOWN_CHARS else i[:ID_SHOWN_CHARS - 1] + "…" for i in entry["ids"][:IDS_SHOWN])
+        lines.append(f"repaired ({reason}): {entry['count']:,} — ids {ids}{more}")
     lines += [f"rejected {row['row']}: {row['reason']}" for row in summary["rejected"][:REJECTED_SHOWN]]
     if len(summary["rejected"]) > REJECTED_SHOWN:
         lines.append(f"… and {len(summary['rejected']) - REJECTED_SHOWN:,} more rows rejected, each with its reason in "
