@@ -8,6 +8,7 @@ import html
 import json
 import re
 import tomllib
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,9 @@ import pytest
 from conftest import OTHER_SCHEMA, main_code, mapping_file
 from fashionrq.catalog import ingest
 from fashionrq.catalog.draft import _one_table_each, draft_mapping
-from fashionrq.catalog.report import summary_lines
 from fashionrq.catalog.name_types import fold, name_tail, other_number, types_at_end_of_names
+from fashionrq.catalog.report import summary_lines
+from fashionrq.errors import InputError
 
 HM_SCHEMA = OTHER_SCHEMA.parent / "hm_schema"
 CORE = ("item_id", "name", "brand", "gender", "article_type", "colours", "price", "description")
@@ -28,6 +30,12 @@ def _drafted(tmp_path: Path, catalog: Path, edit=lambda text: text) -> tuple[Pat
     path = tmp_path / "drafted.toml"
     path.write_text(text, encoding="utf-8")
     return path, text
+
+
+def _without_pattern(item: dict) -> dict:
+    """``item`` without the Pattern the draft reads from its name (a catalog with no pattern column), as the
+    mappings written by hand have none."""
+    return {**item, "attributes": [(k, v) for k, v in item["attributes"] if k != "Pattern"]}
 
 
 def _core(table) -> list[dict]:
@@ -65,7 +73,8 @@ def test_the_draft_for_a_us_export_finds_its_columns_and_its_dollars(tmp_path, u
     genders = ingest(us_tops / "catalog.csv", mapping=drafted).table.column("gender").to_pylist()
     assert genders.count("Women") > 0.8 * len(genders)
     # the colour codes, sizes and repeats and the product-type codes are seen, and cleaned as the hand mapping does
-    assert set(spec["clean"]) == {"base_colour", "article_type", "gender"} and spec["clean"]["article_type"]["words"] is True
+    assert set(spec["clean"]) == {"base_colour", "article_type", "gender", "attributes"} and spec["clean"]["article_type"]["words"] is True
+    assert spec["attributes"] == {"Pattern": "item_name"} and spec["values"]["attributes"]["Pattern"]["stripes"] == "Striped"
     drafted_items = ingest(us_tops / "catalog.csv", mapping=drafted).table
     hand = ingest(us_tops / "catalog.csv", mapping=us_tops / "mapping.toml").table
     for column in ("item_id", "name", "brand", "article_type", "base_colour", "colours", "price"):
@@ -221,10 +230,11 @@ def test_the_draft_for_a_woocommerce_export_reads_its_parents_and_variations(tmp
     assert spec["variants"] == {"parent": "Parent", "parent_id": ["SKU", "id:{ID}"],
                                 "key": ["Parent", "Attribute {n} value(s)[Attribute {n} name=Color|Colour]"],
                                 "fill": ["Description", "Categories", "Brands", "Attribute {n} name", "Attribute {n} value(s)"]}
-    assert spec["columns"]["article_type"] == spec["columns"]["gender"] == "Categories" and "values" not in spec
-    assert spec["attributes"] == {"Fabric": "Attribute {n} value(s)[Attribute {n} name=Fabric]"}
+    assert spec["columns"]["article_type"] == spec["columns"]["gender"] == "Categories" and set(spec["values"]) == {"attributes"}
+    assert spec["attributes"] == {"Fabric": "Attribute {n} value(s)[Attribute {n} name=Fabric]", "Pattern": "Name"}  # names: "Check"
     mine, hand = (ingest(catalog, mapping=m) for m in (drafted, woocommerce_export / "mapping.toml"))
-    without_id = [[{k: v for k, v in item.items() if k != "item_id"} for item in result.table.to_pylist()] for result in (mine, hand)]
+    without_id = [[{k: v for k, v in _without_pattern(item).items() if k != "item_id"} for item in result.table.to_pylist()]
+                  for result in (mine, hand)]
     assert without_id[0] == without_id[1]
     assert [r["row"] for r in mine.report.to_dict()["rejected"]] == [r["row"] for r in hand.report.to_dict()["rejected"]]
 
@@ -323,7 +333,8 @@ def test_the_draft_for_a_2014_amazon_dump_reads_its_category_paths_and_the_colou
     assert spec["columns"]["article_type"] == ["categories[0=Clothing, Shoes & Jewelry][-1]", "categories[0][-1]"]
     assert (spec["columns"]["gender"], spec["columns"]["image_path"]) == ("categories[0=Clothing, Shoes & Jewelry][1]", "imUrl")
     mine, hand = (ingest(catalog, mapping=m).table.to_pylist() for m in (drafted, amazon_2014_dump / "mapping.toml"))
-    assert [{**item, "base_colour": None, "colours": None} for item in mine] == [{**item, "base_colour": None, "colours": None} for item in hand]
+    assert [{**_without_pattern(item), "base_colour": None, "colours": None} for item in mine] == \
+        [{**item, "base_colour": None, "colours": None} for item in hand]
     assert sum(a["base_colour"] == b["base_colour"] for a, b in zip(mine, hand, strict=True)) >= 0.95 * len(hand)
 
 
@@ -482,7 +493,7 @@ def test_the_draft_for_a_product_master_workbook_is_the_hand_written_mapping_onc
     assert spec["header_row"] == 3 and "sheet" not in spec
     assert spec["columns"]["item_id"] == "Style Code" and spec["columns"]["discounted_price"] == "Sale Price"
     mine, hand = (ingest(catalog, mapping=m) for m in (drafted, product_workbook / "mapping.toml"))
-    assert mine.table.to_pylist() == hand.table.to_pylist() and mine.table.num_rows == 2180
+    assert [_without_pattern(i) for i in mine.table.to_pylist()] == hand.table.to_pylist() and mine.table.num_rows == 2180
 
 
 def _same_type(a: str, b: str) -> bool:
@@ -1095,3 +1106,40 @@ def _write_rows(path: Path, rows: list[dict]) -> None:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+
+
+def test_the_draft_reads_the_attributes_the_names_say_each_in_one_spelling(tmp_path, fixture_items):
+    """Titles as a public SHEIN scrape writes them, with no attribute column ("... Striped Drawstring Waist Sleeveless
+    Dress"): the draft reads the pattern (a fifth of the fixture's names say one) and the sleeve length a tenth or more
+    of the names say from the names, and each spelling in any case as one value ("stripes", "STRIPED": Striped;
+    "Long Sleeve": Long Sleeves); an attribute fewer names say (the fit) is not read."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["price"]]
+    sleeves = ("Long Sleeve", "long sleeves", "Sleeveless", "SHORT SLEEVE")
+    rows = [{"title": f"{i['name']} {sleeves[n % 4]}" if n % 5 == 0 else i["name"].replace("Striped", "STRIPES" if n % 2 else "stripes"),
+             "price": f"${i['price'] / 80:.2f}"} for n, i in enumerate(items)]
+    catalog = tmp_path / "titles.csv"
+    _write_rows(catalog, rows)
+    drafted, text = _drafted(tmp_path, catalog)
+    spec = tomllib.loads(text)
+    assert spec["attributes"] == {"Pattern": "title", "Sleeve Length": "title"}
+    assert "Pattern = \"title\"   # no Pattern column, but 1" in text  # a share of the names, said
+    result = ingest(catalog, mapping=drafted).table.to_pylist()
+    read = {key: Counter(v for item in result for k, v in item["attributes"] if k == key) for key in ("Pattern", "Sleeve Length")}
+    assert set(read["Sleeve Length"]) == {"Long Sleeves", "Sleeveless", "Short Sleeves"} and read["Sleeve Length"]["Long Sleeves"] > 0
+    striped = sum("striped" in i["name"].lower() for i in items)
+    assert striped >= 20 and read["Pattern"]["Striped"] >= striped and not {"STRIPES", "stripes", "Stripes"} & set(read["Pattern"])
+    assert {"Solid", "Printed", "Checked"} <= set(read["Pattern"])
+
+
+def test_a_value_map_for_an_attribute_is_a_section_of_its_own(tmp_path):
+    catalog = tmp_path / "catalog.csv"
+    catalog.write_text("id,name,type,fabric\n1,Black Top,Tops,100% cotton\n2,Red Top,Tops,Cotton\n", encoding="utf-8")
+    mapping = mapping_file(tmp_path, '[columns]\nitem_id = "id"\narticle_type = "type"\n[attributes]\nFabric = "fabric"\n'
+                                     '[values.attributes.Fabric]\n"100% cotton" = "Cotton"\n')
+    assert [dict(i["attributes"]) for i in ingest(catalog, mapping=mapping).table.to_pylist()] == [{"Fabric": "Cotton"}] * 2
+    mapping.write_text('[columns]\nitem_id = "id"\n[values.attributes.Fabric]\n"100% cotton" = 1\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"maps '100% cotton' to 1 in \[values\.attributes\.Fabric\]; the canonical value must be a string"):
+        ingest(catalog, mapping=mapping)
+    mapping.write_text('[columns]\nitem_id = "id"\n[values.fabric]\n"100% cotton" = "Cotton"\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"\(an attribute's values: \[values\.attributes\.<key>\]\)"):
+        ingest(catalog, mapping=mapping)

@@ -18,6 +18,7 @@ from fashionrq.catalog.generic import ROW_NUMBER, descriptive_brands, refused_br
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, Guesser, norm, norms, present_texts, toml_key,
                                      toml_literal, toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
+from fashionrq.catalog.name_attributes import NAME_ATTRIBUTES, attributes_in_names
 from fashionrq.catalog.name_types import NO_TYPE_WORDS, PRODUCT_WORDS, NameTypes, fold, name_tail, types_at_end_of_names
 from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, currency_marks
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, PART_FILE, detect_format, header_line, read_records, table_parts
@@ -249,6 +250,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     pairs = Pairs.find(guesser)
     if pairs is not None:
         attributes += [(key, (reference, "the option of that name")) for key, reference in pairs.attributes(guesser, {k for k, _ in attributes})]
+    extra += _attributes_from_names(guesser, found, attributes)
     extra += variants_section(guesser, found)
     extra += _rows_of_no_product(guesser)
     if attributes:
@@ -560,6 +562,22 @@ def _name_types_section(types: NameTypes, source: str | None = None) -> list[str
     if types.value_map():
         out += ["", "[values.article_type]   # each type's other spellings and number, read as the type"]
         out += [f"{toml_key(spelling)} = {json.dumps(type_)}" for spelling, type_ in types.value_map().items()]
+    return out
+
+
+def _attributes_from_names(guesser: Guesser, found: dict, attributes: list) -> list[str]:
+    """With no attribute columns, the attributes a tenth of the names or more say (``Striped``, ``Sleeveless``,
+    ``Slim Fit``): each read from the name, its spellings read as one value; added to ``attributes``."""
+    if "attributes" in found or "name" not in found or not isinstance(found["name"][0], str):
+        return []
+    names = present_texts(guesser.values(found["name"][0], every_record=True))
+    out = []
+    for attribute in attributes_in_names(names, tuple(k for k in NAME_ATTRIBUTES if k not in dict(attributes))):
+        attributes.append((attribute.key, (found["name"][0], f"no {attribute.key} column, but {attribute.share:.0%} of the names say one")))
+        out += ["", f"[clean.attributes.{toml_key(attribute.key)}]   # the first {attribute.key} word of the name (a name without one: none)",
+                f"extract = {toml_literal(attribute.pattern())}"]
+        out += ["", f"[values.attributes.{toml_key(attribute.key)}]   # each spelling, in any case, read as one value"]
+        out += [f"{toml_key(spelling)} = {json.dumps(value)}" for spelling, value in attribute.value_map().items()]
     return out
 
 

@@ -211,7 +211,7 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
 def _cleaned_attributes(attributes: dict[str, str], mapping: Mapping, clean: RowCleaner, brand: str | None) -> dict[str, str]:
     """The attributes with HTML tags taken out of their values (``<br>Main: Cotton``; counted under
     ``repaired.html_in_attributes``), then each key's ``[clean.attributes.<key>]`` applied (counted like a field's
-    clean-up, a value left a placeholder such as ``NA`` nulled and counted)."""
+    clean-up, a value left a placeholder such as ``NA`` nulled and counted) and its ``[values.attributes.<key>]``."""
     out = {}
     for key, value in attributes.items():
         if "<" in value and (text := strip_html(value)) != value:
@@ -220,6 +220,8 @@ def _cleaned_attributes(attributes: dict[str, str], mapping: Mapping, clean: Row
         cleanup = mapping.attribute_cleanups.get(key)
         if cleanup is not None:
             value = _cleaned(value, cleanup, f"attributes.{key}", mapping.list_separator, clean.report, clean.item_id, brand)
+        if key in mapping.attribute_values and (read := to_text(value)) is not None:
+            value = mapping.attribute_values[key].get(read.strip().lower(), value)
         text = clean.text(f"attributes.{key}", value)
         if text is not None:
             out[key] = text

@@ -62,19 +62,28 @@ def _names(path: Path, section: str, table: dict) -> dict[str, str | list[str]]:
     return {str(k): v for k, v in table.items()}
 
 
-def _value_maps(path: Path, spec: dict) -> dict[str, dict[str, str]]:
-    """``[values.<field>]`` tables: canonical string fields only, each mapping spelling -> canonical value."""
-    out = {}
+def _value_maps(path: Path, spec: dict) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
+    """``[values.<field>]`` tables (canonical string fields only) and ``[values.attributes.<key>]`` ones (by attribute
+    key), each mapping spelling (in lower case) -> canonical value."""
+    fields, attributes = {}, {}
     for name, table in _table(path, spec, "values").items():
         if not isinstance(table, dict):
             raise InputError(f"mapping file {path} sets {name} = {table!r} under [values]; value maps are sections: write [values.{name}] and one \"raw\" = \"canonical\" line per spelling.")
-        if name not in STRING_FIELDS:
-            raise InputError(f"mapping file {path} has a value map [values.{name}] for no text field; {_suggest(name, sorted(STRING_FIELDS))}")
-        for raw, canonical in table.items():
-            if not isinstance(canonical, str):
-                raise InputError(f"mapping file {path} maps {raw!r} to {canonical!r} in [values.{name}]; the canonical value must be a string, e.g. {raw!r} = \"{raw}\".")
-        out[name] = {str(raw).strip().lower(): canonical for raw, canonical in table.items()}
-    return out
+        if name == "attributes" and table and all(isinstance(t, dict) for t in table.values()):
+            attributes = {key: _value_map(path, f"attributes.{key}", t) for key, t in table.items()}
+        elif name not in STRING_FIELDS:
+            raise InputError(f"mapping file {path} has a value map [values.{name}] for no text field; {_suggest(name, sorted(STRING_FIELDS))} "
+                             "(an attribute's values: [values.attributes.<key>])")
+        else:
+            fields[name] = _value_map(path, name, table)
+    return fields, attributes
+
+
+def _value_map(path: Path, name: str, table: dict) -> dict[str, str]:
+    for raw, canonical in table.items():
+        if not isinstance(canonical, str):
+            raise InputError(f"mapping file {path} maps {raw!r} to {canonical!r} in [values.{name}]; the canonical value must be a string, e.g. {raw!r} = \"{raw}\".")
+    return {str(raw).strip().lower(): canonical for raw, canonical in table.items()}
 
 
 def _constants(path: Path, spec: dict, columns: dict[str, str]) -> dict[str, str]:
@@ -429,6 +438,7 @@ class Mapping:
     columns: dict[str, str | list[str]] = field(default_factory=dict)
     attributes: dict[str, str | list[str]] = field(default_factory=dict)
     values: dict[str, dict[str, str]] = field(default_factory=dict)
+    attribute_values: dict[str, dict[str, str]] = field(default_factory=dict)  # [values.attributes.<key>]
     constants: dict[str, str] = field(default_factory=dict)
     prices: PriceFormat = DEFAULT_PRICE_FORMAT
     cleanups: dict[str, FieldCleanup] = field(default_factory=dict)
@@ -457,11 +467,13 @@ class Mapping:
         _check_spec(path, spec)
         columns = _names(path, "columns", _table(path, spec, "columns"))
         cleanups, attribute_cleanups = _cleanups(path, spec)
+        values, attribute_values = _value_maps(path, spec)
         _check_sources(path, cleanups, columns)
         return cls(
             columns=columns,
             attributes=_names(path, "attributes", _table(path, spec, "attributes")),
-            values=_value_maps(path, spec),
+            values=values,
+            attribute_values=attribute_values,
             constants=_constants(path, spec, columns),
             prices=_price_format(path, spec),
             cleanups=cleanups,
