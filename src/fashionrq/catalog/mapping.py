@@ -10,6 +10,7 @@ import codecs
 import difflib
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,24 +63,31 @@ def _names(path: Path, section: str, table: dict) -> dict[str, str | list[str]]:
     return {str(k): v for k, v in table.items()}
 
 
-def _value_maps(path: Path, spec: dict) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
-    """``[values.<field>]`` tables (canonical string fields only) and ``[values.attributes.<key>]`` ones (by attribute
-    key), each mapping spelling (in lower case) -> canonical value."""
+def _fields_and_attributes(path: Path, spec: dict, section: str, what: str, valid: tuple[str, ...] | list[str],
+                           read: Callable[[Path, str, object], object]) -> tuple[dict, dict]:
+    """A section's ``[<section>.<field>]`` tables by field (``valid`` ones only) and its
+    ``[<section>.attributes.<key>]`` ones by attribute key, each read by ``read(path, name, table)``."""
     fields, attributes = {}, {}
-    for name, table in _table(path, spec, "values").items():
-        if not isinstance(table, dict):
-            raise InputError(f"mapping file {path} sets {name} = {table!r} under [values]; value maps are sections: write [values.{name}] and one \"raw\" = \"canonical\" line per spelling.")
-        if name == "attributes" and table and all(isinstance(t, dict) for t in table.values()):
-            attributes = {key: _value_map(path, f"attributes.{key}", t) for key, t in table.items()}
-        elif name not in STRING_FIELDS:
-            raise InputError(f"mapping file {path} has a value map [values.{name}] for no text field; {_suggest(name, sorted(STRING_FIELDS))} "
-                             "(an attribute's values: [values.attributes.<key>])")
+    for name, table in _table(path, spec, section).items():
+        if name == "attributes" and isinstance(table, dict) and table and all(isinstance(t, dict) for t in table.values()):
+            attributes = {key: read(path, f"attributes.{key}", t) for key, t in table.items()}
+        elif name not in valid:
+            raise InputError(f"mapping file {path} has {what} [{section}.{name}] for no text field; {_suggest(name, valid)} "
+                             f"(an attribute's values: [{section}.attributes.<key>])")
         else:
-            fields[name] = _value_map(path, name, table)
+            fields[name] = read(path, name, table)
     return fields, attributes
 
 
-def _value_map(path: Path, name: str, table: dict) -> dict[str, str]:
+def _value_maps(path: Path, spec: dict) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
+    """``[values.<field>]`` tables (canonical string fields only) and ``[values.attributes.<key>]`` ones (by attribute
+    key), each mapping spelling (in lower case) -> canonical value."""
+    return _fields_and_attributes(path, spec, "values", "a value map", sorted(STRING_FIELDS), _value_map)
+
+
+def _value_map(path: Path, name: str, table: object) -> dict[str, str]:
+    if not isinstance(table, dict):
+        raise InputError(f"mapping file {path} sets {name} = {table!r} under [values]; value maps are sections: write [values.{name}] and one \"raw\" = \"canonical\" line per spelling.")
     for raw, canonical in table.items():
         if not isinstance(canonical, str):
             raise InputError(f"mapping file {path} maps {raw!r} to {canonical!r} in [values.{name}]; the canonical value must be a string, e.g. {raw!r} = \"{raw}\".")
@@ -205,16 +213,7 @@ def _compiled(path: Path, where: str, pattern: str) -> re.Pattern:
 
 def _cleanups(path: Path, spec: dict) -> tuple[dict[str, FieldCleanup], dict[str, FieldCleanup]]:
     """The ``[clean.<field>]`` sections by field, and the ``[clean.attributes.<key>]`` ones by attribute key."""
-    fields, attributes = {}, {}
-    for name, table in _table(path, spec, "clean").items():
-        if name == "attributes" and isinstance(table, dict) and table and all(isinstance(t, dict) for t in table.values()):
-            attributes = {key: _cleanup(path, f"attributes.{key}", t) for key, t in table.items()}
-        elif name not in CLEAN_FIELDS:
-            raise InputError(f"mapping file {path} has a clean-up [clean.{name}] for no text field; {_suggest(name, CLEAN_FIELDS)} "
-                             "(an attribute's values: [clean.attributes.<key>])")
-        else:
-            fields[name] = _cleanup(path, name, table)
-    return fields, attributes
+    return _fields_and_attributes(path, spec, "clean", "a clean-up", CLEAN_FIELDS, _cleanup)
 
 
 def _cleanup(path: Path, name: str, table: object) -> FieldCleanup:
