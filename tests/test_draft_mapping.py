@@ -1101,6 +1101,22 @@ def test_a_catalog_in_parts_by_category_with_names_in_another_script_reads_the_t
     assert "https://www.digikala.com/product/dkp-" in repaired and "…" in repaired and "/," not in repaired
 
 
+def test_parts_whose_names_spell_one_type_two_ways_give_it_once(tmp_path, fixture_items):
+    """The Digikala scrape's `men-trousers-jumpsuits` and `women-trousers-and-jumpsuits` parts: one type, spelled as
+    the part with more records spells it."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["price"]]
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    parts = {"category-men-trousers-jumpsuits.csv": items[:30], "category-women-trousers-and-jumpsuits.csv": items[30:50],
+             "category-women-dresses.csv": items[50:80]}
+    for name, part in parts.items():
+        _write_rows(folder / name, [{"name": f"لباس {i['item_id']}", "price": str(int(i["price"])), "sku": i["item_id"]} for i in part])
+    spec = tomllib.loads(draft_mapping(folder).text())
+    assert spec["values"]["article_type"] == {"category men trousers jumpsuits": "Trousers Jumpsuits",
+                                              "category women trousers and jumpsuits": "Trousers Jumpsuits",
+                                              "category women dresses": "Dresses"}
+
+
 def _write_rows(path: Path, rows: list[dict]) -> None:
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))

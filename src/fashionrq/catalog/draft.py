@@ -442,6 +442,13 @@ def _type_from_parts(draft: Draft, guesser: Guesser, found: dict, lines: list[st
     types = {part: _part_type([w for w in part.split() if w.lower() not in common and not _GENDER_WORD.fullmatch(w)])
              for part in records}
     typed = {part: type_ for part, type_ in types.items() if type_}
+    def words(type_: str) -> tuple[str, ...]:  # "Trousers Jumpsuits", "Trousers and Jumpsuits": one type
+        return tuple(fold(w) for w in type_.split() if w.lower() not in NO_TYPE_WORDS)
+    spelled: dict[tuple[str, ...], Counter] = {}
+    for part, type_ in typed.items():
+        spelled.setdefault(words(type_), Counter())[type_] += records[part]
+    one = {key: max(sorted(counts), key=counts.__getitem__) for key, counts in spelled.items()}  # the most records'
+    typed = {part: one[words(type_)] for part, type_ in typed.items()}
     share = sum(records[part] for part in typed) / max(sum(records.values()), 1)
     if share < 0.5 or len(set(typed.values())) < 2:
         return []
