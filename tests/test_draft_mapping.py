@@ -1117,6 +1117,24 @@ def test_parts_whose_names_spell_one_type_two_ways_give_it_once(tmp_path, fixtur
                                               "category women dresses": "Dresses"}
 
 
+def test_a_column_that_holds_the_name_where_the_name_column_is_empty_is_read_after_it(tmp_path, fixture_items):
+    """A public SHEIN scrape's shoe pages name 39 titles `goods-title-link--jump`, the others `goods-title-link`: the
+    draft reads the second where the first is empty, for the name and for every field it reads from the name."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["price"]]
+    rows = [{"goods-title-link": "" if n % 25 == 0 else i["name"], "goods-title-link--jump": i["name"] if n % 25 == 0 else "",
+             "price": f"${i['price'] / 80:.2f}"} for n, i in enumerate(items)]
+    catalog = tmp_path / "shein.csv"
+    _write_rows(catalog, rows)
+    drafted, text = _drafted(tmp_path, catalog)
+    spec = tomllib.loads(text)
+    both = ["goods-title-link", "goods-title-link--jump"]
+    assert spec["columns"]["name"] == spec["columns"]["article_type"] == spec["columns"]["gender"] == both
+    assert spec["attributes"]["Pattern"] == both and "# Not mapped" not in text
+    names = set(ingest(catalog, mapping=drafted).table.column("name").to_pylist())
+    jump = [rows[n]["goods-title-link--jump"] for n in range(0, len(rows), 25)]
+    assert len(jump) >= 80 and sum(name in names for name in jump) >= 0.85 * len(jump)  # the rest: a name ending in no type
+
+
 def _write_rows(path: Path, rows: list[dict]) -> None:
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))

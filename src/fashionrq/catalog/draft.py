@@ -253,11 +253,37 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     extra += _attributes_from_names(guesser, found, attributes)
     extra += variants_section(guesser, found)
     extra += _rows_of_no_product(guesser)
+    if (stand_in := _name_stand_in(guesser, found)) is not None and not any(line.startswith("from = ") for line in extra):
+        name, both = found["name"][0], [found["name"][0], stand_in]
+        lines = [re.sub(rf"^(\w+ = ){re.escape(toml_reference(name))}(?=\s|$)", lambda m: m.group(1) + toml_reference(both), line)
+                 for line in lines]
+        lines[next(i for i, line in enumerate(lines) if line.startswith("name = "))] += f"; {stand_in!r} where it is empty"
+        attributes = [(key, (both if reference == name else reference, why)) for key, (reference, why) in attributes]
     if attributes:
         extra += ["", "[attributes]"]
         for key, (reference, why) in attributes:
             extra.append(f"{toml_key(key)} = {toml_reference(reference)}" + (f"   # {why}" if why else ""))
     return _one_table_each(lines + extra)
+
+
+def _name_stand_in(guesser: Guesser, found: dict) -> str | None:
+    """An unused column of texts that holds the name in the records whose name column is empty, four in five of them
+    or more, and never beside a name (a scrape's shoe pages that name the title ``goods-title-link--jump``)."""
+    name = found.get("name", ("",))[0]
+    if name not in guesser.columns:  # a path into a column, or a list: read as it is
+        return None
+    named = [bool(present_texts([record.get(name)])) for record in guesser.every_record]
+    if all(named):
+        return None
+    for column in (c for c in guesser.columns if c not in guesser.used and c != PART_FILE):
+        texts = [present_texts([record.get(column)]) for record in guesser.every_record]
+        if any(has and text for has, text in zip(named, texts)):
+            continue
+        stand_in = [t for has, text in zip(named, texts) if not has for t in text if not re.match(r"[a-z]+://", t)]
+        if len(stand_in) >= 0.8 * named.count(False) and sum(len(t.split()) for t in stand_in) >= 3 * len(stand_in):
+            guesser.used.add(column)
+            return column
+    return None
 
 
 def _one_table_each(lines: list[str]) -> list[str]:
