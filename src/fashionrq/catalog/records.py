@@ -370,7 +370,8 @@ def _parts_records(folder: Path, report: IngestReport, encoding: str, delimiter:
     if len(lacking) > 5:
         report.notes.append(f"{len(lacking) - 5:,} more parts lack columns the others have; their rows read them as empty")
     empty = {file: dict.fromkeys(missing, "") for file, missing, _ in lacking}
-    records = [(where, {**record, **empty.get(file, {})}) for file, (part, _) in zip(read, tables) for where, record in part]
+    records = [(where, {**record, **empty[file]} if file in empty else record) for file, (part, _) in zip(read, tables)
+               for where, record in part]
     return records, [*columns, PART_FILE]
 
 
