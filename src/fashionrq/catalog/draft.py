@@ -19,7 +19,7 @@ from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, 
                                      toml_literal, toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_attributes import NAME_ATTRIBUTES, attributes_in_names
-from fashionrq.catalog.name_types import NO_TYPE_WORDS, PRODUCT_WORDS, NameTypes, fold, name_tail, types_at_end_of_names
+from fashionrq.catalog.name_types import NO_TYPE_WORDS, PRODUCT_WORDS, NameTypes, fold, literal, name_tail, types_at_end_of_names
 from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, currency_marks
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, PART_FILE, detect_format, header_line, read_records, table_parts
 from fashionrq.catalog.report import IngestReport
@@ -120,7 +120,7 @@ def draft_mapping(catalog: str | Path) -> Draft:
             draft.top.append(f'encoding = "cp1252"   # CHECK: {which} not UTF-8; cp1252 (Windows, Excel) is the usual other one'
                              + ("; the parts that are UTF-8 are read as UTF-8" if len(other) < len(parts) else ""))
             draft.checks.append(f"{which} not UTF-8: the draft reads {'it' if len(other) == 1 else 'them'} as cp1252")
-        text = raw.decode("utf-8" if _is_utf8(raw) else encoding, errors="replace").removeprefix("\ufeff")
+        text = raw.decode(encoding if parts and parts[0] in other else "utf-8", errors="replace").removeprefix("\ufeff")
         sniffed = _sniff_delimiter(text.split("\n", 1)[0])
         if txt:
             fmt = "tsv" if sniffed == "\t" else "csv"
@@ -188,10 +188,11 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
             found["item_id"] = (group, f"no id column, but every record has its own {group}")
         else:
             guesser.used.discard(group)
-    if "item_id" not in found and (by_values := _id_column_by_values(guesser)) is not None:
-        found["item_id"] = by_values
-        if by_values[1].endswith("CHECK"):
-            draft.checks.append(f"no id column: the ids are the product page addresses in {by_values[0]!r}")
+    if "item_id" not in found and (column := _id_column_by_values(guesser)) is not None:
+        found["item_id"] = (column, "no id column by name, but its values tell every record apart")
+    if "item_id" not in found and (column := _id_column_of_addresses(guesser)) is not None:
+        found["item_id"] = (column, "no id column, but every record has a product page address; CHECK")
+        draft.checks.append(f"no id column: the ids are the product page addresses in {column!r}")
     if "name" not in found and (column := _name_column_by_values(guesser)) is not None:
         found["name"] = (column, "no name column by name, but its texts name fashion products")
     if "attributes" not in found and (column := _attribute_objects(guesser)) is not None:
@@ -306,25 +307,28 @@ def _one_table_each(lines: list[str]) -> list[str]:
     return [line for lines_of in blocks for line in lines_of]
 
 
-def _id_column_by_values(guesser: Guesser) -> tuple[str, str] | None:
+def _id_column_by_values(guesser: Guesser) -> str | None:
     """An unused column named like an id (``p_id``, ``style_no``, ``item_code``) whose values, single words, tell every
-    record apart; else one of product page addresses in every record, nine in ten of them different (a scrape's
-    ``link``: a product fetched twice is one address twice, which ``[variants]`` reads as one product). The column,
-    and why, in words."""
-    unused = [column for column in guesser.columns if column not in guesser.used]
-    for column in unused:
-        if not re.search(r"(id|no|num|number|code|key|ref|sku)$", norm(column)):
+    record apart."""
+    for column in guesser.columns:
+        if column in guesser.used or not re.search(r"(id|no|num|number|code|key|ref|sku)$", norm(column)):
             continue
         texts = present_texts(guesser.values(column, every_record=True))
         if len(texts) == len(guesser.every_record) and len(set(texts)) == len(texts) and not any(" " in t for t in texts):
             guesser.used.add(column)
-            return column, "no id column by name, but its values tell every record apart"
-    for column in unused:
+            return column
+    return None
+
+
+def _id_column_of_addresses(guesser: Guesser) -> str | None:
+    """An unused column of product page addresses in every record, nine in ten of them different (a scrape's ``link``:
+    a product fetched twice is one address twice, which ``[variants]`` reads as one product)."""
+    for column in (c for c in guesser.columns if c not in guesser.used):
         texts = present_texts(guesser.values(column, every_record=True))
         if (len(texts) == len(guesser.every_record) and len(set(texts)) >= 0.9 * len(texts)
                 and all(re.fullmatch(r"https?://\S+", t) for t in texts)):
             guesser.used.add(column)
-            return column, "no id column, but every record has a product page address; CHECK"
+            return column
     return None
 
 
@@ -485,7 +489,7 @@ def _type_from_parts(draft: Draft, guesser: Guesser, found: dict, lines: list[st
     draft.checks.append(f"the type is read from the names of the parts: {len(set(typed.values()))} types, for {share:.0%} of the records")
     untyped = sorted(part for part in records if part not in typed)
     out = ["", "[clean.article_type]   # the parts whose names say no type: their items are rejected; CHECK",
-           f"refuse = [{', '.join(toml_literal(re.escape(part).replace(chr(92) + ' ', ' ')) for part in untyped)}]"] if untyped else []
+           f"refuse = [{', '.join(toml_literal(literal(part)) for part in untyped)}]"] if untyped else []
     return out + ["", "[values.article_type]   # the type each part's name says; CHECK",
                   *(f"{toml_key(part)} = {json.dumps(type_)}" for part, type_ in sorted(typed.items()))]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from fashionrq.catalog.name_types import alternation
 from fashionrq.terms import MATERIAL_TERMS, PATTERN_TERMS, STYLE_TERMS
 
 
@@ -67,8 +68,7 @@ class NameAttribute:
 
     def pattern(self) -> str:
         """A regular expression (matched in any case) whose first group is the first spelling in a name."""
-        alternatives = sorted((re.escape(s).replace("\\ ", " ") for s in self.spellings), key=lambda s: (-len(s), s))
-        return rf"(?<![\w-])({'|'.join(alternatives)})(?![\w-])"
+        return rf"(?<![\w-])({alternation(self.spellings)})(?![\w-])"
 
     def value_map(self) -> dict[str, str]:
         """Every spelling -> its value (``striped``, ``Stripes`` and ``STRIPED`` are all ``Striped``: a value map

@@ -80,6 +80,17 @@ def other_number(spelling: str) -> str:
     return spelling + ("es" if lower.endswith(("ss", "sh", "ch", "x")) else "s")
 
 
+def literal(text: str) -> str:
+    """``text`` as a regular expression that matches it, its spaces left readable (``tops and croptops``)."""
+    return re.escape(text).replace("\\ ", " ")
+
+
+def alternation(texts) -> str:
+    """The texts as alternatives of a regular expression, each once, longest first (``floral print`` before
+    ``floral``)."""
+    return "|".join(sorted({literal(text) for text in texts}, key=lambda s: (-len(s), s)))
+
+
 def name_tail(name: str) -> tuple[str | None, str] | None:
     """The last two words of ``name`` before its trailing notes (the first ``None`` for a one-word name)."""
     found = _TAIL.search(name)
@@ -96,9 +107,7 @@ class NameTypes:
 
     def pattern(self) -> str:
         """A regular expression (matched in any case) whose first group is the type at the end of a name."""
-        alternatives = sorted({re.escape(s.lower()).replace("\\ ", " ") for ss in self.spellings.values() for s in ss},
-                              key=lambda s: (-len(s), s))
-        return rf"(?<![\w'-])({'|'.join(alternatives)}){TRAILING_NOTES}"
+        return rf"(?<![\w'-])({alternation(s.lower() for ss in self.spellings.values() for s in ss)}){TRAILING_NOTES}"
 
     def value_map(self) -> dict[str, str]:
         """Each spelling other than a type's own, in lower case, -> the type (``tshirts`` -> ``T-shirt``); spellings
