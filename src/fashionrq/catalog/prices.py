@@ -31,7 +31,8 @@ CURRENCY_MARKS: dict[str, frozenset[str]] = {
     "kr.": frozenset({"SEK", "NOK", "DKK", "ISK"}), "﷼": frozenset({"IRR", "SAR", "OMR", "QAR", "YER"}),
     **{code.lower(): frozenset({code}) for code in ISO_4217},
 }
-#: Codes that are English words, read as a currency only in capitals (in a cell and in a query).
+#: Codes that are English words: like every code but the commonest, a cell names a currency by one only in
+#: capitals, and a query never (``fashionrq.querygen.surface``: "tops under 500 all cotton").
 CODES_THAT_ARE_WORDS = frozenset({"ALL", "BOB", "CUP", "GEL", "MAD", "MOP", "PEN", "SOS", "TOP", "TRY"})
 #: The codes read in any case in a price cell (``usd``, ``Eur``); the others only in capitals, as ``ALL`` or ``TOP``
 #: in lower case are words.
