@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT, PriceFormat
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.schema import (
+    AGE_SCALE,
     clean_string,
     is_placeholder,
     json_text,
@@ -77,8 +78,14 @@ class RowCleaner:
         return price
 
     def age_group(self, value: object) -> str | None:
-        """The age segment (baby, toddler, kids, adult) of an age group such as ``Adults-Men`` or ``infant``."""
-        return normalise_age_group(self.text("age_group", value))
+        """The age segment (baby, toddler, kids, adult) of an age group such as ``Adults-Men`` or ``infant``; a value
+        that names none (``Women > Clothing``, a gender's column read whole) is null, counted under
+        ``values_nulled.unknown_age_group``."""
+        age = normalise_age_group(self.text("age_group", value))
+        if age is not None and age not in AGE_SCALE:
+            self.report.null_value("unknown_age_group", self.item_id)
+            return None
+        return age
 
     def gender(self, value: object, age_group: str | None) -> str | None:
         """Men, Women, Boys, Girls or Unisex; ``Men`` or ``Women`` with a child's ``age_group`` (Google's ``male`` +

@@ -14,13 +14,13 @@ from pathlib import Path
 
 from fashionrq.catalog.draft_rows import Pairs, options_and_sales, variants_section
 from fashionrq.catalog.files import read_bytes
-from fashionrq.catalog.generic import ROW_NUMBER, descriptive_brands, refused_brands
+from fashionrq.catalog.generic import ROW_NUMBER, badge_pattern, coded_brands, descriptive_brands, glued_badges, refused_brands
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, Guesser, norm, norms, present_texts, toml_key,
                                      toml_literal, toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_attributes import NAME_ATTRIBUTES, attributes_in_names
 from fashionrq.catalog.name_types import NO_TYPE_WORDS, PRODUCT_WORDS, NameTypes, fold, literal, name_tail, types_at_end_of_names
-from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, currency_marks
+from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, currency_marks, marked_amount
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, PART_FILE, detect_format, header_line, read_records, table_parts
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
@@ -50,6 +50,8 @@ _GENDER_BEFORE_TYPE = re.compile(r"^\s*(women|woman|ladies|men|man|girls|girl|bo
                                  re.IGNORECASE)
 #: Words of a gender value that name children, and their age group (``Unisex Kids``: kids).
 _CHILD_AGES = {word: age for word, age in AGE_SYNONYMS.items() if age != "adult"}
+#: Words of a product, colour or gender (:func:`fold`ed): a column of values that say them is no brand column.
+_PRODUCT_COLOUR_OR_GENDER = PRODUCT_WORDS | {fold(w) for words in (*COLOURS, *GENDER_SYNONYMS) for w in words.split()}
 _CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)*")
 _YEAR_SUFFIX = re.compile(r"_\d{4}(?:_\w+)?$")
 #: Names of a column that holds a category path (Shopify's Product Category, Flipkart's product_category_tree).
@@ -195,6 +197,10 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         draft.checks.append(f"no id column: the ids are the product page addresses in {column!r}")
     if "name" not in found and (column := _name_column_by_values(guesser)) is not None:
         found["name"] = (column, "no name column by name, but its texts name fashion products")
+    if "price" not in found and (column := _price_column_by_values(guesser)) is not None:
+        found["price"] = (column, "no price column by name, but its cells are amounts with a currency sign")
+    if "brand" not in found and "name" in found and (column := _brand_column_by_values(guesser, found["name"][0])) is not None:
+        found["brand"] = (column, "no brand column by name, but the names say its values")
     if "attributes" not in found and (column := _attribute_objects(guesser)) is not None:
         found["attributes"] = (column, "objects keyed by attribute names")
     _details_list(guesser, found)
@@ -350,6 +356,44 @@ def _name_column_by_values(guesser: Guesser) -> str | None:
     return best
 
 
+def _price_column_by_values(guesser: Guesser) -> str | None:
+    """The unused column, filled in half the records or more, whose cells are amounts written with a currency sign
+    nine in ten times or more (:func:`fashionrq.catalog.prices.marked_amount`), the most filled of them (a scrape's
+    columns named after the page's classes: Target's ``styles_styledBodyMdText__lJVEV``, ``$69.99 - $74.99``)."""
+    best, most = None, len(guesser.records) / 2
+    for column in (c for c in guesser.columns if c not in guesser.used):
+        texts = present_texts(guesser.values(column))
+        if len(texts) >= most and sum(map(marked_amount, texts)) >= 0.9 * len(texts):
+            best, most = column, len(texts)
+    if best is not None:
+        guesser.used.add(best)
+    return best
+
+
+def _brand_column_by_values(guesser: Guesser, name: str) -> str | None:
+    """The unused column of values that repeat (as many as half the records or fewer), named by no product, colour or gender,
+    that the record's own name says in three records in five or more, the most of them (Target's
+    ``styles_ndsLink__GUaai``: ``Levi's`` beside ``Levi's® Women's High-Rise Cinch Baggy Jeans``, ``Lascana`` beside
+    ``... Jeans - LASCANA``)."""
+    def plain(text: str) -> str:
+        return " ".join(re.sub(r"[™®©]", " ", text).casefold().split())
+
+    best, best_share = None, 0.6
+    for column in (c for c in guesser.columns if c not in guesser.used and c != PART_FILE):
+        pairs = [(n, v) for n, v in guesser.both(name, column) if isinstance(n, str) and isinstance(v, str) and v.strip()]
+        values = {plain(v) for _, v in pairs}
+        if len(pairs) < len(guesser.records) / 2 or not 2 <= len(values) <= len(pairs) / 2:
+            continue
+        if sum(bool({fold(w) for w in value.split()} & _PRODUCT_COLOUR_OR_GENDER) for value in values) > len(values) / 2:
+            continue  # a category, colour or gender column, whose values names say too
+        share = sum(re.search(rf"(?<!\w){re.escape(plain(v))}(?!\w)", plain(n)) is not None for n, v in pairs) / len(pairs)
+        if share >= best_share:
+            best, best_share = column, share
+    if best is not None:
+        guesser.used.add(best)
+    return best
+
+
 def _attribute_objects(guesser: Guesser) -> str | None:
     """An unused column of objects, a quarter of them or more keyed by two attribute names or more (``{'Fabric':
     'Cotton', 'Neck': 'Round Neck', ...}``; a shoe's or a bag's keys are others)."""
@@ -450,7 +494,8 @@ def _type_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[st
         _levels_above(guesser, found, lines, column)
         return []
     names = present_texts(guesser.values(found["name"][0], every_record=True))
-    types = types_at_end_of_names(names)
+    brands = frozenset(t.lower() for t in present_texts(guesser.values(found["brand"][0], every_record=True))) if "brand" in found else frozenset()
+    types = types_at_end_of_names(names, brands=brands)
     if types.share < 0.5:
         return []
     found["article_type"] = found["name"]
@@ -657,27 +702,42 @@ def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]
     if joiner:  # the parts of the first path, counted from its root
         paths = [[part.strip() for part in t.split(joiner)[0].split(separator)] for t in texts]
     joined = joiner is not None
+    named = not joined and _paths_end_in_the_name(guesser, found, separator)
+    if named:  # "Women > Clothing > Polo Shirts > Polo Shirt in Boucle-knit": the type is the part before the name
+        paths = [path[:-1] for path in paths]
     depth = Counter(map(len, paths)).most_common(1)[0][0]
     out = ["", "[clean.article_type]   # a category path: its last part", f'split = "{separator}"']
+    if named:
+        out[1] = "[clean.article_type]   # a category path: the part before its last, which is the product's name"
+        out.append("part = -2")
     if joined:
         example = "Tshirts,Default Category/Sale" if joiner != ";" else "Tops;Sale"
         out[1] = f"[clean.article_type]   # the last part of the first of the paths; CHECK (paths of {depth} parts)"
         out += [f"part = {depth - 1}", f"remove = ['{joiner[0]}.*$']   # the other paths, after a {'comma' if joiner != ';' else 'semicolon'} (\"{example}\")"]
     elif sum(", " in path[-1] for path in paths) >= len(paths) / 20:  # "Tshirts, Sale": a second category after a comma
         out.append("remove = [',.*$']   # a second category after a comma (\"Tshirts, Sale\"); CHECK")
-    parts = [("sub_category", depth - 2 if joined else -2), ("master_category", depth - 3 if joined else -3)]
+    parts = [("sub_category", depth - 2 if joined else -2 - named), ("master_category", depth - 3 if joined else -3 - named)]
     genders = Counter(i for path in paths for i, part in enumerate(path[:-1]) if part.lower() in GENDER_SYNONYMS)
     if "gender" not in found and genders and genders.most_common(1)[0][1] >= 0.6 * len(paths):
         gender = genders.most_common(1)[0][0]  # a category part that is the gender's is no category
-        parts = [(name, part) for name, part in parts if (part if part >= 0 else depth + part) != gender] + [("gender", gender)]
+        parts = [(name, part) for name, part in parts if (part if part >= 0 else depth + named + part) != gender] + [("gender", gender)]
     one_root = len({path[0] for path in paths}) == 1  # Magento's "Default Category": no category
     for name, part in parts:
-        if name not in found and (not joined or part >= 1 or not one_root) and depth >= (-part if part < 0 else part + 1):
+        if name not in found and (not joined or part >= 1 or not one_root) and depth + named >= (-part if part < 0 else part + 1):
             found[name] = (found["article_type"][0], "")
             guesser.cleanups[name] = FieldCleanup(split=separator, part=part)
             lines.append(f'{name} = "{found["article_type"][0]}"   # a part of the category path')
             out += ["", f"[clean.{name}]", f'split = "{separator}"', f"part = {part}"]
     return out
+
+
+def _paths_end_in_the_name(guesser: Guesser, found: dict, separator: str) -> bool:
+    """Whether the category paths end in the record's own name in half the records or more (a breadcrumb down to the
+    product's page, as a public Ounass scrape writes it)."""
+    if "name" not in found:
+        return False
+    pairs = [(n, t) for n, t in guesser.both(found["name"][0], found["article_type"][0]) if isinstance(n, str) and isinstance(t, str)]
+    return bool(pairs) and sum(_last_part(t, separator).casefold() == n.strip().casefold() for n, t in pairs) >= len(pairs) / 2
 
 
 def _category_list(guesser: Guesser, found: dict, lines: list[str], column: str, key: str | None = None) -> None:
@@ -739,6 +799,12 @@ def _cleanups(guesser: Guesser, found: dict) -> list[str]:
         shown = ", ".join(f"{value!r} {count:,}" for value, count in words.most_common(4))
         out += ["", f"[clean.brand]   # CHECK: brand values that are colour, fit or pattern words ({shown}), read as no brand",
                 f"refuse = {refused_brands(words)}"]
+    if sum((codes := coded_brands(brands)).values()) >= len(brands) / 20:  # a resale scrape's "hugo_boss", "j_crew"
+        out += _cleanup_lines("brand", list(codes), FieldCleanup(words=True), "words = true")
+    if badges := glued_badges(brands):  # a public Ounass scrape's "GucciNEW SEASON"
+        shown = ", ".join(f"{badge!r} {count:,}" for badge, count in badges.most_common(4))
+        out += ["", f"[clean.brand]   # CHECK: badges written onto the end of the brands ({shown}), cut off",
+                f"remove = [{toml_literal(badge_pattern(badges))}]"]
     colour = "base_colour" if "base_colour" in found else None
     if colour is not None:
         texts = present_texts(guesser.values(found[colour][0]))
@@ -856,7 +922,7 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
         else:
             out.append(f'# {toml_key(value)} = "?"   # CHECK: which gender is this?')
             draft.checks.append(f"the gender value {value!r} needs a value map")
-    return out + _ages_of_genders(found, sorted(values), lines, _GENDER_BEFORE_TYPE.pattern if before is not None else None)
+    return out + _ages_of_genders(found, sorted(values), lines, cleanup)
 
 
 def _gender_before_types(guesser: Guesser, found: dict) -> float | None:
@@ -885,16 +951,22 @@ def _gender_column_by_values(guesser: Guesser) -> str | None:
     return None
 
 
-def _ages_of_genders(found: dict, values: list[str], lines: list[str], extract: str | None = None) -> list[str]:
+def _ages_of_genders(found: dict, values: list[str], lines: list[str], cleanup: FieldCleanup | None) -> list[str]:
     """With no age group column, the age group from gender values that name children (``Unisex Kids``, ``Baby
     Girls``, ``Baby/Children``): a value map from each gender value to its age group (``Boys`` and ``Girls``: kids; no
-    child's word: adult), the values read with the gender's ``extract`` when it has one (``Kids Shoes``: Kids)."""
+    child's word: adult), the values read with the gender's ``cleanup`` when it has one (``Kids Shoes``: Kids; ``Kids
+    > Clothing > Dresses``: Kids)."""
     ages = {value: max((_CHILD_AGES[w] for w in re.findall(r"[a-z]+", value.lower()) if w in _CHILD_AGES), key=AGE_SCALE.index, default=None)
             for value in values}  # the oldest a value names: "Baby/Children" is kids
     if "age_group" in found or not isinstance(found["gender"][0], str) or not any(ages.values()):
         return []
     lines.append(f"age_group = {toml_reference(found['gender'][0])}   # gender values name children ({next(v for v, a in ages.items() if a)!r})")
-    read = ["", "[clean.age_group]   # the gender word, as for the gender", f"extract = {toml_literal(extract)}"] if extract else []
+    read = []
+    if cleanup is not None and cleanup.split is not None:
+        read = ["", "[clean.age_group]   # the part of the path that is the gender, as for the gender", f"split = {json.dumps(cleanup.split)}",
+                f"part = {cleanup.part}"]
+    elif cleanup is not None and cleanup.extract is not None:
+        read = ["", "[clean.age_group]   # the gender word, as for the gender", f"extract = {toml_literal(cleanup.extract.pattern)}"]
     return read + ["", "[values.age_group]   # the age group each gender value names"] + [
         f'{toml_key(value)} = "{age or ("kids" if normalise_gender(value) in ("Boys", "Girls") else "adult")}"' for value, age in ages.items()]
 

@@ -14,12 +14,12 @@ from fashionrq.catalog.clean import RowCleaner, check_item_id
 from fashionrq.catalog.fieldpath import FirstOf, Reference, parse_reference
 from fashionrq.catalog.guess import toml_key, toml_literal
 from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
-from fashionrq.catalog.name_types import fold
+from fashionrq.catalog.name_types import alternation, fold
 from fashionrq.catalog.photos import Photos
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import (FIELDS, GENDERS, REQUIRED_FIELDS, as_sentences, clean_string, distinct_ignoring_case,
+from fashionrq.catalog.schema import (AGE_SCALE, FIELDS, GENDERS, REQUIRED_FIELDS, as_sentences, clean_string, distinct_ignoring_case,
                                      image_object, photo_bytes, strip_html, to_text)
 from fashionrq.catalog.variants import VariantReferences, one_row_per_product
 from fashionrq.colour import COLOURS
@@ -102,7 +102,10 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport, images: Pat
     _one_spelling_per_category(out, report)
     _note_repeats(out, report, bool(mapping.variants.key))
     _note_unknown_genders(out, mapping, report)
+    _note_unknown_ages(mapping, report)
     _note_descriptive_brands(out, mapping, report)
+    _note_glued_badges(out, mapping, report)
+    _note_coded_brands(out, mapping, report)
     _note_labelled_attributes(out, mapping, report)
     return out
 
@@ -271,6 +274,13 @@ def _note_empty_references(records: list[tuple[str, dict]], refs: References, ma
                                 f"check the column or path in {mapping.source} against a row of the file")
 
 
+def _note_unknown_ages(mapping: Mapping, report: IngestReport) -> None:
+    """Say how many age group values named no age (set to null) and the value map that reads them."""
+    if unknown := len(report.values_nulled.get("unknown_age_group", ())):
+        report.notes.append(f"{unknown:,} age group values name none of {', '.join(AGE_SCALE)} and were set to null; map "
+                            f"each under [values.age_group] in {mapping.source} (e.g. Men = \"adult\", \"Teen Girls\" = \"kids\")")
+
+
 def _note_unknown_genders(items: list[dict], mapping: Mapping, report: IngestReport) -> None:
     """Say which gender values are none of Men, Women, Boys, Girls and Unisex (kept as written)."""
     unknown = Counter(item["gender"] for item in items if item["gender"] is not None and item["gender"] not in GENDERS)
@@ -294,6 +304,57 @@ def descriptive_brands(brands: Iterable[str | None]) -> Counter:
 def refused_brands(words: Counter) -> str:
     """The ``[clean.brand] refuse`` list that reads ``words`` as no brand: ``['black', 'regular']``."""
     return "[" + ", ".join(toml_literal(value) for value in sorted({value.casefold() for value in words})) + "]"
+
+
+#: A badge in capitals written onto the end of a brand (a public Ounass scrape's ``GucciNEW SEASON``, ``Rauaa
+#: OfficialEXCLUSIVE``): capitals after a small letter, a digit or a dot.
+_GLUED_CAPITALS = re.compile(r"(?<=[^\W_A-Z]|\.)[A-Z][A-Z '&-]*[A-Z]$")
+
+
+def glued_badges(brands: Iterable[str | None]) -> Counter:
+    """The badges in capitals glued to the end of three different brands or more, each with the number of brand
+    values that end in it (``DAMNEW SEASON`` too, once ``NEW SEASON`` is a badge)."""
+    written = Counter(b for b in brands if b)
+    glued = Counter(m.group(0) for b in written if (m := _GLUED_CAPITALS.search(b)))
+    badges = [badge for badge, count in glued.items() if count >= 3]
+    return Counter({badge: sum(n for b, n in written.items() if b.endswith(badge) and b != badge) for badge in badges})
+
+
+def badge_pattern(badges: Iterable[str]) -> str:
+    """The ``[clean.brand] remove`` pattern that cuts the badges off a brand's end, in capitals only."""
+    return f"(?-i:{alternation(badges)})$"
+
+
+#: A brand written as a code, its words joined by underscores in one case (a resale scrape's ``hugo_boss``).
+_BRAND_CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)+")
+
+
+def coded_brands(brands: Iterable[str | None]) -> Counter:
+    """The brand values written as codes (``hugo_boss``, ``J_CREW``), counted as written."""
+    return Counter(b for b in brands if b and _BRAND_CODE.fullmatch(b))
+
+
+def _note_coded_brands(items: list[dict], mapping: Mapping, report: IngestReport) -> None:
+    """Say which brand values are codes, which queries would say as written, and the clean-up that reads them as
+    words, unless the mapping has it."""
+    codes = coded_brands(item["brand"] for item in items)
+    cleanup = mapping.cleanups.get("brand")
+    if codes and not (cleanup is not None and cleanup.words):
+        shown = ", ".join(f"{value!r} {count:,}" for value, count in codes.most_common(5))
+        report.notes.append(f"{sum(codes.values()):,} brand values are codes, which queries would say as written ({shown}"
+                            f"{' …' if len(codes) > 5 else ''}): [clean.brand] words = true in {mapping.source} reads them as "
+                            f"words ({FieldCleanup(words=True).apply(codes.most_common(1)[0][0])[0]!r})")
+
+
+def _note_glued_badges(items: list[dict], mapping: Mapping, report: IngestReport) -> None:
+    """Say which badges are written onto the end of the brands (which queries would say as part of them), and the
+    clean-up that cuts them off."""
+    badges = glued_badges(item["brand"] for item in items)
+    if badges:
+        shown = ", ".join(f"{badge!r} {count:,}" for badge, count in badges.most_common(5))
+        report.notes.append(f"{sum(badges.values()):,} brand values end in a badge written onto the brand ({shown}"
+                            f"{' …' if len(badges) > 5 else ''}), which queries would say as part of it: [clean.brand] "
+                            f"remove = [{toml_literal(badge_pattern(badges))}] in {mapping.source} cuts them off")
 
 
 def _note_descriptive_brands(items: list[dict], mapping: Mapping, report: IngestReport) -> None:

@@ -23,15 +23,24 @@ from fashionrq.colour import COLOURS
 from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, PRODUCT_TERMS, STYLE_TERMS
 
 #: What may follow the type at the end of a name: notes in brackets, punctuation, codes and amounts with their units
-#: (``(Pack of 3)``, ``# 31``, ``CH2600``, ``100 ml``, ``1 L, 1.5 L``, ``Size 4.5 UK``), and the colour and detail
-#: phrases at the very end (``trench coat in camel``, ``gilet with tie waist detail in light khaki``: ASOS's names;
-#: ``Kurta with Dupatta``; ``Backless Jumpsuit For Casual Wear``: SHEIN's). Each piece is short and ends where the next may start, and what is read is never read
-#: again (a possessive loop), so that a name that ends otherwise fails at once, never in exponential time.
-TRAILING_NOTES = (r"(?:\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+(?i:size):?(?=\s+[^\s\d]*\d)"
-                  r"|\s+(?i:(?:in|with|without|for)\s+[a-z&][a-z'&-]*(?:\s+[a-z&][a-z'&-]*){0,4})(?=\s*$|\s+(?i:in|with|without|for)\s)"
-                  r"|\s+[^\s\d]*\d\S*(?:\s+(?!(?i:in)\s)[A-Za-z]{1,3}(?![\w'-]))?)*+\s*$")  # "037 in brown": no unit
-_WORD = r"[A-Za-z][A-Za-z'-]*"
-_TAIL = re.compile(rf"(?:(?<!\S)({_WORD})\s+)?(?<!\S)({_WORD})(?!:){TRAILING_NOTES}")  # "Diameter: 4 cm": a label
+#: (``(Pack of 3)``, ``# 31``, ``CH2600``, ``100 ml``, ``1 L, 1.5 L``, ``Size 4.5 UK``), a resale listing's condition
+#: (``NWT``, ``EUC``), and the colour and detail phrases at the very end (``trench coat in camel``, ``gilet with tie
+#: waist detail in light khaki``: ASOS's names; ``Kurta with Dupatta``; ``Backless Jumpsuit For Casual Wear``:
+#: SHEIN's). Each piece is short and ends where the next may start, and what is read is never read again (a
+#: possessive loop), so that a name that ends otherwise fails at once, never in exponential time.
+_CONDITION = r"(?i:nwt|nwot|bnwt|nwob|euc|vguc|guc|nib)(?![\w'-])"
+_NOTES = (rf"\s+{_CONDITION}"
+          r"|\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+(?i:size):?(?=\s+[^\s\d]*\d)"
+          r"|\s+(?i:(?:in|with|without|for)\s+[a-z&][a-z'&-]*(?:\s+[a-z&][a-z'&-]*){0,4})(?=\s*$|\s+(?i:in|with|without|for)\s)"
+          r"|\s+[^\s\d]*\d\S*(?:\s+(?!(?i:in)\s)[A-Za-z]{1,3}(?![\w'-]))?")  # "037 in brown": no unit
+#: The rest of a name after a comma or a spaced dash, which, after a type, is a store's brand or line, a colour or
+#: sizes (``Jeans - Universal Thread™``, ``Jeans - Dark Wash``, ``Skinny Jeans, 29" Inseam, Women's Sizes 00-20``,
+#: ``Jeans, Created for Macy's``).
+_SEPARATOR = re.compile(r"(?:,|\s[-–—|])\s")
+#: The notes after a type already known: the rest after a separator too (tried first: a comma is no punctuation note there).
+_NOTES_AFTER_TYPE = rf"(?:{_SEPARATOR.pattern}.*|{_NOTES})*+\s*$"
+_WORD = rf"(?!{_CONDITION})[A-Za-z][A-Za-z'-]*"  # a word, never a listing's condition
+_TAIL = re.compile(rf"(?:(?<!\S)({_WORD})\s+)?(?<!\S)({_WORD})(?!:)(?:{_NOTES})*+\s*$")  # "Diameter: 4 cm": a label
 #: Last words that name no type of their own ("Gift Set", "Kurta Set"): only with the word before them.
 GENERIC = frozenset({"set", "combo", "kit", "pack", "collection", "piece", "pair", "pairs", "material", "fabric"})
 #: Last words that finish a type named by the word before them ("Lace Up", "Slip On"), whatever that word is.
@@ -46,11 +55,14 @@ NO_TYPE_WORDS = (frozenset(w for c in COLOURS for w in c.split()) | frozenset(GE
 #: Words that describe a type and are never part of its name (a pattern, material or fit word).
 _MODIFIERS = NO_TYPE_WORDS | frozenset(w for t in PATTERN_TERMS + MATERIAL_TERMS + STYLE_TERMS for w in re.split(r"[\s-]", t))
 #: Last words that are no type either, though they may come before one ("Casual Shoes"): an occasion, a season, a
-#: pattern, a marketplace title's praise ("... Dress Summer Beach", "... Top Random Print", "... Perfect").
+#: pattern, a marketplace title's praise ("... Dress Summer Beach", "... Top Random Print", "... Perfect"), a fit.
 _NO_LAST_WORD = (NO_TYPE_WORDS | frozenset(w for w in _OCCASIONS if not w.endswith("wear"))
                  | frozenset(t for t in PATTERN_TERMS if " " not in t and t != "lace")
                  | frozenset({"summer", "winter", "spring", "autumn", "style", "styles", "design", "look", "day", "holiday",
-                              "festival", "washable", "quality", "suitable", "perfect", "ideal", "gift", "gifts"}))
+                              "festival", "washable", "quality", "suitable", "perfect", "ideal", "gift", "gifts"})
+                 # a fit, cut or wash a jeans store's names end in ("501 Straight Leg", "Slim Fit", "Dark Wash")
+                 | frozenset({"fit", "leg", "cut", "rise", "waisted", "wash", "stonewash", "straight", "slim", "skinny",
+                              "stretch", "tapered", "relaxed", "regular", "loose", "bootcut", "inseam"}))
 
 
 #: Plural endings whose "es" is the plural's (dresses, brushes, watches, boxes).
@@ -92,8 +104,16 @@ def alternation(texts) -> str:
 
 
 def name_tail(name: str) -> tuple[str | None, str] | None:
-    """The last two words of ``name`` before its trailing notes (the first ``None`` for a one-word name)."""
+    """The last two words of ``name`` before its trailing notes (the first ``None`` for a one-word name); where the
+    last word names no product, the last two before a comma or a spaced dash whose word does (``Jeans - Wild
+    Fable™``: Jeans; a Golf Ball's ``- Size: 4.26 cm``: none, as ``Ball`` names no product here)."""
     found = _TAIL.search(name)
+    if found is None or fold(found.group(2)) not in PRODUCT_WORDS:
+        for separator in reversed(list(_SEPARATOR.finditer(name))):
+            before = _TAIL.search(name[:separator.start()])
+            if before is not None and fold(before.group(2)) in PRODUCT_WORDS:
+                found = before
+                break
     return (found.group(1), found.group(2)) if found else None
 
 
@@ -107,7 +127,7 @@ class NameTypes:
 
     def pattern(self) -> str:
         """A regular expression (matched in any case) whose first group is the type at the end of a name."""
-        return rf"(?<![\w'-])({alternation(s.lower() for ss in self.spellings.values() for s in ss)}){TRAILING_NOTES}"
+        return rf"(?<![\w'-])({alternation(s.lower() for ss in self.spellings.values() for s in ss)}){_NOTES_AFTER_TYPE}"
 
     def value_map(self) -> dict[str, str]:
         """Each spelling other than a type's own, in lower case, -> the type (``tshirts`` -> ``T-shirt``); spellings
@@ -115,10 +135,10 @@ class NameTypes:
         return {s.lower(): type_ for type_, (_, *others) in self.spellings.items() for s in others}
 
 
-def types_at_end_of_names(names: list[str], min_share: float = 1 / 2000) -> NameTypes:
+def types_at_end_of_names(names: list[str], min_share: float = 1 / 2000, brands: frozenset[str] = frozenset()) -> NameTypes:
     """The types that end at least ``min_share`` of ``names`` (and at least 3 of them); a type whose last word is no
     product noun (:data:`PRODUCT_WORDS`: ``Air Max``, ``Flyknit``, or a marketplace title's ``Sexy``, ``Hem``) at
-    least one in 100 of them."""
+    least one in 100 of them; never one of ``brands`` (in lower case: a store's ``... Deo Set - Nike Fragrances``)."""
     tails = [t for t in map(name_tail, names) if t is not None]
     least = max(3, round(min_share * len(names)))
     last = Counter(fold(word) for _, word in tails)
@@ -127,8 +147,9 @@ def types_at_end_of_names(names: list[str], min_share: float = 1 / 2000) -> Name
     spellings: dict[tuple[str, ...], Counter] = defaultdict(Counter)
     for before, word in tails:
         key = (before.lower(), fold(word)) if before and _is_compound(before.lower(), fold(word), pairs, last, occasioned, least) else (fold(word),)
-        if len(key) == 2 or (len(fold(word)) > 2 and not {word.lower(), fold(word)} & _NO_LAST_WORD):
-            spellings[key][f"{before} {word}" if len(key) == 2 else word] += 1
+        written = f"{before} {word}" if len(key) == 2 else word
+        if (len(key) == 2 or (len(fold(word)) > 2 and not {word.lower(), fold(word)} & _NO_LAST_WORD)) and written.lower() not in brands:
+            spellings[key][written] += 1
     rare = max(least, round(len(names) / 100))  # a type whose last word is no product noun: 1 name in 100
     kept = {key: counts for key, counts in spellings.items() if sum(counts.values()) >= (least if _names_product(key) else rare)}
     out = {}

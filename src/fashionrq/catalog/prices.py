@@ -61,6 +61,17 @@ def currency_marks(text: str) -> list[str]:
     return [m.group(0).lower() for m in _MARK.finditer(text)]
 
 
+def marked_amount(text: str) -> bool:
+    """Whether ``text`` is an amount, or a range of two, written with a currency mark and nothing else but a shop's
+    words around it (``$29.99``, ``AED 1,735.00``, ``$69.99 - $74.99``, ``Now £40``): a price cell, whatever its
+    column is named."""
+    if not currency_marks(text):
+        return False
+    bare = _WORDS.sub("", " ".join(_MARK.sub(" ", text).split())).strip()
+    ranged = _RANGE.match(bare)
+    return all(_DIGITS.match(part.strip()) for part in ([ranged.group(1), ranged.group(2)] if ranged else [bare]))
+
+
 @dataclass(frozen=True)
 class PriceFormat:
     """How one catalog writes its prices.
