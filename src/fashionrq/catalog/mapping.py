@@ -161,7 +161,7 @@ class FieldCleanup:
         """``(value, changed)``: the text without ``brand`` (with ``strip_brand``), the ``part`` of it split at
         ``split``, what ``extract`` finds in it, with every
         ``remove`` match cut out, underscores read as spaces when ``words`` (a one-case code then capitalised word
-        by word) and spaces squeezed; ``None`` when that leaves nothing (a path without that part, a text without
+        by word, an ``s`` of its own as a possessive: ``levi_s`` is ``Levi's``) and spaces squeezed; ``None`` when that leaves nothing (a path without that part, a text without
         a match) or the result matches a ``refuse`` pattern whole."""
         cleaned = text
         if self.strip_brand and brand and brand.strip():
@@ -175,13 +175,19 @@ class FieldCleanup:
         for pattern in self.remove:
             cleaned = pattern.sub(" ", cleaned)
         if self.words:
-            cleaned = cleaned.replace("_", " ")
-            if cleaned.isupper() or cleaned.islower():
-                cleaned = cleaned.title()
+            one_case = cleaned.isupper() or cleaned.islower()
+            cleaned = _POSSESSIVE_CODE.sub("'s", cleaned).replace("_", " ")  # levi_s: Levi's
+            if one_case:
+                cleaned = _TITLED_POSSESSIVE.sub("'s", cleaned.title())
         cleaned = " ".join(cleaned.split()).strip(" ,;/-")
         if not cleaned or any(p.fullmatch(cleaned) for p in self.refuse):
             return None, True
         return cleaned, cleaned != text.strip()
+
+
+#: A code's possessive: an ``s`` of its own after a word (``levi_s``, ``men_s_shoes``), and as ``str.title`` writes it.
+_POSSESSIVE_CODE = re.compile(r"(?<=[A-Za-z])_[sS](?=_|$)")
+_TITLED_POSSESSIVE = re.compile(r"'S\b")
 
 
 def _pattern_list(value: object) -> bool:
