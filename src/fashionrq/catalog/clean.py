@@ -39,6 +39,12 @@ def check_item_id(item_id: str, where: str) -> str:
     return item_id
 
 
+def split_list(text: str, separator: str | None) -> list[str]:
+    """A list field given as one string, split on ``separator``; with none set, on ``|`` where the text holds one,
+    else on commas (a Vinted scrape's ``NOIR, BLANC``: two colours)."""
+    return text.split(separator or ("|" if "|" in text else ","))
+
+
 @dataclass
 class RowCleaner:
     """Cleans the values of the row of ``item_id``; placeholders and nulled values are recorded in ``report``."""
@@ -105,13 +111,13 @@ class RowCleaner:
             self.text("year", value)
         return year
 
-    def values(self, field: str, value: object, separator: str) -> list[str]:
-        """A list field given as a list, or as one string split on ``separator``; placeholder entries dropped."""
+    def values(self, field: str, value: object, separator: str | None) -> list[str]:
+        """A list field given as a list, or as one string split as :func:`split_list` says; placeholder entries dropped."""
         if isinstance(value, list | tuple):
             entries = list(value)
         else:
             text = self.text(field, value)
-            entries = text.split(separator) if text else []
+            entries = split_list(text, separator) if text else []
         return [v for v in (self.text(field, entry) for entry in entries) if v is not None]
 
     def attributes(self, value: object) -> dict[str, str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from fashionrq.catalog.draft_rows import Pairs, options_and_sales, variants_section
 from fashionrq.catalog.files import read_bytes
-from fashionrq.catalog.generic import ROW_NUMBER, badge_pattern, coded_brands, descriptive_brands, glued_badges, refused_brands
+from fashionrq.catalog.generic import ROW_NUMBER, badge_pattern, descriptive_brands, glued_badges, refused_brands, written_as_codes
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, Guesser, norm, norms, present_texts, toml_key,
                                      toml_literal, toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
@@ -799,8 +799,8 @@ def _cleanups(guesser: Guesser, found: dict) -> list[str]:
         shown = ", ".join(f"{value!r} {count:,}" for value, count in words.most_common(4))
         out += ["", f"[clean.brand]   # CHECK: brand values that are colour, fit or pattern words ({shown}), read as no brand",
                 f"refuse = {refused_brands(words)}"]
-    if sum((codes := coded_brands(brands)).values()) >= len(brands) / 20:  # a resale scrape's "hugo_boss", "j_crew"
-        out += _cleanup_lines("brand", list(codes), FieldCleanup(words=True), "words = true")
+    if written_as_codes(Counter(brands)):
+        out += _cleanup_lines("brand", brands, FieldCleanup(words=True), "words = true")  # a resale scrape's "hugo_boss"
     if badges := glued_badges(brands):  # a public Ounass scrape's "GucciNEW SEASON"
         shown = ", ".join(f"{badge!r} {count:,}" for badge, count in badges.most_common(4))
         out += ["", f"[clean.brand]   # CHECK: badges written onto the end of the brands ({shown}), cut off",

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from fashionrq.catalog.clean import RowCleaner, check_item_id
+from fashionrq.catalog.clean import RowCleaner, check_item_id, split_list
 from fashionrq.catalog.fieldpath import FirstOf, Reference, parse_reference
 from fashionrq.catalog.guess import toml_key, toml_literal
 from fashionrq.catalog.mapping import IDENTITY, FieldCleanup, Mapping
@@ -99,13 +99,13 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport, images: Pat
     photos = Photos.of(mapping.photos, path if path.is_dir() else path.parent, images, report)
     out = [photos.resolve(where, item) for where, item in items if item is not None]
     photos.note(out[0]["item_id"] if out else None)
+    _codes_as_words(out, mapping, report)
     _one_spelling_per_category(out, report)
     _note_repeats(out, report, bool(mapping.variants.key))
     _note_unknown_genders(out, mapping, report)
     _note_unknown_ages(mapping, report)
     _note_descriptive_brands(out, mapping, report)
     _note_glued_badges(out, mapping, report)
-    _note_coded_brands(out, mapping, report)
     _note_labelled_attributes(out, mapping, report)
     return out
 
@@ -132,9 +132,9 @@ def _read(reference: Reference, record: dict) -> tuple[object, str | None]:
     return reference.first(record) if isinstance(reference, FirstOf) else (reference.get(record), None)
 
 
-def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str, report: IngestReport, item_id: str,
+def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str | None, report: IngestReport, item_id: str,
              brand: str | None = None):
-    """``value`` (one text, a list, or a ``separator``-joined list) through ``cleanup`` (``brand``: the item's, for
+    """``value`` (one text, a list, or a list joined as :func:`split_list` reads it) through ``cleanup`` (``brand``: the item's, for
     ``strip_brand``); each changed value is counted under ``repaired.cleaned_<name>`` and each refused one under
     ``values_nulled.refused_<name>``. A list read into a field of one value (a gender from a list of tags) is
     refused once, when no entry is kept: the entries the clean-up passes over are not the field's values."""
@@ -144,7 +144,7 @@ def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str, re
         text = to_text(value)
         if text is None:
             return value
-        entries, joined = (text.split(separator) if name == "colours" else [text]), True
+        entries, joined = (split_list(text, separator) if name == "colours" else [text]), True
     out, refused = [], 0
     for entry in entries:
         if entry is None or not entry.strip():
@@ -162,7 +162,7 @@ def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str, re
         report.null_value(f"refused_{name}", item_id)
     if not joined:
         return out
-    return separator.join(out) if out else None
+    return (separator or "|").join(out) if out else None
 
 
 def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, report: IngestReport,
@@ -325,25 +325,38 @@ def badge_pattern(badges: Iterable[str]) -> str:
     return f"(?-i:{alternation(badges)})$"
 
 
-#: A brand written as a code, its words joined by underscores in one case (a resale scrape's ``hugo_boss``).
-_BRAND_CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)+")
+#: A value written as a code: words joined by underscores or hyphens in one case, or one such word (``hugo_boss``,
+#: ``u.s._polo_assn.``, ``reid_&_taylor``, ``sneakers-and-converses``, ``diesel``; ``BOOKS_1973_AND_LATER``, ``SHIRT``).
+_CODE = re.compile(r"[a-z0-9][a-z0-9.&'+]*(?:[-_][a-z0-9.&'+]+)*|[A-Z0-9][A-Z0-9.&'+]*(?:_[A-Z0-9.&'+]+)*")
+_JOINED = re.compile(r"[-_]")
 
 
-def coded_brands(brands: Iterable[str | None]) -> Counter:
-    """The brand values written as codes (``hugo_boss``, ``J_CREW``), counted as written."""
-    return Counter(b for b in brands if b and _BRAND_CODE.fullmatch(b))
+def written_as_codes(values: Counter) -> bool:
+    """Whether 19 in 20 of the values (counted as written) are codes, and one in 20 or more joined by underscores or
+    hyphens (a resale scrape's brands ``hugo_boss``, ``levis``; Vinted's categories ``baskets-baskets``)."""
+    codes = sum(n for value, n in values.items() if _CODE.fullmatch(value))
+    joined = sum(n for value, n in values.items() if _JOINED.search(value) and _CODE.fullmatch(value))
+    return bool(values) and codes >= 0.95 * values.total() and joined >= values.total() / 20
 
 
-def _note_coded_brands(items: list[dict], mapping: Mapping, report: IngestReport) -> None:
-    """Say which brand values are codes, which queries would say as written, and the clean-up that reads them as
-    words, unless the mapping has it."""
-    codes = coded_brands(item["brand"] for item in items)
-    cleanup = mapping.cleanups.get("brand")
-    if codes and not (cleanup is not None and cleanup.words):
-        shown = ", ".join(f"{value!r} {count:,}" for value, count in codes.most_common(5))
-        report.notes.append(f"{sum(codes.values()):,} brand values are codes, which queries would say as written ({shown}"
-                            f"{' …' if len(codes) > 5 else ''}): [clean.brand] words = true in {mapping.source} reads them as "
-                            f"words ({FieldCleanup(words=True).apply(codes.most_common(1)[0][0])[0]!r})")
+def _codes_as_words(items: list[dict], mapping: Mapping, report: IngestReport) -> None:
+    """A brand or category field written as codes, with no clean-up of its own in the mapping, is read as words
+    (``hugo_boss``: Hugo Boss, ``sneakers-and-converses``: Sneakers And Converses), as ``[clean.<field>] words =
+    true`` reads it, so that no query says a code; each item changed is counted under ``repaired.words_<field>``
+    and a note says so."""
+    for name in ("brand", *CATEGORY_FIELDS):
+        values = Counter(item[name] for item in items if item[name] is not None)
+        if name in mapping.cleanups or not written_as_codes(values):
+            continue
+        words = {value: FieldCleanup(words=True).apply(value)[0] or value for value in values}
+        for item in items:
+            if item[name] is not None and words[item[name]] != item[name]:
+                report.repair(f"words_{name}", item["item_id"])
+                item[name] = words[item[name]]
+        shown = ", ".join(f"{value!r}: {words[value]!r}" for value, _ in values.most_common(3))
+        report.notes.append(f"the {name.replace('_', ' ')} values are written as codes, read as words ({shown}"
+                            f"{' …' if len(values) > 3 else ''}; counted under repaired.words_{name}); a [clean.{name}] "
+                            f"table in {mapping.source} reads them your own way")
 
 
 def _note_glued_badges(items: list[dict], mapping: Mapping, report: IngestReport) -> None:

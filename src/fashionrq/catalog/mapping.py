@@ -161,7 +161,8 @@ class FieldCleanup:
         """``(value, changed)``: the text without ``brand`` (with ``strip_brand``), the ``part`` of it split at
         ``split``, what ``extract`` finds in it, with every
         ``remove`` match cut out, underscores read as spaces when ``words`` (a one-case code then capitalised word
-        by word, an ``s`` of its own as a possessive: ``levi_s`` is ``Levi's``) and spaces squeezed; ``None`` when that leaves nothing (a path without that part, a text without
+        by word, the hyphens between its words as spaces, an ``s`` of its own as a possessive: ``levi_s`` is
+        ``Levi's``, ``casual-shoes`` ``Casual Shoes``, ``t-shirts`` ``T-Shirts``) and spaces squeezed; ``None`` when that leaves nothing (a path without that part, a text without
         a match) or the result matches a ``refuse`` pattern whole."""
         cleaned = text
         if self.strip_brand and brand and brand.strip():
@@ -177,8 +178,8 @@ class FieldCleanup:
         if self.words:
             one_case = cleaned.isupper() or cleaned.islower()
             cleaned = _POSSESSIVE_CODE.sub("'s", cleaned).replace("_", " ")  # levi_s: Levi's
-            if one_case:
-                cleaned = _TITLED_POSSESSIVE.sub("'s", cleaned.title())
+            if one_case:  # a slug: sneakers-and-converses, casual-shoes (but t-shirts)
+                cleaned = _TITLED_POSSESSIVE.sub("'s", _SLUG_HYPHEN.sub(" ", cleaned).title())
         cleaned = " ".join(cleaned.split()).strip(" ,;/-")
         if not cleaned or any(p.fullmatch(cleaned) for p in self.refuse):
             return None, True
@@ -188,6 +189,8 @@ class FieldCleanup:
 #: A code's possessive: an ``s`` of its own after a word (``levi_s``, ``men_s_shoes``), and as ``str.title`` writes it.
 _POSSESSIVE_CODE = re.compile(r"(?<=[A-Za-z])_[sS](?=_|$)")
 _TITLED_POSSESSIVE = re.compile(r"'S\b")
+#: A hyphen between two words of a slug, each of two letters or more (``casual-shoes``; not ``t-shirts``, ``a-line``).
+_SLUG_HYPHEN = re.compile(r"(?<=[^\W_]{2})-(?=[^\W_]{2})")
 
 
 def _pattern_list(value: object) -> bool:
@@ -449,7 +452,7 @@ class Mapping:
     cleanups: dict[str, FieldCleanup] = field(default_factory=dict)
     attribute_cleanups: dict[str, FieldCleanup] = field(default_factory=dict)  # [clean.attributes.<key>]
     skips: dict[str, tuple[re.Pattern, ...]] = field(default_factory=dict)
-    list_separator: str = "|"
+    list_separator: str | None = None  # none set: "|" where a text holds one, else a comma (split_list)
     encoding: str = "utf-8"
     format: str | None = None
     delimiter: str | None = None
@@ -484,7 +487,7 @@ class Mapping:
             cleanups=cleanups,
             attribute_cleanups=attribute_cleanups,
             skips=_skips(path, spec),
-            list_separator=_setting(path, spec, "list_separator", "|"),
+            list_separator=_setting(path, spec, "list_separator", "|") if "list_separator" in spec else None,
             encoding=_setting(path, spec, "encoding", "utf-8"),
             format=spec.get("format"),
             delimiter=_delimiter(path, spec),
