@@ -1322,3 +1322,24 @@ def test_a_mapping_written_by_hand_reads_slugs_as_words_and_comma_joined_colours
     assert all([c.casefold() for c in read[i["item_id"]]["colours"]] == [c.casefold() for c in i["colours"]] for i in items)
     assert sum(len(i["colours"]) > 1 for i in items) >= 50 and all(read[i["item_id"]]["price"] == round(i["price"] / 90, 2) for i in items)
     assert any(note.startswith("the article type values are written as codes, read as words (") for note in result.report.notes)
+
+
+def test_product_types_written_as_numbers_are_refused_with_the_value_map_that_names_them(tmp_path, fixture_items, capsys):
+    """A catalog whose type column is a number code (the Rakuten product data's ``prdtypecode``: ``1280``), mapped
+    as the type, would have its queries ask for "1280s": it is refused in one sentence naming the value map, and
+    with that map its types are the names."""
+    items = [i for i in fixture_items.to_pylist() if i["name"]][:400]
+    codes = {type_: str(1000 + 10 * n) for n, type_ in enumerate(sorted({i["article_type"] for i in items}))}
+    _write_rows(tmp_path / "rakuten.csv", [{"productid": i["item_id"], "designation": i["name"], "prdtypecode": codes[i["article_type"]]}
+                                           for i in items])
+    mapping = tmp_path / "mapping.toml"
+    mapping.write_text('[columns]\nitem_id = "productid"\nname = "designation"\narticle_type = "prdtypecode"\n', encoding="utf-8")
+    assert main_code(["ingest", str(tmp_path / "rakuten.csv"), "--mapping", str(mapping), "--out", str(tmp_path / "out")]) != 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert f"the article_type values are numbers for {len(items):,} of {len(items):,} items" in err and "[values.article_type]" in err
+    assert not (tmp_path / "out").exists()
+    with mapping.open("a", encoding="utf-8") as handle:
+        handle.write("[values.article_type]\n" + "".join(f'"{code}" = "{type_}"\n' for type_, code in codes.items()))
+    read = ingest(tmp_path / "rakuten.csv", mapping=mapping).table.to_pylist()
+    assert [item["article_type"] for item in read] == [i["article_type"] for i in items]

@@ -99,6 +99,7 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport, images: Pat
     photos = Photos.of(mapping.photos, path if path.is_dir() else path.parent, images, report)
     out = [photos.resolve(where, item) for where, item in items if item is not None]
     photos.note(out[0]["item_id"] if out else None)
+    _refuse_numbered_types(out, mapping, path)
     _codes_as_words(out, mapping, report)
     _one_spelling_per_category(out, report)
     _note_repeats(out, report, bool(mapping.variants.key))
@@ -329,6 +330,23 @@ def badge_pattern(badges: Iterable[str]) -> str:
 #: ``u.s._polo_assn.``, ``reid_&_taylor``, ``sneakers-and-converses``, ``diesel``; ``BOOKS_1973_AND_LATER``, ``SHIRT``).
 _CODE = re.compile(r"[a-z0-9][a-z0-9.&'+]*(?:[-_][a-z0-9.&'+]+)*|[A-Z0-9][A-Z0-9.&'+]*(?:_[A-Z0-9.&'+]+)*")
 _JOINED = re.compile(r"[-_]")
+
+
+def _refuse_numbered_types(items: list[dict], mapping: Mapping, path: Path) -> None:
+    """Refuse a catalog whose types are numbers for half its items or more (a product-type code column such as
+    Rakuten's ``prdtypecode``: ``1280``), which no query can say, naming the value map that names them."""
+    types = Counter(item["article_type"] for item in items if item["article_type"] is not None)
+    numbers = Counter({value: n for value, n in types.items() if _NUMBER.fullmatch(value)})
+    if types and numbers.total() >= types.total() / 2:
+        shown = ", ".join(f"{value!r} {n:,}" for value, n in numbers.most_common(3))
+        example = numbers.most_common(1)[0][0]
+        raise InputError(f"{path.name}: the article_type values are numbers for {numbers.total():,} of {types.total():,} items "
+                         f"({shown}{' …' if len(numbers) > 3 else ''}), which no query can say; name each under "
+                         f"[values.article_type] in {mapping.source} (\"{example}\" = \"Dresses\"), or map a column of type names.")
+
+
+#: A value that is a number or a numeric code (``1280``, ``40-12``), which no query can say as a product type.
+_NUMBER = re.compile(r"[\d.,/ -]*\d[\d.,/ -]*")
 
 
 def written_as_codes(values: Counter) -> bool:
