@@ -1343,3 +1343,21 @@ def test_product_types_written_as_numbers_are_refused_with_the_value_map_that_na
         handle.write("[values.article_type]\n" + "".join(f'"{code}" = "{type_}"\n' for type_, code in codes.items()))
     read = ingest(tmp_path / "rakuten.csv", mapping=mapping).table.to_pylist()
     assert [item["article_type"] for item in read] == [i["article_type"] for i in items]
+
+
+def test_a_type_that_names_a_store_section_a_gender_or_an_age_is_no_product_and_its_row_is_rejected(tmp_path, fixture_items):
+    """A public Ounass scrape's breadcrumbs put store sections and genders where the type is for some products
+    (``Men > Edits > Most Wishlisted > ...``, ``Kids > Shoes > Sneakers > Boy > ...``): a query could not ask for
+    a "Most Wishlisted" or a "Boy", so those rows are rejected, each with its reason, and the others read."""
+    items = [i for i in fixture_items.to_pylist() if i["name"]][:300]
+    sections = ("Most Wishlisted", "Boy", "Sale", "new arrivals", "Baby")
+    rows = [{"id": i["item_id"], "title": i["name"], "category": f"{i['gender']} > {sections[n // 20 % 5] if n % 20 == 0 else i['article_type']} > {i['name']}"}
+            for n, i in enumerate(items)]
+    _write_rows(tmp_path / "shop.csv", rows)
+    mapping = tmp_path / "mapping.toml"
+    mapping.write_text('[columns]\nitem_id = "id"\nname = "title"\narticle_type = "category"\n[clean.article_type]\nsplit = ">"\npart = -2\n',
+                       encoding="utf-8")
+    result = ingest(tmp_path / "shop.csv", mapping=mapping)
+    assert [item["item_id"] for item in result.table.to_pylist()] == [i["item_id"] for n, i in enumerate(items) if n % 20]
+    reasons = Counter(r["reason"] for r in result.report.rejected)
+    assert reasons == {f"its type {s!r} names a store's section, a gender or an age, not a product": 3 for s in sections}

@@ -64,3 +64,14 @@ PRODUCT_TERMS: tuple[str, ...] = (
     "blush", "highlighter", "moisturiser", "moisturizer", "cleanser", "sunscreen", "lotion", "toner", "serum",
     "cream", "gel", "lacquer", "deo",
 )
+
+#: A store's sections and badges, which name no product: a catalog's type that is one of these (a breadcrumb's
+#: ``Men > Edits > Most Wishlisted > ...``, a ``Sale`` collection) says nothing a query could ask for.
+STORE_SECTIONS: frozenset[str] = frozenset({
+    "sale", "on sale", "new", "new in", "new arrival", "new arrivals", "just in", "just landed", "most wishlisted",
+    "best seller", "best sellers", "bestseller", "bestsellers", "trending", "trending now", "edits", "the edit",
+    "gifts", "gift ideas", "clearance", "outlet", "deals", "offers", "exclusive", "exclusives", "collection",
+    "collections", "all", "shop all", "view all", "featured", "last chance", "back in stock", "coming soon",
+    "pre-order", "preorder", "limited edition", "uncategorized", "uncategorised", "default category", "others", "other",
+    "miscellaneous", "misc",
+})

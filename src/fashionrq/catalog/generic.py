@@ -19,12 +19,12 @@ from fashionrq.catalog.photos import Photos
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import (AGE_SCALE, FIELDS, GENDERS, REQUIRED_FIELDS, as_sentences, clean_string, distinct_ignoring_case,
-                                     image_object, photo_bytes, strip_html, to_text)
+from fashionrq.catalog.schema import (AGE_SCALE, AGE_SYNONYMS, FIELDS, GENDER_SYNONYMS, GENDERS, REQUIRED_FIELDS, as_sentences,
+                                     clean_string, distinct_ignoring_case, image_object, photo_bytes, strip_html, to_text)
 from fashionrq.catalog.variants import VariantReferences, one_row_per_product
 from fashionrq.colour import COLOURS
 from fashionrq.errors import InputError
-from fashionrq.terms import PATTERN_TERMS, STYLE_TERMS
+from fashionrq.terms import PATTERN_TERMS, STORE_SECTIONS, STYLE_TERMS
 
 #: The fields whose values together tell a shopper one product from another.
 REPEAT_FIELDS = ("name", "brand", "base_colour", "price", "description")
@@ -166,6 +166,11 @@ def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str | N
     return (separator or "|").join(out) if out else None
 
 
+#: Types that name no product, whose rows are rejected: a store's section (``Sale``, ``Most Wishlisted``), a gender or an
+#: age (a breadcrumb's ``Sneakers > Boy > ...`` read one part too low).
+NO_PRODUCT_TYPES = STORE_SECTIONS | frozenset(GENDER_SYNONYMS) | frozenset(AGE_SYNONYMS)
+
+
 def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, report: IngestReport,
                  required: tuple[str, ...]) -> dict | None:
     """One canonical item, or ``None`` when the row is rejected for an empty ``required`` field (recorded in ``report``)."""
@@ -177,6 +182,9 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
         return None
     check_item_id(item_id, where)
     raw, brand = _raw_values(record, refs, mapping, report, item_id)
+    if (type_ := clean_string(raw["article_type"])) is not None and type_.casefold() in NO_PRODUCT_TYPES:
+        report.reject(f"{where} (id {item_id})", f"its type {type_!r} names a store's section, a gender or an age, not a product")
+        return None
     missing_required = [f for f in required if clean_string(raw[f]) is None]
     if missing_required:
         report.reject(f"{where} (id {item_id})", f"empty required field(s) {', '.join(missing_required)}")

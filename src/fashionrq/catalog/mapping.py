@@ -161,9 +161,10 @@ class FieldCleanup:
         """``(value, changed)``: the text without ``brand`` (with ``strip_brand``), the ``part`` of it split at
         ``split``, what ``extract`` finds in it, with every
         ``remove`` match cut out, underscores read as spaces when ``words`` (a one-case code then capitalised word
-        by word, the hyphens between its words as spaces, an ``s`` of its own as a possessive: ``levi_s`` is
-        ``Levi's``, ``casual-shoes`` ``Casual Shoes``, ``t-shirts`` ``T-Shirts``) and spaces squeezed; ``None`` when that leaves nothing (a path without that part, a text without
-        a match) or the result matches a ``refuse`` pattern whole."""
+        by word, the hyphens of one joined by hyphens alone as spaces but after a first word of one letter, an
+        ``s`` of its own as a possessive: ``levi_s`` is ``Levi's``, ``casual-shoes`` ``Casual Shoes``,
+        ``t-shirts`` ``T-Shirts``) and spaces squeezed; ``None`` when that leaves nothing (a path without that
+        part, a text without a match) or the result matches a ``refuse`` pattern whole."""
         cleaned = text
         if self.strip_brand and brand and brand.strip():
             cleaned = re.sub(rf"(?<!\w){re.escape(brand.strip())}(?!\w)", " ", cleaned, count=1, flags=re.IGNORECASE)
@@ -177,9 +178,11 @@ class FieldCleanup:
             cleaned = pattern.sub(" ", cleaned)
         if self.words:
             one_case = cleaned.isupper() or cleaned.islower()
+            if one_case and "_" not in cleaned:  # a slug joined by hyphens: sneakers-and-converses (but t-shirts)
+                cleaned = _FIRST_LETTER.sub(r"\1-", cleaned.replace("-", " "))
             cleaned = _POSSESSIVE_CODE.sub("'s", cleaned).replace("_", " ")  # levi_s: Levi's
-            if one_case:  # a slug: sneakers-and-converses, casual-shoes (but t-shirts)
-                cleaned = _TITLED_POSSESSIVE.sub("'s", _SLUG_HYPHEN.sub(" ", cleaned).title())
+            if one_case:
+                cleaned = _TITLED_POSSESSIVE.sub("'s", cleaned.title())
         cleaned = " ".join(cleaned.split()).strip(" ,;/-")
         if not cleaned or any(p.fullmatch(cleaned) for p in self.refuse):
             return None, True
@@ -189,8 +192,8 @@ class FieldCleanup:
 #: A code's possessive: an ``s`` of its own after a word (``levi_s``, ``men_s_shoes``), and as ``str.title`` writes it.
 _POSSESSIVE_CODE = re.compile(r"(?<=[A-Za-z])_[sS](?=_|$)")
 _TITLED_POSSESSIVE = re.compile(r"'S\b")
-#: A hyphen between two words of a slug, each of two letters or more (``casual-shoes``; not ``t-shirts``, ``a-line``).
-_SLUG_HYPHEN = re.compile(r"(?<=[^\W_]{2})-(?=[^\W_]{2})")
+#: A slug's first word of one letter, whose hyphen is the word's own (``t-shirts``, ``a-line-dresses``, ``v-neck``).
+_FIRST_LETTER = re.compile(r"^([^\W\d_]) (?=\w)")
 
 
 def _pattern_list(value: object) -> bool:
