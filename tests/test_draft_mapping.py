@@ -1361,3 +1361,19 @@ def test_a_type_that_names_a_store_section_a_gender_or_an_age_is_no_product_and_
     assert [item["item_id"] for item in result.table.to_pylist()] == [i["item_id"] for n, i in enumerate(items) if n % 20]
     reasons = Counter(r["reason"] for r in result.report.rejected)
     assert reasons == {f"its type {s!r} names a store's section, a gender or an age, not a product": 3 for s in sections}
+
+
+def test_a_colour_with_its_shade_after_a_dash_is_read_with_the_shade_before_it(tmp_path, fixture_items):
+    """A public ASOS scrape writes shades after the colour (``PINK - BRIGHT``, ``GREY - DARK``), and its queries said
+    "pink or pink - bright jackets": the shade is read before the colour, counted."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["base_colour"]][:200]
+    shades = ("BRIGHT", "DARK", "LIGHT", "")
+    rows = [{"id": i["item_id"], "name": i["name"], "type": i["article_type"],
+             "color": f"{i['base_colour'].upper()} - {shades[n % 4]}" if shades[n % 4] else i["base_colour"]} for n, i in enumerate(items)]
+    _write_rows(tmp_path / "asos.csv", rows)
+    mapping = tmp_path / "mapping.toml"
+    mapping.write_text('[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\nbase_colour = "color"\n', encoding="utf-8")
+    result = ingest(tmp_path / "asos.csv", mapping=mapping)
+    read = [item["base_colour"] for item in result.table.to_pylist()]
+    assert read == [f"{shades[n % 4].title()} {i['base_colour']}" if shades[n % 4] else i["base_colour"] for n, i in enumerate(items)]
+    assert len(result.report.repaired["shade_after_colour"]) == sum(1 for n in range(len(items)) if n % 4 < 3)

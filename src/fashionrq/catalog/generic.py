@@ -242,14 +242,23 @@ def _cleaned_attributes(attributes: dict[str, str], mapping: Mapping, clean: Row
 
 def _one_colour(text: str | None, report: IngestReport, item_id: str) -> str | None:
     """A colour that repeats itself (``Black or black``, ``Navy/Navy``) as the colour once, counted under
-    ``repaired.repeated_colour``; any other text as it is."""
+    ``repaired.repeated_colour``; a colour with its shade after a dash (an ASOS scrape's ``PINK - BRIGHT``, ``GREY -
+    DARK``) as the shade before it (``BRIGHT PINK``: queries had said "pink or pink - bright"), counted under
+    ``repaired.shade_after_colour``; any other text as it is."""
     if text is None:
         return None
     parts = [p for p in _COLOUR_JOINS.split(text) if p]
     if len(parts) > 1 and len({p.casefold() for p in parts}) == 1:
         report.repair("repeated_colour", item_id)
         return parts[0]
+    if (shaded := _SHADE_AFTER.fullmatch(text)) is not None and shaded.group(1).casefold() in COLOURS:
+        report.repair("shade_after_colour", item_id)
+        return f"{shaded.group(2)} {shaded.group(1)}"
     return text
+
+
+#: A colour, a dash, and its shade (``PINK - BRIGHT``).
+_SHADE_AFTER = re.compile(r"\s*([^\W\d_][\w ]*?)\s+[-–]\s+(light|dark|bright|medium|pale|deep|pastel|neon|dusty|soft)\s*", re.IGNORECASE)
 
 
 def _without_skipped(records: list[tuple[str, dict]], refs: References, mapping: Mapping, report: IngestReport) -> list[tuple[str, dict]]:
