@@ -494,8 +494,8 @@ def _type_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[st
         _levels_above(guesser, found, lines, column)
         return []
     names = present_texts(guesser.values(found["name"][0], every_record=True))
-    brands = frozenset(t.lower() for t in present_texts(guesser.values(found["brand"][0], every_record=True))) if "brand" in found else frozenset()
-    types = types_at_end_of_names(names, brands=brands)
+    brands = present_texts(guesser.values(found["brand"][0], every_record=True)) if "brand" in found else []
+    types = types_at_end_of_names(names, brands=frozenset(brand.lower() for brand in brands))
     if types.share < 0.5:
         return []
     found["article_type"] = found["name"]

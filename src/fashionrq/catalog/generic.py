@@ -345,8 +345,12 @@ def badge_pattern(badges: Iterable[str]) -> str:
 
 #: A value written as a code: words joined by underscores or hyphens in one case, or one such word (``hugo_boss``,
 #: ``u.s._polo_assn.``, ``reid_&_taylor``, ``sneakers-and-converses``, ``diesel``; ``BOOKS_1973_AND_LATER``, ``SHIRT``).
-_CODE = re.compile(r"[a-z0-9][a-z0-9.&'+]*(?:[-_][a-z0-9.&'+]+)*|[A-Z0-9][A-Z0-9.&'+]*(?:_[A-Z0-9.&'+]+)*")
+_WRITTEN_AS_CODE = re.compile(r"[a-z0-9][a-z0-9.&'+]*(?:[-_][a-z0-9.&'+]+)*|[A-Z0-9][A-Z0-9.&'+]*(?:_[A-Z0-9.&'+]+)*")
 _JOINED = re.compile(r"[-_]")
+
+
+#: A value that is a number or a numeric code (``1280``, ``40-12``), which no query can say as a product type.
+_NUMBER = re.compile(r"[\d.,/ -]*\d[\d.,/ -]*")
 
 
 def _refuse_numbered_types(items: list[dict], mapping: Mapping, path: Path) -> None:
@@ -362,15 +366,11 @@ def _refuse_numbered_types(items: list[dict], mapping: Mapping, path: Path) -> N
                          f"[values.article_type] in {mapping.source} (\"{example}\" = \"Dresses\"), or map a column of type names.")
 
 
-#: A value that is a number or a numeric code (``1280``, ``40-12``), which no query can say as a product type.
-_NUMBER = re.compile(r"[\d.,/ -]*\d[\d.,/ -]*")
-
-
 def written_as_codes(values: Counter) -> bool:
     """Whether 19 in 20 of the values (counted as written) are codes, and one in 20 or more joined by underscores or
     hyphens (a resale scrape's brands ``hugo_boss``, ``levis``; Vinted's categories ``baskets-baskets``)."""
-    codes = sum(n for value, n in values.items() if _CODE.fullmatch(value))
-    joined = sum(n for value, n in values.items() if _JOINED.search(value) and _CODE.fullmatch(value))
+    codes = sum(n for value, n in values.items() if _WRITTEN_AS_CODE.fullmatch(value))
+    joined = sum(n for value, n in values.items() if _JOINED.search(value) and _WRITTEN_AS_CODE.fullmatch(value))
     return bool(values) and codes >= 0.95 * values.total() and joined >= values.total() / 20
 
 
