@@ -1377,3 +1377,24 @@ def test_a_colour_with_its_shade_after_a_dash_is_read_with_the_shade_before_it(t
     read = [item["base_colour"] for item in result.table.to_pylist()]
     assert read == [f"{shades[n % 4].title()} {i['base_colour']}" if shades[n % 4] else i["base_colour"] for n, i in enumerate(items)]
     assert len(result.report.repaired["shade_after_colour"]) == sum(1 for n in range(len(items)) if n % 4 < 3)
+
+
+def test_a_text_file_that_prints_a_python_list_of_products_is_read_as_one(tmp_path, fixture_items):
+    """A public ThredUp scrape saved its products as Python printed them (``print(items)`` to a ``.txt`` file: single
+    quotes, ``True``, ``None``), which the draft had read as a CSV header and refused for a column named twice: the
+    draft says ``format = "json"``, and the file reads as the literal it is, with no code run."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["price"]][:300]
+    products = [{"__typename": "Item", "id": int(i["item_id"]), "title": i["name"], "brand": i["brand"], "category": i["article_type"],
+                 "colorNames": i["colours"], "price": f"{i['price'] / 80:.2f}", "clearance": n % 2 == 0, "conditionOverrides": None}
+                for n, i in enumerate(items)]
+    catalog = tmp_path / "thredupTest.txt"
+    catalog.write_text(repr(products), encoding="utf-8")
+    drafted, text = _drafted(tmp_path, catalog, lambda text: text.replace('currency = "INR"   # CHECK', 'currency = "USD"   #'))
+    spec = tomllib.loads(text)
+    assert spec["format"] == "json" and spec["columns"]["name"] == "title" and spec["columns"]["article_type"] == "category"
+    result = ingest(catalog, mapping=drafted)
+    assert [item["name"] for item in result.table.to_pylist()] == [i["name"] for i in items]
+    assert any(note.startswith("thredupTest.txt is a Python printout of its products") for note in result.report.notes)
+    catalog.write_text(repr(products) + "__import__('os')", encoding="utf-8")  # no literal: refused, nothing run
+    with pytest.raises(InputError, match="is not valid JSON"):
+        ingest(catalog, mapping=drafted)

@@ -124,7 +124,10 @@ def draft_mapping(catalog: str | Path) -> Draft:
             draft.checks.append(f"{which} not UTF-8: the draft reads {'it' if len(other) == 1 else 'them'} as cp1252")
         text = raw.decode(encoding if parts and parts[0] in other else "utf-8", errors="replace").removeprefix("\ufeff")
         sniffed = _sniff_delimiter(text.split("\n", 1)[0])
-        if txt:
+        if txt and text.lstrip()[:1] in ("[", "{"):  # a printout of a list of products (JSON, or Python's)
+            fmt = "json"
+            draft.top.append('format = "json"   # a .txt file that holds a list of products')
+        elif txt:
             fmt = "tsv" if sniffed == "\t" else "csv"
             draft.top.append(f'format = "{fmt}"   # a .txt file: its first line is separated by {"tabs" if fmt == "tsv" else "commas"}')
     if fmt in DEFAULT_DELIMITERS:

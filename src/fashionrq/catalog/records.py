@@ -246,9 +246,13 @@ def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records,
         if _holds_lines(text):
             report.notes.append(f"{path.name} holds one product per line (JSON lines), read as such")
             return _objects(_jsonl_entries(path.name, text, report), report)
-        where = f" (line {err.lineno}, column {err.colno})" if isinstance(err, json.JSONDecodeError) else ""
-        raise InputError(f"{path} is not valid JSON{where}: {getattr(err, 'msg', err)}; fix the file, or name a JSON-lines "
-                         "file .jsonl (one product per line).") from None
+        value = python_literal(text) if text.lstrip()[:1] in ("[", "{") else None
+        if value is None:
+            where = f" (line {err.lineno}, column {err.colno})" if isinstance(err, json.JSONDecodeError) else ""
+            raise InputError(f"{path} is not valid JSON{where}: {getattr(err, 'msg', err)}; fix the file, or name a JSON-lines "
+                             "file .jsonl (one product per line).") from None
+        report.notes.append(f"{path.name} is a Python printout of its products (single quotes, True, None), not JSON, "
+                            "read as a Python literal (no code is run)")  # a ThredUp scrape's print(items)
     if isinstance(value, dict):
         arrays = [((key,), v) for key, v in value.items() if isinstance(v, list)]
         if len(arrays) != 1:  # an API's answer: {"data": {"total": 2180, "items": [...]}}
