@@ -1398,3 +1398,19 @@ def test_a_text_file_that_prints_a_python_list_of_products_is_read_as_one(tmp_pa
     catalog.write_text(repr(products) + "__import__('os')", encoding="utf-8")  # no literal: refused, nothing run
     with pytest.raises(InputError, match="is not valid JSON"):
         ingest(catalog, mapping=drafted)
+
+
+def test_the_draft_reads_the_gender_from_the_product_page_addresses_when_nothing_else_says_it(tmp_path, fixture_items):
+    """A public Jabong scrape says the gender only in its addresses (``http://www.jabong.com/men/clothing/polos-tshirts//...``),
+    a Vinted one in French (``/femmes/``): the draft reads it from there, the other language's words mapped."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["gender"] in ("Men", "Women")][:500]
+    plain = [re.sub(r"\b(Men|Women)\b\s*", "", i["name"]) for i in items]
+    rows = [{"ID": i["item_id"], "Title": name, "Original Price": f"{i['price']:.0f}",
+             "URL": f"http://www.example.com/{'men' if i['gender'] == 'Men' else 'femmes'}/clothing//{i['item_id']}.html?pos={n}"}
+            for n, (i, name) in enumerate(zip(items, plain))]
+    _write_rows(tmp_path / "jabong.csv", rows)
+    drafted, text = _drafted(tmp_path, tmp_path / "jabong.csv")
+    spec = tomllib.loads(text)
+    assert spec["columns"]["gender"] == "URL" and spec["values"]["gender"] == {"femmes": "Women"}
+    read = {item["item_id"]: item["gender"] for item in ingest(tmp_path / "jabong.csv", mapping=drafted).table.to_pylist()}
+    assert len(read) >= 0.85 * len(items) and all(read[i["item_id"]] == i["gender"] for i in items if i["item_id"] in read)

@@ -44,6 +44,12 @@ _COLOUR_WORD = re.compile(r"\b(" + "|".join(re.escape(c).replace("\\ ", " ") for
 _GENDER = r"(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?"
 #: A gender word inside a name, and a tag that is one.
 _GENDER_WORD, _GENDER_TAG = re.compile(rf"\b{_GENDER}\b", re.IGNORECASE), re.compile(rf"^\s*{_GENDER}\s*$", re.IGNORECASE)
+#: A gender as a part of a product page address's path (Jabong's ``/men/clothing/...``, Vinted's ``/femmes/...``), and
+#: the words of other languages a store writes there, with their gender.
+_GENDER_IN_PATH = re.compile(r"/(women|womens|men|mens|ladies|girls|boys|unisex|femmes|femme|hommes|homme|damen|herren|mujer|hombre)/",
+                             re.IGNORECASE)
+_PATH_GENDERS = {"femmes": "Women", "femme": "Women", "hommes": "Men", "homme": "Men", "damen": "Women", "herren": "Men",
+                 "mujer": "Women", "hombre": "Men"}
 #: The gender word a category starts with (``Men's Shirts``, ``Women's Tops``, ``Kids Shoes``, as scraped listings
 #: write their categories), its possessive ending left out.
 _GENDER_BEFORE_TYPE = re.compile(r"^\s*(women|woman|ladies|men|man|girls|girl|boys|boy|unisex|kids|kid|children|baby)(?:'s|s'|')?(?=\s)",
@@ -907,6 +913,13 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
             draft.checks.append(f"the gender is read from the names of the parts, which say one for {share:.0%} of the records")
             return ["", "[clean.gender]   # the gender word of the part's name (a part whose name says none: no gender); CHECK",
                     f"extract = {toml_literal(_GENDER_WORD.pattern)}"]
+    if "gender" not in found and (in_path := _gender_in_addresses(guesser)) is not None:
+        column, share, words = in_path
+        lines.append(f"gender = {toml_reference(column)}   # no gender column, but {share:.0%} of the product page addresses name one")
+        draft.checks.append(f"the gender is read from the product page addresses, which name one in {share:.0%} of the records")
+        other = sorted(w for w in words if w in _PATH_GENDERS)
+        return (["", "[clean.gender]   # the gender the address's path names (/men/, /women/); CHECK", f"extract = {toml_literal(_GENDER_IN_PATH.pattern)}"]
+                + (["", "[values.gender]   # the gender words in another language", *(f'{w} = "{_PATH_GENDERS[w]}"' for w in other)] if other else []))
     if "gender" not in found:
         draft.checks.append("no gender column")
         return ["", "# CHECK: no gender column. If every item is for one gender, say which:", "# [constants]",
@@ -926,6 +939,20 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
             out.append(f'# {toml_key(value)} = "?"   # CHECK: which gender is this?')
             draft.checks.append(f"the gender value {value!r} needs a value map")
     return out + _ages_of_genders(found, sorted(values), lines, cleanup)
+
+
+def _gender_in_addresses(guesser: Guesser) -> tuple[str, float, set[str]] | None:
+    """A column of product page addresses, half of whose paths or more name a gender (:data:`_GENDER_IN_PATH`), with
+    that share and the words (in lower case) they use."""
+    for column in guesser.columns:
+        texts = present_texts(guesser.values(column, every_record=True))
+        if len(texts) < 0.9 * len(guesser.every_record) or not all(re.match(r"https?://", t) for t in texts[:100]):
+            continue
+        words = [found.group(1).lower() for t in texts if (found := _GENDER_IN_PATH.search(t))]
+        if len(words) >= 0.5 * len(guesser.every_record):
+            guesser.used.add(column)
+            return column, len(words) / len(guesser.every_record), set(words)
+    return None
 
 
 def _gender_before_types(guesser: Guesser, found: dict) -> float | None:
