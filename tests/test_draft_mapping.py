@@ -1414,3 +1414,29 @@ def test_the_draft_reads_the_gender_from_the_product_page_addresses_when_nothing
     assert spec["columns"]["gender"] == "URL" and spec["values"]["gender"] == {"femmes": "Women"}
     read = {item["item_id"]: item["gender"] for item in ingest(tmp_path / "jabong.csv", mapping=drafted).table.to_pylist()}
     assert len(read) >= 0.85 * len(items) and all(read[i["item_id"]] == i["gender"] for i in items if i["item_id"] in read)
+
+
+def test_the_draft_for_a_french_scrape_reads_its_column_names_and_its_short_descriptions_as_names(tmp_path, fixture_items):
+    """A public Vinted scrape in French (real products of the fixture in its shape): semicolons, `Description` the
+    listing's short title, `Marque`, `Prix` with a decimal comma, `Couleurs` joined by commas, `Catégorie`, the id
+    `No` repeated where a page listed a product again, the gender only in the addresses (`/hommes/`, `/femmes/`).
+    The draft maps each, reads the repeats as one product, and ingest reads every product once."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["price"] and i["brand"] and i["gender"] in ("Men", "Women")][:600]
+    listed = items + items[::4]  # a quarter fetched again
+    rows = [{"Description": re.sub(r"\b(Men|Women)\b\s*", "", i["name"]), "Catégorie": i["article_type"].lower().replace(" ", "-"), "Prix": f"{i['price'] / 90:.2f}".replace(".", ","),
+             "Marque": i["brand"], "Couleurs": ", ".join(c.upper() for c in i["colours"]), "No": i["item_id"],
+             "url": f"https://www.example.fr/{'hommes' if i['gender'] == 'Men' else 'femmes'}/{i['item_id']}-x"} for i in listed]
+    catalog = tmp_path / "vinted.csv"
+    with catalog.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), delimiter=";")
+        writer.writeheader()
+        writer.writerows(rows)
+    drafted, text = _drafted(tmp_path, catalog, lambda text: text.replace('currency = "INR"   # CHECK', 'currency = "EUR"   #'))
+    spec = tomllib.loads(text)
+    assert {k: spec["columns"][k] for k in ("name", "brand", "price", "article_type", "colours", "item_id", "gender")} == {
+        "name": "Description", "brand": "Marque", "price": "Prix", "article_type": "Catégorie", "colours": "Couleurs", "item_id": "No",
+        "gender": "url"}
+    assert spec["variants"]["key"] == ["No"] and spec["values"]["gender"] == {"femmes": "Women", "hommes": "Men"}
+    read = {item["item_id"]: item for item in ingest(catalog, mapping=drafted).table.to_pylist()}
+    assert len(read) == len(items)
+    assert all(read[i["item_id"]]["gender"] == i["gender"] and read[i["item_id"]]["brand"] == i["brand"] for i in items)

@@ -200,12 +200,18 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         else:
             guesser.used.discard(group)
     if "item_id" not in found and (column := _id_column_by_values(guesser)) is not None:
-        found["item_id"] = (column, "no id column by name, but its values tell every record apart")
+        found["item_id"] = (column, "no id column by name, but its values tell the records apart")
     if "item_id" not in found and (column := _id_column_of_addresses(guesser)) is not None:
         found["item_id"] = (column, "no id column, but every record has a product page address; CHECK")
         draft.checks.append(f"no id column: the ids are the product page addresses in {column!r}")
     if "name" not in found and (column := _name_column_by_values(guesser)) is not None:
         found["name"] = (column, "no name column by name, but its texts name fashion products")
+    if "name" not in found and "description" in found and _short_texts(guesser, found["description"][0], least=0.25):  # Vinted's
+        found["name"] = (found.pop("description")[0], "CHECK: no name column, but this description column's texts are as short as names")
+        draft.checks.append(f"no name column: the draft reads {found['name'][0]!r}, whose texts are as short as names")
+    if "name" not in found and (column := _name_column_of_short_texts(guesser)) is not None:
+        found["name"] = (column, "CHECK: no column looks like a name; these short texts differ the most")
+        draft.checks.append(f"no column looks like a name: the draft reads {column!r}, whose short texts differ the most")
     if "price" not in found and (column := _price_column_by_values(guesser)) is not None:
         found["price"] = (column, "no price column by name, but its cells are amounts with a currency sign")
     if "brand" not in found and "name" in found and (column := _brand_column_by_values(guesser, found["name"][0])) is not None:
@@ -323,13 +329,14 @@ def _one_table_each(lines: list[str]) -> list[str]:
 
 
 def _id_column_by_values(guesser: Guesser) -> str | None:
-    """An unused column named like an id (``p_id``, ``style_no``, ``item_code``) whose values, single words, tell every
-    record apart."""
+    """An unused column named like an id (``p_id``, ``style_no``, ``item_code``) whose values, single words in every
+    record, tell every record apart, or half of them or more (a scrape that fetched a listing again, as a Vinted
+    scrape's ``No``: ``[variants]`` then reads the repeats as one product)."""
     for column in guesser.columns:
         if column in guesser.used or not re.search(r"(id|no|num|number|code|key|ref|sku)$", norm(column)):
             continue
         texts = present_texts(guesser.values(column, every_record=True))
-        if len(texts) == len(guesser.every_record) and len(set(texts)) == len(texts) and not any(" " in t for t in texts):
+        if len(texts) == len(guesser.every_record) and len(set(texts)) >= len(texts) / 2 and not any(" " in t for t in texts):
             guesser.used.add(column)
             return column
     return None
@@ -363,6 +370,30 @@ def _name_column_by_values(guesser: Guesser) -> str | None:
     if best is not None:
         guesser.used.add(best)
     return best
+
+
+def _name_column_of_short_texts(guesser: Guesser) -> str | None:
+    """The unused column of short texts (:func:`_short_texts`) that differ the most (a catalog in another language,
+    whose names say no English product word)."""
+    best, best_share = None, 0.0
+    for column in (c for c in guesser.columns if c not in guesser.used and c != PART_FILE):
+        if (share := _short_texts(guesser, column)) is not None and share > best_share:
+            best, best_share = column, share
+    if best is not None:
+        guesser.used.add(best)
+    return best
+
+
+def _short_texts(guesser: Guesser, column: str, least: float = 0.5) -> float | None:
+    """How many of the texts of ``column`` differ (a share), where nine records in ten or more hold one (no address,
+    not a number), of two to fifteen words on average, a share ``least`` of them different or more: names, such as a
+    Vinted scrape's ``Description`` (``Basket air force one react``, a resale listing's title often repeated); else
+    nothing."""
+    texts = [t for t in present_texts(guesser.values(column)) if not re.match(r"[a-z]+://", t) and re.search(r"[^\W\d_]", t)]
+    if len(texts) < 0.9 * len(guesser.records) or not 2 <= sum(len(t.split()) for t in texts) / len(texts) <= 15:
+        return None
+    share = len(set(texts)) / len(texts)
+    return share if share >= least else None
 
 
 def _price_column_by_values(guesser: Guesser) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 
@@ -15,33 +16,40 @@ from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.prices import CURRENCY_CODES
 from fashionrq.catalog.schema import is_placeholder, json_text, to_text
 
-#: Column names (lower case, letters and digits only) that usually hold each canonical field, best first.
+#: Column names (lower case, letters and digits only) that usually hold each canonical field, best first; the
+#: French, German, Spanish, Italian and Portuguese names of the common ones after the English.
 FIELD_NAMES: dict[str, tuple[str, ...]] = {
     "item_id": ("id", "itemid", "sku", "variantsku", "asin", "articleid", "productid", "styleid", "variantid", "uniqid", "uid",
-                "productcode", "articlenumber", "stylecode", "itemcode", "code"),
-    "name": ("title", "name", "productname", "productdisplayname", "itemname", "producttitle", "prodname"),
-    "brand": ("brand", "brandname", "brands", "vendor", "manufacturer", "designer", "maker", "store"),
+                "productcode", "articlenumber", "stylecode", "itemcode", "code", "reference", "referenz", "artikelnummer",
+                "referencia", "codigo"),
+    "name": ("title", "name", "productname", "productdisplayname", "itemname", "producttitle", "prodname",
+             "titre", "nom", "nomduproduit", "titel", "produktname", "bezeichnung", "titulo", "nombre", "titolo", "nome", "designation"),
+    "brand": ("brand", "brandname", "brands", "vendor", "manufacturer", "designer", "maker", "store", "marque", "marke", "marca",
+              "hersteller"),
     "gender": ("gender", "sex", "targetgender", "googleshoppinggender", "department", "indexgroupname", "indexname",
-               "idealfor"),
+               "idealfor", "genre", "sexe", "geschlecht", "genero", "sesso"),
     "age_group": ("agegroup", "agesegment", "targetage", "agerange", "googleshoppingagegroup"),
     "article_type": ("articletype", "producttype", "producttypename", "itemtype", "typeprefix", "type", "productcategory",
-                     "category", "categoryname", "categories", "breadcrumbs", "breadcrumb"),
+                     "category", "categoryname", "categories", "breadcrumbs", "breadcrumb", "categorie", "kategorie", "categoria",
+                     "typ", "tipo", "produkttyp"),
     "master_category": ("mastercategory", "maincategory", "topcategory", "categorylevel1", "garmentgroupname", "division",
                         "category"),
     "sub_category": ("subcategory", "productgroupname", "productgroup", "categorylevel2", "subclass"),
-    "base_colour": ("basecolour", "basecolor", "colour", "color", "colourname", "colorname", "colourgroupname", "maincolor"),
-    "colours": ("colours", "colors", "colournames", "colornames", "colourlist", "colorlist"),
+    "base_colour": ("basecolour", "basecolor", "colour", "color", "colourname", "colorname", "colourgroupname", "maincolor",
+                    "couleur", "farbe", "colore", "cor"),
+    "colours": ("colours", "colors", "colournames", "colornames", "colourlist", "colorlist", "couleurs", "farben", "colores",
+                "colori", "cores"),
     "season": ("season", "seasonname"),
     "year": ("year", "modelyear", "releaseyear", "launchyear"),
     "usage": ("usage", "occasion"),
     "price": ("price", "listprice", "listingprice", "actualprice", "retailprice", "mrp", "originalprice", "regularprice",
-              "variantprice", "pricing", "prices"),
+              "variantprice", "pricing", "prices", "prix", "preis", "precio", "prezzo", "preco"),
     "discounted_price": ("discountedprice", "saleprice", "salesprice", "sellingprice", "discountprice", "offerprice", "specialprice",
                          "finalprice", "currentprice"),
     "description": ("description", "bodyhtml", "productdescription", "longdescription", "detaildesc", "desc", "bulletpoint",
-                    "bulletpoints"),
+                    "bulletpoints", "beschreibung", "descripcion", "descrizione", "descricao"),
     "image_path": ("imagepath", "image", "imagelink", "imageurl", "imagesrc", "images", "img", "imagefile", "mainimage", "baseimage",
-                   "photo", "picture", "imurl", "imgurl", "imageurls"),
+                   "photo", "picture", "imurl", "imgurl", "imageurls", "bild", "imagen", "immagine", "imagem"),
     "attributes": ("attributes", "articleattributes", "details", "specs", "specifications"),
 }
 #: Attribute columns worth keeping, by the attribute name relevance and queries know.
@@ -64,7 +72,8 @@ _ROW_KINDS = frozenset({"simple", "variable", "variation", "grouped", "external"
 
 
 def norm(column: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", column.lower())
+    """A column's name in lower-case letters and digits, its accents dropped (``Catégorie``: ``categorie``)."""
+    return re.sub(r"[^a-z0-9]", "", unicodedata.normalize("NFKD", column.lower()).encode("ascii", "ignore").decode())
 
 
 #: Words a column name may add around the name of the field it holds (Amazon's item_sku, standard_price,
