@@ -1440,3 +1440,26 @@ def test_the_draft_for_a_french_scrape_reads_its_column_names_and_its_short_desc
     read = {item["item_id"]: item for item in ingest(catalog, mapping=drafted).table.to_pylist()}
     assert len(read) == len(items)
     assert all(read[i["item_id"]]["gender"] == i["gender"] and read[i["item_id"]]["brand"] == i["brand"] for i in items)
+
+
+def test_a_fabric_composition_is_read_as_the_fabric_a_shopper_names_and_a_shade_name_as_its_colour(tmp_path, fixture_items):
+    """A workbook of US stores' jeans writes fabrics as compositions (``65% Cotton, 33% Polyester, 2% Spandex``) and a
+    Levi's store its colours as a shade's name and its colour (``Losing My Mind - Medium Wash``); queries had said
+    "65% cotton, 32% polyester, 3% spandex capris" and "galley - medium wash jeans". The fabric is its fibre of 95% or
+    more, else its largest one's blend; the colour the part after the shade's name; each counted."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["base_colour"] and dict(i["attributes"]).get("Fabric")][:200]
+    shares = (100, 97, 65, 50)
+    rows = [{"id": i["item_id"], "name": i["name"], "type": i["article_type"],
+             "colour": f"Losing My Mind {n} - {i['base_colour']}" if n % 2 else i["base_colour"],
+             "fabric": f"{shares[n % 4]}% {dict(i['attributes'])['Fabric']}" + (f", {100 - shares[n % 4]}% Elastane" if shares[n % 4] < 100 else "")}
+            for n, i in enumerate(items)]
+    _write_rows(tmp_path / "jeans.csv", rows)
+    mapping = tmp_path / "mapping.toml"
+    mapping.write_text('[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\nbase_colour = "colour"\n[attributes]\nFabric = "fabric"\n',
+                       encoding="utf-8")
+    result = ingest(tmp_path / "jeans.csv", mapping=mapping)
+    read = result.table.to_pylist()
+    fabric = [dict(i["attributes"])["Fabric"] for i in items]
+    assert [dict(item["attributes"])["Fabric"] for item in read] == [f if shares[n % 4] >= 95 else f"{f} Blend" for n, f in enumerate(fabric)]
+    assert [item["base_colour"] for item in read] == [i["base_colour"] for i in items]
+    assert len(result.report.repaired["composition_fabric"]) == len(items) and len(result.report.repaired["colour_after_shade_name"]) == len(items) // 2

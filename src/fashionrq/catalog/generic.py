@@ -235,16 +235,38 @@ def _cleaned_attributes(attributes: dict[str, str], mapping: Mapping, clean: Row
         if key in mapping.attribute_values and (read := to_text(value)) is not None:
             value = mapping.attribute_values[key].get(read.strip().lower(), value)
         text = clean.text(f"attributes.{key}", value)
+        if text is not None and key == "Fabric" and (fibre := main_fibre(text)) is not None:
+            clean.report.repair("composition_fabric", clean.item_id)
+            text = fibre
         if text is not None:
             out[key] = text
     return out
+
+
+#: One fibre of a composition and its share: ``65% Cotton`` (or ``Shell: 100% Polyester``), else ``Cotton 65%``.
+_FIBRE_SHARES = (re.compile(r"(\d+(?:\.\d+)?)\s*%\s*([^\W\d_][^,;/%\d:]*?)\s*(?=[,;/(]|$)"),
+                 re.compile(r"()([^\W\d_][^,;/%\d:]*?)\s+(\d+(?:\.\d+)?)\s*%"))
+
+
+def main_fibre(text: str) -> str | None:
+    """The fabric a composition (``65% Cotton, 33% Polyester, 2% Spandex``: a US jeans store's; its queries had said
+    "65% cotton, 32% polyester, 3% spandex capris") is said as: its fibre of 95% or more (``Cotton``), else its largest
+    one, a blend (``Cotton Blend``); ``None`` for a text that is no composition."""
+    shares = [(float(m.group(1) or m.group(3)), m.group(2).strip()) for m in _FIBRE_SHARES[0].finditer(text)]
+    shares = shares or [(float(m.group(3)), m.group(2).strip()) for m in _FIBRE_SHARES[1].finditer(text)]
+    if not shares:
+        return None
+    share, fibre = max(shares, key=lambda s: s[0])
+    fibre = " ".join(w.capitalize() if w.islower() or w.isupper() else w for w in fibre.split())
+    return fibre if share >= 95 else f"{fibre} Blend"
 
 
 def _one_colour(text: str | None, report: IngestReport, item_id: str) -> str | None:
     """A colour that repeats itself (``Black or black``, ``Navy/Navy``) as the colour once, counted under
     ``repaired.repeated_colour``; a colour with its shade after a dash (an ASOS scrape's ``PINK - BRIGHT``, ``GREY -
     DARK``) as the shade before it (``BRIGHT PINK``: queries had said "pink or pink - bright"), counted under
-    ``repaired.shade_after_colour``; any other text as it is."""
+    ``repaired.shade_after_colour``; a store's name for a shade before its colour (``Losing My Mind - Medium Wash``)
+    as the colour, counted under ``repaired.colour_after_shade_name``; any other text as it is."""
     if text is None:
         return None
     parts = [p for p in _COLOUR_JOINS.split(text) if p]
@@ -254,9 +276,17 @@ def _one_colour(text: str | None, report: IngestReport, item_id: str) -> str | N
     if (shaded := _SHADE_AFTER.fullmatch(text)) is not None and shaded.group(1).casefold() in COLOURS:
         report.repair("shade_after_colour", item_id)
         return f"{shaded.group(2)} {shaded.group(1)}"
+    named = _AFTER_DASH.fullmatch(text)
+    if named is not None and named.group(1).casefold() not in COLOURS and named.group(2).split()[-1].casefold() in _COLOUR_FAMILY_WORDS:
+        report.repair("colour_after_shade_name", item_id)
+        return named.group(2)
     return text
 
 
+#: A store's name for a shade, a dash, and its colour (a Levi's store's ``Losing My Mind - Medium Wash``, ``Soft Clean
+#: White - White``), read as the colour; the words a colour ends in (``wash`` for denim).
+_AFTER_DASH = re.compile(r"\s*(.+?)\s+[-–]\s+([^-–]+?)\s*")
+_COLOUR_FAMILY_WORDS = frozenset(w for colour in COLOURS for w in colour.split()) | {"wash", "rinse"}
 #: A colour, a dash, and its shade (``PINK - BRIGHT``).
 _SHADE_AFTER = re.compile(r"\s*([^\W\d_][\w ]*?)\s+[-–]\s+(light|dark|bright|medium|pale|deep|pastel|neon|dusty|soft)\s*", re.IGNORECASE)
 
