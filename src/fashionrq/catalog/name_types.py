@@ -8,8 +8,9 @@ names an occasion and a third or more of the names that end in the last word nam
 Material") or a particle ("Lace Up", "Slip On"), or when most names that end in the last word have that first word
 before it ("Flip Flops", "Track Pants"); a colour, gender, pattern, material or fit word before the type ("Blue
 Shirt", "Printed Kurta", "Slim Fit Jeans") is never part of it. Trailing sizes, amounts and notes ("100 ml",
-"1 L, 1.5 L", "(Pack of 3)", "CH2600") are passed over; a word of one or two letters, a measure ("Size 4.5 UK",
-"7 Inch") or a label ("Diameter: 4.26 cm") is no type.
+"1 L, 1.5 L", "(Pack of 3)", "CH2600", "NWT") are passed over, and after a type the rest of a name behind a comma
+or a spaced dash ("Jeans - Wild Fable™", "Jeans, Created for Macy's"); a word of one or two letters, a measure
+("Size 4.5 UK", "7 Inch"), a label ("Diameter: 4.26 cm"), a fit ("Straight Leg") or a brand is no type.
 """
 
 from __future__ import annotations

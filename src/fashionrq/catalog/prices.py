@@ -65,11 +65,15 @@ def marked_amount(text: str) -> bool:
     """Whether ``text`` is an amount, or a range of two, written with a currency mark and nothing else but a shop's
     words around it (``$29.99``, ``AED 1,735.00``, ``$69.99 - $74.99``, ``Now £40``): a price cell, whatever its
     column is named."""
-    if not currency_marks(text):
-        return False
-    bare = _WORDS.sub("", " ".join(_MARK.sub(" ", text).split())).strip()
+    return bool(currency_marks(text)) and all(_DIGITS.match(part.strip()) for part in _amount_parts(text)[1])
+
+
+def _amount_parts(text: str) -> tuple[bool, list[str]]:
+    """Whether ``text`` has words around its amount (``Now 40.00``), and its amounts: one, or a range's two ends."""
+    marked = " ".join(_MARK.sub(" ", text).split())
+    bare = _WORDS.sub("", marked).strip()
     ranged = _RANGE.match(bare)
-    return all(_DIGITS.match(part.strip()) for part in ([ranged.group(1), ranged.group(2)] if ranged else [bare]))
+    return bare != marked, [ranged.group(1), ranged.group(2)] if ranged else [bare]
 
 
 @dataclass(frozen=True)
@@ -105,10 +109,7 @@ class PriceFormat:
         marks = currency_marks(text)
         if any(self.currency not in CURRENCY_MARKS[mark] for mark in marks):
             return None, "currency_mismatch", None
-        marked = " ".join(_MARK.sub(" ", text).split())
-        bare = _WORDS.sub("", marked).strip()
-        ranged = _RANGE.match(bare)
-        parts = [ranged.group(1), ranged.group(2)] if ranged else [bare]
+        worded, parts = _amount_parts(text)
         values = [self._number(part.strip()) for part in parts]
         if any(v is None or math.isnan(v) for v in values):
             return None, "unparsable", None
@@ -117,7 +118,7 @@ class PriceFormat:
         price = self._scaled({"low": min, "high": max, "mid": lambda v: sum(v) / len(v)}[self.range](values))
         if price <= self.placeholder_limit:
             return None, "placeholder", None
-        return price, None, (f"price_range_read_as_{self.range}" if ranged else "price_words_passed_over" if bare != marked else None)
+        return price, None, (f"price_range_read_as_{self.range}" if len(parts) == 2 else "price_words_passed_over" if worded else None)
 
     def _scaled(self, amount: float) -> float:
         """``amount`` times ``scale``; a scale such as 0.01 divides by 100, so that 1129 cents are 11.29 exactly as
