@@ -1143,6 +1143,13 @@ def _write_rows(path: Path, rows: list[dict]) -> None:
         writer.writerows(rows)
 
 
+def _ingested(tmp_path: Path, rows: list[dict], mapping: str):
+    """``rows`` as a CSV catalog ingested with the ``mapping`` text (written by hand, as from the docs)."""
+    _write_rows(tmp_path / "shop.csv", rows)
+    (tmp_path / "mapping.toml").write_text(mapping, encoding="utf-8")
+    return ingest(tmp_path / "shop.csv", mapping=tmp_path / "mapping.toml")
+
+
 def test_the_draft_reads_the_attributes_the_names_say_each_in_one_spelling(tmp_path, fixture_items):
     """Titles as a public SHEIN scrape writes them, with no attribute column ("... Striped Drawstring Waist Sleeveless
     Dress"): the draft reads the pattern (a fifth of the fixture's names say one) and the sleeve length a tenth or more
@@ -1285,11 +1292,7 @@ def test_an_age_group_value_that_names_no_age_is_set_to_null_counted_and_the_val
     items = [i for i in fixture_items.to_pylist() if i["name"] and i["gender"] in ("Men", "Women", "Boys")][:300]
     rows = [{"id": i["item_id"], "title": i["name"], "type": i["article_type"], "department": "Kids" if i["gender"] == "Boys" else i["gender"]}
             for i in items]
-    catalog = tmp_path / "shop.csv"
-    _write_rows(catalog, rows)
-    mapping = tmp_path / "mapping.toml"
-    mapping.write_text('[columns]\nitem_id = "id"\nname = "title"\narticle_type = "type"\nage_group = "department"\n', encoding="utf-8")
-    result = ingest(catalog, mapping=mapping)
+    result = _ingested(tmp_path, rows, '[columns]\nitem_id = "id"\nname = "title"\narticle_type = "type"\nage_group = "department"\n')
     adults = sum(i["gender"] != "Boys" for i in items)
     assert len(result.report.values_nulled["unknown_age_group"]) == adults > 0
     assert {item["age_group"] for item in result.table.to_pylist()} == {None, "kids"}
@@ -1353,11 +1356,7 @@ def test_a_type_that_names_a_store_section_a_gender_or_an_age_is_no_product_and_
     sections = ("Most Wishlisted", "Boy", "Sale", "new arrivals", "Baby")
     rows = [{"id": i["item_id"], "title": i["name"], "category": f"{i['gender']} > {sections[n // 20 % 5] if n % 20 == 0 else i['article_type']} > {i['name']}"}
             for n, i in enumerate(items)]
-    _write_rows(tmp_path / "shop.csv", rows)
-    mapping = tmp_path / "mapping.toml"
-    mapping.write_text('[columns]\nitem_id = "id"\nname = "title"\narticle_type = "category"\n[clean.article_type]\nsplit = ">"\npart = -2\n',
-                       encoding="utf-8")
-    result = ingest(tmp_path / "shop.csv", mapping=mapping)
+    result = _ingested(tmp_path, rows, '[columns]\nitem_id = "id"\nname = "title"\narticle_type = "category"\n[clean.article_type]\nsplit = ">"\npart = -2\n')
     assert [item["item_id"] for item in result.table.to_pylist()] == [i["item_id"] for n, i in enumerate(items) if n % 20]
     reasons = Counter(r["reason"] for r in result.report.rejected)
     assert reasons == {f"its type {s!r} names a store's section, a gender or an age, not a product": 3 for s in sections}
@@ -1370,10 +1369,7 @@ def test_a_colour_with_its_shade_after_a_dash_is_read_with_the_shade_before_it(t
     shades = ("BRIGHT", "DARK", "LIGHT", "")
     rows = [{"id": i["item_id"], "name": i["name"], "type": i["article_type"],
              "color": f"{i['base_colour'].upper()} - {shades[n % 4]}" if shades[n % 4] else i["base_colour"]} for n, i in enumerate(items)]
-    _write_rows(tmp_path / "asos.csv", rows)
-    mapping = tmp_path / "mapping.toml"
-    mapping.write_text('[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\nbase_colour = "color"\n', encoding="utf-8")
-    result = ingest(tmp_path / "asos.csv", mapping=mapping)
+    result = _ingested(tmp_path, rows, '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\nbase_colour = "color"\n')
     read = [item["base_colour"] for item in result.table.to_pylist()]
     assert read == [f"{shades[n % 4].title()} {i['base_colour']}" if shades[n % 4] else i["base_colour"] for n, i in enumerate(items)]
     assert len(result.report.repaired["shade_after_colour"]) == sum(1 for n in range(len(items)) if n % 4 < 3)
@@ -1453,11 +1449,8 @@ def test_a_fabric_composition_is_read_as_the_fabric_a_shopper_names_and_a_shade_
              "colour": f"Losing My Mind {n} - {i['base_colour']}" if n % 2 else i["base_colour"],
              "fabric": f"{shares[n % 4]}% {dict(i['attributes'])['Fabric']}" + (f", {100 - shares[n % 4]}% Elastane" if shares[n % 4] < 100 else "")}
             for n, i in enumerate(items)]
-    _write_rows(tmp_path / "jeans.csv", rows)
-    mapping = tmp_path / "mapping.toml"
-    mapping.write_text('[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\nbase_colour = "colour"\n[attributes]\nFabric = "fabric"\n',
-                       encoding="utf-8")
-    result = ingest(tmp_path / "jeans.csv", mapping=mapping)
+    result = _ingested(tmp_path, rows, '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\nbase_colour = "colour"\n'
+                                       '[attributes]\nFabric = "fabric"\n')
     read = result.table.to_pylist()
     fabric = [dict(i["attributes"])["Fabric"] for i in items]
     assert [dict(item["attributes"])["Fabric"] for item in read] == [f if shares[n % 4] >= 95 else f"{f} Blend" for n, f in enumerate(fabric)]
