@@ -62,19 +62,22 @@ def _engine(server: LiveServer):
 
 
 def _counts(server: LiveServer) -> dict:
-    """Per submission: its job state, attempts and how many score rows the ledger holds for it."""
+    """Per submission: its job state, attempts and how many score rows the ledger holds for it, read in one
+    statement (one snapshot: two reads would see a submission that finished between them as scored, no score row)."""
     import sqlalchemy as sa
 
     from fashionrq.server.db import jobs, ledger
 
+    scores = sa.alias(ledger, "scores")
+    score_rows = (sa.select(sa.func.count()).select_from(scores)
+                  .where(scores.c.kind == "score", scores.c.submission == ledger.c.id).scalar_subquery())
+    query = (sa.select(ledger.c.id, jobs.c.state, jobs.c.attempts, score_rows)
+             .select_from(ledger.outerjoin(jobs, jobs.c.submission == ledger.c.id)).where(ledger.c.kind == "submit"))
     engine = _engine(server)
     with engine.connect() as conn:
-        subs = conn.execute(sa.select(ledger.c.id).where(ledger.c.kind == "submit")).scalars().all()
-        scores = dict(conn.execute(sa.select(ledger.c.submission, sa.func.count()).where(ledger.c.kind == "score")
-                                   .group_by(ledger.c.submission)).all())
-        states = {row.submission: (row.state, row.attempts) for row in conn.execute(sa.select(jobs)).all()}
+        rows = conn.execute(query).all()
     engine.dispose()
-    return {s: (*states.get(s, (None, 0)), scores.get(s, 0)) for s in subs}
+    return {sub: (state, attempts or 0, count) for sub, state, attempts, count in rows}
 
 
 def _wait_all_scored(server: LiveServer, n: int, timeout: float = 900) -> dict:
@@ -85,6 +88,20 @@ def _wait_all_scored(server: LiveServer, n: int, timeout: float = 900) -> dict:
             return counts
         time.sleep(1)
     raise AssertionError(f"not all {n} submissions finished: {_counts(server)}")
+
+
+def _why_not_all_scored(server: LiveServer, counts: dict) -> str:
+    """The counts, every refusal's sentence from the ledger and the end of the server's log (for a failing assert)."""
+    import sqlalchemy as sa
+
+    from fashionrq.server.db import ledger
+
+    engine = _engine(server)
+    with engine.connect() as conn:
+        bodies = conn.execute(sa.select(ledger.c.body).where(ledger.c.kind == "score")).scalars().all()
+    engine.dispose()
+    refusals = [json.loads(body).get("error") for body in bodies if json.loads(body).get("status") != "scored"]
+    return f"counts {counts}; refusals {refusals}; log: {Path(server.log.name).read_text()[-4000:]}"
 
 
 def _runs(bench: Path, root: Path, n: int, first: int = 0) -> list[Path]:
@@ -149,7 +166,7 @@ def test_kill_9_during_scoring_then_restart_finishes_every_submission(live, smal
     assert any(state != "scored" for state, _, _ in before.values())
     server.start()  # no crash point this time
     counts = _wait_all_scored(server, len(ids))
-    assert all(state == "scored" and scores == 1 for state, _, scores in counts.values())
+    assert all(state == "scored" and scores == 1 for state, _, scores in counts.values()), _why_not_all_scored(server, counts)
     assert any(attempts >= 2 for _, attempts, _ in counts.values())  # a killed scoring was redone, once
     assert main_code(["verify-ledger", server.url]) == 0
 
