@@ -1187,6 +1187,24 @@ def test_a_value_map_for_an_attribute_is_a_section_of_its_own(tmp_path):
         ingest(catalog, mapping=mapping)
 
 
+@pytest.mark.parametrize("order", ["as written", "reversed"])
+def test_of_columns_the_draft_finds_by_their_cells_alike_it_takes_the_first(tmp_path, fixture_items, order):
+    """A scrape that saved each of the name, the price and the brand twice under class names (real products of the
+    fixture): of two columns alike the draft takes the one the catalog gives first, whichever that is."""
+    items = [i for i in fixture_items.to_pylist() if i["price"] and i["brand"] and (i["name"] or "").startswith(i["brand"] + " ")][:300]
+    columns = {"name": ("cls_q7", "cls_z2"), "price": ("cls_k4", "cls_w9"), "brand": ("cls_m3", "cls_x8")}
+    if order == "reversed":
+        columns = {field: pair[::-1] for field, pair in columns.items()}
+    rows = [{"cls_href": f"https://www.example.com/p/{i['item_id']}"} for i in items]
+    for row, i in zip(rows, items):
+        for field, value in (("name", i["name"]), ("price", f"${i['price']:.2f}"), ("brand", i["brand"])):
+            row.update(dict.fromkeys(columns[field], value))
+    catalog = tmp_path / "page.csv"
+    _write_rows(catalog, rows)
+    spec = tomllib.loads(_drafted(tmp_path, catalog)[1])
+    assert {field: spec["columns"][field] for field in columns} == {field: pair[0] for field, pair in columns.items()}
+
+
 def test_the_draft_finds_a_scrapes_price_and_brand_columns_by_their_cells_and_reads_types_before_a_dash(tmp_path, fixture_items):
     """A listing page saved by a browser's table scraper, in a public Target scrape's shape (real products of the
     fixture): every column named after a page class, the price an amount or a range with a dollar sign, the brand

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -354,34 +355,38 @@ def _id_column_of_addresses(guesser: Guesser) -> str | None:
     return None
 
 
+def _best_column(guesser: Guesser, score: Callable[[str], float | None], least: float) -> str | None:
+    """The unused column (never the file a record came from) whose ``score`` is the highest, ``least`` or more, the
+    first of equals (columns as the catalog orders them: a name before a description); marked used."""
+    scored = [(value, column) for column in guesser.columns if column not in guesser.used and column != PART_FILE
+              and (value := score(column)) is not None and value >= least]
+    if not scored:
+        return None
+    best = max(scored, key=lambda pair: pair[0])[1]
+    guesser.used.add(best)
+    return best
+
+
 def _name_column_by_values(guesser: Guesser) -> str | None:
     """The unused column of texts (no addresses) of three words or more on average, three in four different or more, whose words
     name a fashion product (:data:`fashionrq.terms.PRODUCT_TERMS`) in half of its texts or more, the most of them
     (a scrape's columns named after the page's classes: SHEIN's ``goods-title-link``)."""
-    best, best_share = None, 0.5
-    for column in (c for c in guesser.columns if c not in guesser.used):
+    def share_naming_products(column: str) -> float | None:
         texts = [t for t in present_texts(guesser.values(column)) if not re.match(r"[a-z]+://", t)]
         if len(texts) < len(guesser.records) / 2 or len(set(texts)) < 0.75 * len(texts):
-            continue
+            return None
         words = [re.findall(r"[A-Za-z][A-Za-z-]*", t) for t in texts]
-        share = sum(any(fold(w) in PRODUCT_WORDS for w in ws) for ws in words) / len(texts)
-        if sum(map(len, words)) >= 3 * len(texts) and share >= best_share:
-            best, best_share = column, share
-    if best is not None:
-        guesser.used.add(best)
-    return best
+        if sum(map(len, words)) < 3 * len(texts):
+            return None
+        return sum(any(fold(w) in PRODUCT_WORDS for w in ws) for ws in words) / len(texts)
+
+    return _best_column(guesser, share_naming_products, 0.5)
 
 
 def _name_column_of_short_texts(guesser: Guesser) -> str | None:
     """The unused column of short texts (:func:`_short_texts`) that differ the most (a catalog in another language,
     whose names say no English product word)."""
-    best, best_share = None, 0.0
-    for column in (c for c in guesser.columns if c not in guesser.used and c != PART_FILE):
-        if (share := _short_texts(guesser, column)) is not None and share > best_share:
-            best, best_share = column, share
-    if best is not None:
-        guesser.used.add(best)
-    return best
+    return _best_column(guesser, lambda column: _short_texts(guesser, column), 0.0)
 
 
 def _short_texts(guesser: Guesser, column: str, least: float = 0.5) -> float | None:
@@ -400,14 +405,11 @@ def _price_column_by_values(guesser: Guesser) -> str | None:
     """The unused column, filled in half the records or more, whose cells are amounts written with a currency sign
     nine in ten times or more (:func:`fashionrq.catalog.prices.marked_amount`), the most filled of them (a scrape's
     columns named after the page's classes: Target's ``styles_styledBodyMdText__lJVEV``, ``$69.99 - $74.99``)."""
-    best, most = None, len(guesser.records) / 2
-    for column in (c for c in guesser.columns if c not in guesser.used):
+    def filled_with_amounts(column: str) -> float | None:
         texts = present_texts(guesser.values(column))
-        if len(texts) >= most and sum(map(marked_amount, texts)) >= 0.9 * len(texts):
-            best, most = column, len(texts)
-    if best is not None:
-        guesser.used.add(best)
-    return best
+        return len(texts) if texts and sum(map(marked_amount, texts)) >= 0.9 * len(texts) else None
+
+    return _best_column(guesser, filled_with_amounts, len(guesser.records) / 2)
 
 
 def _brand_column_by_values(guesser: Guesser, name: str) -> str | None:
@@ -418,20 +420,16 @@ def _brand_column_by_values(guesser: Guesser, name: str) -> str | None:
     def plain(text: str) -> str:
         return " ".join(re.sub(r"[™®©]", " ", text).casefold().split())
 
-    best, best_share = None, 0.6
-    for column in (c for c in guesser.columns if c not in guesser.used and c != PART_FILE):
+    def share_said_by_names(column: str) -> float | None:
         pairs = [(n, v) for n, v in guesser.both(name, column) if isinstance(n, str) and isinstance(v, str) and v.strip()]
         values = {plain(v) for _, v in pairs}
         if len(pairs) < len(guesser.records) / 2 or not 2 <= len(values) <= len(pairs) / 2:
-            continue
+            return None
         if sum(bool({fold(w) for w in value.split()} & _PRODUCT_COLOUR_OR_GENDER) for value in values) > len(values) / 2:
-            continue  # a category, colour or gender column, whose values names say too
-        share = sum(re.search(rf"(?<!\w){re.escape(plain(v))}(?!\w)", plain(n)) is not None for n, v in pairs) / len(pairs)
-        if share >= best_share:
-            best, best_share = column, share
-    if best is not None:
-        guesser.used.add(best)
-    return best
+            return None  # a category, colour or gender column, whose values names say too
+        return sum(re.search(rf"(?<!\w){re.escape(plain(v))}(?!\w)", plain(n)) is not None for n, v in pairs) / len(pairs)
+
+    return _best_column(guesser, share_said_by_names, 0.6)
 
 
 def _attribute_objects(guesser: Guesser) -> str | None:
