@@ -222,16 +222,43 @@ def test_a_json_file_of_python_dict_lines_reads_like_json_lines_and_runs_no_code
     A line that would run code, names a key twice or nests too deep is rejected with its line, and nothing runs."""
     marker = tmp_path / "ran"
     lines = [str(_listing(row)) for row in rows]
-    bad = [f"{{'sku': __import__('pathlib').Path({str(marker)!r}).touch()}}", "{'sku': 'a', 'sku': 'b'}", "[" * 100_000]
+    bad = [f"{{'sku': __import__('pathlib').Path({str(marker)!r}).touch()}}", "{'sku': 'a', 'sku': 'b'}", "[" * 100_000,
+           "{'sku': 'c', 'brand': {'name': 'Puma', 'name': 'Nike'}}"]
     catalog = tmp_path / "meta.json"
     catalog.write_text("\n".join(lines[:5] + bad + lines[5:]) + "\n", encoding="utf-8")
     result = ingest(catalog, mapping=mapping_file(tmp_path, NESTED_MAPPING))
     assert result.table.to_pylist() == reference and not marker.exists()
     report = result.report.to_dict()
-    assert report["rows_read"] == len(rows) + 3 and [r["row"] for r in result.report.rejected] == ["meta.json:6", "meta.json:7", "meta.json:8"]
+    assert report["rows_read"] == len(rows) + 4
+    assert [r["row"] for r in result.report.rejected] == ["meta.json:6", "meta.json:7", "meta.json:8", "meta.json:9"]
     assert "names the key 'sku' twice" in result.report.rejected[1]["reason"]
+    assert "names the key 'name' twice" in result.report.rejected[3]["reason"]  # in a dict inside the line's
     assert any(f"{len(rows):,} lines of meta.json are Python dicts" in note for note in report["notes"])
     assert any("one product per line (JSON lines)" in note for note in report["notes"])
+
+
+def test_a_json_or_python_printout_catalog_that_names_a_key_twice_is_refused_in_one_sentence(tmp_path, rows, capsys):
+    """A JSON array whose object names a key twice, or a whole-file Python printout with a dict, at any depth, that
+    does: refused in one sentence naming the key (and the printout's line), never read with one of the two values
+    dropped (a JSON file had been read as a Python printout, keeping the last)."""
+    listings = [_listing(row) for row in rows[:20]]
+    text = json.dumps(listings, indent=1)
+    mapping = mapping_file(tmp_path, NESTED_MAPPING)
+    catalog = tmp_path / "listings.json"
+    catalog.write_text(text.replace('"sku": ', '"sku": "0", "sku": ', 1), encoding="utf-8")
+    assert main_code(["ingest", str(catalog), "--mapping", str(mapping), "--out", str(tmp_path / "a")]) == 2
+    assert capsys.readouterr().err.replace("\n", " ").strip() == (
+        f"error: {catalog} has an object in which the key 'sku' appears twice; a reader would keep only one of its values: fix the file.")
+    printout = tmp_path / "listings.txt"
+    mapping = mapping_file(tmp_path, 'format = "json"\n' + NESTED_MAPPING)
+    lines = [repr(listing) + "," for listing in listings]
+    vendor = repr(listings[3]["vendor"])
+    printed = lines[:3] + [lines[3].replace(vendor, vendor[:-1] + ", 'name': 'Nike'}", 1)] + lines[4:]
+    printout.write_text("[\n" + "\n".join(printed) + "\n]", encoding="utf-8")
+    with pytest.raises(InputError, match=r"a Python dict that names the key 'name' twice \(line 5\)"):  # the 4th product's
+        ingest(printout, mapping=mapping)
+    printout.write_text("[\n" + "\n".join(lines) + "\n]", encoding="utf-8")  # the same printout without it reads
+    assert len(ingest(printout, mapping=mapping).table) == 20
 
 
 def test_magento_code_value_texts_read_as_objects():

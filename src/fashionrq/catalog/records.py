@@ -145,12 +145,31 @@ def _csv_records(path: Path, text: str, report: IngestReport, delimiter: str, he
     return records, columns
 
 
+class _RepeatedKey(ValueError):
+    """An object names a key twice (a reader would keep only one value); ``line``: where, when known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
 def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     keys = [k for k, _ in pairs]
     repeated = next((k for k in keys if keys.count(k) > 1), None)
     if repeated is not None:
-        raise ValueError(f"the key {repeated!r} appears twice")
+        raise _RepeatedKey(f"the key {repeated!r} appears twice")
     return dict(pairs)
+
+
+def _refuse_repeated_keys(node: ast.expr) -> None:
+    """Raise a :class:`_RepeatedKey` for the first dict of a parsed Python literal, at any depth, that names a key
+    twice (Python would keep only the last value)."""
+    for found in ast.walk(node):
+        if isinstance(found, ast.Dict):
+            keys = [ast.dump(k) for k in found.keys if k is not None]
+            if len(set(keys)) != len(keys):
+                repeated = next(k for k in found.keys if k is not None and keys.count(ast.dump(k)) > 1)
+                raise _RepeatedKey(f"a Python dict that names the key {ast.unparse(repeated)} twice", repeated.lineno)
 
 
 def _objects(entries: list[tuple[str, object]], report: IngestReport) -> tuple[Records, list[str]]:
@@ -189,10 +208,6 @@ def _jsonl_entries(name: str, text: str, report: IngestReport) -> list[tuple[str
     return entries
 
 
-class _RepeatedKey(ValueError):
-    """A line's dict names a key twice (a reader would keep only one value)."""
-
-
 def _line_value(line: str) -> tuple[object, bool]:
     """The value one line writes, as JSON or else as a Python dict literal, and whether it was the latter; a
     ``ValueError`` saying why for a line that is neither (a :class:`_RepeatedKey` for a dict that names a key twice)."""
@@ -206,18 +221,15 @@ def _line_value(line: str) -> tuple[object, bool]:
 
 
 def _python_dict(line: str) -> dict | None:
-    """The dict a line writes as a Python literal, or ``None`` for a line that is none; a dict that names a key twice
-    is refused with a :class:`_RepeatedKey` (Python would keep only the last value)."""
+    """The dict a line writes as a Python literal, or ``None`` for a line that is none; a dict that names a key twice,
+    at any depth, is refused with a :class:`_RepeatedKey` (Python would keep only the last value)."""
     try:
         node = ast.parse(line.strip(), mode="eval").body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     if not isinstance(node, ast.Dict):
         return None
-    keys = [ast.dump(k) for k in node.keys if k is not None]
-    if len(set(keys)) != len(keys):
-        repeated = next(k for k in node.keys if keys.count(ast.dump(k)) > 1)
-        raise _RepeatedKey(f"a Python dict that names the key {ast.unparse(repeated)} twice")
+    _refuse_repeated_keys(node)
     record = python_literal(node)
     return record if isinstance(record, dict) else None
 
@@ -236,6 +248,24 @@ def _holds_lines(text: str) -> bool:
         return False
 
 
+def _printout(path: Path, text: str) -> object:
+    """The list or dict a whole file prints as a Python literal (a ThredUp scrape's ``print(items)``: single quotes,
+    ``True``, ``None``), read without running code, or ``None`` for a file that is none; a file whose dicts name a key
+    twice is refused (Python would keep only the last value)."""
+    if text.lstrip()[:1] not in ("[", "{"):
+        return None
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    try:
+        _refuse_repeated_keys(node)
+    except _RepeatedKey as err:
+        raise InputError(f"{path} is a Python printout of its products, {err} (line {err.line}); a reader would keep only "
+                         "one of its values: fix the file.") from None
+    return python_literal(node)
+
+
 def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records, list[str]]:
     """A JSON file holding an array of product objects, an object with one such array (``{"products": [...]}``) or
     with one deeper in (``{"data": {"items": [...]}}``), an object of product objects keyed by their ids (each key in
@@ -246,7 +276,9 @@ def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records,
         if _holds_lines(text):
             report.notes.append(f"{path.name} holds one product per line (JSON lines), read as such")
             return _objects(_jsonl_entries(path.name, text, report), report)
-        value = python_literal(text) if text.lstrip()[:1] in ("[", "{") else None
+        if isinstance(err, _RepeatedKey):
+            raise InputError(f"{path} has an object in which {err}; a reader would keep only one of its values: fix the file.") from None
+        value = _printout(path, text)
         if value is None:
             where = f" (line {err.lineno}, column {err.colno})" if isinstance(err, json.JSONDecodeError) else ""
             raise InputError(f"{path} is not valid JSON{where}: {getattr(err, 'msg', err)}; fix the file, or name a JSON-lines "
