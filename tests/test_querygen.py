@@ -373,3 +373,28 @@ def test_a_gender_or_age_group_the_type_names_is_not_said_again():
             mods = _usable_mods(_Spec(product, None), clauses)
             text, _, _ = _noun_phrase(product, mods, np.random.default_rng(seed), False, {})
             assert not doubled.search(text), text
+
+
+#: The fixture's most frequent types as a Russian store (a Lamoda scrape) writes them, and brands as a Korean one
+#: (a Musinsa scrape) writes its own.
+_RUSSIAN_TYPES = {"Tshirts": "Футболка", "Shirts": "Рубашка", "Casual Shoes": "Кеды", "Watches": "Часы",
+                  "Sports Shoes": "Кроссовки", "Kurtas": "Курта", "Handbags": "Сумка", "Tops": "Топ", "Heels": "Туфли"}
+_HANGUL_BRANDS = {"Puma": "푸마", "Nike": "나이키", "ADIDAS": "아디다스"}
+
+
+def test_types_and_brands_in_another_script_are_said_as_written_and_read_back(items, catalog_clusters):
+    """A catalog whose types are Russian words and whose brands are Hangul (the fixture's products so written): the
+    queries say them as written, never with an English ending glued on (``курткаs``), and the public parser reads
+    them back as it reads English ones (it had dropped every letter outside a-z, so no such value was ever read)."""
+    foreign = items.assign(article_type=items["article_type"].replace(_RUSSIAN_TYPES), brand=items["brand"].replace(_HANGUL_BRANDS))
+    assert type_forms("Футболка") == ("футболка",)
+    queries = [q for qs in generate_all(catalog_clusters, foreign, seed=0) for q in qs.queries]
+    said = [q for q in queries if {t for t in q.expressed.get("product_type") or ()} & set(_RUSSIAN_TYPES.values())]
+    assert len(said) >= 50 and not [q.text for q in queries if re.search(r"[\u0400-\u04ff][a-z]", q.text)]
+    assert all(any(t.lower() in q.text for t in q.expressed["product_type"] if t in _RUSSIAN_TYPES.values()) for q in said)
+    worded = parser_agreement([q for q in queries if not q.held_out], LexiconParser(foreign))
+    assert worded["product_type"]["recall"] >= 0.95 and worded["product_type"]["precision"] >= 0.95, worded["product_type"]
+    parser = LexiconParser(foreign)
+    assert parser.parse("Any 나이키 кроссовки under ₹2,000?")["brand"] == ["나이키"]
+    assert parser.parse("Any 나이키 кроссовки under ₹2,000?")["product_type"] == ["Кроссовки"]
+    assert parser.parse("any shoes_for_men") == parser.parse("any shoes for men")  # an underscore is still a space

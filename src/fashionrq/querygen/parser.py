@@ -24,8 +24,9 @@ _COMMON_WORDS = frozenset({
     "between", "range", "wear", "style", "styles", "new", "classic", "basic", "basics", "good", "nice", "cool", "smart",
     "fit", "look", "set", "pack", "gift", "free", "day", "night", "fresh", "urban", "street", "royal", "star",
 })
-#: What a normalised text keeps: letters, digits, the currency signs (``₹``, ``₺``, ``zł``) and the marks inside words.
-_PLAIN = re.compile(rf"[^a-z0-9{re.escape(''.join(sorted({c for m in surface.MONEY_MARKS for c in m if not c.isascii()})))}$'&/\-.,]+")
+#: What a normalised text keeps: letters and digits of every script (a catalog's types in Cyrillic), the currency
+#: signs (``₹``, ``₺``, ``zł``) and the marks inside words; anything else, the underscore too, reads as a space.
+_PLAIN = re.compile(rf"[^\w{re.escape(''.join(sorted({c for m in surface.MONEY_MARKS for c in m if not c.isascii()})))}$'&/\-.,]+|_+")
 
 
 def normalise_text(text: str) -> str:
@@ -58,7 +59,7 @@ class LexiconParser:
         ordered = sorted(self._phrases, key=lambda p: (-len(p), p))
         body = "|".join(re.escape(p) for p in ordered)
         # a lookahead finds, at every position, the longest phrase starting there (overlaps included)
-        self._pattern = re.compile(rf"(?<![a-z0-9])(?=({body})(?![a-z0-9]))")
+        self._pattern = re.compile(rf"(?<!\w)(?=({body})(?!\w))")
 
     # -- lexicon ------------------------------------------------------------------------------------------
     def _add(self, phrase: str, key: str, value: str) -> None:

@@ -8,6 +8,7 @@ wording the verbalizer uses and the parser also understands common shopper synon
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from fashionrq.catalog.prices import CODES_THAT_ARE_WORDS, CURRENCY_MARKS
 from fashionrq.catalog.schema import GENDER_SYNONYMS
@@ -107,8 +108,14 @@ _MASS_WORDS = frozenset({
 })
 
 
+def _english_inflects(word: str) -> bool:
+    """Whether English endings fit ``word``: one written in Latin letters (a catalog's ``Куртка`` or ``ジャケット``
+    is said as written, never ``курткаs``)."""
+    return word.isascii() or all(unicodedata.name(ch, "").startswith("LATIN") for ch in word if ch.isalpha())
+
+
 def _plural(word: str) -> str:
-    if word in _MASS_WORDS:
+    if word in _MASS_WORDS or not _english_inflects(word):
         return word
     if word.endswith(("ss", "ch", "sh", "x")):
         return word + "es"
@@ -120,6 +127,8 @@ def _plural(word: str) -> str:
 
 
 def _singular(word: str) -> str:
+    if not _english_inflects(word):
+        return word
     if word.endswith("ies"):
         return word[:-3] + "y"
     if word.endswith(("ches", "shes", "xes")):
