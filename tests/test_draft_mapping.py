@@ -801,10 +801,11 @@ def test_the_draft_finds_a_type_column_by_its_product_words_when_the_names_name_
 
 @pytest.mark.parametrize("price, sale", [("Listing Price", "Sale Price"), ("actual_price", "selling_price"),
                                          ("list_price", "final_price"), ("price", "current_price"),
-                                         ("PRICE_RETAIL", "PRICE_CURRENT")])
+                                         ("PRICE_RETAIL", "PRICE_CURRENT"), ("Original Price", "Price"), ("mrp", "price")])
 def test_the_draft_reads_the_price_before_and_after_a_sale_by_the_names_public_datasets_give_them(tmp_path, fixture_items, price, sale):
     """The Adidas-and-Nike products dataset's Listing and Sale Price, Flipkart's fashion dataset's actual and selling
-    price, other shops' final or current price, and a Nordstrom scrape's field-first PRICE_RETAIL and PRICE_CURRENT:
+    price, other shops' final or current price, a Nordstrom scrape's field-first PRICE_RETAIL and PRICE_CURRENT, and a
+    plain price beside the one before a sale (a Lamoda scrape's Original Price and Price, a store's mrp and price):
     the price before a sale and the price paid."""
     catalog = tmp_path / "catalog.csv"
     with catalog.open("w", newline="", encoding="utf-8") as out:
@@ -1474,3 +1475,31 @@ def test_a_fabric_composition_is_read_as_the_fabric_a_shopper_names_and_a_shade_
     assert [dict(item["attributes"])["Fabric"] for item in read] == [f if shares[n % 4] >= 95 else f"{f} Blend" for n, f in enumerate(fabric)]
     assert [item["base_colour"] for item in read] == [i["base_colour"] for i in items]
     assert len(result.report.repaired["composition_fabric"]) == len(items) and len(result.report.repaired["colour_after_shade_name"]) == len(items) // 2
+
+
+def test_types_written_in_another_script_get_a_check_to_translate_them_and_a_note(tmp_path, fixture_items):
+    """A Lamoda scrape's shape (the fixture's products, their types as a Russian store writes them): the draft lists
+    the types to give in English, the most frequent first, commented, and the ingest report notes that queries say
+    them as written; with the types given in English no note is written."""
+    russian = {"Tshirts": "Футболка", "Shirts": "Рубашка", "Casual Shoes": "Кеды", "Watches": "Часы", "Kurtas": "Курта"}
+    items = [i for i in fixture_items.to_pylist() if i["article_type"] in russian and i["price"]]
+    rows = [{"ID": i["item_id"], "Brand": i["brand"], "Name": i["name"], "Category": russian[i["article_type"]],
+             "Price": round(i["price"])} for i in items]
+    catalog = tmp_path / "lamoda.csv"
+    _write_rows(catalog, rows)
+    draft = draft_mapping(catalog)
+    text = draft.text()
+    counts = Counter(row["Category"] for row in rows)
+    listed = re.findall(r'^# "(\w+)" = "\?"   # ([\d,]+) records$', text, flags=re.M)
+    assert listed == [(value, f"{count:,}") for value, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    assert "[values.article_type]   # CHECK: 100% of the types are written in Cyrillic script" in text
+    assert any("written in Cyrillic script" in check for check in draft.checks)
+    drafted = tmp_path / "drafted.toml"
+    drafted.write_text(text, encoding="utf-8")
+    notes = ingest(catalog, mapping=drafted).report.notes
+    assert any(note.startswith("100% of the product types are written in Cyrillic script (Футболка, ") for note in notes)
+    english = "\n".join(f'"{ru}" = "{en}"' for en, ru in russian.items())
+    drafted.write_text(text.replace("[values.article_type]", "[values.article_type]\n" + english, 1), encoding="utf-8")
+    result = ingest(catalog, mapping=drafted)
+    assert {i["article_type"] for i in result.table.to_pylist()} == set(russian)
+    assert not any("product types are written in" in note for note in result.report.notes)

@@ -25,7 +25,7 @@ from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, currency_marks, m
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, PART_FILE, detect_format, header_line, read_records, table_parts
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
-from fashionrq.catalog.schema import AGE_SCALE, AGE_SYNONYMS, GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, normalise_gender, photo_bytes
+from fashionrq.catalog.schema import AGE_SCALE, AGE_SYNONYMS, GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, normalise_gender, photo_bytes, texts_script
 from fashionrq.catalog.xmlfeed import product_element
 from fashionrq.colour import COLOURS
 
@@ -191,6 +191,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         if name == "base_colour" and any(isinstance(v, list) and len(v) > 1 for v in guesser.values(column)):
             name = "colours"  # a list of several colours: the colours, the first of them the base colour
         found.setdefault(name, guesser.reference(column, many=name == "colours", last=name == "article_type"))
+    _price_before_a_sale(guesser, found)
     for name in ("base_colour", "gender", "brand", "article_type", "usage", "price"):
         if name not in found and (inside := guesser.key_inside(FIELD_NAMES[name])) is not None:
             found[name] = inside
@@ -264,6 +265,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     extra += _prices(draft, guesser, found)
     extra += _photos(guesser, found, lines)
     extra += _type_from_names_where_missing(draft, guesser, found, lines, extra)
+    extra += _types_in_another_script(draft, guesser, found)
     attributes = [(key, guesser.every_column(names)) for key, names in ATTRIBUTE_NAMES.items()]
     attributes = [(key, guesser.reference(columns[0]) if len(columns) == 1 else (columns, "the first of these with a value"))
                   for key, columns in attributes if columns]
@@ -287,6 +289,29 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         for key, (reference, why) in attributes:
             extra.append(f"{toml_key(key)} = {toml_reference(reference)}" + (f"   # {why}" if why else ""))
     return _one_table_each(lines + extra)
+
+
+#: At most this many types of another script are listed for translation in the draft (the most frequent).
+_TYPES_TO_TRANSLATE = 100
+
+
+def _types_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
+    """Commented ``[values.article_type]`` lines to fill in, the most frequent first, when the product types are
+    mostly written in a script other than Latin (a Lamoda scrape's ``Куртка``): queries would say them as written
+    inside English sentences."""
+    reference = found.get("article_type", (None,))[0]
+    if reference is None or reference == ROW_NUMBER:
+        return []
+    cleanup = guesser.cleanups.get("article_type")
+    types = Counter(t for t in (cleanup.apply(t)[0] if cleanup else t for t in present_texts(guesser.values(reference, every_record=True))) if t)
+    script, share = texts_script(list(types.elements()))
+    if script == "LATIN" or share < 0.5:
+        return []
+    draft.checks.append(f"{share:.0%} of the product types are written in {script.title()} script: give each in English for English queries")
+    shown = sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[:_TYPES_TO_TRANSLATE]
+    return (["", f"[values.article_type]   # CHECK: {share:.0%} of the types are written in {script.title()} script, which queries "
+             "would say as written inside English sentences; give each in English (the most frequent first)"]
+            + [f'# {toml_key(value)} = "?"   # {count:,} records' for value, count in shown])
 
 
 def _name_stand_in(guesser: Guesser, found: dict) -> str | None:
@@ -456,6 +481,24 @@ def _details_list(guesser: Guesser, found: dict) -> None:
     key = length.most_common(1)[0][0]
     found["description"] = (f"{column}[*].{key}", f"a list of one-key objects: the {key!r} entry, the longest")
     found.setdefault("attributes", (column, "a list of one-key objects, read as attributes"))
+
+
+#: Column names (:func:`fashionrq.catalog.guess.norm`) of the price before a sale, beside a column named ``price``.
+_BEFORE_SALE = ("originalprice", "regularprice", "listprice", "listingprice", "retailprice", "mrp", "rrp", "oldprice",
+                "wasprice", "fullprice", "compareatprice")
+
+
+def _price_before_a_sale(guesser: Guesser, found: dict) -> None:
+    """A column named ``price`` beside one named for the price before a sale (a Lamoda scrape's ``Price`` and
+    ``Original Price``, a store's ``price`` and ``mrp``): that one is the price, and ``price`` the price paid."""
+    price = found.get("price", ("",))[0]
+    if "discounted_price" in found or price not in guesser.columns or norm(price) not in ("price", "prices"):
+        return
+    before = next((c for c in guesser.columns if c not in guesser.used and norm(c) in _BEFORE_SALE and guesser.values(c)), None)
+    if before is not None:
+        guesser.used.add(before)
+        found["price"] = (before, f"the price before a sale, beside {price!r}")
+        found["discounted_price"] = (price, f"the price paid, beside {before!r}")
 
 
 def _sale_beside_price(guesser: Guesser, found: dict) -> None:

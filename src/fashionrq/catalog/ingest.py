@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
@@ -19,7 +18,7 @@ from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
 from fashionrq.catalog.photos import PhotoFolder, with_photos_by_id
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.report import IngestReport, rows_to_table
-from fashionrq.catalog.schema import ITEMS_SCHEMA, SYNTHETIC_KEY
+from fashionrq.catalog.schema import ITEMS_SCHEMA, SYNTHETIC_KEY, texts_script
 from fashionrq.catalog.tiers import currency_of, price_tiers_of, with_price_tiers
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_writer
@@ -101,14 +100,21 @@ def _nothing_ingested(source: str, report: IngestReport) -> str:
 
 def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestResult:
     """The ingest result: ``table`` with the price tiers of its prices in ``currency`` recorded, said in the notes,
-    and a note when the names are mostly written in another script than Latin."""
+    and a note when the names, or the product types, are mostly written in another script than Latin."""
     table = with_price_tiers(table, currency)
     report.notes.append(price_tiers_of(table).describe())
-    script, share = names_script(table.column("name").to_pylist())
+    script, share = texts_script(table.column("name").to_pylist())
     if script != "LATIN" and share >= 0.5:
         report.notes.append(f"{share:.0%} of the names are written in {script.title()} script: queries are written in English, so "
                             "this benchmark is cross-lingual (systems that match words cannot match them); build with "
                             "--encoder e5-small, a multilingual encoder, for the items' semantic IDs")
+    types = table.column("article_type").to_pylist()
+    script, share = texts_script(types)
+    if script != "LATIN" and share >= 0.5:
+        shown = ", ".join(value for value, _ in Counter(t for t in types if t).most_common(3))
+        report.notes.append(f"{share:.0%} of the product types are written in {script.title()} script ({shown}, ...): queries "
+                            "say them as written inside English sentences; for English queries, translate each in "
+                            f'[values.article_type] ("{shown.split(", ")[0]}" = "<the type in English>")')
     report.finish(table)
     return IngestResult(table=table, report=report)
 
@@ -118,27 +124,6 @@ def _keep_synthetic_flag(table: pa.Table, path: Path) -> pa.Table:
     if path.is_file() and path.suffix == ".parquet" and (pq.read_schema(path).metadata or {}).get(SYNTHETIC_KEY) == b"true":
         return table.replace_schema_metadata({SYNTHETIC_KEY: b"true"})
     return table
-
-
-#: Names :func:`names_script` reads, spread evenly over the catalog.
-SCRIPT_SAMPLE = 2_000
-
-
-def names_script(names: list[str | None]) -> tuple[str, float]:
-    """The script most names are written in (``LATIN``, ``ARABIC``, ``CYRILLIC``, ``CJK``, ... as Unicode names it;
-    a name's script is that of most of its letters, so a Latin brand inside a Persian name leaves it Arabic) and the
-    share of names written in it, read from :data:`SCRIPT_SAMPLE` names spread evenly over ``names``."""
-    present = [name for name in names if name]
-    sample = present[::max(1, len(present) // SCRIPT_SAMPLE)]
-    scripts = Counter()
-    for name in sample:
-        letters = Counter(unicodedata.name(ch, "?").split()[0] for ch in name if ch.isalpha())
-        if letters:
-            scripts[min(letters.items(), key=lambda kv: (-kv[1], kv[0]))[0]] += 1
-    if not scripts:
-        return "LATIN", 0.0
-    script, count = min(scripts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return script, count / sum(scripts.values())
 
 
 def write_items(table: pa.Table, path: Path, row_group_size: int = 131_072) -> None:

@@ -6,6 +6,8 @@ import ast
 import html
 import json
 import re
+import unicodedata
+from collections import Counter
 from functools import lru_cache
 
 import pyarrow as pa
@@ -308,3 +310,24 @@ def parse_year(value: object) -> tuple[int | None, str | None]:
     if not YEAR_RANGE[0] <= year <= YEAR_RANGE[1]:
         return None, "implausible"
     return year, None
+
+
+#: Texts :func:`texts_script` reads, spread evenly over the catalog.
+SCRIPT_SAMPLE = 2_000
+
+
+def texts_script(texts: list[str | None]) -> tuple[str, float]:
+    """The script most texts (names, product types) are written in (``LATIN``, ``ARABIC``, ``CYRILLIC``, ``CJK``, ...
+    as Unicode names it; a text's script is that of most of its letters, so a Latin brand inside a Persian name leaves
+    it Arabic) and the share of texts written in it, read from :data:`SCRIPT_SAMPLE` texts spread evenly over ``texts``."""
+    present = [text for text in texts if text]
+    sample = present[::max(1, len(present) // SCRIPT_SAMPLE)]
+    scripts = Counter()
+    for text in sample:
+        letters = Counter(unicodedata.name(ch, "?").split()[0] for ch in text if ch.isalpha())
+        if letters:
+            scripts[min(letters.items(), key=lambda kv: (-kv[1], kv[0]))[0]] += 1
+    if not scripts:
+        return "LATIN", 0.0
+    script, count = min(scripts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return script, count / sum(scripts.values())
