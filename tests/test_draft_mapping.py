@@ -1503,3 +1503,21 @@ def test_types_written_in_another_script_get_a_check_to_translate_them_and_a_not
     result = ingest(catalog, mapping=drafted)
     assert {i["article_type"] for i in result.table.to_pylist()} == set(russian)
     assert not any("product types are written in" in note for note in result.report.notes)
+
+
+@pytest.mark.parametrize("section", ["colours", "base_colour"])
+def test_a_colour_value_map_reads_every_colour_of_the_list(tmp_path, fixture_items, section):
+    """A Musinsa scrape's shape (the fixture's products, their colours as a Korean store lists them, some twice in two
+    languages: ``블랙 | black``): a colour map, written [values.colours] or [values.base_colour], reads the base colour
+    and each colour of the list, so one colour is one value (``[values.colours]`` had been refused, and
+    ``[values.base_colour]`` left the list as written: queries said "black or 블랙")."""
+    korean = {"Black": "블랙", "White": "화이트", "Blue": "블루", "Grey": "그레이", "Navy Blue": "네이비"}
+    items = [i for i in fixture_items.to_pylist() if i["base_colour"] in korean][:200]
+    rows = [{"id": i["item_id"], "name": i["name"], "type": i["article_type"],
+             "colors": f"{korean[i['base_colour']]} | {i['base_colour'].lower()}" if n % 2 else korean[i["base_colour"]]}
+            for n, i in enumerate(items)]
+    lines = "\n".join(f'"{ko}" = "{en}"' for en, ko in korean.items())
+    result = _ingested(tmp_path, rows, f'[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\ncolours = "colors"\n'
+                                       f'\n[values.{section}]\n{lines}\n')
+    read = result.table.to_pylist()
+    assert [(i["base_colour"], i["colours"]) for i in read] == [(i["base_colour"], [i["base_colour"]]) for i in items]

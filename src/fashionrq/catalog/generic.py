@@ -121,6 +121,8 @@ def _raw_values(record: dict, refs: References, mapping: Mapping, report: Ingest
         if cleanup.source is None or read[name][1] in (cleanup.source, None):
             raw[name] = _cleaned(raw[name], cleanup, name, mapping.list_separator, report, item_id, brand)
     for name, table in mapping.values.items():
+        if name == "colours":  # a list: each colour is mapped once split (_row)
+            continue
         text = to_text(raw[name])
         if text is not None:
             raw[name] = table.get(text.strip().lower(), raw[name])
@@ -201,7 +203,9 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
         if text is not None:
             attributes[key] = text
     attributes = _cleaned_attributes(attributes, mapping, clean, brand)
-    colours = [_one_colour(c, report, item_id) for c in clean.values("colours", raw["colours"], mapping.list_separator)]
+    colour_map = mapping.values.get("colours", {})
+    colours = [_one_colour(colour_map.get(c.strip().lower(), c), report, item_id)
+               for c in clean.values("colours", raw["colours"], mapping.list_separator)]
     base = _one_colour(clean.text("base_colour", raw["base_colour"]), report, item_id) or (colours[0] if colours else None)
     age_group = clean.age_group(raw["age_group"])
     item = {name: clean.text(name, raw[name]) for name in ("name", "brand", "master_category", "sub_category",

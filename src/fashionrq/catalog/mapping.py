@@ -80,9 +80,15 @@ def _fields_and_attributes(path: Path, spec: dict, section: str, what: str, vali
 
 
 def _value_maps(path: Path, spec: dict) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
-    """``[values.<field>]`` tables (canonical string fields only) and ``[values.attributes.<key>]`` ones (by attribute
-    key), each mapping spelling (in lower case) -> canonical value."""
-    return _fields_and_attributes(path, spec, "values", "a value map", sorted(STRING_FIELDS), _value_map)
+    """``[values.<field>]`` tables (canonical string fields and the colour list) and ``[values.attributes.<key>]``
+    ones (by attribute key), each mapping spelling (in lower case) -> canonical value. A colour map, written
+    ``[values.base_colour]`` or ``[values.colours]``, reads the base colour and every colour of the list alike (a
+    Musinsa scrape's ``블랙 | black``: ``"블랙" = "Black"``)."""
+    fields, attributes = _fields_and_attributes(path, spec, "values", "a value map", sorted(STRING_FIELDS | {"colours"}), _value_map)
+    colours = {**fields.get("base_colour", {}), **fields.get("colours", {})}
+    if colours:
+        fields["base_colour"] = fields["colours"] = colours
+    return fields, attributes
 
 
 def _value_map(path: Path, name: str, table: object) -> dict[str, str]:
