@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import difflib
+import json
 import re
 import tomllib
 from collections.abc import Callable
@@ -448,6 +449,19 @@ def _photo_source(path: Path, spec: dict) -> PhotoSource:
     return PhotoSource(found.get("folder"), found.get("index"), table.get("id", "image_id"), table.get("path", "path"))
 
 
+def _toml_fix(text: str, error: str) -> str:
+    """The fix for a TOML syntax error: quotes for a key that TOML does not allow bare (letters outside A-Z, a space:
+    ``블랙 = "Black"``, ``Original Price = "Price"``), else the syntax."""
+    found = re.search(r"at line (\d+)", error)
+    lines = text.splitlines()
+    line = lines[int(found.group(1)) - 1] if found and 0 < int(found.group(1)) <= len(lines) else ""
+    key = line.split("=", 1)[0].strip() if "=" in line else ""
+    if key and not re.fullmatch(r"[A-Za-z0-9_.-]+|[\"'].*|#.*", key):
+        return (f"write the key {key!r} in quotes ({json.dumps(key, ensure_ascii=False)} = ...): a key with letters outside "
+                "A-Z, a space or another mark is written in quotes.")
+    return "fix the syntax."
+
+
 @dataclass
 class Mapping:
     """How one catalog's columns map onto the canonical item fields."""
@@ -477,10 +491,11 @@ class Mapping:
         """Read and validate a TOML mapping file; every mistake is refused with one sentence."""
         if not path.exists():
             raise InputError(f"mapping file {path} does not exist; pass the path of a TOML mapping (see docs/catalog.md).")
+        text = read_text(path)
         try:
-            spec = tomllib.loads(read_text(path))
+            spec = tomllib.loads(text)
         except tomllib.TOMLDecodeError as err:
-            raise InputError(f"mapping file {path} is not valid TOML ({err}); fix the syntax.") from None
+            raise InputError(f"mapping file {path} is not valid TOML ({err}); {_toml_fix(text, str(err))}") from None
         _check_spec(path, spec)
         columns = _names(path, "columns", _table(path, spec, "columns"))
         cleanups, attribute_cleanups = _cleanups(path, spec)
