@@ -279,6 +279,15 @@ def test_a_product_type_that_is_a_mass_noun_is_never_pluralised(items):
     assert not [v for v in types if type_forms(v)[0].endswith(("wears", "clothings", "jewellerys"))]
 
 
+def test_a_type_whose_plural_ends_in_ves_is_said_and_read_so(items):
+    """A Musinsa build's "Scarf" was said "scarfs" and its "Scarves" read back from "scarve": a scarf is "scarves", and
+    "Scarves" reads "scarf" and "scarves" back; "Chef" still takes an s."""
+    assert type_forms("Scarf") == ("scarves", "scarf") and type_forms("Scarves") == ("scarves", "scarf")
+    assert type_forms("Silk Scarf")[0] == "silk scarves" and type_forms("Knife")[0] == "knives" and type_forms("Chef")[0] == "chefs"
+    parser = LexiconParser(items.assign(article_type=items["article_type"].replace({"Ties": "Scarves"})))
+    assert parser.parse("a red scarf")["product_type"] == ["Scarves"] == parser.parse("red scarves")["product_type"]
+
+
 def test_two_types_said_alike_are_said_once():
     """"Shirt" (a type code read as words) and "Shirts" (a category path's name) in one cluster: "shirts", never
     "shirts or shirts"; both stay in φ."""

@@ -108,6 +108,12 @@ _MASS_WORDS = frozenset({
 })
 
 
+#: Nouns whose plural ends in "ves" (``scarf``: ``scarves``, never ``scarfs``; ``Scarves``: ``scarf``, never ``scarve``).
+_VES_PLURALS = {"scarf": "scarves", "knife": "knives", "leaf": "leaves", "half": "halves", "shelf": "shelves", "life": "lives",
+                "wife": "wives", "wolf": "wolves", "calf": "calves", "loaf": "loaves", "thief": "thieves", "elf": "elves"}
+_VES_SINGULARS = {plural: singular for singular, plural in _VES_PLURALS.items()}
+
+
 def _english_inflects(word: str) -> bool:
     """Whether English endings fit ``word``: one written in Latin letters (a catalog's ``Куртка`` or ``ジャケット``
     is said as written, never ``курткаs``)."""
@@ -117,6 +123,8 @@ def _english_inflects(word: str) -> bool:
 def _plural(word: str) -> str:
     if word in _MASS_WORDS or not _english_inflects(word):
         return word
+    if word in _VES_PLURALS:
+        return _VES_PLURALS[word]
     if word.endswith(("ss", "ch", "sh", "x")):
         return word + "es"
     if word.endswith(("s", "wear")):
@@ -129,6 +137,8 @@ def _plural(word: str) -> str:
 def _singular(word: str) -> str:
     if not _english_inflects(word):
         return word
+    if word in _VES_SINGULARS:
+        return _VES_SINGULARS[word]
     if word.endswith("ies"):
         return word[:-3] + "y"
     if word.endswith(("ches", "shes", "xes")):
