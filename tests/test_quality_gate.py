@@ -47,8 +47,14 @@ def refused(small_catalog, tmp_path_factory):
 @pytest.fixture(scope="module")
 def weak(small_catalog, tmp_path_factory, refused):  # after `refused`: the encoder and SID caches are warm
     out = tmp_path_factory.mktemp("weak") / "BENCH"
-    result = run_cli("build", "--catalog", str(small_catalog), "--out", str(out), "--seed", "0", "--allow-weak")
+    result = run_cli("build", str(small_catalog), "--out", str(out), "--seed", "0", "--allow-weak")  # CATALOG, as ingest takes it
     return result, out
+
+
+def test_build_takes_the_catalog_as_its_argument_or_option_but_not_two_of_them(small_catalog, tmp_path):
+    result = run_cli("build", str(small_catalog), "--catalog", str(tmp_path), "--out", str(tmp_path / "BENCH"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert " ".join(result.stderr.split()) == f"error: the catalog is given twice ({small_catalog} and --catalog {tmp_path}); give it once."
 
 
 def test_a_weak_release_is_refused_in_one_sentence_with_nothing_written(refused):

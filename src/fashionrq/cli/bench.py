@@ -8,12 +8,14 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from fashionrq.cli.catalog import CATALOG_ARGUMENT, one_catalog
 from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import InputError
 from fashionrq.progress import console, print_table
 
 
 def build_command(
+    catalog_argument: str = CATALOG_ARGUMENT,
     catalog: str = typer.Option("bundled", "--catalog", help="A Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet/XML/Excel (.xlsx) catalog file, a folder of product JSON files or of CSV/TSV parts of one table (with --mapping), an ingested folder, or 'bundled'."),
     mapping: Path = typer.Option(None, "--mapping", help="TOML file mapping the catalog's columns to the canonical fields (docs/catalog.md; `fashionrq draft-mapping CATALOG` writes a first one)."),
     images: Path = typer.Option(None, "--images", help="Folder of photos named by item id (<item_id>.jpg, also in folders below it) for the items whose catalog names no photo (docs/catalog.md, \"Photos named by item id\")."),
@@ -50,6 +52,7 @@ def build_command(
     sizes["max_anchor_leaves"] = max_anchor_leaves or None
     llm_options = {"max_concurrency": llm_concurrency, "timeout": llm_timeout, "max_tokens": llm_max_tokens,
                    "max_failure_rate": llm_max_failure_rate, "response_format": llm_response_format}
+    catalog = one_catalog(catalog_argument, catalog)
     check_out(out, force)  # refused before the ingest, as before the long steps
     ingested = ingest(catalog, mapping=mapping, images=images)
     for note in ingested.report.notes:  # what to check or fix, before the long steps (the price tiers among them)

@@ -35,6 +35,18 @@ def print_ingest_report(report: IngestReport) -> None:
     console.print(table)
 
 
+#: The optional CATALOG argument of ``build`` and ``demo``, beside their ``--catalog`` (as ``ingest`` takes it).
+CATALOG_ARGUMENT = typer.Argument(None, metavar="CATALOG", show_default=False, help="The catalog, here or as --catalog.")
+
+
+def one_catalog(argument: str | None, option: str) -> str:
+    """The catalog a command was given, as its CATALOG argument or its ``--catalog`` option; refused when both name
+    different ones."""
+    if argument is not None and option not in ("bundled", argument):
+        raise InputError(f"the catalog is given twice ({argument} and --catalog {option}); give it once.")
+    return argument if argument is not None else option
+
+
 def ingest_command(
     catalog: str = typer.Argument(..., help="A Myntra-layout folder, a CSV/TSV/JSON(L)/Parquet/XML/Excel (.xlsx) file, a folder of product JSON files or of CSV/TSV parts of one table (with --mapping), or 'bundled'."),
     out: Path = typer.Option(..., "--out", help="New folder for items.parquet and ingest_report.json."),

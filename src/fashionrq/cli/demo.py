@@ -6,11 +6,13 @@ from pathlib import Path
 
 import typer
 
+from fashionrq.cli.catalog import CATALOG_ARGUMENT, one_catalog
 from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.progress import console
 
 
 def demo_command(
+    catalog_argument: str = CATALOG_ARGUMENT,
     out: Path = typer.Option(Path("demo-out"), "--out", help="Folder for the catalog, benchmark, runs, scores, report.md and report.html."),
     catalog: str = typer.Option("bundled", "--catalog", help="Catalog to build from: 'bundled', a Myntra-layout folder, or a catalog file or folder (JSON files, CSV/TSV parts) with --mapping."),
     mapping: Path = typer.Option(None, "--mapping", help="TOML mapping of a catalog in another schema (docs/catalog.md; `fashionrq draft-mapping` writes a first one)."),
@@ -35,7 +37,7 @@ def demo_command(
     from fashionrq.pipeline.demo import DemoConfig, parse_systems
     from fashionrq.report.demo import run_demo
 
-    config = DemoConfig(catalog=catalog, mapping=str(mapping) if mapping else None, encoder=encoder, sid_method=sid_method, seed=seed, resamples=resamples,
+    config = DemoConfig(catalog=one_catalog(catalog_argument, catalog), mapping=str(mapping) if mapping else None, encoder=encoder, sid_method=sid_method, seed=seed, resamples=resamples,
                         systems=parse_systems(systems), images=str(images) if images else None, allow_weak=allow_weak)
     report = run_demo(out, config, console=console, verbose=verbose, force=force)
     console.print(f"wrote {report}")
