@@ -180,3 +180,10 @@ def test_jsonl_catalog_with_a_gzip_json_layout(tmp_path):
     assert sum(r["brand"] is not None for r in rows) == len(list((folder / "styles").glob("*.json")))
     with pytest.raises(InputError):
         ingest(folder, images=tmp_path / "no-images")
+
+
+def test_the_report_counts_one_row_in_the_singular():
+    from fashionrq.catalog.report import summary_counts
+
+    assert summary_counts({"rows_read": 2, "rows_written": 1, "repaired_rows": 0, "rejected_rows": 1}) == (
+        "2 rows read, 1 item written, 0 rows repaired, 1 row rejected")

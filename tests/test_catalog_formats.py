@@ -785,8 +785,8 @@ def test_a_photo_index_gives_each_image_id_its_file_and_counts_the_ids_it_lacks(
     assert result.table.column("image_path").null_count == result.table.num_rows - 25
     assert result.report.to_dict()["values_nulled"]["image_not_in_index"]["count"] == 5
     assert "5 image ids are not in the photo index (25 ids); those items have no photo" in result.report.notes
-    assert "1 rows of the photo index images.csv repeat an earlier row's image id; the first is read" in result.report.notes
-    assert "1 rows of the photo index images.csv have no image id or no path and were passed over" in result.report.notes
+    assert "1 row of the photo index images.csv repeats an earlier row's image id; the first is read" in result.report.notes
+    assert "1 row of the photo index images.csv has no image id or no path and was passed over" in result.report.notes
 
 
 @pytest.mark.parametrize(("photos", "needle"), [

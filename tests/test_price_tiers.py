@@ -105,6 +105,7 @@ def euro_items(fixture_items) -> pa.Table:
 ])
 def test_the_parser_reads_amounts_under_the_catalogs_own_bounds(euro_items, query, tiers):
     assert price_tiers_of(euro_items).bounds == (40.0, 60.0)
+    assert "the catalog's price tertiles 36.67 and 63.33 rounded" in price_tiers_of(euro_items).describe()  # not 36.6667
     assert LexiconParser(euro_items).parse(query)["price_hint"] == tiers
 
 

@@ -85,9 +85,11 @@ def read_index(source: PhotoSource, report: IngestReport) -> dict[str, str]:
         else:
             index.setdefault(image_id, file)
     if repeated := len(records) - empty - len(index):
-        report.notes.append(f"{repeated:,} rows of the photo index {source.index.name} repeat an earlier row's image id; the first is read")
+        report.notes.append(f"{repeated:,} row{'s' * (repeated != 1)} of the photo index {source.index.name} "
+                            f"repeat{'s' * (repeated == 1)} an earlier row's image id; the first is read")
     if empty:
-        report.notes.append(f"{empty:,} rows of the photo index {source.index.name} have no image id or no path and were passed over")
+        report.notes.append(f"{empty:,} row{'s' * (empty != 1)} of the photo index {source.index.name} "
+                            f"{'has' if empty == 1 else 'have'} no image id or no path and {'was' if empty == 1 else 'were'} passed over")
     return index
 
 

@@ -104,8 +104,11 @@ class IngestReport:
 def summary_counts(summary: dict) -> str:
     """``20,000 rows read, 11,151 items written, 12,074 rows repaired, 8,849 rows rejected`` of a report's
     :meth:`IngestReport.to_dict` (said after its source)."""
-    return (f"{summary['rows_read']:,} rows read, {summary['rows_written']:,} items written, "
-            f"{summary['repaired_rows']:,} rows repaired, {summary['rejected_rows']:,} rows rejected")
+    def rows(count: int, noun: str = "row") -> str:
+        return f"{count:,} {noun}{'s' * (count != 1)}"
+
+    return (f"{rows(summary['rows_read'])} read, {rows(summary['rows_written'], 'item')} written, "
+            f"{rows(summary['repaired_rows'])} repaired, {rows(summary['rejected_rows'])} rejected")
 
 
 def summary_lines(summary: dict) -> list[str]:

@@ -74,12 +74,12 @@ class PriceTiers:
         if self.bounds is not None:
             (low, high), (q1, q2) = self.bounds, self.tertiles
             return (f"price tiers ({self.currency}): budget < {format_amount(low)} <= mid-range <= {format_amount(high)} < "
-                    f"premium, the catalog's price tertiles {q1:,.12g} and {q2:,.12g} rounded to nice amounts "
+                    f"premium, the catalog's price tertiles {_shown(q1)} and {_shown(q2)} rounded to nice amounts "
                     f"({self.priced_items:,} items with a price)")
         why = ("no item has a price" if self.priced_items == 0 else
                f"only {self.priced_items:,} items have a price (at least {MIN_PRICED_ITEMS} needed)"
                if self.priced_items < MIN_PRICED_ITEMS else
-               f"its price tertiles {self.tertiles[0]:,.12g} and {self.tertiles[1]:,.12g} round to one nice amount")
+               f"its price tertiles {_shown(self.tertiles[0])} and {_shown(self.tertiles[1])} round to one nice amount")
         return f"no price tiers ({self.currency}): {why}; no query asks about price"
 
     def to_dict(self) -> dict:
@@ -90,6 +90,11 @@ class PriceTiers:
     def from_dict(cls, record: dict) -> PriceTiers:
         return cls(record["currency"], _pair(record.get("bounds")), _pair(record.get("tertiles")),
                    int(record.get("priced_items", 0)))
+
+
+def _shown(tertile: float) -> str:
+    """A tertile as the note writes it: whole, or to the cent (``115,066.67``, never ``115,066.6667``)."""
+    return f"{tertile:,.0f}" if tertile == int(tertile) else f"{tertile:,.2f}"
 
 
 def _listed(pair: tuple[float, float] | None) -> list[float] | None:
