@@ -869,6 +869,11 @@ def test_a_folder_of_csv_parts_reads_as_the_one_table_they_split(tmp_path, rows,
     # the same draft, and the part's name as a column (`@file`) it leaves unmapped here
     assert draft_mapping(folder).text().split("[columns]")[1] == \
         draft_mapping(OTHER_SCHEMA / "catalog.csv").text().split("[columns]")[1] + "\n# Not mapped: @file.\n"
+    # a product in two parts: refused, naming each part's line (a Musinsa scrape's parts, listed again by date)
+    first = by_category[order[0]][0]
+    _write_csv(folder / "catalog_zz_again.csv", [first], ",")
+    with pytest.raises(InputError, match=rf"duplicate item id '{first['sku']}' \(catalog_{order[0].replace(' ', '_')}\.csv:2 and catalog_zz_again\.csv:2\)"):
+        ingest(folder, mapping=mapping_file(tmp_path, _without_format(MAPPING)))
 
 
 def test_a_folder_of_parts_whose_headers_differ_reads_every_column_and_says_what_a_part_lacks(tmp_path, rows, reference):

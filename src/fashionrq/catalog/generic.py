@@ -18,7 +18,7 @@ from fashionrq.catalog.name_types import alternation, fold
 from fashionrq.catalog.photos import Photos
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
-from fashionrq.catalog.report import IngestReport
+from fashionrq.catalog.report import IngestReport, refuse_duplicate_ids
 from fashionrq.catalog.schema import (AGE_SCALE, AGE_SYNONYMS, FIELDS, GENDER_SYNONYMS, GENDERS, REQUIRED_FIELDS, as_sentences,
                                      clean_string, distinct_ignoring_case, image_object, photo_bytes, strip_html, to_text)
 from fashionrq.catalog.variants import VariantReferences, one_row_per_product
@@ -97,7 +97,9 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport, images: Pat
     required = ("item_id",) if mapping.source == IDENTITY and set(FIELDS) <= set(columns) else REQUIRED_FIELDS
     items = ((where, _mapped_item(where, record, refs, mapping, report, required)) for where, record in records)
     photos = Photos.of(mapping.photos, path if path.is_dir() else path.parent, images, report)
-    out = [photos.resolve(where, item) for where, item in items if item is not None]
+    placed = [(where, photos.resolve(where, item)) for where, item in items if item is not None]
+    out = [item for _, item in placed]
+    refuse_duplicate_ids(out, str(path), [where for where, _ in placed])
     photos.note(out[0]["item_id"] if out else None)
     _refuse_numbered_types(out, mapping, path)
     _codes_as_words(out, mapping, report)

@@ -147,17 +147,24 @@ def _placeholder_lines(placeholders: dict) -> list[tuple[str, str]]:
             for name, c in folded.items()]
 
 
-def rows_to_table(rows: list[dict], source: str) -> pa.Table:
-    """Build the canonical items table, refusing duplicate ids with the rows that clash."""
+def refuse_duplicate_ids(rows: list[dict], source: str, places: list[str] | None = None) -> None:
+    """Refuse the first item id two rows share, naming both: by ``places`` (a file and line, ``b.csv:12``) where
+    given, else by their positions as read."""
     seen: dict[str, int] = {}
-    for position, row in enumerate(rows, start=1):
+    for position, row in enumerate(rows):
         first = seen.setdefault(row["item_id"], position)
         if first != position:
+            where = f"{places[first]} and {places[position]}" if places else f"items {first + 1:,} and {position + 1:,} as read"
             raise InputError(
-                f"{source} has duplicate item id {row['item_id']!r} (items {first:,} and {position:,} as read); ids must be "
-                "unique, so remove or renumber the duplicate, or, where one product is listed twice (a scrape that fetched "
-                "it again), add [variants] key = [\"<the id column>\"] to the mapping to keep its first row and list the others."
+                f"{source} has duplicate item id {row['item_id']!r} ({where}); ids must be unique, so remove or renumber "
+                "the duplicate, or, where one product is listed twice (a scrape that fetched it again), add [variants] key = "
+                "[\"<the id column>\"] to the mapping to keep its first row and list the others."
             )
+
+
+def rows_to_table(rows: list[dict], source: str) -> pa.Table:
+    """Build the canonical items table, refusing duplicate ids with the rows that clash."""
+    refuse_duplicate_ids(rows, source)
     columns = {name: [row.get(name) for row in rows] for name in FIELDS}
     columns["colours"] = [c or [] for c in columns["colours"]]
     columns["attributes"] = [sorted((a or {}).items()) for a in columns["attributes"]]
