@@ -1521,3 +1521,18 @@ def test_a_colour_value_map_reads_every_colour_of_the_list(tmp_path, fixture_ite
                                        f'\n[values.{section}]\n{lines}\n')
     read = result.table.to_pylist()
     assert [(i["base_colour"], i["colours"]) for i in read] == [(i["base_colour"], [i["base_colour"]]) for i in items]
+
+
+def test_a_row_rejected_once_its_values_were_read_counts_no_repair_and_no_nulled_value(tmp_path, fixture_items):
+    """A Musinsa build reported 4,973 genders refused by its [clean.gender] for 4,416 items: the rows then rejected for
+    no type had been counted too. A rejected row gives no item, so what its clean-ups did is taken back."""
+    items = [i for i in fixture_items.to_pylist() if i["article_type"] and i["gender"] in ("Men", "Women")][:40]
+    rows = [{"id": i["item_id"], "name": i["name"], "type": i["article_type"] if n % 4 else "",
+             "gender": "for kids" if n % 2 == 0 else f"{i['gender']} (adult)"} for n, i in enumerate(items)]
+    result = _ingested(tmp_path, rows, '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\ngender = "gender"\n'
+                                       "\n[clean.gender]\nextract = '\\b(Men|Women)\\b'\n")
+    kept = {i["item_id"] for i in result.table.to_pylist()}
+    assert len(kept) == 30 and len(result.report.rejected) == 10
+    report = result.report.to_dict()
+    assert set(report["values_nulled"]["refused_gender"]["ids"]) == {r["id"] for r in rows if r["gender"] == "for kids"} & kept
+    assert set(report["repaired"]["cleaned_gender"]["ids"]) == {r["id"] for r in rows if r["gender"] != "for kids"}  # all kept

@@ -187,11 +187,11 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
     check_item_id(item_id, where)
     raw, brand = _raw_values(record, refs, mapping, report, item_id)
     if (type_ := clean_string(raw["article_type"])) is not None and type_.casefold() in NO_PRODUCT_TYPES:
-        report.reject(f"{where} (id {item_id})", f"its type {type_!r} names a store's section, a gender or an age, not a product")
+        report.reject(f"{where} (id {item_id})", f"its type {type_!r} names a store's section, a gender or an age, not a product", item_id)
         return None
     missing_required = [f for f in required if clean_string(raw[f]) is None]
     if missing_required:
-        report.reject(f"{where} (id {item_id})", f"empty required field(s) {', '.join(missing_required)}")
+        report.reject(f"{where} (id {item_id})", f"empty required field(s) {', '.join(missing_required)}", item_id)
         return None
     if photo_bytes(raw["image_path"]):
         report.null_value("image_bytes", item_id)

@@ -45,9 +45,17 @@ class IngestReport:
         """Record that the row of ``item_id`` was repaired for ``reason``."""
         self.repaired[reason].append(item_id)
 
-    def reject(self, where: str, reason: str) -> None:
-        """Record that the row at ``where`` was rejected for ``reason``."""
+    def reject(self, where: str, reason: str, item_id: str | None = None) -> None:
+        """Record that the row at ``where`` was rejected for ``reason``; ``item_id``: a row rejected once its values
+        were read, whose repairs and nulled values (the last recorded) are taken back: it gives no item."""
         self.rejected.append({"row": where, "reason": reason})
+        for table in (self.repaired, self.values_nulled) if item_id is not None else ():
+            for reason_ids in list(table):
+                ids = table[reason_ids]
+                while ids and ids[-1] == item_id:
+                    ids.pop()
+                if not ids:
+                    del table[reason_ids]
 
     def null_value(self, reason: str, item_id: str) -> None:
         """Record a value that was set to null (e.g. a placeholder price)."""
