@@ -191,7 +191,8 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
         return None
     missing_required = [f for f in required if clean_string(raw[f]) is None]
     if missing_required:
-        report.reject(f"{where} (id {item_id})", f"empty required field(s) {', '.join(missing_required)}", item_id)
+        report.reject(f"{where} (id {item_id})", f"empty required field(s) {', '.join(missing_required)}", item_id,
+                      cause=tuple(f"refused_{f}" for f in missing_required))
         return None
     if photo_bytes(raw["image_path"]):
         report.null_value("image_bytes", item_id)

@@ -45,12 +45,13 @@ class IngestReport:
         """Record that the row of ``item_id`` was repaired for ``reason``."""
         self.repaired[reason].append(item_id)
 
-    def reject(self, where: str, reason: str, item_id: str | None = None) -> None:
+    def reject(self, where: str, reason: str, item_id: str | None = None, cause: tuple[str, ...] = ()) -> None:
         """Record that the row at ``where`` was rejected for ``reason``; ``item_id``: a row rejected once its values
-        were read, whose repairs and nulled values (the last recorded) are taken back: it gives no item."""
+        were read, whose repairs and nulled values (the last recorded) are taken back, it gives no item, but for those
+        of the reasons in ``cause``, which say why (``refused_article_type``: a clean-up left the required type empty)."""
         self.rejected.append({"row": where, "reason": reason})
         for table in (self.repaired, self.values_nulled) if item_id is not None else ():
-            for reason_ids in list(table):
+            for reason_ids in [r for r in table if r not in cause]:
                 ids = table[reason_ids]
                 while ids and ids[-1] == item_id:
                     ids.pop()
