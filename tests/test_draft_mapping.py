@@ -1536,3 +1536,17 @@ def test_a_row_rejected_once_its_values_were_read_counts_no_repair_and_no_nulled
     report = result.report.to_dict()
     assert set(report["values_nulled"]["refused_gender"]["ids"]) == {r["id"] for r in rows if r["gender"] == "for kids"} & kept
     assert set(report["repaired"]["cleaned_gender"]["ids"]) == {r["id"] for r in rows if r["gender"] != "for kids"}  # all kept
+
+
+def test_the_note_on_repeated_items_names_only_the_fields_the_catalog_has(tmp_path, fixture_items):
+    """A Lamoda scrape (no colour, no description) lists a product's colourways under ids of their own, alike in
+    name, brand and price: the note names those three fields and says they may be colourways, not that they repeat
+    a colour and a description the catalog does not have."""
+    items = [i for i in fixture_items.to_pylist() if i["price"] and i["brand"]][:50]
+    rows = [{"ID": f"{i['item_id']}-{n}", "Brand": i["brand"], "Name": i["name"], "Category": i["article_type"],
+             "Price": round(i["price"])} for i in items for n in range(2)]
+    result = _ingested(tmp_path, rows, '[columns]\nitem_id = "ID"\nname = "Name"\nbrand = "Brand"\narticle_type = "Category"\n'
+                                       'price = "Price"\n')
+    note = next(note for note in result.report.notes if "items repeat the" in note)
+    assert note.startswith("50 items repeat the name, brand and price of an earlier item; this catalog has no colour, so "
+                           "they may be colourways of one product"), note

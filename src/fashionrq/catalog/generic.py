@@ -28,6 +28,7 @@ from fashionrq.terms import PATTERN_TERMS, STORE_SECTIONS, STYLE_TERMS
 
 #: The fields whose values together tell a shopper one product from another.
 REPEAT_FIELDS = ("name", "brand", "base_colour", "price", "description")
+_REPEAT_WORDS = {"name": "name", "brand": "brand", "base_colour": "colour", "price": "price", "description": "description"}
 #: The key of a saved API error response (``{"errorCode": "ProductNotFound", "errorMessage": ...}``) in place of a product.
 _ERROR_KEY = re.compile(r"error(?:_?code|_?message)?|error_?type|fault(?:_?code)?", re.IGNORECASE)
 #: A label at the start of a value (``Main: Cotton``).
@@ -507,18 +508,26 @@ def _not_in_capitals(text: str) -> str:
 
 
 def _note_repeats(items: list[dict], report: IngestReport, variants: bool) -> None:
-    """Say how many items repeat an earlier item in every field a shopper sees (name, brand, colour, price and
-    description): sizes of one product, most likely. Items that differ in price or description are other products."""
+    """Say how many items repeat an earlier item in every field a shopper sees that the catalog has (of the name,
+    brand, colour, price and description): sizes of one product, most likely. Items that differ in price or
+    description are other products; in a catalog without colours, colourways of one product look alike too."""
+    fields = [name for name in REPEAT_FIELDS if any(item[name] is not None for item in items)]
     seen, repeats = set(), 0
     for item in items:
-        key = tuple(str(item[name] or "").casefold() for name in REPEAT_FIELDS)
+        key = tuple(str(item[name] or "").casefold() for name in fields)
         repeats += key in seen
         seen.add(key)
+    words = [_REPEAT_WORDS[name] for name in fields]
+    said = " and ".join(filter(None, [", ".join(words[:-1]), words[-1]]))
     if repeats and variants:
-        report.notes.append(f"{repeats:,} items repeat the name, brand, colour, price and description of an earlier item "
-                            "with other [variants] key values; they are kept as items of their own")
+        report.notes.append(f"{repeats:,} items repeat the {said} of an earlier item with other [variants] key values; they "
+                            "are kept as items of their own")
+    elif repeats and "base_colour" not in fields:
+        report.notes.append(
+            f"{repeats:,} items repeat the {said} of an earlier item; this catalog has no colour, so they may be colourways "
+            "of one product, each an item of its own (kept so), or sizes of one: then name the columns that identify a "
+            "product under [variants] key in the mapping (docs/catalog.md)")
     elif repeats:
         report.notes.append(
-            f"{repeats:,} items repeat the name, brand, colour, price and description of an earlier item (sizes of one "
-            "product?); if each group is one product, name the columns that identify it under [variants] key in the "
-            "mapping (docs/catalog.md)")
+            f"{repeats:,} items repeat the {said} of an earlier item (sizes of one product?); if each group is one product, "
+            "name the columns that identify it under [variants] key in the mapping (docs/catalog.md)")
