@@ -1550,3 +1550,24 @@ def test_the_note_on_repeated_items_names_only_the_fields_the_catalog_has(tmp_pa
     note = next(note for note in result.report.notes if "items repeat the" in note)
     assert note.startswith("50 items repeat the name, brand and price of an earlier item; this catalog has no colour, so "
                            "they may be colourways of one product"), note
+
+
+def test_the_draft_reads_a_colour_in_another_script_as_the_english_one_it_stands_beside(tmp_path, fixture_items):
+    """A Musinsa scrape's shape (the fixture's products): some lists name a colour in Hangul and in English
+    (``블랙 | black``), others in Hangul only (``화이트``). The draft reads each Hangul colour that stands beside one
+    English colour as that colour and lists the others to give in English; ingest notes the colours still in Hangul."""
+    items = [i for i in fixture_items.to_pylist() if i["base_colour"] in ("Black", "White") and i["price"]][:300]
+    rows = [{"productId": i["item_id"], "productName": i["name"], "category": i["article_type"], "price": round(i["price"]),
+             "colors": ("블랙 | black" if n % 2 else "블랙") if i["base_colour"] == "Black" else "화이트"}
+            for n, i in enumerate(items)]
+    catalog = tmp_path / "ranking.csv"
+    _write_rows(catalog, rows)
+    drafted, text = _drafted(tmp_path, catalog)
+    paired = sum(r["colors"] == "블랙 | black" for r in rows)
+    assert f'"블랙" = "Black"   # beside \'black\' in {paired:,} lists' in text
+    assert f'# "화이트" = "?"   # {sum(r["colors"] == "화이트" for r in rows):,} records' in text
+    result = ingest(catalog, mapping=drafted)
+    read = {i["item_id"]: i["colours"] for i in result.table.to_pylist()}
+    assert all(read[i["item_id"]] == (["Black"] if i["base_colour"] == "Black" else ["화이트"]) for i in items)
+    assert any(note.startswith(f"{sum(r['colors'] == '화이트' for r in rows) / len(rows):.0%} of the colours named are written in "
+                               "Hangul script (화이트, ...)") for note in result.report.notes), result.report.notes

@@ -18,6 +18,7 @@ from fashionrq.catalog.files import read_bytes
 from fashionrq.catalog.generic import ROW_NUMBER, badge_pattern, descriptive_brands, glued_badges, refused_brands, written_as_codes
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, Guesser, norm, norms, present_texts, toml_key,
                                      toml_literal, toml_reference)
+from fashionrq.catalog.clean import split_list
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_attributes import NAME_ATTRIBUTES, attributes_in_names
 from fashionrq.catalog.name_types import NO_TYPE_WORDS, PRODUCT_WORDS, NameTypes, fold, literal, name_tail, types_at_end_of_names
@@ -266,6 +267,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     extra += _photos(guesser, found, lines)
     extra += _type_from_names_where_missing(draft, guesser, found, lines, extra)
     extra += _types_in_another_script(draft, guesser, found)
+    extra += _colours_in_another_script(draft, guesser, found)
     attributes = [(key, guesser.every_column(names)) for key, names in ATTRIBUTE_NAMES.items()]
     attributes = [(key, guesser.reference(columns[0]) if len(columns) == 1 else (columns, "the first of these with a value"))
                   for key, columns in attributes if columns]
@@ -312,6 +314,43 @@ def _types_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> lis
     return (["", f"[values.article_type]   # CHECK: {share:.0%} of the types are written in {script.title()} script, which queries "
              "would say as written inside English sentences; give each in English (the most frequent first)"]
             + [f'# {toml_key(value)} = "?"   # {count:,} records' for value, count in shown])
+
+
+def _colours_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
+    """``[values.colours]`` for the colours written in a script other than Latin, a tenth of the colours or more
+    (a Musinsa scrape's ``블랙 | black``): each one that stands beside one Latin colour in four of five of its lists
+    or more (three at least) is read as that colour; the others are commented lines to fill in. Queries would say
+    them as written, and a list that names one colour in two languages twice ("black or 블랙")."""
+    source = "colours" if "colours" in found else "base_colour" if "base_colour" in found else None
+    if source is None:
+        return []
+    separator = next((line.split('"')[1] for line in draft.top if line.startswith("list_separator = ")), None)
+    lists = [[c.strip() for c in (v if isinstance(v, list) else split_list(v, separator)) if isinstance(c, str) and c.strip()]
+             for v in guesser.values(found[source][0], every_record=True) if isinstance(v, list | str)]
+    colours = Counter(c for colours in lists for c in colours)
+    other = {c: n for c, n in colours.items() if texts_script([c])[0] != "LATIN"}
+    if not other or sum(other.values()) < 0.1 * sum(colours.values()):
+        return []
+    script = texts_script(list(other))[0]
+    beside: dict[str, Counter] = {c: Counter() for c in other}
+    for colours_of in lists:
+        latin = {c.casefold() for c in colours_of if c not in other}
+        for c in colours_of:
+            if c in other and len(latin) == 1:
+                beside[c].update(latin)
+    out = ["", f"[values.colours]   # CHECK: colours written in {script.title()} script, which queries would say as written; "
+           "each given in English (the most frequent first)"]
+    unsure = 0
+    for colour, count in sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))[:_TYPES_TO_TRANSLATE]:
+        pairs = beside[colour].most_common(1)
+        if pairs and pairs[0][1] >= 3 and pairs[0][1] >= 0.8 * sum(beside[colour].values()):
+            out.append(f'{toml_key(colour)} = "{pairs[0][0].title()}"   # beside {pairs[0][0]!r} in {pairs[0][1]:,} lists')
+        else:
+            out.append(f'# {toml_key(colour)} = "?"   # {count:,} records')
+            unsure += 1
+    if unsure:
+        draft.checks.append(f"{unsure:,} colours written in {script.title()} script need a colour in English ([values.colours])")
+    return out
 
 
 def _name_stand_in(guesser: Guesser, found: dict) -> str | None:

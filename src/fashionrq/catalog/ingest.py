@@ -100,7 +100,8 @@ def _nothing_ingested(source: str, report: IngestReport) -> str:
 
 def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestResult:
     """The ingest result: ``table`` with the price tiers of its prices in ``currency`` recorded, said in the notes,
-    and a note when the names, or the product types, are mostly written in another script than Latin."""
+    and a note when the names, or the product types, are mostly written in another script than Latin, or a tenth of the
+    colours named or more."""
     table = with_price_tiers(table, currency)
     report.notes.append(price_tiers_of(table).describe())
     script, share = texts_script(table.column("name").to_pylist())
@@ -115,6 +116,15 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
         report.notes.append(f"{share:.0%} of the product types are written in {script.title()} script ({shown}, ...): queries "
                             "say them as written inside English sentences; for English queries, translate each in "
                             f'[values.article_type] ("{shown.split(", ")[0]}" = "<the type in English>")')
+    colours = Counter(c for cs in table.column("colours").to_pylist() for c in cs or ())
+    other = Counter({c: n for c, n in colours.items() if texts_script([c])[0] != "LATIN"})
+    if other and other.total() >= 0.1 * colours.total():
+        script = texts_script(list(other))[0]
+        shown = ", ".join(c for c, _ in other.most_common(3))
+        report.notes.append(f"{other.total() / colours.total():.0%} of the colours named are written in {script.title()} script "
+                            f"({shown}, ...): queries say them as written, and an item that lists one colour in two languages "
+                            f'is asked for by both; give each in English under [values.colours] ("{shown.split(", ")[0]}" = "<the '
+                            'colour in English>"; `fashionrq draft-mapping` reads those it finds beside an English one)')
     report.finish(table)
     return IngestResult(table=table, report=report)
 
