@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fashionrq.catalog.clean import split_list
 from fashionrq.catalog.draft_rows import Pairs, options_and_sales, variants_section
 from fashionrq.catalog.files import read_bytes
 from fashionrq.catalog.generic import ROW_NUMBER, badge_pattern, descriptive_brands, glued_badges, refused_brands, written_as_codes
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, Guesser, norm, norms, present_texts, toml_key,
                                      toml_literal, toml_reference)
-from fashionrq.catalog.clean import split_list
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_attributes import NAME_ATTRIBUTES, attributes_in_names
 from fashionrq.catalog.name_types import NO_TYPE_WORDS, PRODUCT_WORDS, NameTypes, fold, literal, name_tail, types_at_end_of_names
@@ -293,8 +293,8 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     return _one_table_each(lines + extra)
 
 
-#: At most this many types of another script are listed for translation in the draft (the most frequent).
-_TYPES_TO_TRANSLATE = 100
+#: At most this many types or colours of another script are listed for translation in the draft (the most frequent).
+_MOST_TO_TRANSLATE = 100
 
 
 def _types_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
@@ -310,7 +310,7 @@ def _types_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> lis
     if script == "LATIN" or share < 0.5:
         return []
     draft.checks.append(f"{share:.0%} of the product types are written in {script.title()} script: give each in English for English queries")
-    shown = sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[:_TYPES_TO_TRANSLATE]
+    shown = sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[:_MOST_TO_TRANSLATE]
     return (["", f"[values.article_type]   # CHECK: {share:.0%} of the types are written in {script.title()} script, which queries "
              "would say as written inside English sentences; give each in English (the most frequent first)"]
             + [f'# {toml_key(value)} = "?"   # {count:,} records' for value, count in shown])
@@ -341,7 +341,7 @@ def _colours_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> l
     out = ["", f"[values.colours]   # CHECK: colours written in {script.title()} script, which queries would say as written; "
            "each given in English (the most frequent first)"]
     unsure = 0
-    for colour, count in sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))[:_TYPES_TO_TRANSLATE]:
+    for colour, count in sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))[:_MOST_TO_TRANSLATE]:
         pairs = beside[colour].most_common(1)
         if pairs and pairs[0][1] >= 3 and pairs[0][1] >= 0.8 * sum(beside[colour].values()):
             out.append(f'{toml_key(colour)} = "{pairs[0][0].title()}"   # beside {pairs[0][0]!r} in {pairs[0][1]:,} lists')

@@ -512,6 +512,8 @@ def _note_repeats(items: list[dict], report: IngestReport, variants: bool) -> No
     brand, colour, price and description): sizes of one product, most likely. Items that differ in price or
     description are other products; in a catalog without colours, colourways of one product look alike too."""
     fields = [name for name in REPEAT_FIELDS if any(item[name] is not None for item in items)]
+    if not fields:  # no item
+        return
     seen, repeats = set(), 0
     for item in items:
         key = tuple(str(item[name] or "").casefold() for name in fields)
