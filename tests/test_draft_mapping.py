@@ -1511,7 +1511,7 @@ def test_a_colour_value_map_reads_every_colour_of_the_list(tmp_path, fixture_ite
     languages: ``블랙 | black``): a colour map, written [values.colours] or [values.base_colour], reads the base colour
     and each colour of the list, so one colour is one value (``[values.colours]`` had been refused, and
     ``[values.base_colour]`` left the list as written: queries said "black or 블랙")."""
-    korean = {"Black": "블랙", "White": "화이트", "Blue": "블루", "Grey": "그레이", "Navy Blue": "네이비"}
+    korean = {"Black": "먹색", "White": "순백", "Blue": "청색", "Grey": "회청", "Navy Blue": "곤색"}  # words ingest does not know
     items = [i for i in fixture_items.to_pylist() if i["base_colour"] in korean][:200]
     rows = [{"id": i["item_id"], "name": i["name"], "type": i["article_type"],
              "colors": f"{korean[i['base_colour']]} | {i['base_colour'].lower()}" if n % 2 else korean[i["base_colour"]]}
@@ -1553,21 +1553,38 @@ def test_the_note_on_repeated_items_names_only_the_fields_the_catalog_has(tmp_pa
 
 
 def test_the_draft_reads_a_colour_in_another_script_as_the_english_one_it_stands_beside(tmp_path, fixture_items):
-    """A Musinsa scrape's shape (the fixture's products): some lists name a colour in Hangul and in English
-    (``블랙 | black``), others in Hangul only (``화이트``). The draft reads each Hangul colour that stands beside one
-    English colour as that colour and lists the others to give in English; ingest notes the colours still in Hangul."""
+    """A Musinsa scrape's shape (the fixture's products) with a store's own shade names in Hangul, which ingest does
+    not know: some lists name the colour in Hangul and in English (``먹색 | black``), others in Hangul only (``순백``).
+    The draft reads each that stands beside one English colour as that colour and lists the others to give in
+    English; ingest notes the colours still in Hangul."""
     items = [i for i in fixture_items.to_pylist() if i["base_colour"] in ("Black", "White") and i["price"]][:300]
     rows = [{"productId": i["item_id"], "productName": i["name"], "category": i["article_type"], "price": round(i["price"]),
-             "colors": ("블랙 | black" if n % 2 else "블랙") if i["base_colour"] == "Black" else "화이트"}
+             "colors": ("먹색 | black" if n % 2 else "먹색") if i["base_colour"] == "Black" else "순백"}
             for n, i in enumerate(items)]
     catalog = tmp_path / "ranking.csv"
     _write_rows(catalog, rows)
     drafted, text = _drafted(tmp_path, catalog)
-    paired = sum(r["colors"] == "블랙 | black" for r in rows)
-    assert f'"블랙" = "Black"   # beside \'black\' in {paired:,} lists' in text
-    assert f'# "화이트" = "?"   # {sum(r["colors"] == "화이트" for r in rows):,} records' in text
+    paired = sum(r["colors"] == "먹색 | black" for r in rows)
+    assert f'"먹색" = "Black"   # beside \'black\' in {paired:,} lists' in text
+    assert f'# "순백" = "?"   # {sum(r["colors"] == "순백" for r in rows):,} records' in text
     result = ingest(catalog, mapping=drafted)
     read = {i["item_id"]: i["colours"] for i in result.table.to_pylist()}
-    assert all(read[i["item_id"]] == (["Black"] if i["base_colour"] == "Black" else ["화이트"]) for i in items)
-    assert any(note.startswith(f"{sum(r['colors'] == '화이트' for r in rows) / len(rows):.0%} of the colours named are written in "
-                               "Hangul script (화이트, ...)") for note in result.report.notes), result.report.notes
+    assert all(read[i["item_id"]] == (["Black"] if i["base_colour"] == "Black" else ["순백"]) for i in items)
+    assert any(note.startswith(f"{sum(r['colors'] == '순백' for r in rows) / len(rows):.0%} of the colours named are written in "
+                               "Hangul script (순백, ...)") for note in result.report.notes), result.report.notes
+
+
+def test_colour_names_in_another_script_that_ingest_knows_are_read_in_english(tmp_path, fixture_items):
+    """A Musinsa scrape lists ``블랙 | black`` and ``네이비``, a Lamoda one writes ``Черная`` (a Russian adjective in its
+    feminine form): each is read as its English colour, counted under repaired.colour_in_english, so a list that
+    names one colour in two languages has it once and queries say it in English."""
+    foreign = {"Black": ("블랙 | black", "Черная", "黒"), "Navy Blue": ("네이비", "ネイビー", "темно-синий"),
+               "White": ("화이트", "белые", "白色")}
+    items = [i for i in fixture_items.to_pylist() if i["base_colour"] in foreign][:90]
+    rows = [{"id": i["item_id"], "name": i["name"], "type": i["article_type"], "colors": foreign[i["base_colour"]][n % 3]}
+            for n, i in enumerate(items)]
+    result = _ingested(tmp_path, rows, '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\ncolours = "colors"\n')
+    english = {"Black": "Black", "Navy Blue": "Navy", "White": "White"}
+    assert [i["colours"] for i in result.table.to_pylist()] == [[english[i["base_colour"]]] for i in items]
+    assert len(result.report.repaired["colour_in_english"]) == len(items)
+    assert not any("written in" in note and "colours" in note for note in result.report.notes)

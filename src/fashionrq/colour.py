@@ -109,6 +109,52 @@ COLOURS: dict[str, tuple[int, int, int] | None] = {
     "transparent": None,
 }
 
+
+def _russian(stem: str, soft: bool = False, stressed: bool = False) -> tuple[str, ...]:
+    """A Russian colour adjective's four forms (masculine, feminine, neuter, plural): ``черн`` -> ``черный``, ``черная``,
+    ``черное``, ``черные``; ``soft``: ``синий``, ``синяя``, ``синее``, ``синие``; ``stressed``: ``голубой``."""
+    endings = ("ий", "яя", "ее", "ие") if soft else ("ой" if stressed else "ый", "ая", "ое", "ые")
+    return tuple(stem + ending for ending in endings)
+
+
+_RUSSIAN = {"black": ("черн", "чёрн"), "white": ("бел",), "grey": ("сер",), "red": ("красн",), "green": ("зелен", "зелён"),
+            "brown": ("коричнев",), "beige": ("бежев",), "pink": ("розов",), "yellow": ("желт", "жёлт"),
+            "purple": ("фиолетов",), "orange": ("оранжев",), "maroon": ("бордов",)}
+
+#: Colour names a catalog writes in a script other than Latin (Korean loanwords and native words, Japanese katakana
+#: and kanji, Chinese, Russian adjectives in their four forms) -> the English colour of :data:`COLOURS`: queries are
+#: English, and a store that lists ``블랙 | black`` names one colour. Only other scripts: a Latin word (French
+#: ``rose``, ``marron``) may be an English colour name of its own.
+OTHER_SCRIPT_COLOURS: dict[str, str] = {
+    **dict.fromkeys(("블랙", "검정", "검정색", "검은색", "ブラック", "黒", "黑色", "黑"), "black"),
+    **dict.fromkeys(("화이트", "흰색", "하얀색", "ホワイト", "白", "白色"), "white"),
+    **dict.fromkeys(("그레이", "회색", "グレー", "灰色"), "grey"),
+    **dict.fromkeys(("네이비", "ネイビー", "紺", "藏青色", "藏青", "темно-синий", "тёмно-синий"), "navy"),
+    **dict.fromkeys(("블루", "파랑", "파란색", "ブルー", "青", "蓝色", "藍色", *_russian("син", soft=True)), "blue"),
+    **dict.fromkeys(("스카이블루", "소라", "サックス", "天蓝色", *_russian("голуб", stressed=True)), "light blue"),
+    **dict.fromkeys(("레드", "빨강", "빨간색", "レッド", "赤", "红色", "紅色"), "red"),
+    **dict.fromkeys(("그린", "초록", "초록색", "グリーン", "緑", "绿色", "綠色"), "green"),
+    **dict.fromkeys(("브라운", "갈색", "ブラウン", "茶色", "棕色", "咖啡色"), "brown"),
+    **dict.fromkeys(("베이지", "ベージュ", "米色"), "beige"),
+    **dict.fromkeys(("핑크", "분홍", "분홍색", "ピンク", "粉色", "粉红色", "粉紅色"), "pink"),
+    **dict.fromkeys(("옐로우", "옐로", "노랑", "노란색", "イエロー", "黄色"), "yellow"),
+    **dict.fromkeys(("퍼플", "보라", "보라색", "パープル", "紫", "紫色"), "purple"),
+    **dict.fromkeys(("오렌지", "주황", "주황색", "オレンジ", "橙色"), "orange"),
+    **dict.fromkeys(("카키", "カーキ", "卡其色", "хаки"), "khaki"),
+    **dict.fromkeys(("아이보리", "アイボリー"), "ivory"),
+    **dict.fromkeys(("크림", "クリーム"), "cream"),
+    **dict.fromkeys(("차콜", "チャコール"), "charcoal"),
+    **dict.fromkeys(("실버", "シルバー", "银色", "銀色"), "silver"),
+    **dict.fromkeys(("골드", "ゴールド", "金色"), "gold"),
+    **dict.fromkeys(("올리브", "オリーブ"), "olive"),
+    **dict.fromkeys(("민트", "ミント"), "mint"),
+    **dict.fromkeys(("와인", "ワイン"), "wine"),
+    **dict.fromkeys(("버건디", "バーガンディ"), "burgundy"),
+    **dict.fromkeys(("라벤더", "ラベンダー"), "lavender"),
+    **dict.fromkeys(("멀티", "マルチ"), "multi"),
+    **{form: colour for colour, stems in _RUSSIAN.items() for stem in stems for form in _russian(stem)},
+}
+
 #: sRGB (linear) -> CIE XYZ, D65 white point (IEC 61966-2-1).
 _RGB_TO_XYZ = np.array(
     [

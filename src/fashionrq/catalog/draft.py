@@ -28,7 +28,7 @@ from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
 from fashionrq.catalog.schema import AGE_SCALE, AGE_SYNONYMS, GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, normalise_gender, photo_bytes, texts_script
 from fashionrq.catalog.xmlfeed import product_element
-from fashionrq.colour import COLOURS
+from fashionrq.colour import COLOURS, OTHER_SCRIPT_COLOURS
 
 #: Fields that sort items into groups: a column with one value in every record is none of them.
 _CATEGORY_FIELDS = ("article_type", "master_category", "sub_category")
@@ -317,8 +317,9 @@ def _types_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> lis
 
 
 def _colours_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
-    """``[values.colours]`` for the colours written in a script other than Latin, a tenth of the colours or more
-    (a Musinsa scrape's ``블랙 | black``): each one that stands beside one Latin colour in four of five of its lists
+    """``[values.colours]`` for the colours written in a script other than Latin that ingest does not read as English
+    by itself (:data:`fashionrq.colour.OTHER_SCRIPT_COLOURS`), a tenth of the colours or more (a store's own shade
+    names, ``먹색 | charcoal``): each one that stands beside one Latin colour in four of five of its lists
     or more (three at least) is read as that colour; the others are commented lines to fill in. Queries would say
     them as written, and a list that names one colour in two languages twice ("black or 블랙")."""
     source = "colours" if "colours" in found else "base_colour" if "base_colour" in found else None
@@ -328,7 +329,7 @@ def _colours_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> l
     lists = [[c.strip() for c in (v if isinstance(v, list) else split_list(v, separator)) if isinstance(c, str) and c.strip()]
              for v in guesser.values(found[source][0], every_record=True) if isinstance(v, list | str)]
     colours = Counter(c for colours in lists for c in colours)
-    other = {c: n for c, n in colours.items() if texts_script([c])[0] != "LATIN"}
+    other = {c: n for c, n in colours.items() if texts_script([c])[0] != "LATIN" and c.casefold() not in OTHER_SCRIPT_COLOURS}
     if not other or sum(other.values()) < 0.1 * sum(colours.values()):
         return []
     script = texts_script(list(other))[0]
