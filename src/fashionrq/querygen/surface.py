@@ -356,6 +356,9 @@ CURRENCY_FORMS: dict[str, tuple[str, str, str]] = {
     "IDR": ("Rp ", "Rp ", "rupiah"), "MYR": ("RM ", "RM ", "ringgit"), "PHP": ("₱", "PHP ", "pesos"),
     "ILS": ("₪", "ILS ", "shekels"), "IRR": ("IRR ", "IRR ", "rials"), "AED": ("AED ", "AED ", "dirhams"),
     "SAR": ("SAR ", "SAR ", "riyals"), "ZAR": ("ZAR ", "ZAR ", "rand"), "CZK": ("CZK ", "CZK ", "koruna"),
+    "KRW": ("₩", "KRW ", "won"), "VND": ("₫", "VND ", "dong"), "UAH": ("₴", "UAH ", "hryvnias"), "NGN": ("₦", "NGN ", "naira"),
+    "KZT": ("₸", "KZT ", "tenge"), "BDT": ("৳", "BDT ", "taka"), "PKR": ("Rs ", "PKR ", "rupees"), "TWD": ("NT$", "NT$", "dollars"),
+    "EGP": ("EGP ", "EGP ", "pounds"), "HUF": ("HUF ", "HUF ", "forints"), "RON": ("RON ", "RON ", "lei"),
 }
 #: tier set -> the adjectives the verbalizer writes for it (a two-tier range is only written as an amount)
 PRICE_ADJECTIVES: dict[tuple[str, ...], tuple[str, ...]] = {
@@ -410,7 +413,7 @@ def _amount(i: int, marked: bool = False) -> str:
     """An amount with an optional sign or code before it and word or code after it (groups ``pre<i>``, ``num<i>``,
     ``post<i>``); ``marked``: the sign before it is required."""
     pre = rf"(?P<pre{i}>{_MARK})\s*" if marked else rf"(?:(?P<pre{i}>{_MARK})\s*)?"
-    return pre + rf"(?P<num{i}>\d[\d,]*(?:\.\d+)?)(?:\s*(?P<post{i}>{_MARK})(?![a-z]))?"
+    return pre + rf"(?P<num{i}>\d[\d,]*(?:\.\d+)?)(?:\s*(?P<post{i}>{_MARK})(?![a-z'’]))?"  # "800 won't": no won
 
 
 PRICE_UNDER = re.compile(r"\b(?:under|below|less than|within|upto|up to|max|at most|cheaper than)\s*" + _amount(1))
