@@ -1588,3 +1588,17 @@ def test_colour_names_in_another_script_that_ingest_knows_are_read_in_english(tm
     assert [i["colours"] for i in result.table.to_pylist()] == [[english[i["base_colour"]]] for i in items]
     assert len(result.report.repaired["colour_in_english"]) == len(items)
     assert not any("written in" in note and "colours" in note for note in result.report.notes)
+
+
+def test_the_draft_command_says_why_rows_are_left_out(tmp_path, fixture_items, capsys):
+    """A Musinsa scrape's kids' department, whose category is an age word, was left out with only a count; the
+    command now says each kind of reason with its count."""
+    items = [i for i in fixture_items.to_pylist() if i["article_type"] and i["price"]][:120]
+    rows = [{"id": i["item_id"], "name": i["name"], "category": "kids" if n % 6 == 0 else i["article_type"],
+             "price": round(i["price"])} for n, i in enumerate(items)]
+    catalog = tmp_path / "ranking.csv"
+    _write_rows(catalog, rows)
+    assert main_code(["draft-mapping", str(catalog), "--out", str(tmp_path / "draft.toml")]) == 0
+    said = " ".join(capsys.readouterr().err.split())
+    assert ("(20 left out); see why" in said and "left out, by reason: its type … names a store's section, a gender or an "
+            "age, not a product (20)" in said), said

@@ -133,13 +133,13 @@ def summary_lines(summary: dict) -> list[str]:
     lines += [f"rejected {row['row']}: {row['reason']}" for row in summary["rejected"][:REJECTED_SHOWN]]
     if len(summary["rejected"]) > REJECTED_SHOWN:
         lines.append(f"… and {len(summary['rejected']) - REJECTED_SHOWN:,} more rows rejected, each with its reason in "
-                     f"ingest_report.json; all {len(summary['rejected']):,} by reason: {_reason_kinds(summary['rejected'])}")
+                     f"ingest_report.json; all {len(summary['rejected']):,} by reason: {reason_kinds(summary['rejected'])}")
     lines += [f"values set to null ({reason}): {entry['count']:,}" for reason, entry in summary["values_nulled"].items()]
     lines += [f"placeholders read as null in {name}: {entry}" for name, entry in _placeholder_lines(summary["placeholders"])]
     return lines + [f"note: {note}" for note in summary["notes"]]
 
 
-def _reason_kinds(rejected: list[dict]) -> str:
+def reason_kinds(rejected: list[dict]) -> str:
     """The rejected rows counted by the kind of their reason (its places, quoted values and numbers left out), the
     five commonest kinds first."""
     kinds = Counter(_PARTICULARS.sub("…", row["reason"]) for row in rejected)
