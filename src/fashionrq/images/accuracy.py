@@ -122,7 +122,7 @@ def accuracy_markdown(results: list[AttributeAccuracy]) -> str:
         lines += ["", f"Top {r.attribute} confusions (catalog → derived, count): "
                   + ", ".join(f"{t} → {p} {c}" for t, p, c in r.confusions) + "."]
         if r.skipped:
-            lines.append(f"Not scored: " + ", ".join(f"{k} {v:,}" for k, v in r.skipped.items()) + ".")
+            lines.append("Not scored: " + ", ".join(f"{k} {v:,}" for k, v in r.skipped.items()) + ".")
     return "\n".join(lines) + "\n"
 
 
