@@ -304,8 +304,7 @@ def _types_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> lis
     reference = found.get("article_type", (None,))[0]
     if reference is None or reference == ROW_NUMBER:
         return []
-    cleanup = guesser.cleanups.get("article_type")
-    types = Counter(t for t in (cleanup.apply(t)[0] if cleanup else t for t in present_texts(guesser.values(reference, every_record=True))) if t)
+    types = guesser.cleaned_counts("article_type", present_texts(guesser.values(reference, every_record=True)))
     script, share = texts_script(list(types.elements()))
     if script == "LATIN" or share < 0.5:
         return []
@@ -322,10 +321,10 @@ def _colours_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> l
     names, ``먹색 | charcoal``): each one that stands beside one Latin colour in four of five of its lists
     or more (three at least) is read as that colour; the others are commented lines to fill in. Queries would say
     them as written, and a list that names one colour in two languages twice ("black or 블랙")."""
-    source = "colours" if "colours" in found else "base_colour" if "base_colour" in found else None
+    source = _colour_source(found)
     if source is None:
         return []
-    separator = next((line.split('"')[1] for line in draft.top if line.startswith("list_separator = ")), None)
+    separator = _colour_separator(guesser, found)
     lists = [[c.strip() for c in (v if isinstance(v, list) else split_list(v, separator)) if isinstance(c, str) and c.strip()]
              for v in guesser.values(found[source][0], every_record=True) if isinstance(v, list | str)]
     colours = Counter(c for colours in lists for c in colours)
@@ -882,19 +881,28 @@ def _category_list(guesser: Guesser, found: dict, lines: list[str], column: str,
             lines.append(f'gender = "{column}[{index}]{suffix}"   # the entry of the category list that names a gender')
 
 
+def _colour_source(found: dict) -> str | None:
+    """The field the draft reads the colours from: the colour list, else the base colour, else none."""
+    return "colours" if "colours" in found else "base_colour" if "base_colour" in found else None
+
+
+def _colour_separator(guesser: Guesser, found: dict) -> str | None:
+    """The mark between the colours of one text (``Black/White``, ``Red|Blue``), where the colours are texts that list
+    several; else ``None``."""
+    source = _colour_source(found)
+    values = guesser.values(found[source][0]) if source is not None else []
+    if any(isinstance(v, list) for v in values):  # already a list
+        return None
+    texts = present_texts(values)
+    return next((s for s in ("|", "/", ",", ";") if _lists_colours(texts, s)), None)
+
+
 def _colour_lists(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
     """Colours written as one text with several colours (``Black/White``, ``Red|Blue``)."""
-    source = "colours" if "colours" in found else "base_colour" if "base_colour" in found else None
-    if source is None:
-        return []
-    values = guesser.values(found[source][0])
-    if any(isinstance(v, list) for v in values):  # already a list
-        return []
-    texts = present_texts(values)
-    separator = next((s for s in ("|", "/", ",", ";") if _lists_colours(texts, s)), None)
+    separator = _colour_separator(guesser, found)
     if separator is None:
         return []
-    if source == "base_colour":  # several colours in one text: they are the colours list, the first one the base
+    if _colour_source(found) == "base_colour":  # several colours in one text: they are the colours list, the first one the base
         index = lines.index(next(line for line in lines if line.startswith("base_colour = ")))
         lines[index] = f'colours = "{found["base_colour"][0]}"   # several colours in one text; the first is the base colour'
     return [f'list_separator = "{separator}"   # between the colours of one text (e.g. "Black{separator}White")']
@@ -1038,7 +1046,7 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
                 '# gender = "Women"']
     cleanup = guesser.cleanups.get("gender")
     texts = present_texts(guesser.values(found["gender"][0]))
-    values = Counter(t for t in (cleanup.apply(t)[0] if cleanup else t for t in texts) if t)
+    values = guesser.cleaned_counts("gender", texts)
     unknown = sorted(v for v in values if normalise_gender(v) not in GENDERS)
     out = before_lines if before is not None else []
     if unknown:

@@ -157,6 +157,12 @@ class Guesser:
         return [(a, b) for a, b in ((ref.get(r), wanted.get(r)) for r in self.records)
                 if a is not None and b is not None and not is_placeholder(a) and not is_placeholder(b)]
 
+    def cleaned_counts(self, field: str, texts: list[str]) -> Counter:
+        """How many of ``texts`` read as each value once the draft's ``[clean.<field>]``, if any, has cleaned them (a
+        text it leaves empty is not counted)."""
+        cleanup = self.cleanups.get(field)
+        return Counter(t for t in (cleanup.apply(t)[0] if cleanup else t for t in texts) if t)
+
     def decoded(self, column: str) -> list[object]:
         """The present values of ``column`` with JSON (and Ruby-hash) text decoded, read once per column."""
         if column not in self._decoded:

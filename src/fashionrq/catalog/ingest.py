@@ -17,7 +17,7 @@ from fashionrq.catalog.mapping import Mapping
 from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
 from fashionrq.catalog.photos import PhotoFolder, with_photos_by_id
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
-from fashionrq.catalog.report import IngestReport, rows_to_table
+from fashionrq.catalog.report import IngestReport, refuse_duplicate_ids, rows_to_table
 from fashionrq.catalog.schema import ITEMS_SCHEMA, SYNTHETIC_KEY, texts_script
 from fashionrq.catalog.tiers import currency_of, price_tiers_of, with_price_tiers
 from fashionrq.errors import InputError
@@ -67,6 +67,7 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
     if mapping is None and is_myntra_layout(path):
         report = IngestReport(source=source, layout="myntra")
         rows = read_myntra(path, report, images=image_dir)
+        refuse_duplicate_ids(rows, source)  # a mapped catalog's reader names the rows' places (read_generic)
     elif mapping is None and path.is_dir() and not (path / ITEMS_FILE).is_file():
         raise InputError(
             f"catalog folder {path} has no styles.csv (Myntra layout) and no {ITEMS_FILE} (an ingested catalog); "
@@ -82,7 +83,7 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
         rows = read_generic(path, spec, report, images=image_dir)
     if not rows:
         raise InputError(_nothing_ingested(source, report))
-    return _finished(_keep_synthetic_flag(rows_to_table(rows, source), path), report, currency)
+    return _finished(_keep_synthetic_flag(rows_to_table(rows), path), report, currency)
 
 
 def _nothing_ingested(source: str, report: IngestReport) -> str:
@@ -112,18 +113,18 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
     types = table.column("article_type").to_pylist()
     script, share = texts_script(types)
     if script != "LATIN" and share >= 0.5:
-        shown = ", ".join(value for value, _ in Counter(t for t in types if t).most_common(3))
-        report.notes.append(f"{share:.0%} of the product types are written in {script.title()} script ({shown}, ...): queries "
-                            "say them as written inside English sentences; for English queries, translate each in "
-                            f'[values.article_type] ("{shown.split(", ")[0]}" = "<the type in English>")')
+        shown = [value for value, _ in Counter(t for t in types if t).most_common(3)]
+        report.notes.append(f"{share:.0%} of the product types are written in {script.title()} script ({', '.join(shown)}, ...): "
+                            "queries say them as written inside English sentences; for English queries, translate each in "
+                            f'[values.article_type] ("{shown[0]}" = "<the type in English>")')
     colours = Counter(c for cs in table.column("colours").to_pylist() for c in cs or ())
     other = Counter({c: n for c, n in colours.items() if texts_script([c])[0] != "LATIN"})
     if other and other.total() >= 0.1 * colours.total():
         script = texts_script(list(other))[0]
-        shown = ", ".join(c for c, _ in other.most_common(3))
+        shown = [c for c, _ in other.most_common(3)]
         report.notes.append(f"{other.total() / colours.total():.0%} of the colours named are written in {script.title()} script "
-                            f"({shown}, ...): queries say them as written, and an item that lists one colour in two languages "
-                            f'is asked for by both; give each in English under [values.colours] ("{shown.split(", ")[0]}" = "<the '
+                            f"({', '.join(shown)}, ...): queries say them as written, and an item that lists one colour in two "
+                            f'languages is asked for by both; give each in English under [values.colours] ("{shown[0]}" = "<the '
                             'colour in English>"; `fashionrq draft-mapping` reads those it finds beside an English one)')
     report.finish(table)
     return IngestResult(table=table, report=report)

@@ -171,9 +171,8 @@ def refuse_duplicate_ids(rows: list[dict], source: str, places: list[str] | None
             )
 
 
-def rows_to_table(rows: list[dict], source: str) -> pa.Table:
-    """Build the canonical items table, refusing duplicate ids with the rows that clash."""
-    refuse_duplicate_ids(rows, source)
+def rows_to_table(rows: list[dict]) -> pa.Table:
+    """Build the canonical items table of rows whose ids are unique (:func:`refuse_duplicate_ids`, by each reader)."""
     columns = {name: [row.get(name) for row in rows] for name in FIELDS}
     columns["colours"] = [c or [] for c in columns["colours"]]
     columns["attributes"] = [sorted((a or {}).items()) for a in columns["attributes"]]
