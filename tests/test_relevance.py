@@ -127,11 +127,17 @@ def test_age_scores(matcher):
     assert cmp.age_score(["toddler"], "kids") == pytest.approx(0.65)
 
 
-def test_brand_substring(matcher):
+def test_brand_contains_the_other_as_whole_words(matcher):
     assert matcher.match(phi(brand=["turtle"]), SHIRT)["brand"] == (1.0, True)
     assert matcher.match(phi(brand=["Manchester"]), TRACK_PANTS)["brand"] == (1.0, True)
     assert matcher.match(phi(brand=["manchester united fc"]), TRACK_PANTS)["brand"] == (1.0, True)
     assert matcher.match(phi(brand=["Nike"]), SHIRT)["brand"] == (0.0, True)
+    # brands of the bundled catalog that stand inside others' letters: W (356 items) is no Wrangler, ID no ADIDAS
+    for wanted, other in (("W", "Wrangler"), ("W", "Arrow Woman"), ("ID", "ADIDAS"), ("ASICS", "Basics"), ("Elle", "Estelle"),
+                          ("AND", "Peter England"), ("GAS", "Madagascar 3")):
+        assert cmp.brand_score([wanted], other) == cmp.brand_score([other], wanted) == 0.0, (wanted, other)
+    for wanted, other in (("Arrow", "Arrow  Woman"), ("adidas", "ADIDAS Originals"), ("U.S. Polo Assn.", "u.s. polo assn. kids")):
+        assert cmp.brand_score([wanted], other) == cmp.brand_score([other], wanted) == 1.0, (wanted, other)
 
 
 def test_price_tiers(matcher, items):

@@ -8,6 +8,7 @@ are clipped to 0 so every score stays in [0, 1].
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -141,15 +142,22 @@ def soft_score(
 
 
 def brand_score(query: Sequence[str], product: str | None) -> float | None:
-    """1.0 when a query brand and the product brand contain one another (case-insensitive), else 0.0."""
+    """1.0 when a query brand and the product brand contain one another as whole words, in any case (``Manchester``
+    and ``Manchester United FC``), else 0.0: the spec's "either string contains the other" read word by word, so a
+    brand named ``W`` or ``ID`` is not found inside ``Wrangler`` or ``ADIDAS``."""
     if not product:
         return None
-    target = product.strip().lower()
+    target = " ".join(product.lower().split())
     for value in query:
-        wanted = value.strip().lower()
-        if wanted and (wanted in target or target in wanted):
+        wanted = " ".join(value.lower().split())
+        if wanted and (_holds_words(target, wanted) or _holds_words(wanted, target)):
             return 1.0
     return 0.0
+
+
+def _holds_words(text: str, part: str) -> bool:
+    """Whether ``part`` stands in ``text`` as whole words (no letter or digit right before or after it)."""
+    return re.search(rf"(?<!\w){re.escape(part)}(?!\w)", text) is not None
 
 
 def price_score(query: Sequence[str], tier: str | None) -> float | None:
