@@ -62,6 +62,27 @@ USD, EUR = PriceFormat(currency="USD"), PriceFormat(currency="EUR")
     ("۳,۹۹۵,۰۰۰", PriceFormat(currency="IRR"), (3995000.0, None, None)),  # Digikala's Persian digits
     ("۳٬۹۹۵٫۵", PriceFormat(currency="AED"), (3995.5, None, None)),  # the Arabic thousands and decimal separators
     ("129.90 TRY", USD, (None, "currency_mismatch", None)),
+    # shops of other languages (a Mercado Livre, Trendyol, Dafiti or Zalando page): thousands grouped by one dot, the
+    # pesos' "$", marks written against the digits, the Swiss apostrophe, the words around an amount
+    ("R$ 1.299", PriceFormat(currency="BRL"), (1299.0, None, "price_dot_read_as_thousands")),  # not 1.299, and counted
+    ("$ 12.999", PriceFormat(currency="ARS"), (12999.0, None, "price_dot_read_as_thousands")),
+    ("$ 129.900", PriceFormat(currency="COP"), (129900.0, None, "price_dot_read_as_thousands")),
+    ("1.299", PriceFormat(currency="BRL", decimal_separator="."), (1.299, None, None)),  # as the mapping says
+    ("1.299", PriceFormat(currency="KWD"), (1.299, None, None)),  # a dinar has three decimals
+    ("0.999", USD, (0.999, None, None)),
+    ("129,90 TL", PriceFormat(currency="TRY"), (129.9, None, None)),
+    ("129,99zł", PriceFormat(currency="PLN"), (129.99, None, None)),
+    ("99USD", USD, (99.0, None, None)),
+    ("1’299.95 CHF", PriceFormat(currency="CHF"), (1299.95, None, None)),
+    ("S/ 89.90", PriceFormat(currency="PEN"), (89.9, None, None)),
+    ("₸12 990", PriceFormat(currency="KZT"), (12990.0, None, None)),
+    ("Por R$ 99,90", PriceFormat(currency="BRL"), (99.9, None, "price_words_passed_over")),
+    ("A partir de R$ 129,90", PriceFormat(currency="BRL"), (129.9, None, "price_words_passed_over")),
+    ("ab 49,95 €", EUR, (49.95, None, "price_words_passed_over")),
+    ("Desde 29,99 €", EUR, (29.99, None, "price_words_passed_over")),
+    ("à partir de 19,99 €", EUR, (19.99, None, "price_words_passed_over")),
+    ("$ 12.999", USD, (12999.0, None, "price_dot_read_as_thousands")),
+    ("Colors 40", USD, (None, "unparsable", None)),  # "rs" inside a word is no rupee
     ("all 40", USD, (None, "unparsable", None)),  # a code that is a word ("ALL": the lek) only in capitals
     ("ALL 40", USD, (None, "currency_mismatch", None)),
     # amounts written in another unit: cents, and the toman of Iranian shops (ten rials)

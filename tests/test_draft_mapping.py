@@ -692,7 +692,7 @@ def test_the_draft_for_amazon_2023_item_metadata_reads_the_type_from_the_title_w
 @pytest.mark.parametrize(("column", "line"), [
     ("Price (INR)", 'currency = "INR"   # the column\'s name says \'inr\''),
     ("price_eur", 'currency = "EUR"   # the column\'s name says \'eur\''),
-    ("Price ($)", 'currency = "USD"   # the column\'s name says \'$\' (also AUD, CAD, HKD, MXN, NZD, SGD: CHECK)'),
+    ("Price ($)", 'currency = "USD"   # the column\'s name says \'$\' (also ARS, AUD, CAD, CLP, COP, HKD, MXN, NZD, SGD, UYU: CHECK)'),
     ("Price", 'currency = "INR"   # CHECK: the price cells name no currency'),
 ])
 def test_the_draft_reads_the_currency_a_price_columns_name_says(tmp_path, fixture_items, column, line):

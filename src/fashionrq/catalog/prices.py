@@ -20,15 +20,21 @@ ISO_4217: frozenset[str] = frozenset("""
 #: Currency signs and words a price cell may carry (in lower case), and the ISO 4217 codes each can stand for; a
 #: cell may also name its currency by its code (``129,90 BRL``; the codes of the commonest ones in any case).
 CURRENCY_MARKS: dict[str, frozenset[str]] = {
-    "$": frozenset({"USD", "AUD", "CAD", "NZD", "SGD", "HKD", "MXN"}), "us$": frozenset({"USD"}),
+    # the dollars', and the pesos of the shops that write them with "$" (Mercado Libre Argentina, Chile, Colombia)
+    "$": frozenset({"USD", "AUD", "CAD", "NZD", "SGD", "HKD", "MXN", "ARS", "CLP", "COP", "UYU"}), "us$": frozenset({"USD"}),
     "a$": frozenset({"AUD"}), "c$": frozenset({"CAD"}), "nz$": frozenset({"NZD"}), "s$": frozenset({"SGD"}),
-    "hk$": frozenset({"HKD"}), "mx$": frozenset({"MXN"}), "r$": frozenset({"BRL"}), "€": frozenset({"EUR"}),
+    "hk$": frozenset({"HKD"}), "mx$": frozenset({"MXN"}), "nt$": frozenset({"TWD"}), "rd$": frozenset({"DOP"}),
+    "r$": frozenset({"BRL"}), "s/": frozenset({"PEN"}), "tl": frozenset({"TRY"}), "ft": frozenset({"HUF"}),
+    "lei": frozenset({"RON"}), "€": frozenset({"EUR"}),
     "£": frozenset({"GBP"}), "₹": frozenset({"INR"}), "rs": frozenset({"INR"}), "rs.": frozenset({"INR"}),
     "¥": frozenset({"JPY", "CNY"}), "₺": frozenset({"TRY"}), "₽": frozenset({"RUB"}), "₩": frozenset({"KRW"}),
     "₫": frozenset({"VND"}), "฿": frozenset({"THB"}), "₴": frozenset({"UAH"}), "₪": frozenset({"ILS"}),
     "₦": frozenset({"NGN"}), "₱": frozenset({"PHP"}), "zł": frozenset({"PLN"}), "kč": frozenset({"CZK"}),
     "rp": frozenset({"IDR"}), "rm": frozenset({"MYR"}), "kr": frozenset({"SEK", "NOK", "DKK", "ISK"}),
     "kr.": frozenset({"SEK", "NOK", "DKK", "ISK"}), "﷼": frozenset({"IRR", "SAR", "OMR", "QAR", "YER"}),
+    "₡": frozenset({"CRC"}), "₲": frozenset({"PYG"}), "₸": frozenset({"KZT"}), "₾": frozenset({"GEL"}), "₼": frozenset({"AZN"}),
+    "৳": frozenset({"BDT"}), "₨": frozenset({"PKR", "NPR", "LKR", "MUR", "SCR"}), "₭": frozenset({"LAK"}), "₮": frozenset({"MNT"}),
+    "៛": frozenset({"KHR"}),
     **{code.lower(): frozenset({code}) for code in ISO_4217},
 }
 #: Codes that are English words: like every code but the commonest, a cell names a currency by one only in
@@ -39,17 +45,28 @@ CODES_THAT_ARE_WORDS = frozenset({"ALL", "BOB", "CUP", "GEL", "MAD", "MOP", "PEN
 CURRENCY_CODES: tuple[str, ...] = ("AUD", "BRL", "CAD", "CHF", "CNY", "DKK", "EUR", "GBP", "HKD", "INR", "JPY", "MXN",
                                    "NOK", "NZD", "SEK", "SGD", "USD")
 _SIGNS = sorted((mark for mark in CURRENCY_MARKS if not mark.isalpha() or len(mark) < 3), key=lambda m: (-len(m), m))
-_MARK = re.compile("|".join([*(rf"\b{re.escape(m)}(?![a-z])" if m[0].isalpha() else re.escape(m) for m in _SIGNS),
-                             rf"\b(?:{'|'.join(CURRENCY_CODES)})\b", rf"\b(?-i:{'|'.join(sorted(ISO_4217))})\b"]), re.IGNORECASE)
+#: A mark of letters stands apart from other letters, not from the digits it is written against (``129,99zł``, ``99USD``).
+_APART, _AFTER = r"(?<![^\W\d_])", r"(?![^\W\d_])"
+_MARK = re.compile("|".join([*(rf"{_APART}{re.escape(m)}{_AFTER}" if m[0].isalpha() else re.escape(m) for m in _SIGNS),
+                             rf"{_APART}(?:{'|'.join(CURRENCY_CODES)}){_AFTER}", rf"{_APART}(?-i:{'|'.join(sorted(ISO_4217))}){_AFTER}"]),
+                    re.IGNORECASE)
 #: Currencies whose prices are written in whole units (ISO 4217's minor unit 0, and the rupiah and rial, whose
 #: cents no shop writes): in them ``150.000`` and ``3,995,000`` group thousands, whatever ``decimal_separator`` guesses.
 WHOLE_UNITS = frozenset({"BIF", "CLP", "DJF", "GNF", "IDR", "IRR", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "VND",
                          "VUV", "XAF", "XOF", "XPF"})
+#: Currencies with three digits after the decimal mark (ISO 4217's minor unit 3): in them ``1.299`` is a price of one
+#: dinar and 299 fils, in any other ``1.299`` groups thousands (``R$ 1.299``, ``$ 12.999`` of an Argentine shop).
+THREE_DECIMALS = frozenset({"BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"})
+_DOT_THOUSANDS = re.compile(r"[+-]?[1-9]\d{0,2}\.\d{3}")
 _RANGE = re.compile(r"^(.*?\d)\s*(?:-|–|—|\bto\b)\s*(\d.*)$")
-#: Words a shop writes around an amount ("Now 40.00", "MRP 1,299", "From $19.99", "499 onwards"), passed over.
-_WORDS = re.compile(r"^(?:(?:now|was|from|sale|only|just|our|special|offer|price|mrp|rrp|starting|starts|at)\b\s*:?\s*)+"
+#: Words a shop writes around an amount, passed over: in English ("Now 40.00", "MRP 1,299", "From $19.99", "499
+#: onwards"), and as shops of other languages write "from", "now", "only" and "price" ("Por R$ 99,90", "A partir de
+#: R$ 129,90", "ab 49,95 €", "Desde 29,99 €", "à partir de 19,99 €", "da 39,90 €", "nur 19,99 €").
+_WORDS = re.compile(r"^(?:(?:now|was|from|sale|only|just|our|special|offer|price|mrp|rrp|starting|starts|at"
+                    r"|por|a partir de|à partir de|desde|ab|dès|da|nur|jetzt|ahora|agora|solo|sólo|apenas|seulement"
+                    r"|precio|preço|prezzo|preis|prix|fiyat|cena)\b\s*:?\s*)+"
                     r"|\s*\b(?:only|each|onwards)\s*$", re.IGNORECASE)
-_DIGITS = re.compile(r"^[+-]?\d[\d.,'\s\u00a0\u202f]*$")
+_DIGITS = re.compile(r"^[+-]?\d[\d.,'’\s\u00a0\u202f]*$")
 #: The Arabic decimal and thousands separators (``۳٬۹۹۵٫۵``; the digits of any script are digits to Python).
 _ARABIC_SEPARATORS = str.maketrans({"\u066b": ".", "\u066c": ","})
 RANGE_CHOICES = ("low", "high", "mid")
@@ -82,7 +99,8 @@ class PriceFormat:
 
     ``currency``: ISO 4217 code of every price (a cell marked with another currency is nulled and counted).
     ``decimal_separator``: ``.``, ``,`` or ``auto`` (the last of ``.`` and ``,`` when both appear; a lone ``,``
-    followed by one or two digits, as in ``12,50``; else ``.``). ``range``: which end of ``10-20`` to keep (``low``,
+    followed by one or two digits, as in ``12,50``; dots before groups of three digits, as in ``1.299``, group
+    thousands but in a currency of three decimals; else ``.``). ``range``: which end of ``10-20`` to keep (``low``,
     ``high``, or ``mid``). ``placeholder_max``: prices at or below it are placeholders and become null; default
     1.0 for INR (Myntra's 0.1 and 1.0 entries), 0 for any other currency (a $0.99 item is a real price).
     ``scale``: what each written amount is multiplied by to be in ``currency`` (0.01 for cents; 10 for prices an
@@ -105,7 +123,8 @@ class PriceFormat:
         """``(price, why_nulled, repair)`` of a non-empty cell; ``why_nulled`` is ``currency_mismatch``,
         ``unparsable``, ``non_finite`` or ``placeholder`` for a price that is not stored; ``repair`` says how a price
         was read from more than an amount: ``price_range_read_as_low`` (``$10 - $14``, as ``range`` says) or
-        ``price_words_passed_over`` (``Now 40.00``)."""
+        ``price_words_passed_over`` (``Now 40.00``), or from an amount whose one dot grouped thousands,
+        ``price_dot_read_as_thousands`` (``R$ 1.299``: 1299)."""
         marks = currency_marks(text)
         if any(self.currency not in CURRENCY_MARKS[mark] for mark in marks):
             return None, "currency_mismatch", None
@@ -118,13 +137,24 @@ class PriceFormat:
         price = self._scaled({"low": min, "high": max, "mid": lambda v: sum(v) / len(v)}[self.range](values))
         if price <= self.placeholder_limit:
             return None, "placeholder", None
-        return price, None, (f"price_range_read_as_{self.range}" if len(parts) == 2 else "price_words_passed_over" if worded else None)
+        if len(parts) == 2:
+            return price, None, f"price_range_read_as_{self.range}"
+        if worded:
+            return price, None, "price_words_passed_over"
+        return price, None, "price_dot_read_as_thousands" if self._dot_groups_thousands(parts[0].strip()) else None
 
     def _scaled(self, amount: float) -> float:
         """``amount`` times ``scale``; a scale such as 0.01 divides by 100, so that 1129 cents are 11.29 exactly as
         written (0.01 has no exact binary value)."""
         divisor = round(1 / self.scale) if self.scale < 1 else 0
         return amount / divisor if divisor and math.isclose(divisor * self.scale, 1.0, rel_tol=1e-12) else amount * self.scale
+
+    def _dot_groups_thousands(self, digits: str) -> bool:
+        """Whether ``digits`` is one to three digits, a dot and three more (``1.299``), read as a thousand and more
+        with ``decimal_separator = "auto"`` in a currency with two decimals (one written in whole units groups its
+        thousands so by itself)."""
+        return (self.decimal_separator == "auto" and self.currency not in THREE_DECIMALS | WHOLE_UNITS
+                and _DOT_THOUSANDS.fullmatch(digits) is not None)
 
     def _number(self, text: str) -> float | None:
         text = text.translate(_ARABIC_SEPARATORS)
@@ -133,7 +163,7 @@ class PriceFormat:
                 return float(text)  # "1e3", "inf", "nan"
             except ValueError:
                 return None
-        digits = re.sub(r"[\s'\u00a0\u202f]", "", text)
+        digits = re.sub(r"[\s'’\u00a0\u202f]", "", text)  # 1'299.95 and 1’299.95 (Swiss), 1 299,95 (French)
         decimal = self.decimal_separator
         if decimal == "auto":
             if self.currency in WHOLE_UNITS and re.fullmatch(r"[+-]?\d{1,3}(?:([.,])\d{3})(?:\1\d{3})*", digits):
@@ -144,6 +174,8 @@ class PriceFormat:
                 decimal = ","
             elif digits.count(".") > 1:
                 decimal = ","  # 1.129.000: dots group thousands
+            elif self._dot_groups_thousands(digits):
+                decimal = ","  # 1.299: no price has three decimals but a dinar's
             else:
                 decimal = "."
         thousands = "," if decimal == "." else "."
