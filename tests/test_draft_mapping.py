@@ -1417,7 +1417,7 @@ def test_a_text_file_that_prints_a_python_list_of_products_is_read_as_one(tmp_pa
 
 def test_the_draft_reads_the_gender_from_the_product_page_addresses_when_nothing_else_says_it(tmp_path, fixture_items):
     """A public Jabong scrape says the gender only in its addresses (``http://www.jabong.com/men/clothing/polos-tshirts//...``),
-    a Vinted one in French (``/femmes/``): the draft reads it from there, the other language's words mapped."""
+    a Vinted one in French (``/femmes/``): the draft reads it from there, and ingest reads the other language's words."""
     items = [i for i in fixture_items.to_pylist() if i["name"] and i["gender"] in ("Men", "Women")][:500]
     plain = [re.sub(r"\b(Men|Women)\b\s*", "", i["name"]) for i in items]
     rows = [{"ID": i["item_id"], "Title": name, "Original Price": f"{i['price']:.0f}",
@@ -1426,7 +1426,7 @@ def test_the_draft_reads_the_gender_from_the_product_page_addresses_when_nothing
     _write_rows(tmp_path / "jabong.csv", rows)
     drafted, text = _drafted(tmp_path, tmp_path / "jabong.csv")
     spec = tomllib.loads(text)
-    assert spec["columns"]["gender"] == "URL" and spec["values"]["gender"] == {"femmes": "Women"}
+    assert spec["columns"]["gender"] == "URL" and "gender" not in spec.get("values", {})
     read = {item["item_id"]: item["gender"] for item in ingest(tmp_path / "jabong.csv", mapping=drafted).table.to_pylist()}
     assert len(read) >= 0.85 * len(items) and all(read[i["item_id"]] == i["gender"] for i in items if i["item_id"] in read)
 
@@ -1451,7 +1451,7 @@ def test_the_draft_for_a_french_scrape_reads_its_column_names_and_its_short_desc
     assert {k: spec["columns"][k] for k in ("name", "brand", "price", "article_type", "colours", "item_id", "gender")} == {
         "name": "Description", "brand": "Marque", "price": "Prix", "article_type": "Catégorie", "colours": "Couleurs", "item_id": "No",
         "gender": "url"}
-    assert spec["variants"]["key"] == ["No"] and spec["values"]["gender"] == {"femmes": "Women", "hommes": "Men"}
+    assert spec["variants"]["key"] == ["No"] and "gender" not in spec.get("values", {})
     read = {item["item_id"]: item for item in ingest(catalog, mapping=drafted).table.to_pylist()}
     assert len(read) == len(items)
     assert all(read[i["item_id"]]["gender"] == i["gender"] and read[i["item_id"]]["brand"] == i["brand"] for i in items)
@@ -1602,3 +1602,27 @@ def test_the_draft_command_says_why_rows_are_left_out(tmp_path, fixture_items, c
     said = " ".join(capsys.readouterr().err.split())
     assert ("(20 left out); see why" in said and "left out, by reason: its type … names a store's section, a gender or an "
             "age, not a product (20)" in said), said
+
+
+def test_gender_words_of_other_languages_are_read_from_a_gender_column_and_from_the_names(tmp_path, fixture_items):
+    """A Mercado Livre title says its gender in Portuguese (``Tênis Olympikus Esporte Valente - Masculino``), a
+    Zalando or Trendyol export in a column of its own (``Damen``, ``Herren``, ``Kadın``): the draft reads the names'
+    words, and ingest reads each as the gender it names, with no value map to write."""
+    words = {"Men": "Masculino", "Women": "Feminina", "Boys": "Menino", "Girls": "Menina"}
+    said = re.compile(r"\b(Men|Women|Boys|Girls)\b")
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["price"] and said.findall(i["name"]) == [i["gender"]]][:300]
+    rows = [{"sku": i["item_id"], "titulo": re.sub(r"\b(Men|Women|Boys|Girls)\b", lambda m: words[m.group(1)], i["name"]),
+             "tipo": i["article_type"], "preco": f"R$ {i['price'] / 15:.2f}".replace(".", ",")} for i in items]
+    _write_rows(tmp_path / "titles.csv", rows)
+    drafted, text = _drafted(tmp_path, tmp_path / "titles.csv", lambda text: text.replace('currency = "INR"   # CHECK', 'currency = "BRL"   #'))
+    spec = tomllib.loads(text)
+    assert spec["columns"]["gender"] == "titulo" and "masculino" in spec["clean"]["gender"]["extract"]
+    read = {item["item_id"]: item["gender"] for item in ingest(tmp_path / "titles.csv", mapping=drafted).table.to_pylist()}
+    assert [read[i["item_id"]] for i in items] == [i["gender"] for i in items]
+    genders = {"Men": "Herren", "Women": "Damen", "Boys": "Niños", "Girls": "Kız"}
+    column = [{"sku": i["item_id"], "name": i["name"], "type": i["article_type"], "gender": genders[i["gender"]]} for i in items]
+    _write_rows(tmp_path / "column.csv", column)
+    drafted, text = _drafted(tmp_path, tmp_path / "column.csv")
+    assert "gender" not in tomllib.loads(text).get("values", {}) and "gender value" not in text
+    read = {item["item_id"]: item["gender"] for item in ingest(tmp_path / "column.csv", mapping=drafted).table.to_pylist()}
+    assert [read[i["item_id"]] for i in items] == [i["gender"] for i in items]

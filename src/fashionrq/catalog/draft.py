@@ -26,7 +26,8 @@ from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, currency_marks, m
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, PART_FILE, detect_format, header_line, read_records, table_parts
 from fashionrq.catalog.report import IngestReport
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
-from fashionrq.catalog.schema import AGE_SCALE, AGE_SYNONYMS, GENDER_SYNONYMS, GENDERS, WEB_ADDRESS, normalise_gender, photo_bytes, texts_script
+from fashionrq.catalog.schema import (AGE_SCALE, AGE_SYNONYMS, ANY_GENDER_WORDS, GENDERS, OTHER_LANGUAGE_GENDERS,
+                                     WEB_ADDRESS, normalise_gender, photo_bytes, texts_script)
 from fashionrq.catalog.xmlfeed import product_element
 from fashionrq.colour import COLOURS, OTHER_SCRIPT_COLOURS
 
@@ -43,15 +44,17 @@ _COLOUR_NOISE = ((r"\b\d+\b", re.compile(r"\b\d+\b")), (r"\bsize\s+\w+", re.comp
 _SALE_KEYS = FIELD_NAMES["discounted_price"] + ("sale", "discounted", "offer", "special")
 #: The colour names relevance knows, longest first (``navy blue`` before ``blue``).
 _COLOUR_WORD = re.compile(r"\b(" + "|".join(re.escape(c).replace("\\ ", " ") for c in sorted(COLOURS, key=lambda c: (-len(c), c))) + r")\b", re.IGNORECASE)
-_GENDER = r"(women|woman|ladies|men|man|girls|girl|boys|boy|unisex)(?:'s|s')?"
+_ENGLISH_GENDERS = "women|woman|ladies|men|man|girls|girl|boys|boy|unisex"
+_GENDER = rf"({_ENGLISH_GENDERS})(?:'s|s')?"
 #: A gender word inside a name, and a tag that is one.
 _GENDER_WORD, _GENDER_TAG = re.compile(rf"\b{_GENDER}\b", re.IGNORECASE), re.compile(rf"^\s*{_GENDER}\s*$", re.IGNORECASE)
-#: A gender as a part of a product page address's path (Jabong's ``/men/clothing/...``, Vinted's ``/femmes/...``), and
-#: the words of other languages a store writes there, with their gender.
-_GENDER_IN_PATH = re.compile(r"/(women|womens|men|mens|ladies|girls|boys|unisex|femmes|femme|hommes|homme|damen|herren|mujer|hombre)/",
-                             re.IGNORECASE)
-_PATH_GENDERS = {"femmes": "Women", "femme": "Women", "hommes": "Men", "homme": "Men", "damen": "Women", "herren": "Men",
-                 "mujer": "Women", "hombre": "Men"}
+_OTHER_LANGUAGES = "|".join(sorted(OTHER_LANGUAGE_GENDERS, key=lambda w: (-len(w), w)))
+#: A gender word of English or another language inside a name (``Tênis Masculino``, ``Kleid Damen``), read when the
+#: names say too few English ones; ingest reads each as the gender it names (``schema.OTHER_LANGUAGE_GENDERS``).
+_ANY_GENDER_WORD = re.compile(rf"\b({_ENGLISH_GENDERS}|{_OTHER_LANGUAGES})(?:'s|s')?\b", re.IGNORECASE)
+#: A gender as a part of a product page address's path (Jabong's ``/men/clothing/...``, Vinted's ``/femmes/...``),
+#: in English or another language.
+_GENDER_IN_PATH = re.compile(rf"/(women|womens|men|mens|ladies|girls|boys|unisex|{_OTHER_LANGUAGES})/", re.IGNORECASE)
 #: The gender word a category starts with (``Men's Shirts``, ``Women's Tops``, ``Kids Shoes``, as scraped listings
 #: write their categories), its possessive ending left out.
 _GENDER_BEFORE_TYPE = re.compile(r"^\s*(women|woman|ladies|men|man|girls|girl|boys|boy|unisex|kids|kid|children|baby)(?:'s|s'|')?(?=\s)",
@@ -59,7 +62,7 @@ _GENDER_BEFORE_TYPE = re.compile(r"^\s*(women|woman|ladies|men|man|girls|girl|bo
 #: Words of a gender value that name children, and their age group (``Unisex Kids``: kids).
 _CHILD_AGES = {word: age for word, age in AGE_SYNONYMS.items() if age != "adult"}
 #: Words of a product, colour or gender (:func:`fold`ed): a column of values that say them is no brand column.
-_PRODUCT_COLOUR_OR_GENDER = PRODUCT_WORDS | {fold(w) for words in (*COLOURS, *GENDER_SYNONYMS) for w in words.split()}
+_PRODUCT_COLOUR_OR_GENDER = PRODUCT_WORDS | {fold(w) for words in (*COLOURS, *ANY_GENDER_WORDS) for w in words.split()}
 _CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)*")
 _YEAR_SUFFIX = re.compile(r"_\d{4}(?:_\w+)?$")
 #: Names of a column that holds a category path (Shopify's Product Category, Flipkart's product_category_tree).
@@ -837,7 +840,7 @@ def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]
     elif sum(", " in path[-1] for path in paths) >= len(paths) / 20:  # "Tshirts, Sale": a second category after a comma
         out.append("remove = [',.*$']   # a second category after a comma (\"Tshirts, Sale\"); CHECK")
     parts = [("sub_category", depth - 2 if joined else -2 - named), ("master_category", depth - 3 if joined else -3 - named)]
-    genders = Counter(i for path in paths for i, part in enumerate(path[:-1]) if part.lower() in GENDER_SYNONYMS)
+    genders = Counter(i for path in paths for i, part in enumerate(path[:-1]) if part.lower() in ANY_GENDER_WORDS)
     if "gender" not in found and genders and genders.most_common(1)[0][1] >= 0.6 * len(paths):
         gender = genders.most_common(1)[0][0]  # a category part that is the gender's is no category
         parts = [(name, part) for name, part in parts if (part if part >= 0 else depth + named + part) != gender] + [("gender", gender)]
@@ -874,7 +877,7 @@ def _category_list(guesser: Guesser, found: dict, lines: list[str], column: str,
             lines.append(f'{name} = "{column}[{index}]{suffix}"   # an entry of the category list')
     if "gender" not in found:
         named = Counter(i for v in lists for i, entry in enumerate(v[:depth])
-                        if str(entry.get(key) if key and isinstance(entry, dict) else entry).lower() in GENDER_SYNONYMS)
+                        if str(entry.get(key) if key and isinstance(entry, dict) else entry).lower() in ANY_GENDER_WORDS)
         index, count = named.most_common(1)[0] if named else (None, 0)
         if count >= 0.6 * len(lists):
             found["gender"] = (f"{column}[{index}]{suffix}", "")
@@ -1017,13 +1020,15 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
                         "", "[clean.article_type]   # the type without that word (\"Men's Shirts\": Shirts)",
                         f"remove = [{toml_literal(_GENDER_BEFORE_TYPE.pattern)}]"]
     if "gender" not in found and "name" in found:
-        share = _share_of_names(guesser, found, _GENDER_WORD)
+        share, pattern = _share_of_names(guesser, found, _GENDER_WORD), _GENDER_WORD
+        if share < GENDER_NAMES_SHARE:  # names of another language: Tênis Masculino
+            share, pattern = _share_of_names(guesser, found, _ANY_GENDER_WORD), _ANY_GENDER_WORD
         if share >= GENDER_NAMES_SHARE:
             lines.append(f'gender = "{found["name"][0]}"   # no gender column, but {share:.0%} of the names say one')
             draft.checks.append(f"the gender is read from the names, which say one in {share:.0%} of them")
             return ["", "[clean.gender]   # the gender word of the name (a name without one: no gender); CHECK, or if every",
                     "# item is for one gender, drop this and the gender line and write [constants] gender = \"Women\"",
-                    f"extract = {toml_literal(_GENDER_WORD.pattern)}"]
+                    f"extract = {toml_literal(pattern.pattern)}"]
     if "gender" not in found and PART_FILE in guesser.columns:
         words = present_texts(guesser.values(PART_FILE, every_record=True))
         share = sum(bool(_GENDER_WORD.search(w)) for w in words) / max(len(words), 1)
@@ -1034,12 +1039,11 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
             return ["", "[clean.gender]   # the gender word of the part's name (a part whose name says none: no gender); CHECK",
                     f"extract = {toml_literal(_GENDER_WORD.pattern)}"]
     if "gender" not in found and (in_path := _gender_in_addresses(guesser)) is not None:
-        column, share, words = in_path
+        column, share = in_path
         lines.append(f"gender = {toml_reference(column)}   # no gender column, but {share:.0%} of the product page addresses name one")
         draft.checks.append(f"the gender is read from the product page addresses, which name one in {share:.0%} of the records")
-        other = sorted(w for w in words if w in _PATH_GENDERS)
-        return (["", "[clean.gender]   # the gender the address's path names (/men/, /women/); CHECK", f"extract = {toml_literal(_GENDER_IN_PATH.pattern)}"]
-                + (["", "[values.gender]   # the gender words in another language", *(f'{w} = "{_PATH_GENDERS[w]}"' for w in other)] if other else []))
+        return ["", "[clean.gender]   # the gender the address's path names (/men/, /women/, /femmes/); CHECK",
+                f"extract = {toml_literal(_GENDER_IN_PATH.pattern)}"]
     if "gender" not in found:
         draft.checks.append("no gender column")
         return ["", "# CHECK: no gender column. If every item is for one gender, say which:", "# [constants]",
@@ -1052,7 +1056,7 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
     if unknown:
         out += ["", "[values.gender]   # what each gender value means (Men, Women, Boys, Girls or Unisex)"]
     for value in unknown:
-        words = [GENDER_SYNONYMS[w] for w in re.findall(r"[a-z']+", value.lower()) if w in GENDER_SYNONYMS and len(w) > 1]
+        words = [ANY_GENDER_WORDS[w] for w in re.findall(r"[^\W\d_']+(?:'s)?", value.lower()) if w in ANY_GENDER_WORDS and len(w) > 1]
         if len(set(words)) == 1:
             out.append(f'{toml_key(value)} = "{words[0]}"   # from the word in it')
         else:
@@ -1061,17 +1065,17 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
     return out + _ages_of_genders(found, sorted(values), lines, cleanup)
 
 
-def _gender_in_addresses(guesser: Guesser) -> tuple[str, float, set[str]] | None:
+def _gender_in_addresses(guesser: Guesser) -> tuple[str, float] | None:
     """A column of product page addresses, half of whose paths or more name a gender (:data:`_GENDER_IN_PATH`), with
-    that share and the words (in lower case) they use."""
+    that share."""
     for column in guesser.columns:
         texts = present_texts(guesser.values(column, every_record=True))
         if len(texts) < 0.9 * len(guesser.every_record) or not all(re.match(r"https?://", t) for t in texts[:100]):
             continue
-        words = [found.group(1).lower() for t in texts if (found := _GENDER_IN_PATH.search(t))]
-        if len(words) >= 0.5 * len(guesser.every_record):
+        named = sum(_GENDER_IN_PATH.search(t) is not None for t in texts)
+        if named >= 0.5 * len(guesser.every_record):
             guesser.used.add(column)
-            return column, len(words) / len(guesser.every_record), set(words)
+            return column, named / len(guesser.every_record)
     return None
 
 

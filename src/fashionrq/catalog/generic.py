@@ -19,7 +19,7 @@ from fashionrq.catalog.photos import Photos
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
 from fashionrq.catalog.report import IngestReport, refuse_duplicate_ids
-from fashionrq.catalog.schema import (AGE_SCALE, AGE_SYNONYMS, FIELDS, GENDER_SYNONYMS, GENDERS, REQUIRED_FIELDS, as_sentences,
+from fashionrq.catalog.schema import (AGE_SCALE, AGE_SYNONYMS, ANY_GENDER_WORDS, FIELDS, GENDERS, REQUIRED_FIELDS, as_sentences,
                                      clean_string, distinct_ignoring_case, image_object, photo_bytes, strip_html, to_text)
 from fashionrq.catalog.variants import VariantReferences, one_row_per_product
 from fashionrq.colour import COLOURS, OTHER_SCRIPT_COLOURS
@@ -173,7 +173,7 @@ def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str | N
 
 #: Types that name no product, whose rows are rejected: a store's section (``Sale``, ``Most Wishlisted``), a gender or an
 #: age (a breadcrumb's ``Sneakers > Boy > ...`` read one part too low).
-NO_PRODUCT_TYPES = STORE_SECTIONS | frozenset(GENDER_SYNONYMS) | frozenset(AGE_SYNONYMS)
+NO_PRODUCT_TYPES = STORE_SECTIONS | frozenset(ANY_GENDER_WORDS) | frozenset(AGE_SYNONYMS)
 
 
 def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, report: IngestReport,

@@ -58,6 +58,25 @@ GENDER_SYNONYMS = {
     "boys": "Boys", "boy": "Boys", "girls": "Girls", "girl": "Girls",
     "unisex": "Unisex", "u": "Unisex", "all": "Unisex",
 }
+#: Gender words of other languages, as shops write them in a gender column or a product's name (``Tênis Masculino``,
+#: ``Damen``, ``Mujer``, ``Kadın``): read as the gender they name. Queries are written in English and never say them,
+#: so the query parser reads only :data:`GENDER_SYNONYMS`.
+OTHER_LANGUAGE_GENDERS = {
+    "mujer": "Women", "mujeres": "Women", "dama": "Women", "damas": "Women", "hombre": "Men", "hombres": "Men",  # Spanish
+    "caballero": "Men", "caballeros": "Men", "niña": "Girls", "niñas": "Girls", "niño": "Boys", "niños": "Boys",
+    "feminino": "Women", "feminina": "Women", "mulher": "Women", "mulheres": "Women", "masculino": "Men",  # Portuguese
+    "masculina": "Men", "homem": "Men", "homens": "Men", "menina": "Girls", "meninas": "Girls", "menino": "Boys",
+    "meninos": "Boys", "unissex": "Unisex",
+    "femme": "Women", "femmes": "Women", "homme": "Men", "hommes": "Men", "fille": "Girls", "filles": "Girls",  # French
+    "garçon": "Boys", "garçons": "Boys", "mixte": "Unisex",
+    "damen": "Women", "frauen": "Women", "herren": "Men", "männer": "Men", "mädchen": "Girls", "jungen": "Boys",  # German
+    "donna": "Women", "donne": "Women", "uomo": "Men", "uomini": "Men", "bambina": "Girls", "bambino": "Boys",  # Italian
+    "dames": "Women", "heren": "Men", "meisjes": "Girls", "jongens": "Boys",  # Dutch
+    "kadın": "Women", "erkek": "Men", "kız": "Girls",  # Turkish
+    "damskie": "Women", "damski": "Women", "damska": "Women", "męskie": "Men", "męski": "Men", "męska": "Men",  # Polish
+}
+#: Every gender word a catalog's values may hold, English or not.
+ANY_GENDER_WORDS = {**GENDER_SYNONYMS, **OTHER_LANGUAGE_GENDERS}
 GENDERS = frozenset(GENDER_SYNONYMS.values())
 AGE_SCALE: tuple[str, ...] = ("baby", "toddler", "kids", "adult")
 AGE_SYNONYMS = {
@@ -261,15 +280,15 @@ _GENDER_JOINS = re.compile(r"\s*(?:,|/|&|\band\b)\s*")
 
 
 def normalise_gender(value: object) -> str | None:
-    """Map gender spellings (``male``, ``M``, ``boys``, Amazon's ``unisex-adult`` ...) to Men/Women/Boys/Girls/Unisex;
-    a value naming both (``Men's, Women's``, ``Boys & Girls``) is Unisex."""
+    """Map gender spellings (``male``, ``M``, ``boys``, Amazon's ``unisex-adult``, ``Damen``, ``Masculino`` ...) to
+    Men/Women/Boys/Girls/Unisex; a value naming both (``Men's, Women's``, ``Boys & Girls``, ``Damen & Herren``) is Unisex."""
     text = clean_string(value)
     if text is None:
         return None
     lower = text.lower()
-    if lower in GENDER_SYNONYMS or lower.startswith("unisex-"):
-        return GENDER_SYNONYMS.get(lower, "Unisex")
-    both = {GENDER_SYNONYMS.get(part.strip()) for part in _GENDER_JOINS.split(lower)}
+    if lower in ANY_GENDER_WORDS or lower.startswith("unisex-"):
+        return ANY_GENDER_WORDS.get(lower, "Unisex")
+    both = {ANY_GENDER_WORDS.get(part.strip()) for part in _GENDER_JOINS.split(lower)}
     return "Unisex" if both in ({"Men", "Women"}, {"Boys", "Girls"}) else text
 
 
