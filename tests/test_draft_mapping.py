@@ -20,6 +20,7 @@ from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_types import fold, name_tail, other_number, types_at_end_of_names
 from fashionrq.catalog.report import summary_lines
 from fashionrq.errors import InputError
+from fashionrq.colour import COLOURS
 
 HM_SCHEMA = OTHER_SCHEMA.parent / "hm_schema"
 CORE = ("item_id", "name", "brand", "gender", "article_type", "colours", "price", "description")
@@ -1626,3 +1627,36 @@ def test_gender_words_of_other_languages_are_read_from_a_gender_column_and_from_
     assert "gender" not in tomllib.loads(text).get("values", {}) and "gender value" not in text
     read = {item["item_id"]: item["gender"] for item in ingest(tmp_path / "column.csv", mapping=drafted).table.to_pylist()}
     assert [read[i["item_id"]] for i in items] == [i["gender"] for i in items]
+
+
+def test_colour_words_of_other_languages_are_read_as_english_from_a_colour_column_and_from_the_names(tmp_path, fixture_items):
+    """A Dafiti or Mercado Livre title ends in its colour in Portuguese (``Camiseta Reserva Chuva Branca``), a Zalando
+    export names it in a column of its own (``Schwarz``, ``Negro``): ingest reads each as the English colour
+    (``repaired.colour_in_english``), and the draft reads the names' colour words, never taking them for types."""
+    portuguese = {"Black": "Preta", "White": "Branco", "Blue": "Azul", "Red": "Vermelha", "Green": "Verde", "Grey": "Cinza",
+                  "Navy Blue": "Azul Marinho", "Pink": "Rosa"}
+    english = {"Navy Blue": "Navy"}
+    colour_word = re.compile(r"\b(" + "|".join(sorted((c for c in COLOURS), key=len, reverse=True)) + r")\b", re.IGNORECASE)
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["base_colour"] in portuguese and i["price"]
+             and [c.lower() for c in colour_word.findall(i["name"])] == [i["base_colour"].lower()]][:300]
+    rows = [{"sku": i["item_id"], "titulo": re.sub(re.escape(i["base_colour"]), portuguese[i["base_colour"]], i["name"], flags=re.IGNORECASE),
+             "tipo": i["article_type"], "preco": f"R$ {i['price'] / 15:.2f}".replace(".", ",")} for i in items]
+    _write_rows(tmp_path / "titles.csv", rows)
+    drafted, text = _drafted(tmp_path, tmp_path / "titles.csv", lambda text: text.replace('currency = "INR"   # CHECK', 'currency = "BRL"   #'))
+    spec = tomllib.loads(text)
+    assert spec["columns"]["base_colour"] == "titulo" and "azul marinho" in spec["clean"]["base_colour"]["extract"]
+    result = ingest(tmp_path / "titles.csv", mapping=drafted)
+    read = {item["item_id"]: item["base_colour"] for item in result.table.to_pylist()}
+    assert [read[i["item_id"]] for i in items] == [english.get(i["base_colour"], i["base_colour"]) for i in items]
+    assert len(result.report.repaired["colour_in_english"]) == len(items)
+    # the types of names that end in their colour, as Dafiti's do: none is a colour
+    ending = [{"sku": r["sku"], "titulo": f"{i['article_type']} {i['brand']} {portuguese[i['base_colour']]}", "preco": r["preco"]}
+              for r, i in zip(rows, items)]
+    _write_rows(tmp_path / "ending.csv", ending)
+    types = tomllib.loads(draft_mapping(tmp_path / "ending.csv").text()).get("values", {}).get("article_type", {})
+    assert not {v.lower() for v in types.values()} & {w.lower() for w in portuguese.values()}, types
+    column = [{"sku": i["item_id"], "name": i["name"], "type": i["article_type"], "colour": c}
+              for i, c in zip(items, ["Schwarz", "Negro", "Nero", "Noire", "Siyah", "Czarny", "Zwart", "Preto"] * 40)]
+    _write_rows(tmp_path / "column.csv", column)
+    drafted, _ = _drafted(tmp_path, tmp_path / "column.csv")
+    assert {item["base_colour"] for item in ingest(tmp_path / "column.csv", mapping=drafted).table.to_pylist()} == {"Black"}

@@ -121,11 +121,61 @@ _RUSSIAN = {"black": ("черн", "чёрн"), "white": ("бел",), "grey": ("�
             "brown": ("коричнев",), "beige": ("бежев",), "pink": ("розов",), "yellow": ("желт", "жёлт"),
             "purple": ("фиолетов",), "orange": ("оранжев",), "maroon": ("бордов",)}
 
+def _forms(*stems: str) -> tuple[str, ...]:
+    """A Spanish, Portuguese or Italian colour adjective's forms: ``negr`` -> ``negro``, ``negra``, ``negros``,
+    ``negras``; ``ner/i`` (Italian) -> ``nero``, ``nera``, ``neri``, ``nere``."""
+    out: list[str] = []
+    for stem in stems:
+        base, italian = stem.removesuffix("/i"), stem.endswith("/i")
+        out += [base + e for e in (("o", "a", "i", "e") if italian else ("o", "a", "os", "as"))]
+    return tuple(out)
+
+
+#: Colour names of Latin-script languages other than English (Spanish, Portuguese, French, German, Italian, Dutch,
+#: Polish, Turkish, with their gendered and plural forms) -> the English colour of :data:`COLOURS`. A word that is an
+#: English colour name of its own (French ``rose``, ``violet``; ``orange``, ``beige``) is not here.
+_LATIN_LANGUAGE_COLOURS: dict[str, str] = {
+    **dict.fromkeys(("negro", "negra", "negros", "negras", "preto", "preta", "pretos", "pretas", "noir", "noire", "noirs",
+                     "schwarz", "nero", "nera", "neri", "nere", "zwart", "czarny", "czarna", "czarne", "siyah"), "black"),
+    **dict.fromkeys((*_forms("blanc", "branc", "bianc/i"), "blanc", "blanche", "blancs", "weiß", "weiss", "wit", "biały",
+                     "biała", "białe", "beyaz"), "white"),
+    **dict.fromkeys(("gris", "cinza", "cinzento", "cinzenta", "grau", "grigio", "grigia", "grigi", "grigie", "grijs", "szary",
+                     "szara", "szare", "gri"), "grey"),
+    **dict.fromkeys(("azul marino", "azul marinho", "marino", "marinho", "bleu marine", "marineblau", "blu navy", "blu scuro",
+                     "granatowy", "granatowa", "granatowe", "donkerblauw", "lacivert"), "navy"),
+    **dict.fromkeys(("azul", "azules", "bleu", "bleue", "bleus", "blau", "blu", "blauw", "niebieski", "niebieska",
+                     "niebieskie", "mavi"), "blue"),
+    **dict.fromkeys(("azul claro", "azul celeste", "celeste", "bleu clair", "hellblau", "azzurro", "azzurra", "lichtblauw",
+                     "açık mavi"), "light blue"),
+    **dict.fromkeys((*_forms("roj", "vermelh", "ross/i"), "rouge", "rouges", "rot", "rood", "czerwony", "czerwona",
+                     "czerwone", "kırmızı"), "red"),
+    **dict.fromkeys(("verde", "verdes", "vert", "verte", "verts", "grün", "gruen", "verdi", "groen", "zielony", "zielona",
+                     "zielone", "yeşil"), "green"),
+    **dict.fromkeys(("verde oliva", "oliva", "oliv"), "olive"),
+    **dict.fromkeys(("marrón", "marron", "marrom", "marrones", "braun", "marrone", "bruin", "brązowy", "brązowa", "brązowe",
+                     "kahverengi", "castanho", "castanha"), "brown"),
+    **dict.fromkeys(("bege", "bej"), "beige"),
+    **dict.fromkeys(("rosa", "rosas", "rosado", "rosada", "rosé", "różowy", "różowa", "różowe", "roze", "pembe"), "pink"),
+    **dict.fromkeys((*_forms("amarill", "amarel", "giall/i"), "jaune", "jaunes", "gelb", "geel", "żółty", "żółta", "żółte",
+                     "sarı"), "yellow"),
+    **dict.fromkeys(("morado", "morada", "roxo", "roxa", "lila", "viola", "paars", "fioletowy", "fioletowa", "fioletowe",
+                     "mor"), "purple"),
+    **dict.fromkeys(("naranja", "laranja", "arancione", "oranje", "pomarańczowy", "pomarańczowa", "turuncu"), "orange"),
+    **dict.fromkeys(("caqui", "cáqui", "kaki", "haki"), "khaki"),
+    **dict.fromkeys(("marfil", "marfim", "ivoire", "avorio", "elfenbein"), "ivory"),
+    **dict.fromkeys(("crema", "creme", "crème", "krem"), "cream"),
+    **dict.fromkeys((*_forms("dorad", "dourad"), "doré", "dorée", "golden", "oro", "dorato", "dorata", "złoty", "złota",
+                     "altın"), "gold"),
+    **dict.fromkeys((*_forms("platead", "pratead", "argentat/i"), "silber", "argenté", "argentée", "argento", "zilver",
+                     "srebrny", "srebrna", "gümüş"), "silver"),
+    **dict.fromkeys(("bordô", "burdeos", "bordeaux", "bordo", "vinho", "vino", "granate"), "burgundy"),
+    **dict.fromkeys(("turquesa", "türkis", "turchese", "turkuaz"), "turquoise"),
+    **dict.fromkeys(("multicolore", "mehrfarbig", "colorido", "colorida", "multicolorido", "wielokolorowy", "çok renkli"), "multi"),
+}
 #: Colour names a catalog writes in a script other than Latin (Korean loanwords and native words, Japanese katakana
 #: and kanji, Chinese, Russian adjectives in their four forms) -> the English colour of :data:`COLOURS`: queries are
-#: English, and a store that lists ``블랙 | black`` names one colour. Only other scripts: a Latin word (French
-#: ``rose``, ``marron``) may be an English colour name of its own.
-OTHER_SCRIPT_COLOURS: dict[str, str] = {
+#: English, and a store that lists ``블랙 | black`` names one colour.
+_OTHER_SCRIPT_COLOURS: dict[str, str] = {
     **dict.fromkeys(("블랙", "검정", "검정색", "검은색", "ブラック", "黒", "黑色", "黑"), "black"),
     **dict.fromkeys(("화이트", "흰색", "하얀색", "ホワイト", "白", "白色"), "white"),
     **dict.fromkeys(("그레이", "회색", "グレー", "灰色"), "grey"),
@@ -154,6 +204,9 @@ OTHER_SCRIPT_COLOURS: dict[str, str] = {
     **dict.fromkeys(("멀티", "マルチ"), "multi"),
     **{form: colour for colour, stems in _RUSSIAN.items() for stem in stems for form in _russian(stem)},
 }
+#: Colour names of other languages, in any script, -> the English colour of :data:`COLOURS` (ingest reads them so,
+#: counted under ``repaired.colour_in_english``).
+OTHER_LANGUAGE_COLOURS: dict[str, str] = {**_LATIN_LANGUAGE_COLOURS, **_OTHER_SCRIPT_COLOURS}
 
 #: sRGB (linear) -> CIE XYZ, D65 white point (IEC 61966-2-1).
 _RGB_TO_XYZ = np.array(

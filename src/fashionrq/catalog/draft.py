@@ -29,7 +29,7 @@ from fashionrq.catalog.sheets import guessed_header_row, read_sheet
 from fashionrq.catalog.schema import (AGE_SCALE, AGE_SYNONYMS, ANY_GENDER_WORDS, GENDERS, OTHER_LANGUAGE_GENDERS,
                                      WEB_ADDRESS, normalise_gender, photo_bytes, texts_script)
 from fashionrq.catalog.xmlfeed import product_element
-from fashionrq.colour import COLOURS, OTHER_SCRIPT_COLOURS
+from fashionrq.colour import COLOURS, OTHER_LANGUAGE_COLOURS
 
 #: Fields that sort items into groups: a column with one value in every record is none of them.
 _CATEGORY_FIELDS = ("article_type", "master_category", "sub_category")
@@ -42,8 +42,18 @@ _COLOUR_NOISE = ((r"\b\d+\b", re.compile(r"\b\d+\b")), (r"\bsize\s+\w+", re.comp
                  (r"/", re.compile(r"\s/\s")), (r"\bor\b.*$", re.compile(r"\bor\b", re.IGNORECASE)))
 #: Keys of a price object that hold the sale price.
 _SALE_KEYS = FIELD_NAMES["discounted_price"] + ("sale", "discounted", "offer", "special")
-#: The colour names relevance knows, longest first (``navy blue`` before ``blue``).
-_COLOUR_WORD = re.compile(r"\b(" + "|".join(re.escape(c).replace("\\ ", " ") for c in sorted(COLOURS, key=lambda c: (-len(c), c))) + r")\b", re.IGNORECASE)
+
+
+def _colour_words(colours) -> re.Pattern:
+    """One of ``colours`` as a word, the longest first (``navy blue`` before ``blue``)."""
+    return re.compile(r"\b(" + "|".join(re.escape(c).replace("\\ ", " ") for c in sorted(colours, key=lambda c: (-len(c), c))) + r")\b",
+                      re.IGNORECASE)
+
+
+_COLOUR_WORD = _colour_words(COLOURS)
+#: A colour word of another language (``Camiseta Reserva Chuva Branca``), which ingest reads as English.
+_OTHER_LANGUAGE_COLOUR_WORD = _colour_words(OTHER_LANGUAGE_COLOURS)
+#: The gender words of English names.
 _ENGLISH_GENDERS = "women|woman|ladies|men|man|girls|girl|boys|boy|unisex"
 _GENDER = rf"({_ENGLISH_GENDERS})(?:'s|s')?"
 #: A gender word inside a name, and a tag that is one.
@@ -320,7 +330,7 @@ def _types_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> lis
 
 def _colours_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
     """``[values.colours]`` for the colours written in a script other than Latin that ingest does not read as English
-    by itself (:data:`fashionrq.colour.OTHER_SCRIPT_COLOURS`), a tenth of the colours or more (a store's own shade
+    by itself (:data:`fashionrq.colour.OTHER_LANGUAGE_COLOURS`), a tenth of the colours or more (a store's own shade
     names, ``먹색 | charcoal``): each one that stands beside one Latin colour in four of five of its lists
     or more (three at least) is read as that colour; the others are commented lines to fill in. Queries would say
     them as written, and a list that names one colour in two languages twice ("black or 블랙")."""
@@ -331,7 +341,7 @@ def _colours_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> l
     lists = [[c.strip() for c in (v if isinstance(v, list) else split_list(v, separator)) if isinstance(c, str) and c.strip()]
              for v in guesser.values(found[source][0], every_record=True) if isinstance(v, list | str)]
     colours = Counter(c for colours in lists for c in colours)
-    other = {c: n for c, n in colours.items() if texts_script([c])[0] != "LATIN" and c.casefold() not in OTHER_SCRIPT_COLOURS}
+    other = {c: n for c, n in colours.items() if texts_script([c])[0] != "LATIN" and c.casefold() not in OTHER_LANGUAGE_COLOURS}
     if not other or sum(other.values()) < 0.1 * sum(colours.values()):
         return []
     script = texts_script(list(other))[0]
@@ -791,14 +801,18 @@ def _colour_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[
     them or more say one."""
     if "base_colour" in found or "colours" in found or "name" not in found:
         return []
-    share = _share_of_names(guesser, found, _COLOUR_WORD)
+    share, pattern = _share_of_names(guesser, found, _COLOUR_WORD), _COLOUR_WORD
+    if share < 0.5:  # names of another language: the English colours and the other language's that the names say
+        names = present_texts(guesser.values(found["name"][0], every_record=True))
+        said = {m.casefold() for name in names for m in _OTHER_LANGUAGE_COLOUR_WORD.findall(name)}
+        share, pattern = _share_of_names(guesser, found, either := _colour_words([*COLOURS, *said])), either
     if share < 0.5:
         return []
     lines.append(f'base_colour = "{found["name"][0]}"   # no colour column, but {share:.0%} of the names say one')
     draft.checks.append(f"the colour is read from the names, which say one in {share:.0%} of them")
     brand = ["strip_brand = true   # a colour word in the brand's name (Red Tape) is not the item's"] if "brand" in found else []
     return ["", "[clean.base_colour]   # the first colour word of the name (a name without one: no colour); CHECK",
-            *brand, f"extract = {toml_literal(_COLOUR_WORD.pattern)}"]
+            *brand, f"extract = {toml_literal(pattern.pattern)}"]
 
 
 def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:

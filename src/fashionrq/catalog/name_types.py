@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from fashionrq.catalog.schema import ANY_GENDER_WORDS
-from fashionrq.colour import COLOURS
+from fashionrq.colour import COLOURS, OTHER_LANGUAGE_COLOURS
 from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, PRODUCT_TERMS, STYLE_TERMS
 
 #: What may follow the type at the end of a name: notes in brackets, punctuation, codes and amounts with their units
@@ -48,7 +48,7 @@ GENERIC = frozenset({"set", "combo", "kit", "pack", "collection", "piece", "pair
 _PARTICLES = frozenset({"up", "on", "off"})
 _OCCASIONS = frozenset(t for t in OCCASION_TERMS if " " not in t)
 #: Words that are no type: colours, genders, departments (``Kidswear``, ``Clothing``), small words, measures.
-NO_TYPE_WORDS = (frozenset(w for c in COLOURS for w in c.split()) | frozenset(ANY_GENDER_WORDS) | GENERIC | _PARTICLES
+NO_TYPE_WORDS = (frozenset(w for c in (*COLOURS, *OTHER_LANGUAGE_COLOURS) for w in c.split()) | frozenset(ANY_GENDER_WORDS) | GENERIC | _PARTICLES
             | frozenset({"of", "and", "with", "without", "for", "the", "in", "a", "an", "to", "by", "from", "kids", "kidswear",
                          "clothing", "apparel", "accessories", "accessory", "product", "item", "new", "edition"})
             | frozenset({"size", "inch", "cm", "mm", "ml", "ltr", "litre", "liter", "kg", "gm", "gram", "diameter",
