@@ -8,7 +8,6 @@ wording the verbalizer uses and the parser also understands common shopper synon
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from fashionrq.catalog.prices import CODES_THAT_ARE_WORDS, CURRENCY_MARKS
 from fashionrq.catalog.schema import GENDER_SYNONYMS
@@ -115,9 +114,10 @@ _VES_SINGULARS = {plural: singular for singular, plural in _VES_PLURALS.items()}
 
 
 def _english_inflects(word: str) -> bool:
-    """Whether English endings fit ``word``: one written in Latin letters (a catalog's ``Куртка`` or ``ジャケット``
-    is said as written, never ``курткаs``)."""
-    return word.isascii() or all(unicodedata.name(ch, "").startswith("LATIN") for ch in word if ch.isalpha())
+    """Whether English endings fit ``word``: one written in the letters a to z (a catalog's ``Куртка`` or ``ジャケット``
+    is said as written, never ``курткаs``, and so are ``Tênis``, ``Botín`` and ``Gömlek``, never ``têni`` or
+    ``botíns``)."""
+    return all(ch.isascii() for ch in word if ch.isalpha())
 
 
 def _plural(word: str) -> str:
