@@ -712,6 +712,18 @@ def test_strip_brand_keeps_a_brand_name_from_being_read_as_the_colour(text, bran
     assert cleanup.apply(text, brand)[0] == expected
 
 
+def test_the_docs_type_pattern_reads_the_last_product_word_of_a_name():
+    """docs/catalog.md's pattern for "Types only in the names", as written there: a sub-brand before the type
+    (TataCLiQ's ``Calvin Klein Jeans ... T-Shirt``, the Brand column ``Calvin Klein``) names no type."""
+    docs = (Path(__file__).parents[1] / "docs" / "catalog.md").read_text(encoding="utf-8")
+    section = docs[docs.index("* **Types only in the names.**"):]
+    pattern = re.search(r"^  extract = '(.+)'$", section, re.MULTILINE).group(1)
+    cleanup = FieldCleanup(strip_brand=True, extract=re.compile(pattern, re.IGNORECASE))
+    assert cleanup.apply("Calvin Klein Jeans Black Printed Slim Fit T-Shirt", "Calvin Klein")[0] == "T-Shirt"
+    assert cleanup.apply("Roadster Men Navy Blue Slim Fit Jeans", "Roadster")[0] == "Jeans"
+    assert cleanup.apply("Nike Men Sports Shoes", "Nike")[0] == "Sports Shoe"  # its number mapped by [values.article_type]
+
+
 def test_a_mapping_written_from_the_docs_reads_an_asos_scrape(asos_scrape, fixture_items):
     """The ASOS-scrape shape, read with its mapping: Python-literal lists and dicts in CSV cells read as JSON would be,
     the gender and categories from the breadcrumb list, the brand and description from entries of the list of one-key

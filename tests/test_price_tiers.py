@@ -20,7 +20,7 @@ import pytest
 
 from conftest import FIXTURES, MYNTRA_SMALL, OTHER_SCHEMA
 from fashionrq.catalog import bundled_items, ingest
-from fashionrq.catalog.tiers import price_tiers_of, with_price_tiers
+from fashionrq.catalog.tiers import catalog_tiers, price_tiers_of, with_price_tiers
 from fashionrq.querygen import LexiconParser
 from fashionrq.querygen.surface import price_forms
 from fashionrq.relevance import AttributeMatcher
@@ -212,3 +212,4 @@ def test_a_handful_of_prices_gives_no_tiers_and_says_so(us_tops, tmp_path):
     assert [n for n in result.report.notes if "price tiers" in n] == [
         "no price tiers (USD): only 3 items have a price (at least 10 needed); no query asks about price"]
     assert set(tiers.tiers(_prices(result.table))) == {None}
+    assert catalog_tiers([None] * 5, "USD").describe() == "no price tiers: no item has a price; no query asks about price"

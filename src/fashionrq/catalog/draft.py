@@ -24,7 +24,7 @@ from fashionrq.catalog.name_attributes import NAME_ATTRIBUTES, attributes_in_nam
 from fashionrq.catalog.name_types import NO_TYPE_WORDS, PRODUCT_WORDS, NameTypes, fold, literal, name_tail, types_at_end_of_names
 from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, currency_marks, marked_amount
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, PART_FILE, detect_format, header_line, read_records, table_parts
-from fashionrq.catalog.report import IngestReport
+from fashionrq.catalog.report import IngestReport, percent
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
 from fashionrq.catalog.schema import (AGE_SCALE, AGE_SYNONYMS, ANY_GENDER_WORDS, GENDERS, OTHER_LANGUAGE_GENDERS,
                                      WEB_ADDRESS, normalise_gender, photo_bytes, texts_script)
@@ -167,7 +167,7 @@ def draft_mapping(catalog: str | Path) -> Draft:
     draft.lines += sections
     unmapped = [c for c in columns if c not in guesser.used]
     if unmapped:
-        draft.lines += ["", f"# Not mapped: {', '.join(unmapped)}."]
+        draft.lines += ["", f"# Not mapped: {', '.join(c if c.strip() else 'a column without a name' for c in unmapped)}."]
     return draft
 
 
@@ -321,9 +321,9 @@ def _types_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> lis
     script, share = texts_script(list(types.elements()))
     if script == "LATIN" or share < 0.5:
         return []
-    draft.checks.append(f"{share:.0%} of the product types are written in {script.title()} script: give each in English for English queries")
+    draft.checks.append(f"{percent(share)} of the product types are written in {script.title()} script: give each in English for English queries")
     shown = sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[:_MOST_TO_TRANSLATE]
-    return (["", f"[values.article_type]   # CHECK: {share:.0%} of the types are written in {script.title()} script, which queries "
+    return (["", f"[values.article_type]   # CHECK: {percent(share)} of the types are written in {script.title()} script, which queries "
              "would say as written inside English sentences; give each in English (the most frequent first)"]
             + [f'# {toml_key(value)} = "?"   # {count:,} records' for value, count in shown])
 
@@ -632,10 +632,10 @@ def _type_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[st
     if types.share < 0.5:
         return []
     found["article_type"] = found["name"]
-    lines.append(f'article_type = {toml_reference(found["name"][0])}   # no type column, but {types.share:.0%} of the names '
+    lines.append(f'article_type = {toml_reference(found["name"][0])}   # no type column, but {percent(types.share)} of the names '
                  f"end in one of {len(types.spellings)} types")
     draft.checks.append(f"the type is read from the end of the names: {len(types.spellings)} types, which end "
-                        f"{types.share:.0%} of the {len(names):,} names (an item whose name ends in none is rejected)")
+                        f"{percent(types.share)} of the {len(names):,} names (an item whose name ends in none is rejected)")
     return _name_types_section(types)
 
 
@@ -663,8 +663,8 @@ def _type_from_parts(draft: Draft, guesser: Guesser, found: dict, lines: list[st
     found["article_type"] = (PART_FILE, "")
     guesser.used.add(PART_FILE)
     lines.append(f'article_type = "{PART_FILE}"   # no type column and the names end in none, but the names of the parts say '
-                 f"one for {share:.0%} of the records")
-    draft.checks.append(f"the type is read from the names of the parts: {len(set(typed.values()))} types, for {share:.0%} of the records")
+                 f"one for {percent(share)} of the records")
+    draft.checks.append(f"the type is read from the names of the parts: {len(set(typed.values()))} types, for {percent(share)} of the records")
     untyped = sorted(part for part in records if part not in typed)
     out = ["", "[clean.article_type]   # the parts whose names say no type: their items are rejected; CHECK",
            f"refuse = [{', '.join(toml_literal(literal(part)) for part in untyped)}]"] if untyped else []
@@ -703,7 +703,7 @@ def _type_from_names_where_missing(draft: Draft, guesser: Guesser, found: dict, 
     lines[at] = (f"article_type = {toml_reference([typed[0], name])}   # {typed[1] + '; ' if typed[1] else ''}else (for the "
                  f"{len(untyped):,} records without one) the type at the end of the name")
     draft.checks.append(f"{len(untyped):,} records have no {typed[0]}: their type is read from the end of the name, which "
-                        f"{share:.0%} of them end in")
+                        f"{percent(share)} of them end in")
     return _name_types_section(types, source=name)
 
 
@@ -740,7 +740,7 @@ def _type_column_by_values(guesser: Guesser, name: str) -> tuple[str, str] | Non
                  and (tail := name_tail(n)) is not None]
         share = sum(fold(word) == fold(type_) for word, type_ in pairs) / max(len(pairs), 1)
         if share >= 0.5:
-            agreeing.append((share, column, f"{values} the types {share:.0%} of the names end in"))
+            agreeing.append((share, column, f"{values} the types {percent(share)} of the names end in"))
         elif sum(fold(t.split()[-1]) in PRODUCT_WORDS for t in lasts) >= 0.6 * len(texts):
             known.append((column, f"{values} product words"))
     found = (max(agreeing, key=lambda a: a[0])[1:] if agreeing else None) or (known[0] if known else None)
@@ -788,7 +788,7 @@ def _attributes_from_names(guesser: Guesser, found: dict, attributes: list) -> l
     names = present_texts(guesser.values(found["name"][0], every_record=True))
     out = []
     for attribute in attributes_in_names(names, tuple(k for k in NAME_ATTRIBUTES if k not in dict(attributes))):
-        attributes.append((attribute.key, (found["name"][0], f"no {attribute.key} column, but {attribute.share:.0%} of the names say one")))
+        attributes.append((attribute.key, (found["name"][0], f"no {attribute.key} column, but {percent(attribute.share)} of the names say one")))
         out += ["", f"[clean.attributes.{toml_key(attribute.key)}]   # the first {attribute.key} word of the name (a name without one: none)",
                 f"extract = {toml_literal(attribute.pattern())}"]
         out += ["", f"[values.attributes.{toml_key(attribute.key)}]   # each spelling, in any case, read as one value"]
@@ -808,8 +808,8 @@ def _colour_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[
         share, pattern = _share_of_names(guesser, found, either := _colour_words([*COLOURS, *said])), either
     if share < 0.5:
         return []
-    lines.append(f'base_colour = "{found["name"][0]}"   # no colour column, but {share:.0%} of the names say one')
-    draft.checks.append(f"the colour is read from the names, which say one in {share:.0%} of them")
+    lines.append(f'base_colour = "{found["name"][0]}"   # no colour column, but {percent(share)} of the names say one')
+    draft.checks.append(f"the colour is read from the names, which say one in {percent(share)} of them")
     brand = ["strip_brand = true   # a colour word in the brand's name (Red Tape) is not the item's"] if "brand" in found else []
     return ["", "[clean.base_colour]   # the first colour word of the name (a name without one: no colour); CHECK",
             *brand, f"extract = {toml_literal(pattern.pattern)}"]
@@ -990,7 +990,7 @@ def _codes_no_words(guesser: Guesser, found: dict, cleanup: FieldCleanup) -> lis
             word, count = tails.most_common(1)[0]
             share = count / sum(tails.values())
             lines.append(f"{toml_key(code)} = {json.dumps(word.title() if word.islower() else word)}"
-                         + (f"   # {share:.0%} of its names end so" if share <= 0.5 else ""))
+                         + (f"   # {percent(share)} of its names end so" if share <= 0.5 else ""))
     if not lines:
         return []
     return ["", "[values.article_type]   # type codes that are no words, each read as the word most of its items' names end in; CHECK",
@@ -1021,14 +1021,14 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
         lines.append(f"gender = {toml_reference(column)}   # no gender column by name, but its values are genders")
     if "gender" not in found and (tags := _gender_tags(guesser)) is not None:
         guesser.used.add(tags[0])
-        lines.append(f'gender = "{tags[0]}"   # no gender column, but {tags[1]:.0%} of the {tags[0]!r} lists hold a gender')
+        lines.append(f'gender = "{tags[0]}"   # no gender column, but {percent(tags[1])} of the {tags[0]!r} lists hold a gender')
         return ["", "[clean.gender]   # the tag that is a gender (the other tags are passed over); CHECK",
                 f"extract = {toml_literal(_GENDER_TAG.pattern)}"]
     before = _gender_before_types(guesser, found) if "gender" not in found else None
     if before is not None:  # "Men's Shirts": the gender is the type's first word
         found["gender"] = (found["article_type"][0], "")
         guesser.cleanups["gender"] = FieldCleanup(extract=_GENDER_BEFORE_TYPE)
-        lines.append(f"gender = {toml_reference(found['gender'][0])}   # no gender column, but {before:.0%} of the types start with one")
+        lines.append(f"gender = {toml_reference(found['gender'][0])}   # no gender column, but {percent(before)} of the types start with one")
         before_lines = ["", "[clean.gender]   # the gender word the type starts with (\"Men's Shirts\": Men); a type without one: no gender",
                         f"extract = {toml_literal(_GENDER_BEFORE_TYPE.pattern)}",
                         "", "[clean.article_type]   # the type without that word (\"Men's Shirts\": Shirts)",
@@ -1038,8 +1038,8 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
         if share < GENDER_NAMES_SHARE:  # names of another language: Tênis Masculino
             share, pattern = _share_of_names(guesser, found, _ANY_GENDER_WORD), _ANY_GENDER_WORD
         if share >= GENDER_NAMES_SHARE:
-            lines.append(f'gender = "{found["name"][0]}"   # no gender column, but {share:.0%} of the names say one')
-            draft.checks.append(f"the gender is read from the names, which say one in {share:.0%} of them")
+            lines.append(f'gender = "{found["name"][0]}"   # no gender column, but {percent(share)} of the names say one')
+            draft.checks.append(f"the gender is read from the names, which say one in {percent(share)} of them")
             return ["", "[clean.gender]   # the gender word of the name (a name without one: no gender); CHECK, or if every",
                     "# item is for one gender, drop this and the gender line and write [constants] gender = \"Women\"",
                     f"extract = {toml_literal(pattern.pattern)}"]
@@ -1048,14 +1048,14 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
         share = sum(bool(_GENDER_WORD.search(w)) for w in words) / max(len(words), 1)
         if share >= 0.5:  # a catalog in parts, one per gender: AJIO_new_men_pants.csv
             guesser.used.add(PART_FILE)
-            lines.append(f'gender = "{PART_FILE}"   # no gender column, but the names of the parts say one for {share:.0%} of the records')
-            draft.checks.append(f"the gender is read from the names of the parts, which say one for {share:.0%} of the records")
+            lines.append(f'gender = "{PART_FILE}"   # no gender column, but the names of the parts say one for {percent(share)} of the records')
+            draft.checks.append(f"the gender is read from the names of the parts, which say one for {percent(share)} of the records")
             return ["", "[clean.gender]   # the gender word of the part's name (a part whose name says none: no gender); CHECK",
                     f"extract = {toml_literal(_GENDER_WORD.pattern)}"]
     if "gender" not in found and (in_path := _gender_in_addresses(guesser)) is not None:
         column, share = in_path
-        lines.append(f"gender = {toml_reference(column)}   # no gender column, but {share:.0%} of the product page addresses name one")
-        draft.checks.append(f"the gender is read from the product page addresses, which name one in {share:.0%} of the records")
+        lines.append(f"gender = {toml_reference(column)}   # no gender column, but {percent(share)} of the product page addresses name one")
+        draft.checks.append(f"the gender is read from the product page addresses, which name one in {percent(share)} of the records")
         return ["", "[clean.gender]   # the gender the address's path names (/men/, /women/, /femmes/); CHECK",
                 f"extract = {toml_literal(_GENDER_IN_PATH.pattern)}"]
     if "gender" not in found:

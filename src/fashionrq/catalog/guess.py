@@ -14,6 +14,7 @@ from fashionrq.catalog.clean import SPEC_KEYS, keyed_feature
 from fashionrq.catalog.fieldpath import parse_reference
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.prices import CURRENCY_CODES
+from fashionrq.catalog.report import percent
 from fashionrq.catalog.schema import is_placeholder, json_text, to_text
 
 #: Column names (lower case, letters and digits only) that usually hold each canonical field, best first; the
@@ -320,6 +321,6 @@ def _language_tag(tagged: list[set[str]], tags: Counter) -> tuple[str, str]:
         return everywhere, f"the {everywhere} one"
     any_english = sum(any(t.startswith("en") for t in record) for record in tagged)
     if english and any_english > max(tags[t] for t in english):
-        return "en_*", f"the first English one (en_US, en_GB, ...: {any_english / len(tagged):.0%} of the records have one)"
+        return "en_*", f"the first English one (en_US, en_GB, ...: {percent(any_english / len(tagged))} of the records have one)"
     tag = max(english, key=lambda t: tags[t]) if english else tags.most_common(1)[0][0]
-    return tag, f"the {tag} one ({tags[tag] / len(tagged):.0%} of the records have one)"
+    return tag, f"the {tag} one ({percent(tags[tag] / len(tagged))} of the records have one)"

@@ -17,7 +17,7 @@ from fashionrq.catalog.mapping import Mapping
 from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
 from fashionrq.catalog.photos import PhotoFolder, with_photos_by_id
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
-from fashionrq.catalog.report import IngestReport, refuse_duplicate_ids, rows_to_table
+from fashionrq.catalog.report import IngestReport, percent, refuse_duplicate_ids, rows_to_table
 from fashionrq.catalog.schema import ITEMS_SCHEMA, SYNTHETIC_KEY, texts_script
 from fashionrq.catalog.tiers import currency_of, price_tiers_of, with_price_tiers
 from fashionrq.errors import InputError
@@ -107,14 +107,14 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
     report.notes.append(price_tiers_of(table).describe())
     script, share = texts_script(table.column("name").to_pylist())
     if script != "LATIN" and share >= 0.5:
-        report.notes.append(f"{share:.0%} of the names are written in {script.title()} script: queries are written in English, so "
+        report.notes.append(f"{percent(share)} of the names are written in {script.title()} script: queries are written in English, so "
                             "this benchmark is cross-lingual (systems that match words cannot match them); build with "
                             "--encoder e5-small, a multilingual encoder, for the items' semantic IDs")
     types = table.column("article_type").to_pylist()
     script, share = texts_script(types)
     if script != "LATIN" and share >= 0.5:
         shown = [value for value, _ in Counter(t for t in types if t).most_common(3)]
-        report.notes.append(f"{share:.0%} of the product types are written in {script.title()} script ({', '.join(shown)}, ...): "
+        report.notes.append(f"{percent(share)} of the product types are written in {script.title()} script ({', '.join(shown)}, ...): "
                             "queries say them as written inside English sentences; for English queries, translate each in "
                             f'[values.article_type] ("{shown[0]}" = "<the type in English>")')
     colours = Counter(c for cs in table.column("colours").to_pylist() for c in cs or ())
@@ -122,7 +122,7 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
     if other and other.total() >= 0.1 * colours.total():
         script = texts_script(list(other))[0]
         shown = [c for c, _ in other.most_common(3)]
-        report.notes.append(f"{other.total() / colours.total():.0%} of the colours named are written in {script.title()} script "
+        report.notes.append(f"{percent(other.total() / colours.total())} of the colours named are written in {script.title()} script "
                             f"({', '.join(shown)}, ...): queries say them as written, and an item that lists one colour in two "
                             f'languages is asked for by both; give each in English under [values.colours] ("{shown[0]}" = "<the '
                             'colour in English>"; `fashionrq draft-mapping` reads those it finds beside an English one)')

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -108,6 +109,12 @@ class IngestReport:
 
     def write(self, path: Path) -> None:
         atomic_write_text(path, json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n")
+
+
+def percent(share: float) -> str:
+    """A share as a whole percentage that says 100% only of all and 0% only of none: 99.5% is "99%", 0.2% "1%"."""
+    whole = math.floor(share * 100)
+    return f"{1 if whole == 0 and share > 0 else 99 if whole == 100 and share < 1 else whole}%"
 
 
 def summary_counts(summary: dict) -> str:

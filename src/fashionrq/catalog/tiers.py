@@ -80,7 +80,8 @@ class PriceTiers:
                f"only {self.priced_items:,} items have a price (at least {MIN_PRICED_ITEMS} needed)"
                if self.priced_items < MIN_PRICED_ITEMS else
                f"its price tertiles {_shown(self.tertiles[0])} and {_shown(self.tertiles[1])} round to one nice amount")
-        return f"no price tiers ({self.currency}): {why}; no query asks about price"
+        currency = f" ({self.currency})" if self.priced_items else ""  # no price mapped: no currency to name
+        return f"no price tiers{currency}: {why}; no query asks about price"
 
     def to_dict(self) -> dict:
         return {"currency": self.currency, "bounds": _listed(self.bounds), "tertiles": _listed(self.tertiles),
