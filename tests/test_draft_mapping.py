@@ -1660,18 +1660,3 @@ def test_colour_words_of_other_languages_are_read_as_english_from_a_colour_colum
     _write_rows(tmp_path / "column.csv", column)
     drafted, _ = _drafted(tmp_path, tmp_path / "column.csv")
     assert {item["base_colour"] for item in ingest(tmp_path / "column.csv", mapping=drafted).table.to_pylist()} == {"Black"}
-
-
-def test_a_brand_written_in_several_cases_is_one_brand_as_most_of_its_items_write_it(tmp_path, fixture_items):
-    """A TataCLiQ scrape writes LACOSTE for 172 items and Lacoste for 10, Tommy Hilfiger for 268 and TOMMY HILFIGER for
-    6: one brand each, written as most of its items write it, capitals included (an all-capitals brand such as DKNY
-    stays so), each item changed counted under repaired.case_of_brand."""
-    items = [i for i in fixture_items.to_pylist() if i["brand"] in ("Nike", "Puma") and i["name"]][:200]
-    rows = [{"id": i["item_id"], "name": i["name"], "type": i["article_type"],
-             "brand": (i["brand"].upper() if n % 5 == 0 else i["brand"]) if i["brand"] == "Nike" else (i["brand"].upper() if n % 5 else i["brand"])}
-            for n, i in enumerate(items)]
-    result = _ingested(tmp_path, rows, '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\nbrand = "brand"\n')
-    brands = Counter(item["brand"] for item in result.table.to_pylist())
-    assert set(brands) == {"Nike", "PUMA"} and sum(brands.values()) == len(items)
-    changed = sum(r["brand"] != {"Nike": "Nike", "Puma": "PUMA"}[i["brand"]] for r, i in zip(rows, items))
-    assert changed > 0 and len(result.report.repaired["case_of_brand"]) == changed

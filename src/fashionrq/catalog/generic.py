@@ -486,17 +486,15 @@ def _one_spelling_per_category(items: list[dict], report: IngestReport) -> None:
     both numbers or with and without a hyphen (``Shirt`` and ``Shirts``, ``T-Shirts`` and ``Tshirts``: a type code
     beside a category path), is one category, written as most of its items write it (the first of equally common
     spellings), and one written in capitals only (``NAVY BLUE``, read from a name in capitals) is written with a
-    capital letter per word; a brand written in several cases (a TataCLiQ scrape's ``LACOSTE`` and ``Lacoste``) is
-    one brand, as most of its items write it, in capitals too (``DKNY``); each item changed is counted under
-    ``repaired.case_of_<field>`` (a colour or brand, or a category only in case) or ``repaired.spelling_of_<field>``."""
-    for name in (*CATEGORY_FIELDS, "base_colour", "brand"):
-        key = str.casefold if name in ("base_colour", "brand") else (lambda text: fold(text.replace("_", " ")))
+    capital letter per word; each item changed is counted under ``repaired.case_of_<field>`` (a colour, or a
+    category only in case) or ``repaired.spelling_of_<field>``."""
+    for name in (*CATEGORY_FIELDS, "base_colour"):
+        key = str.casefold if name == "base_colour" else (lambda text: fold(text.replace("_", " ")))
         spellings: dict[str, Counter] = {}
         for item in items:
             if item[name] is not None:
                 spellings.setdefault(key(item[name]), Counter())[item[name]] += 1
-        chosen = {k: counts.most_common(1)[0][0] if name == "brand" else _not_in_capitals(counts.most_common(1)[0][0])
-                  for k, counts in spellings.items()}
+        chosen = {k: _not_in_capitals(counts.most_common(1)[0][0]) for k, counts in spellings.items()}
         for item in items:
             if item[name] is not None and (spelling := chosen[key(item[name])]) != item[name]:
                 if name == "base_colour":
