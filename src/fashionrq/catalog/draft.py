@@ -21,6 +21,7 @@ from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, 
                                      toml_literal, toml_reference)
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_attributes import NAME_ATTRIBUTES, attributes_in_names
+from fashionrq.catalog.name_brands import brands_at_start_of_names
 from fashionrq.catalog.name_types import NO_TYPE_WORDS, PRODUCT_WORDS, NameTypes, fold, literal, name_tail, types_at_end_of_names
 from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, currency_marks, marked_amount
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, PART_FILE, detect_format, header_line, read_records, table_parts
@@ -232,6 +233,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         found["price"] = (column, "no price column by name, but its cells are amounts with a currency sign")
     if "brand" not in found and "name" in found and (column := _brand_column_by_values(guesser, found["name"][0])) is not None:
         found["brand"] = (column, "no brand column by name, but the names say its values")
+    brands_of_names = _brands_of_name_starts(draft, guesser, found) if "brand" not in found and "name" in found else []
     if "attributes" not in found and (column := _attribute_objects(guesser)) is not None:
         found["attributes"] = (column, "objects keyed by attribute names")
     _details_list(guesser, found)
@@ -250,7 +252,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     for name in ("master_category", "sub_category"):  # a category path read by name is left for its parts (_taxonomy)
         if name in found and found[name][0] != found.get("article_type", ("",))[0] and _paths(guesser, found[name][0])[1]:
             guesser.used.discard(found.pop(name)[0])
-    lines, extra = ["[columns]"], []
+    lines, extra = ["[columns]"], brands_of_names
     for name, (reference, why) in found.items():
         lines.append(f"{name} = {toml_reference(reference)}" + (f"   # {why}" if why else ""))
     if constant is not None:  # the same in every record: it tells no item from another
@@ -627,7 +629,7 @@ def _type_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[st
         _levels_above(guesser, found, lines, column)
         return []
     names = present_texts(guesser.values(found["name"][0], every_record=True))
-    brands = present_texts(guesser.values(found["brand"][0], every_record=True)) if "brand" in found else []
+    brands = _brands(guesser, found)
     types = types_at_end_of_names(names, brands=frozenset(brand.lower() for brand in brands))
     if types.share < 0.5:
         return []
@@ -935,12 +937,40 @@ def _lists_colours(texts: list[str], separator: str) -> bool:
     return colourish >= 0.8 * len(joined)
 
 
+def _brands(guesser: Guesser, found: dict) -> list[str]:
+    """Every record's brand, as the draft's clean-up reads it (the brand a name starts with), in the records' order."""
+    if "brand" not in found:
+        return []
+    cleanup = guesser.cleanups.get("brand")
+    texts = present_texts(guesser.values(found["brand"][0], every_record=True))
+    return [b for b in (cleanup.apply(t)[0] for t in texts) if b] if cleanup else texts
+
+
+def _brands_of_name_starts(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
+    """With no brand column, the brands the names start with (``Red Tape Olive Skinny Fit Jeans``), when they do
+    (:func:`fashionrq.catalog.name_brands.brands_at_start_of_names`), read by ``[clean.brand] starts_with``: the
+    section's lines, the brands most common first, each with its count."""
+    names = present_texts(guesser.values(found["name"][0], every_record=True))
+    starting = brands_at_start_of_names(names)
+    if starting is None:
+        return []
+    found["brand"] = (found["name"][0], f"no brand column, but {percent(starting.share)} of the names start with one of "
+                                        f"{len(starting.brands):,} brands; CHECK [clean.brand]")
+    guesser.cleanups["brand"] = FieldCleanup(starts_with=tuple(sorted(starting.brands, key=lambda b: (-len(b), b))))
+    draft.checks.append(f"the brand is read from the start of the names: {len(starting.brands):,} brands, which start "
+                        f"{percent(starting.share)} of them")
+    return ["", "[clean.brand]   # the brand the name starts with (a name that starts with none: no brand); CHECK: delete a",
+            "# line that is no brand (a line or collection of one brand), add one the draft missed",
+            "starts_with = [", *(f"    {json.dumps(brand, ensure_ascii=False)},   # {count:,} names" for brand, count in starting.brands.items()),
+            "]"]
+
+
 def _cleanups(guesser: Guesser, found: dict) -> list[str]:
     """Clean-ups for brand values that are colour, fit or pattern words (``Regular``, ``Black``), for codes, sizes and
     repeats inside colours (``001 Black``, ``Navy / Size M``, ``Black or black``) and for product-type codes
     (``tshirts_2012_and_later``), each shown on an example from the catalog."""
     out = []
-    brands = present_texts(guesser.values(found["brand"][0], every_record=True)) if "brand" in found else []
+    brands = _brands(guesser, found)
     if sum((words := descriptive_brands(brands)).values()) >= max(3, len(brands) / 100):  # the Flipkart crawl's "Regular", "Black"
         shown = ", ".join(f"{value!r} {count:,}" for value, count in words.most_common(4))
         out += ["", f"[clean.brand]   # CHECK: brand values that are colour, fit or pattern words ({shown}), read as no brand",

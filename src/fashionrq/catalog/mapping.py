@@ -153,9 +153,13 @@ class FieldCleanup:
     ``strip_brand``: the item's brand cut out of the text first (``Red Tape Men Brown Sandals``: ``Men Brown
     Sandals``), so that a colour or gender word inside a brand's name is not read as the item's. ``source`` (``from``
     in the mapping): the one reference, of those a field reads in turn, whose values the clean-up is for (the type
-    read from the title where the category list is empty); values read from the others are left as they are."""
+    read from the title where the category list is empty); values read from the others are left as they are.
+    ``starts_with``: the one of these texts the value starts with, the longest, in any case and as a whole word, as
+    listed (the brand a title starts with, ``Red Tape Olive Skinny Fit Jeans``: ``Red Tape``); a text that starts with
+    none is null."""
 
     source: str | None = None
+    starts_with: tuple[str, ...] = ()
     strip_brand: bool = False
     split: str | None = None
     part: int = -1
@@ -173,6 +177,8 @@ class FieldCleanup:
         ``t-shirts`` ``T-Shirts``) and spaces squeezed; ``None`` when that leaves nothing (a path without that
         part, a text without a match) or the result matches a ``refuse`` pattern whole."""
         cleaned = text
+        if self.starts_with:
+            cleaned = next((start for start in self.starts_with if _starts(cleaned, start)), "")
         if self.strip_brand and brand and brand.strip():
             cleaned = re.sub(rf"(?<!\w){re.escape(brand.strip())}(?!\w)", " ", cleaned, count=1, flags=re.IGNORECASE)
         if self.split is not None:
@@ -196,6 +202,13 @@ class FieldCleanup:
         return cleaned, cleaned != text.strip()
 
 
+def _starts(text: str, start: str) -> bool:
+    """Whether ``text`` starts with ``start``, in any case, as whole words (``Only Pink Top`` with ``Only``, not
+    ``Onlyness``)."""
+    head = text.lstrip()[:len(start)]
+    return head.casefold() == start.casefold() and not text.lstrip()[len(start):len(start) + 1].isalnum()
+
+
 #: A code's possessive: an ``s`` of its own after a word (``levi_s``, ``men_s_shoes``), and as ``str.title`` writes it.
 _POSSESSIVE_CODE = re.compile(r"(?<=[A-Za-z])_[sS](?=_|$)")
 _TITLED_POSSESSIVE = re.compile(r"'S\b")
@@ -216,6 +229,8 @@ CLEAN_VALUES = {
     "refuse": (_pattern_list, "give a list of regular expressions, e.g. refuse = ['\\d+']"),
     "words": (lambda v: isinstance(v, bool), "write words = true or words = false"),
     "strip_brand": (lambda v: isinstance(v, bool), "write strip_brand = true or strip_brand = false"),
+    "starts_with": (lambda v: isinstance(v, list) and bool(v) and all(isinstance(e, str) and e.strip() for e in v),
+                    'give a list of the texts a value may start with, e.g. starts_with = ["Red Tape", "Only"]'),
     "from": (lambda v: isinstance(v, str) and bool(v), 'give one of the references the field reads in turn, e.g. from = "title"'),
 }
 CLEAN_KEYS = tuple(CLEAN_VALUES)
@@ -248,6 +263,8 @@ def _cleanup(path: Path, name: str, table: object) -> FieldCleanup:
     settings = {("source" if key == "from" else key): value for key, value in table.items()}
     if "extract" in table:
         settings["extract"] = _compiled(path, f"[clean.{name}] extract", table["extract"])
+    if "starts_with" in table:  # the longest first: "Red Tape" before "Red"
+        settings["starts_with"] = tuple(sorted((e.strip() for e in table["starts_with"]), key=lambda e: (-len(e), e)))
     for key in ("remove", "refuse"):
         if key in table:
             settings[key] = tuple(_compiled(path, f"[clean.{name}] {key}", pattern) for pattern in table[key])
