@@ -151,6 +151,8 @@ def test_a_truncated_gzip_catalog_is_one_sentence(capsys, tmp_path, layout):
     (("[columns]", '[clean.article_type]\nfrom = "title"\n\n[columns]'),
      ["from = 'title' in [clean.article_type]", "not one of the references article_type reads ('product_type')", "name one of them"]),
     (("[columns]", '[clean.article_type]\nfrom = 3\n\n[columns]'), ["from = 3 in [clean.article_type]", 'e.g. from = "title"']),
+    (("[columns]", '[clean.brand]\nstarts_with = "Red Tape"\n\n[columns]'),
+     ["starts_with = 'Red Tape' in [clean.brand]", 'e.g. starts_with = ["Red Tape", "Only"]']),
     (("[values.gender]", '[values.article_type]\nКуртка = "Jackets"\n[values.gender]'),
      ["is not valid TOML", "write the key 'Куртка' in quotes (\"Куртка\" = ...)"]),
     (('brand = "vendor"', 'brand = '), ["is not valid TOML", "fix the syntax."]),
