@@ -83,6 +83,17 @@ def test_the_refusal_names_mapping_more_fields_first_when_the_items_say_little_b
         check_quality(units, "BENCH", False, fixture_items)
     assert "; give the catalog more items per product type, or rebuild with --allow-weak" in str(refused.value)
     check_quality(units, "BENCH", True, bare)  # --allow-weak: written
+    # a Mercado Livre dump of titles only, read as its own types: no gender or price to ask for, and a type per item
+    titles = bare
+    for field in ("gender", "price"):
+        titles = titles.set_column(titles.schema.get_field_index(field), field, pa.nulls(len(titles), titles.column(field).type))
+    with pytest.raises(WeakReleaseError) as refused:
+        check_quality(units, "BENCH", False, titles)
+    assert "so its queries can ask for little but a type, which tell few clusters apart" in str(refused.value)
+    titles = titles.set_column(titles.schema.get_field_index("article_type"), "article_type", titles.column("name"))
+    with pytest.raises(WeakReleaseError) as refused:
+        check_quality(units, "BENCH", False, titles)
+    assert f"its {len(titles):,} items have " in str(refused.value) and "nearly one each" in str(refused.value)
 
 
 def test_allow_weak_writes_it_and_the_build_prints_the_units_and_a_warning(weak):

@@ -408,7 +408,8 @@ DESCRIBING_FIELDS = {"brand": "brand", "base_colour": "colour", "usage": "usage"
 
 def check_quality(units: dict[str, int], out: str | Path, allow_weak: bool, items: pa.Table | None = None) -> None:
     """The quality gate: refuse a release with a weak task (:func:`weak_tasks`) unless ``allow_weak``; the fix it
-    names first, when ``items`` lack nearly every field that describes an item beyond its type, is to map them."""
+    names first is to map a column of types when ``items`` have nearly one type each (the name read as the type), or to
+    map more fields when they lack nearly every field that describes an item beyond its type, gender and price."""
     weak = weak_tasks(units)
     if weak and not allow_weak:
         counts = ", ".join(f"{task} {n}" for task, n in units.items())
@@ -416,13 +417,23 @@ def check_quality(units: dict[str, int], out: str | Path, allow_weak: bool, item
         lacking = [word for field, word in DESCRIBING_FIELDS.items() if missing and missing[field] >= 0.9 * items.num_rows]
         fix = "give the catalog more items per product type"
         if len(lacking) >= 3:
+            said = ["a type"] + [word for field, word in (("gender", "gender"), ("price", "price")) if missing[field] < 0.9 * items.num_rows]
             fix = (f"its items have no {', '.join(lacking[:-1])} or {lacking[-1]} (nine in ten or more), so its queries can ask "
-                   "for little but a type, gender and price, which tell few clusters apart: map those fields if the catalog "
+                   f"for little but {_listed(said)}, which tell few clusters apart: map those fields if the catalog "
                    f"has them (docs/catalog.md), or {fix}")
+        if (items is not None and items.num_rows >= 20
+                and (types := len(set(items.column("article_type").to_pylist()))) >= 0.5 * items.num_rows):
+            fix = (f"its {items.num_rows:,} items have {types:,} product types, nearly one each, so no type groups items: map "
+                   "article_type to a column of types, not to the name (docs/catalog.md, \"Types only in the names\")")
         raise WeakReleaseError(
             f"the release would give {', '.join(weak)} fewer than {MIN_UNITS} bootstrap units, too few for a meaningful "
             f"interval (units per task: {counts}), so nothing was written to {out}; {fix}, or rebuild with --allow-weak (in "
             "Python, allow_weak=True) to write it anyway, its weak tasks flagged by compare and the report.")
+
+
+def _listed(words: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _photos(items: pa.Table, cache_dir: str | Path | None):
