@@ -1688,3 +1688,13 @@ def test_the_draft_reads_the_brand_a_name_starts_with_when_no_column_holds_it(tm
                    for i, r in zip(items, rows) if i["base_colour"]]
     _write_rows(tmp_path / "typed.csv", typed_first)
     assert "starts_with" not in draft_mapping(tmp_path / "typed.csv").text()
+
+
+def test_a_type_per_item_is_noted_at_ingest(tmp_path, fixture_items):
+    """A Mercado Livre dump of titles only, its title mapped as the type as the draft's CHECK allowed: ingest says at
+    once that the items have nearly one type each, where the build would refuse it only after its embeddings."""
+    items = [i for i in fixture_items.to_pylist() if i["name"]][:200]
+    result = _ingested(tmp_path, [{"id": i["item_id"], "title": i["name"]} for i in items],
+                       '[columns]\nitem_id = "id"\nname = "title"\narticle_type = "title"\n')
+    noted = [n for n in result.report.notes if "nearly one each" in n]
+    assert len(noted) == 1 and noted[0].startswith(f"the 200 items have {len({i['name'] for i in items}):,} product types")

@@ -102,7 +102,7 @@ def _nothing_ingested(source: str, report: IngestReport) -> str:
 def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestResult:
     """The ingest result: ``table`` with the price tiers of its prices in ``currency`` recorded, said in the notes,
     and a note when the names, or the product types, are mostly written in another script than Latin, or a tenth of the
-    colours named or more."""
+    colours named or more, and when the items have nearly one type each."""
     table = with_price_tiers(table, currency)
     report.notes.append(price_tiers_of(table).describe())
     script, share = texts_script(table.column("name").to_pylist())
@@ -117,6 +117,10 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
         report.notes.append(f"{percent(share)} of the product types are written in {script.title()} script ({', '.join(shown)}, ...): "
                             "queries say them as written inside English sentences; for English queries, translate each in "
                             f'[values.article_type] ("{shown[0]}" = "<the type in English>")')
+    if len(types) >= 20 and len(set(types)) >= 0.5 * len(types):
+        report.notes.append(f"the {len(types):,} items have {len(set(types)):,} product types, nearly one each, so no type groups "
+                            "items and the build will refuse the release: map article_type to a column of types, not to the "
+                            'name, or read the type from the names (docs/catalog.md, "Types only in the names")')
     colours = Counter(c for cs in table.column("colours").to_pylist() for c in cs or ())
     other = Counter({c: n for c, n in colours.items() if texts_script([c])[0] != "LATIN"})
     if other and other.total() >= 0.1 * colours.total():
