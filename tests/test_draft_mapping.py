@@ -1698,3 +1698,18 @@ def test_a_type_per_item_is_noted_at_ingest(tmp_path, fixture_items):
                        '[columns]\nitem_id = "id"\nname = "title"\narticle_type = "title"\n')
     noted = [n for n in result.report.notes if "nearly one each" in n]
     assert len(noted) == 1 and noted[0].startswith(f"the 200 items have {len({i['name'] for i in items}):,} product types")
+
+
+def test_names_in_another_latin_language_are_noted_as_a_cross_lingual_benchmark(tmp_path, fixture_items):
+    """Names of a Dafiti or Mercado Livre scrape (Portuguese, in Latin letters: ``Camiseta Reserva Chuva Branca``) get
+    the note that names in another script get: queries are English around the catalog's words; the fixture's English
+    names get none."""
+    portuguese = {"Men": "Masculino", "Women": "Feminina", "Black": "Preto", "White": "Branco", "Blue": "Azul"}
+    items = [i for i in fixture_items.to_pylist() if i["name"]][:300]
+    said = lambda name: re.sub(r"\b(Men|Women|Black|White|Blue)\b", lambda m: portuguese[m.group(1)], name)  # noqa: E731
+    mapping = '[columns]\nitem_id = "id"\nname = "title"\narticle_type = "type"\n'
+    result = _ingested(tmp_path, [{"id": i["item_id"], "title": said(i["name"]), "type": i["article_type"]} for i in items], mapping)
+    noted = [n for n in result.report.notes if "a language other than English" in n]
+    assert len(noted) == 1 and "(masculino, " in noted[0] and "--encoder e5-small" in noted[0], result.report.notes
+    english = _ingested(tmp_path, [{"id": i["item_id"], "title": i["name"], "type": i["article_type"]} for i in items], mapping)
+    assert not [n for n in english.report.notes if "a language other than English" in n]

@@ -164,7 +164,7 @@ _LATIN_LANGUAGE_COLOURS: dict[str, str] = {
     **dict.fromkeys(("caqui", "cáqui", "kaki", "haki"), "khaki"),
     **dict.fromkeys(("marfil", "marfim", "ivoire", "avorio", "elfenbein"), "ivory"),
     **dict.fromkeys(("crema", "creme", "crème", "krem"), "cream"),
-    **dict.fromkeys((*_forms("dorad", "dourad"), "doré", "dorée", "golden", "oro", "dorato", "dorata", "złoty", "złota",
+    **dict.fromkeys((*_forms("dorad", "dourad"), "doré", "dorée", "oro", "dorato", "dorata", "złoty", "złota",
                      "altın"), "gold"),
     **dict.fromkeys((*_forms("platead", "pratead", "argentat/i"), "silber", "argenté", "argentée", "argento", "zilver",
                      "srebrny", "srebrna", "gümüş"), "silver"),
