@@ -18,6 +18,7 @@ import pytest
 from conftest import MYNTRA_SMALL
 from fashionrq import compare, evaluate
 from fashionrq.errors import WeakReleaseError
+from fashionrq.protocol.audit import audit_release
 from fashionrq.tasks import MIN_UNITS, bench_stats, codebook_candidates
 from fashionrq.tasks.release import check_quality
 
@@ -111,6 +112,16 @@ def test_allow_weak_writes_it_and_the_build_prints_the_units_and_a_warning(weak)
     assert all(min(plan.values()) == 0 for plan in codebook["candidates"].values()) and codebook["size"] == 6
     assert codebook["candidates"]["6"] == units and codebook["chosen_by"].endswith("(the larger on a tie)")
     assert all(units[t] < MIN_UNITS for t in ("t2", "t3")), units
+
+
+def test_the_audit_says_which_tasks_had_no_query_to_audit(weak):
+    """A release written with --allow-weak whose T1 and T4 have no query: "every bar met" says those tasks had nothing
+    to audit (a reviewer had read it as all five tasks audited)."""
+    _, out = weak
+    audit = audit_release(out)
+    assert audit.unaudited == ["t1", "t4"] and audit.to_dict()["unaudited"] == ["t1", "t4"]
+    assert audit.passed and audit.verdict == "every bar met (no query in t1, t4: nothing there to audit)"
+    assert str(audit).endswith("verdict: every bar met (no query in t1, t4: nothing there to audit)")
 
 
 def test_stats_reads_the_empty_tasks_and_flags_the_weak_ones(weak):
