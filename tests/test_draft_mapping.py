@@ -1713,3 +1713,18 @@ def test_names_in_another_latin_language_are_noted_as_a_cross_lingual_benchmark(
     assert len(noted) == 1 and "(masculino, " in noted[0] and "--encoder e5-small" in noted[0], result.report.notes
     english = _ingested(tmp_path, [{"id": i["item_id"], "title": i["name"], "type": i["article_type"]} for i in items], mapping)
     assert not [n for n in english.report.notes if "a language other than English" in n]
+
+
+def test_the_finer_of_two_category_columns_is_the_type(tmp_path, fixture_items):
+    """A Spanish shop's export names its departments ``categoria`` (moda, zapatos) and its types ``subcategoria``
+    (Blusa, Camiseta, ... 39): the draft had read the two departments as the types. The fixture's master categories
+    and types so named: the type is the finer column, the departments the master category."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["master_category"]][:500]
+    rows = [{"ref": i["item_id"], "nombre": i["name"], "categoria": i["master_category"], "subcategoria": i["article_type"]}
+            for i in items]
+    _write_rows(tmp_path / "tienda.csv", rows)
+    drafted, text = _drafted(tmp_path, tmp_path / "tienda.csv")
+    columns = tomllib.loads(text)["columns"]
+    assert columns["article_type"] == "subcategoria" and columns["master_category"] == "categoria"
+    read = ingest(tmp_path / "tienda.csv", mapping=drafted).table.to_pylist()
+    assert [r["article_type"] for r in read] == [i["article_type"] for i in items]

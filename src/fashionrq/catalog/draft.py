@@ -239,6 +239,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     _details_list(guesser, found)
     _unrooted_paths(guesser, found)
     _sale_beside_price(guesser, found)
+    _finest_category_as_type(draft, guesser, found)
     if "attributes" in found and (specs := guesser.specifications(found["attributes"][0])) is not None:
         found["attributes"] = (specs[0], f"a list of {{{specs[1]!r}: ..., 'value': ...}} objects, read as attributes")
     if "image_path" in found and all(isinstance(v, list) for v in guesser.decoded(found["image_path"][0])):
@@ -553,6 +554,21 @@ def _price_before_a_sale(guesser: Guesser, found: dict) -> None:
         guesser.used.add(before)
         found["price"] = (before, f"the price before a sale, beside {price!r}")
         found["discounted_price"] = (price, f"the price paid, beside {before!r}")
+
+
+def _finest_category_as_type(draft: Draft, guesser: Guesser, found: dict) -> None:
+    """A type column of a few departments beside a sub category of many more values (a Spanish shop's ``categoria``:
+    moda, zapatos; its ``subcategoria``: Blusa, Camiseta, ... 39 of them): the finer one is the type, the other the
+    master category."""
+    if "article_type" not in found or "sub_category" not in found or not all(isinstance(found[f][0], str) for f in ("article_type", "sub_category")):
+        return
+    types, subs = (len(set(present_texts(guesser.values(found[f][0], every_record=True)))) for f in ("article_type", "sub_category"))
+    if types <= 10 and subs >= 3 * types:
+        department, finer = found.pop("article_type")[0], found.pop("sub_category")[0]
+        found["article_type"] = (finer, f"CHECK: {subs:,} values, where {department!r} has {types:,}: the finer is the type")
+        if "master_category" not in found:
+            found["master_category"] = (department, f"CHECK: {types:,} departments above the types")
+        draft.checks.append(f"the type is read from {finer!r} ({subs:,} values), the finer of the two category columns")
 
 
 def _sale_beside_price(guesser: Guesser, found: dict) -> None:
