@@ -22,7 +22,8 @@ from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, 
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_attributes import NAME_ATTRIBUTES, attributes_in_names
 from fashionrq.catalog.name_brands import brands_at_start_of_names
-from fashionrq.catalog.name_types import NO_TYPE_WORDS, PRODUCT_WORDS, NameTypes, fold, literal, name_tail, types_at_end_of_names
+from fashionrq.catalog.name_types import (NO_TYPE_WORDS, PRODUCT_WORDS, NameTypes, fold, literal, name_tail, types_at_end_of_names,
+                                          types_at_start_of_names)
 from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, currency_marks, marked_amount
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, PART_FILE, detect_format, header_line, read_records, table_parts
 from fashionrq.catalog.report import IngestReport, percent
@@ -648,13 +649,36 @@ def _type_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[st
     brands = _brands(guesser, found)
     types = types_at_end_of_names(names, brands=frozenset(brand.lower() for brand in brands))
     if types.share < 0.5:
-        return []
+        return _type_from_name_starts(draft, found, lines, names, brands)
     found["article_type"] = found["name"]
     lines.append(f'article_type = {toml_reference(found["name"][0])}   # no type column, but {percent(types.share)} of the names '
                  f"end in one of {len(types.spellings)} types")
     draft.checks.append(f"the type is read from the end of the names: {len(types.spellings)} types, which end "
                         f"{percent(types.share)} of the {len(names):,} names (an item whose name ends in none is rejected)")
     return _name_types_section(types)
+
+
+def _type_from_name_starts(draft: Draft, found: dict, lines: list[str], names: list[str], brands: list[str]) -> list[str]:
+    """Names that end in no type but start with one, in a language that puts the noun first (a Mercado Livre ``Tênis
+    Olympikus ...``): ``[clean.article_type] starts_with`` of the types half of the names or more start with, when the
+    names do not start with their brand."""
+    if brands and sum(n.casefold().startswith(b.casefold()) for n, b in zip(names, brands)) >= len(names) / 2:
+        return []  # brands read from the names' start, or a brand column the names start with
+    types, others, share = types_at_start_of_names(names, frozenset(b.casefold() for b in brands))
+    if share < 0.5 or len(types) < 2:
+        return []
+    found["article_type"] = found["name"]
+    lines.append(f'article_type = {toml_reference(found["name"][0])}   # no type column, but {percent(share)} of the names '
+                 f"start with one of {len(types)} types")
+    draft.checks.append(f"the type is read from the start of the names: {len(types)} types, which start {percent(share)} of "
+                        f"the {len(names):,} names (an item whose name starts with none is rejected)")
+    listed = sorted([*types, *others], key=lambda t: (-types.get(t, 0), t))
+    return (["", "[clean.article_type]   # the type the name starts with (a name that starts with none: no type, and the item",
+             "# is rejected). CHECK: delete a word that is no type (a brand), add a type the list lacks",
+             "starts_with = [", *(f"    {json.dumps(t, ensure_ascii=False)},   # {types[t]:,} names" if t in types else
+                                  f"    {json.dumps(t, ensure_ascii=False)},   # read as {others[t]!r}" for t in listed), "]"]
+            + (["", "[values.article_type]   # each type's other spellings", *(f"{toml_key(w)} = {json.dumps(t, ensure_ascii=False)}"
+                                                                               for w, t in others.items())] if others else []))
 
 
 def _type_from_parts(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
@@ -1081,8 +1105,11 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
                         f"remove = [{toml_literal(_GENDER_BEFORE_TYPE.pattern)}]"]
     if "gender" not in found and "name" in found:
         share, pattern = _share_of_names(guesser, found, _GENDER_WORD), _GENDER_WORD
-        if share < GENDER_NAMES_SHARE:  # names of another language: Tênis Masculino
-            share, pattern = _share_of_names(guesser, found, _ANY_GENDER_WORD), _ANY_GENDER_WORD
+        if share < GENDER_NAMES_SHARE:  # names of another language: the English words and the other language's they say
+            names = present_texts(guesser.values(found["name"][0], every_record=True))
+            said = sorted({m.group(1).casefold() for n in names for m in _ANY_GENDER_WORD.finditer(n)} & set(OTHER_LANGUAGE_GENDERS))
+            either = re.compile(rf"\b({_ENGLISH_GENDERS}{''.join('|' + re.escape(w) for w in said)})(?:'s|s')?\b", re.IGNORECASE)
+            share, pattern = _share_of_names(guesser, found, either), either
         if share >= GENDER_NAMES_SHARE:
             lines.append(f'gender = "{found["name"][0]}"   # no gender column, but {percent(share)} of the names say one')
             draft.checks.append(f"the gender is read from the names, which say one in {percent(share)} of them")

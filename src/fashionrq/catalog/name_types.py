@@ -16,6 +16,7 @@ or a spaced dash ("Jeans - Wild Fable™", "Jeans, Created for Macy's"); a word 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
@@ -179,3 +180,27 @@ def _is_compound(before: str, word: str, pairs: Counter, last: Counter, occasion
     if before in _OCCASIONS:  # Myntra's shoes: casual, sports or formal in 55% of them; never "Casual Watch" (2%)
         return occasioned[word] >= last[word] / 3
     return pairs[before, word] >= 0.6 * last[word]
+
+
+def types_at_start_of_names(names: list[str], brands: frozenset[str] = frozenset()) -> tuple[dict[str, int], dict[str, str], float]:
+    """The types names of a language that puts the noun first start with (a Mercado Livre ``Tênis Olympikus Esporte
+    Valente``, a Dafiti ``Camiseta Reserva Chuva Branca``): each first word that starts one name in 100 or more (and
+    three), its spellings in other cases or without accents (``Tenis``) taken as one, written as the commonest, with
+    how many names start with it; no colour, gender or small word, and none of ``brands`` (in lower case). Also each
+    other spelling -> its type, and the share of the names that start with a type. Read where names end in no type."""
+    first = [re.match(r"\s*([^\W\d_][\w'-]*)", name) for name in names]
+    words = [m.group(1) for m in first if m]
+    least = max(3, round(len(names) / 100))
+    spellings: dict[str, Counter] = defaultdict(Counter)
+    for word in words:
+        spellings[_plain_letters(word)][word] += 1
+    kept = {max(c, key=lambda w: (c[w], w)): c for key, c in spellings.items()
+            if c.total() >= least and key not in NO_TYPE_WORDS and key not in brands and len(key) > 2}
+    types = dict(sorted(((t, c.total()) for t, c in kept.items()), key=lambda pair: (-pair[1], pair[0])))
+    others = {w: t for t, c in kept.items() for w in sorted(c) if w.casefold() != t.casefold()}
+    return types, others, sum(types.values()) / max(len(names), 1)
+
+
+def _plain_letters(word: str) -> str:
+    """``word`` in lower case without accents (``Tênis``: ``tenis``)."""
+    return unicodedata.normalize("NFKD", word.casefold()).encode("ascii", "ignore").decode() or word.casefold()
