@@ -77,9 +77,11 @@ class LexiconParser:
                         continue  # a finer level already owns this spelling
                     seen_type_phrases[phrase] = level
                     self._add(phrase, "product_type", value)
-        for phrase, values in surface.TYPE_SYNONYMS.items():
+        held = {value for column in _PRODUCT_LEVELS for value in frame[column].dropna().unique()}
+        for phrase, values in surface.TYPE_SYNONYMS.items():  # a catalog's own types only ("sneakers": Myntra's shoes)
             for value in values:
-                self._add(phrase, "product_type", value)
+                if value in held:
+                    self._add(phrase, "product_type", value)
 
         colours = sorted(set(frame["base_colour"].dropna()) | {c for cs in frame["colours"].dropna() for c in cs})
         canon = {}
