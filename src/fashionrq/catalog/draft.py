@@ -662,9 +662,10 @@ def _type_from_name_starts(draft: Draft, found: dict, lines: list[str], names: l
     """Names that end in no type but start with one, in a language that puts the noun first (a Mercado Livre ``Tênis
     Olympikus ...``): ``[clean.article_type] starts_with`` of the types half of the names or more start with, when the
     names do not start with their brand."""
-    if brands and sum(n.casefold().startswith(b.casefold()) for n, b in zip(names, brands)) >= len(names) / 2:
-        return []  # brands read from the names' start, or a brand column the names start with
-    types, others, share = types_at_start_of_names(names, frozenset(b.casefold() for b in brands))
+    known = {b.casefold() for b in brands}
+    if known and sum(any(" ".join(n.split()[:k]).casefold() in known for k in range(1, 5)) for n in names) >= len(names) / 2:
+        return []  # names that start with a brand (read from there, or a brand column's)
+    types, others, share = types_at_start_of_names(names, frozenset(known))
     if share < 0.5 or len(types) < 2:
         return []
     found["article_type"] = found["name"]
