@@ -201,11 +201,13 @@ def test_the_check_finds_an_upward_import_and_an_uncommented_deferral(tmp_path):
 def test_reading_a_release_imports_neither_torch_nor_scikit_learn():
     """Scoring, comparing, auditing, the stats and the report read a release through ``fashionrq.tasks`` and
     ``fashionrq.sid`` names; their packages load a name's module only when it is used, so none of these loads the SID
-    trainer's torch and scikit-learn (about 1.3 s of every ``score`` or ``compare`` before), while building does. The
-    intervals take Student's t from scipy.special, not scipy.stats (0.6 s more)."""
+    trainer's torch and scikit-learn (about 1.3 s of every ``score`` or ``compare`` before), while building does; nor
+    do the method names and the build's settings, so ``fashionrq build`` refuses a wrong option before it loads them.
+    The intervals take Student's t from scipy.special, not scipy.stats (0.6 s more)."""
     heavy = "print(sorted(m for m in ('torch', 'sklearn', 'scipy.stats') if m in sys.modules))"
     script = ("import sys, fashionrq.protocol.scoring, fashionrq.protocol.compare, fashionrq.protocol.audit, "
               "fashionrq.report.html, fashionrq.api; from fashionrq.tasks import MIN_UNITS, bench_stats, read_qrels; "
-              f"from fashionrq.sid import read_sids; {heavy}; from fashionrq.tasks import build_release; {heavy}")
+              f"from fashionrq.sid import METHODS, read_sids; from fashionrq.tasks.buildconfig import BuildConfig; {heavy}; "
+              f"from fashionrq.tasks import build_release; {heavy}")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.split("\n")[:2] == ["[]", "['scipy.stats', 'sklearn', 'torch']"]

@@ -42,9 +42,7 @@ def build_command(
     allow_weak: bool = typer.Option(False, "--allow-weak", help="Write the release even when a task has fewer than 8 bootstrap units (the quality gate refuses it otherwise, exit code 4); compare and the report flag those tasks."),
 ) -> None:
     """Build the frozen benchmark release: ingest, embed, SIDs, hierarchy, queries, tasks, manifest."""
-    from fashionrq.catalog import ingest
-    from fashionrq.tasks import BuildConfig, TaskConfig, build_release
-    from fashionrq.tasks.release import check_out
+    from fashionrq.tasks import BuildConfig, TaskConfig
 
     if mcmr and queries_backend != "verbalizer":
         raise InputError(f"--mcmr writes its queries with its own verbalizer; drop --queries-backend {queries_backend}.")
@@ -53,15 +51,19 @@ def build_command(
     llm_options = {"max_concurrency": llm_concurrency, "timeout": llm_timeout, "max_tokens": llm_max_tokens,
                    "max_failure_rate": llm_max_failure_rate, "response_format": llm_response_format}
     catalog = one_catalog(catalog_argument, catalog)
-    check_out(out, force)  # refused before the ingest, as before the long steps
-    ingested = ingest(catalog, mapping=mapping, images=images)
-    for note in ingested.report.notes:  # what to check or fix, before the long steps (the price tiers among them)
-        console.print(f"note: {note}", soft_wrap=True, markup=False)
-    path = build_release(BuildConfig(
+    config = BuildConfig(  # every option checked before the ingest (an unknown --queries-backend), as before the long steps
         catalog=catalog, mapping=mapping, images=images, out=out, encoder=encoder, embeddings=embeddings, sid_method=sid_method,
         codebook_size=codebook_size, split_leaves=split_leaves, seed=seed, secret=secret,
         queries_backend="mcmr" if mcmr else queries_backend, llm_options=llm_options, min_purity=min_purity,
-        min_size=min_size, task_config=TaskConfig(**sizes), force=force, allow_weak=allow_weak), ingested=ingested)
+        min_size=min_size, task_config=TaskConfig(**sizes), force=force, allow_weak=allow_weak)
+    from fashionrq.catalog import ingest
+    from fashionrq.tasks.release import build_release, check_out  # deferred past the checks: torch, scikit-learn
+
+    check_out(out, force)
+    ingested = ingest(catalog, mapping=mapping, images=images)
+    for note in ingested.report.notes:  # what to check or fix, before the long steps (the price tiers among them)
+        console.print(f"note: {note}", soft_wrap=True, markup=False)
+    path = build_release(config, ingested=ingested)
     manifest = json.loads(path.read_text())
     source = manifest["catalog"]
     console.print(f"catalog: {source['rows_read']:,} rows read, {source['items']:,} items, {source['rejected_rows']:,} rows rejected, "

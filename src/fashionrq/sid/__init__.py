@@ -14,7 +14,8 @@ _EXPORTS = {
     **dict.fromkeys(("read_sids", "write_sids"), "fashionrq.sid.sids_file"),
     "ResidualKMeans": "fashionrq.sid.kmeans",
     "split_leaves": "fashionrq.sid.leaves",
-    **dict.fromkeys(("METHODS", "make_tokenizer"), "fashionrq.sid.methods"),
+    "METHODS": "fashionrq.sid.names",
+    "make_tokenizer": "fashionrq.sid.methods",
     **dict.fromkeys(("collisions", "purity", "report_table", "sid_report"), "fashionrq.sid.report"),
     **dict.fromkeys(("DEFAULT_LEVEL_ATTRIBUTES", "RQVAE"), "fashionrq.sid.rqvae"),
 }

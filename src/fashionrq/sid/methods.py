@@ -6,9 +6,8 @@ from __future__ import annotations
 from fashionrq.errors import InputError
 from fashionrq.sid.base import Tokenizer
 from fashionrq.sid.kmeans import ResidualKMeans
+from fashionrq.sid.names import METHODS
 from fashionrq.sid.rqvae import RQVAE
-
-METHODS = ("rqvae", "vanilla", "rkmeans")
 
 
 def make_tokenizer(method: str, **params) -> Tokenizer:
