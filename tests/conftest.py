@@ -7,10 +7,12 @@ import csv
 import functools
 import importlib.util
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 from xdist.scheduler import LoadFileScheduling
 
@@ -49,6 +51,24 @@ def build_shared_release(shared: Path) -> Path:
             out.parent.mkdir(exist_ok=True)
             build_release(BuildConfig(catalog=MYNTRA_SMALL, out=out, **SMALL_BUILD))
     return out
+
+
+@pytest.fixture(scope="session")
+def bundled(tmp_path_factory, worker_id) -> tuple[pa.Table, dict]:
+    """The embedded 44,446-item catalog ingested (its items table and ingest report), once for all xdist workers
+    (about 7 s each time): whoever holds the lock first ingests it and writes both, the others read them."""
+    from filelock import FileLock
+
+    from fashionrq.catalog import ingest, load_items, save_ingest
+
+    if worker_id == "master":
+        result = ingest("bundled")
+        return result.table, result.report.to_dict()
+    shared = tmp_path_factory.getbasetemp().parent / "bundled"
+    with FileLock(str(shared) + ".lock"):
+        if not shared.is_dir():
+            save_ingest(ingest("bundled"), shared)
+    return load_items(shared / "items.parquet"), json.loads((shared / "ingest_report.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")

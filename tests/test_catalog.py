@@ -22,15 +22,14 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "fashionrq", *args], capture_output=True, text=True)
 
 
-def test_bundled_catalog_ingests_every_product_and_reports_the_22_repairs():
-    result = ingest("bundled")
-    report = result.report.to_dict()
-    assert result.table.num_rows == 44_446
+def test_bundled_catalog_ingests_every_product_and_reports_the_22_repairs(bundled):
+    table, report = bundled  # ingest("bundled"), shared by the workers (conftest.py)
+    assert table.num_rows == 44_446
     assert report["rows_read"] == 44_446 and report["rejected_rows"] == 0
     assert set(report["repaired"]["unquoted_comma_in_name"]["ids"]) == REPAIRED_IDS
     assert set(report["missing"]) == set(FIELDS)
     # the names of repaired rows keep their commas
-    names = dict(zip(result.table.column("item_id").to_pylist(), result.table.column("name").to_pylist()))
+    names = dict(zip(table.column("item_id").to_pylist(), table.column("name").to_pylist()))
     assert all("," in names[i] for i in REPAIRED_IDS)
     # PROVENANCE.md: 316 literal "NA" usages plus 1 empty -> null; 21 empty seasons
     assert report["missing"]["usage"] == 317 and report["missing"]["season"] == 21

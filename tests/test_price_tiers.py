@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import FIXTURES, MYNTRA_SMALL, OTHER_SCHEMA
-from fashionrq.catalog import bundled_items, ingest
+from fashionrq.catalog import ingest
 from fashionrq.catalog.tiers import catalog_tiers, price_tiers_of, with_price_tiers
 from fashionrq.querygen import LexiconParser
 from fashionrq.querygen.surface import price_forms
@@ -57,10 +57,10 @@ def test_the_bounds_are_the_catalogs_tertiles_rounded_to_nice_amounts(us_tops, n
     assert price_tiers_of(table.replace_schema_metadata(None)).bounds == tiers.bounds
 
 
-def test_myntra_keeps_its_rupees_and_its_tiers_are_800_and_1500():
+def test_myntra_keeps_its_rupees_and_its_tiers_are_800_and_1500(bundled):
     """The bundled catalog's tertiles are ₹799 and ₹1,695: rounded, ₹800 and ₹1,500 (the fixed ₹700 / ₹2,000 before
     them were not its tertiles: they left 29 % of the priced items budget and 24 % premium)."""
-    table = bundled_items()
+    table = bundled[0]
     tiers, prices = price_tiers_of(table), _prices(table)
     assert tiers.currency == "INR" and tiers.tertiles == (799.0, 1695.0) and tiers.bounds == (800.0, 1500.0)
     assert np.mean(prices < 800) == pytest.approx(0.338, abs=0.001) and np.mean(prices > 1500) == pytest.approx(0.376, abs=0.001)
