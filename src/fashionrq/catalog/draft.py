@@ -979,12 +979,11 @@ def _lists_colours(texts: list[str], separator: str) -> bool:
 
 
 def _brands(guesser: Guesser, found: dict) -> list[str]:
-    """Every record's brand, as the draft's clean-up reads it (the brand a name starts with), in the records' order."""
+    """Every record's brand as the draft's clean-up reads it (the brand a name starts with), each as often as the
+    records hold it."""
     if "brand" not in found:
         return []
-    cleanup = guesser.cleanups.get("brand")
-    texts = present_texts(guesser.values(found["brand"][0], every_record=True))
-    return [b for b in (cleanup.apply(t)[0] for t in texts) if b] if cleanup else texts
+    return list(guesser.cleaned_counts("brand", present_texts(guesser.values(found["brand"][0], every_record=True))).elements())
 
 
 def _brands_of_name_starts(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
