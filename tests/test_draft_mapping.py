@@ -1746,3 +1746,17 @@ def test_the_draft_reads_the_type_a_name_starts_with_in_a_language_that_puts_it_
     read = {r["item_id"]: r["article_type"] for r in ingest(tmp_path / "titulos.csv", mapping=drafted).table.to_pylist()}
     assert len(read) >= 0.8 * len(items) and "Kúrtas" in written
     assert all(read[i["item_id"]] == i["article_type"] for i in items if i["item_id"] in read)
+
+
+def test_the_brand_a_title_starts_with_is_cut_out_before_the_colour_is_read_whatever_the_sections_order(tmp_path, fixture_items):
+    """A mapping written by hand may put ``[clean.base_colour]`` before ``[clean.brand]``: the brand's clean-up still
+    runs first, so Red Tape's shoes are read as their own colour, not red."""
+    items = [i for i in fixture_items.to_pylist() if i["brand"] == "Red Tape" and i["base_colour"] in ("Black", "Brown", "Tan", "White")
+             and i["name"].startswith("Red Tape ") and i["base_colour"] in i["name"]]
+    mapping = ('[columns]\nitem_id = "id"\nname = "title"\narticle_type = "type"\nbrand = "title"\nbase_colour = "title"\n\n'
+               "[clean.base_colour]\nstrip_brand = true\nextract = '\\b(red|black|brown|tan|white|blue|grey|navy blue|olive)\\b'\n\n"
+               '[clean.brand]\nstarts_with = ["Red Tape", "Red Chief"]\n')
+    result = _ingested(tmp_path, [{"id": i["item_id"], "title": i["name"], "type": i["article_type"]} for i in items], mapping)
+    read = result.table.to_pylist()
+    assert items and {r["brand"] for r in read} == {"Red Tape"}
+    assert [r["base_colour"] for r in read] == [i["base_colour"] for i in items]

@@ -116,11 +116,11 @@ def read_generic(path: Path, mapping: Mapping, report: IngestReport, images: Pat
 
 def _raw_values(record: dict, refs: References, mapping: Mapping, report: IngestReport, item_id: str) -> tuple[dict, str | None]:
     """The record's value for every canonical field: the mapping's constants, then its clean-ups (counted in
-    ``report``; the brand's first, since ``strip_brand`` cuts the brand it gives out of the other fields: the brand a
-    title starts with is no colour of the title's), then its value maps; and that brand."""
+    ``report``; the brand's first, as the mapping orders them, so ``strip_brand`` cuts out the brand it gives), then
+    its value maps; and that brand."""
     read = {name: _read(refs.fields[name], record) for name in FIELDS}
     raw = {name: mapping.constants.get(name, value) for name, (value, _) in read.items()}
-    for name, cleanup in sorted(mapping.cleanups.items(), key=lambda pair: pair[0] != "brand"):  # the brand's first
+    for name, cleanup in mapping.cleanups.items():
         if cleanup.source is None or read[name][1] in (cleanup.source, None):
             raw[name] = _cleaned(raw[name], cleanup, name, mapping.list_separator, report, item_id, to_text(raw["brand"]))
     brand = to_text(raw["brand"])

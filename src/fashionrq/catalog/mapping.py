@@ -246,8 +246,11 @@ def _compiled(path: Path, where: str, pattern: str) -> re.Pattern:
 
 
 def _cleanups(path: Path, spec: dict) -> tuple[dict[str, FieldCleanup], dict[str, FieldCleanup]]:
-    """The ``[clean.<field>]`` sections by field, and the ``[clean.attributes.<key>]`` ones by attribute key."""
-    return _fields_and_attributes(path, spec, "clean", "a clean-up", CLEAN_FIELDS, _cleanup)
+    """The ``[clean.<field>]`` sections by field, the brand's first (``strip_brand`` in the others cuts out the brand it
+    gives: the brand a title starts with is no colour of the title's), and the ``[clean.attributes.<key>]`` ones by
+    attribute key."""
+    fields, attributes = _fields_and_attributes(path, spec, "clean", "a clean-up", CLEAN_FIELDS, _cleanup)
+    return dict(sorted(fields.items(), key=lambda pair: pair[0] != "brand")), attributes
 
 
 def _cleanup(path: Path, name: str, table: object) -> FieldCleanup:
@@ -489,7 +492,7 @@ class Mapping:
     attribute_values: dict[str, dict[str, str]] = field(default_factory=dict)  # [values.attributes.<key>]
     constants: dict[str, str] = field(default_factory=dict)
     prices: PriceFormat = DEFAULT_PRICE_FORMAT
-    cleanups: dict[str, FieldCleanup] = field(default_factory=dict)
+    cleanups: dict[str, FieldCleanup] = field(default_factory=dict)  # the brand's first (_cleanups)
     attribute_cleanups: dict[str, FieldCleanup] = field(default_factory=dict)  # [clean.attributes.<key>]
     skips: dict[str, tuple[re.Pattern, ...]] = field(default_factory=dict)
     list_separator: str | None = None  # none set: "|" where a text holds one, else a comma (split_list)
