@@ -18,7 +18,7 @@ from fashionrq.catalog.mapping import Mapping
 from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
 from fashionrq.catalog.photos import PhotoFolder, with_photos_by_id
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
-from fashionrq.catalog.report import IngestReport, percent, refuse_duplicate_ids, rows_to_table
+from fashionrq.catalog.report import IngestReport, percent, refuse_duplicate_ids, rows_to_table, types_nearly_one_each
 from fashionrq.catalog.schema import ITEMS_SCHEMA, OTHER_LANGUAGE_GENDERS, SYNTHETIC_KEY, texts_script
 from fashionrq.catalog.tiers import currency_of, price_tiers_of, with_price_tiers
 from fashionrq.colour import OTHER_LANGUAGE_COLOURS
@@ -124,8 +124,8 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
         report.notes.append(f"{percent(share)} of the product types are written in {script.title()} script ({', '.join(shown)}, ...): "
                             "queries say them as written inside English sentences; for English queries, translate each in "
                             f'[values.article_type] ("{shown[0]}" = "<the type in English>")')
-    if len(types) >= 20 and len(set(types)) >= 0.5 * len(types):
-        report.notes.append(f"the {len(types):,} items have {len(set(types)):,} product types, nearly one each, so no type groups "
+    if (type_count := types_nearly_one_each(table)) is not None:
+        report.notes.append(f"the {table.num_rows:,} items have {type_count:,} product types, nearly one each, so no type groups "
                             "items and the build will refuse the release: map article_type to a column of types, not to the "
                             'name, or read the type from the names (docs/catalog.md, "Types only in the names")')
     colours = Counter(c for cs in table.column("colours").to_pylist() for c in cs or ())

@@ -195,3 +195,10 @@ def missing_counts(table: pa.Table) -> dict[str, int]:
             column = column.cast(pa.list_(pa.struct([("key", pa.string()), ("value", pa.string())])))
         missing[name] += int(pc.sum(pc.equal(pc.list_value_length(column), 0)).as_py() or 0)
     return missing
+
+
+def types_nearly_one_each(table: pa.Table) -> int | None:
+    """The number of product types of an items table of 20 items or more whose items have nearly one type each (half
+    as many types as items or more: the name read as the type), else ``None``: no type groups its items."""
+    types = len(pc.unique(table.column("article_type")))
+    return types if table.num_rows >= 20 and types >= 0.5 * table.num_rows else None

@@ -161,7 +161,7 @@ def _noun_forms(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((plural, text, singular)))
 
 
-def _said_list(names, joiner: str = " or ") -> str:
+def said_list(names, joiner: str = " or ") -> str:
     """"a", "a or b", "a, b or c" (``joiner`` before the last)."""
     names = list(names)
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + joiner + names[-1]
@@ -198,12 +198,12 @@ def type_forms(value: str) -> tuple[str, ...]:
     if len(parts) < 2:
         return _noun_forms(parts[0] if parts else text)
     names = [_noun_forms(name) for name in _alternatives(parts)]
-    return tuple(dict.fromkeys((_said_list(n[0] for n in names), *(form for forms in names for form in forms), text)))
+    return tuple(dict.fromkeys((said_list(n[0] for n in names), *(form for forms in names for form in forms), text)))
 
 
 def type_display(values) -> str:
     """"shirts", "shirts or t-shirts", "shirts, tops or t-shirts"; two types said alike ("Shirt" and "Shirts") once."""
-    return _said_list(dict.fromkeys(type_forms(v)[0] for v in values))
+    return said_list(dict.fromkeys(type_forms(v)[0] for v in values))
 
 
 # ---- colours, patterns, materials ----------------------------------------------------------------------
@@ -261,7 +261,7 @@ def _default_forms(value: str, joiner: str = " or ") -> tuple[str, ...]:
     parts = _slash_parts(text)
     if len(parts) < 2:
         return (parts[0] if parts else text,)
-    return (_said_list(parts, joiner), text)
+    return (said_list(parts, joiner), text)
 
 
 def colour_forms(value: str) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fashionrq.catalog import ingest, write_items
-from fashionrq.catalog.report import missing_counts
+from fashionrq.catalog.report import missing_counts, types_nearly_one_each
 from fashionrq.catalog.synth import is_synthetic
 from fashionrq.catalog.tiers import price_tiers_of
 from fashionrq.encoders.given import item_vectors
@@ -30,6 +30,7 @@ from fashionrq.layout import (
 from fashionrq.limits import available_cores
 from fashionrq.querygen.evidence import CatalogValues
 from fashionrq.querygen.mcmr import ConstraintMatches
+from fashionrq.querygen.surface import said_list
 from fashionrq.release import with_digest
 from fashionrq.relevance.fullmatch import FullMatch
 from fashionrq.relevance.matcher import shipped_weights
@@ -418,22 +419,16 @@ def check_quality(units: dict[str, int], out: str | Path, allow_weak: bool, item
         fix = "give the catalog more items per product type"
         if len(lacking) >= 3:
             said = ["a type"] + [word for field, word in (("gender", "gender"), ("price", "price")) if missing[field] < 0.9 * items.num_rows]
-            fix = (f"its items have no {', '.join(lacking[:-1])} or {lacking[-1]} (nine in ten or more), so its queries can ask "
-                   f"for little but {_listed(said)}, which tell few clusters apart: map those fields if the catalog "
+            fix = (f"its items have no {said_list(lacking)} (nine in ten or more), so its queries can ask "
+                   f"for little but {said_list(said, ' and ')}, which tell few clusters apart: map those fields if the catalog "
                    f"has them (docs/catalog.md), or {fix}")
-        if (items is not None and items.num_rows >= 20
-                and (types := len(set(items.column("article_type").to_pylist()))) >= 0.5 * items.num_rows):
+        if items is not None and (types := types_nearly_one_each(items)) is not None:
             fix = (f"its {items.num_rows:,} items have {types:,} product types, nearly one each, so no type groups items: map "
                    "article_type to a column of types, not to the name (docs/catalog.md, \"Types only in the names\")")
         raise WeakReleaseError(
             f"the release would give {', '.join(weak)} fewer than {MIN_UNITS} bootstrap units, too few for a meaningful "
             f"interval (units per task: {counts}), so nothing was written to {out}; {fix}, or rebuild with --allow-weak (in "
             "Python, allow_weak=True) to write it anyway, its weak tasks flagged by compare and the report.")
-
-
-def _listed(words: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _photos(items: pa.Table, cache_dir: str | Path | None):
