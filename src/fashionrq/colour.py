@@ -122,13 +122,13 @@ _RUSSIAN = {"black": ("черн", "чёрн"), "white": ("бел",), "grey": ("�
             "purple": ("фиолетов",), "orange": ("оранжев",), "maroon": ("бордов",)}
 
 def _forms(*stems: str) -> tuple[str, ...]:
-    """A Spanish, Portuguese or Italian colour adjective's forms: ``negr`` -> ``negro``, ``negra``, ``negros``,
-    ``negras``; ``ner/i`` (Italian) -> ``nero``, ``nera``, ``neri``, ``nere``."""
-    out: list[str] = []
-    for stem in stems:
-        base, italian = stem.removesuffix("/i"), stem.endswith("/i")
-        out += [base + e for e in (("o", "a", "i", "e") if italian else ("o", "a", "os", "as"))]
-    return tuple(out)
+    """A Spanish or Portuguese colour adjective's four forms: ``negr`` -> ``negro``, ``negra``, ``negros``, ``negras``."""
+    return tuple(stem + ending for stem in stems for ending in ("o", "a", "os", "as"))
+
+
+def _italian(*stems: str) -> tuple[str, ...]:
+    """An Italian colour adjective's four forms: ``ner`` -> ``nero``, ``nera``, ``neri``, ``nere``."""
+    return tuple(stem + ending for stem in stems for ending in ("o", "a", "i", "e"))
 
 
 #: Colour names of Latin-script languages other than English (Spanish, Portuguese, French, German, Italian, Dutch,
@@ -137,7 +137,7 @@ def _forms(*stems: str) -> tuple[str, ...]:
 _LATIN_LANGUAGE_COLOURS: dict[str, str] = {
     **dict.fromkeys(("negro", "negra", "negros", "negras", "preto", "preta", "pretos", "pretas", "noir", "noire", "noirs",
                      "schwarz", "nero", "nera", "neri", "nere", "zwart", "czarny", "czarna", "czarne", "siyah"), "black"),
-    **dict.fromkeys((*_forms("blanc", "branc", "bianc/i"), "blanc", "blanche", "blancs", "weiß", "weiss", "wit", "biały",
+    **dict.fromkeys((*_forms("blanc", "branc"), *_italian("bianc"), "blanc", "blanche", "blancs", "weiß", "weiss", "wit", "biały",
                      "biała", "białe", "beyaz"), "white"),
     **dict.fromkeys(("gris", "cinza", "cinzento", "cinzenta", "grau", "grigio", "grigia", "grigi", "grigie", "grijs", "szary",
                      "szara", "szare", "gri"), "grey"),
@@ -147,7 +147,7 @@ _LATIN_LANGUAGE_COLOURS: dict[str, str] = {
                      "niebieskie", "mavi"), "blue"),
     **dict.fromkeys(("azul claro", "azul celeste", "celeste", "bleu clair", "hellblau", "azzurro", "azzurra", "lichtblauw",
                      "açık mavi"), "light blue"),
-    **dict.fromkeys((*_forms("roj", "vermelh", "ross/i"), "rouge", "rouges", "rot", "rood", "czerwony", "czerwona",
+    **dict.fromkeys((*_forms("roj", "vermelh"), *_italian("ross"), "rouge", "rouges", "rot", "rood", "czerwony", "czerwona",
                      "czerwone", "kırmızı"), "red"),
     **dict.fromkeys(("verde", "verdes", "vert", "verte", "verts", "grün", "gruen", "verdi", "groen", "zielony", "zielona",
                      "zielone", "yeşil"), "green"),
@@ -156,7 +156,7 @@ _LATIN_LANGUAGE_COLOURS: dict[str, str] = {
                      "kahverengi", "castanho", "castanha"), "brown"),
     **dict.fromkeys(("bege", "bej"), "beige"),
     **dict.fromkeys(("rosa", "rosas", "rosado", "rosada", "rosé", "różowy", "różowa", "różowe", "roze", "pembe"), "pink"),
-    **dict.fromkeys((*_forms("amarill", "amarel", "giall/i"), "jaune", "jaunes", "gelb", "geel", "żółty", "żółta", "żółte",
+    **dict.fromkeys((*_forms("amarill", "amarel"), *_italian("giall"), "jaune", "jaunes", "gelb", "geel", "żółty", "żółta", "żółte",
                      "sarı"), "yellow"),
     **dict.fromkeys(("morado", "morada", "roxo", "roxa", "lila", "viola", "paars", "fioletowy", "fioletowa", "fioletowe",
                      "mor"), "purple"),
@@ -166,7 +166,7 @@ _LATIN_LANGUAGE_COLOURS: dict[str, str] = {
     **dict.fromkeys(("crema", "creme", "crème", "krem"), "cream"),
     **dict.fromkeys((*_forms("dorad", "dourad"), "doré", "dorée", "oro", "dorato", "dorata", "złoty", "złota",
                      "altın"), "gold"),
-    **dict.fromkeys((*_forms("platead", "pratead", "argentat/i"), "silber", "argenté", "argentée", "argento", "zilver",
+    **dict.fromkeys((*_forms("platead", "pratead"), *_italian("argentat"), "silber", "argenté", "argentée", "argento", "zilver",
                      "srebrny", "srebrna", "gümüş"), "silver"),
     **dict.fromkeys(("bordô", "burdeos", "bordeaux", "bordo", "vinho", "vino", "granate"), "burgundy"),
     **dict.fromkeys(("turquesa", "türkis", "turchese", "turkuaz"), "turquoise"),

@@ -143,7 +143,7 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
 
 #: Words that mark a name as written in a Latin-script language other than English: its gender and colour words
 #: (``Masculino``, ``Preta``, ``Damen``, ``Schwarz``) and the small words names use (``para``, ``com``, ``für``, ``mit``).
-_OTHER_LANGUAGE_WORDS = (frozenset(w for w in OTHER_LANGUAGE_GENDERS) | frozenset(w for w in OTHER_LANGUAGE_COLOURS if texts_script([w])[0] == "LATIN")
+_OTHER_LANGUAGE_WORDS = (frozenset(OTHER_LANGUAGE_GENDERS) | frozenset(w for w in OTHER_LANGUAGE_COLOURS if texts_script([w])[0] == "LATIN")
                          | frozenset({"para", "com", "con", "sin", "sem", "für", "mit", "und", "ohne", "pour", "avec", "sans",
                                       "et", "per", "ve", "ile", "için", "dla", "voor", "met", "zonder"}))
 
