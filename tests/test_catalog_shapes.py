@@ -85,6 +85,33 @@ USD, EUR = PriceFormat(currency="USD"), PriceFormat(currency="EUR")
     ("Colors 40", USD, (None, "unparsable", None)),  # "rs" inside a word is no rupee
     ("all 40", USD, (None, "unparsable", None)),  # a code that is a word ("ALL": the lek) only in capitals
     ("ALL 40", USD, (None, "currency_mismatch", None)),
+    # a sale price beside the one before, each with its mark, read as `range` says and counted; two amounts without
+    # marks are no price (they had read as one amount of eight digits, 29991999, its space taken to group thousands)
+    ("£29.99 £19.99", PriceFormat(currency="GBP"), (19.99, None, "price_two_amounts_read_as_low")),
+    ("$49.99$29.99", PriceFormat(currency="USD", range="high"), (49.99, None, "price_two_amounts_read_as_high")),
+    ("Rs. 1,299 Rs. 999", PriceFormat(), (999.0, None, "price_two_amounts_read_as_low")),
+    ("29.99 19.99", USD, (None, "unparsable", None)),
+    ("£29.99 £19.99 £9.99", PriceFormat(currency="GBP"), (None, "unparsable", None)),
+    ("$1 000 000", USD, (1000000.0, None, None)),
+    # marks of other scripts and countries, and the dash for no cents ("lei" had been documented and never read)
+    ("129 lei", PriceFormat(currency="RON"), (129.0, None, None)),
+    ("3,980円", PriceFormat(currency="JPY"), (3980.0, None, None)),
+    ("￥3,980", PriceFormat(currency="JPY"), (3980.0, None, None)),
+    ("39,000원", PriceFormat(currency="KRW"), (39000.0, None, None)),
+    ("199元", PriceFormat(currency="CNY"), (199.0, None, None)),
+    ("1 299 руб.", PriceFormat(currency="RUB"), (1299.0, None, None)),
+    ("999 грн", PriceFormat(currency="UAH"), (999.0, None, None)),
+    ("390 บาท", PriceFormat(currency="THB"), (390.0, None, None)),
+    ("250.000đ", PriceFormat(currency="VND"), (250000.0, None, None)),
+    ("199 ر.س", PriceFormat(currency="SAR"), (199.0, None, None)),
+    ("Rs. 2,499", PriceFormat(currency="PKR"), (2499.0, None, None)),  # Pakistan's rupee is written so too
+    ("Tk 1,250", PriceFormat(currency="BDT"), (1250.0, None, None)),
+    ("Fr. 89.90", PriceFormat(currency="CHF"), (89.9, None, None)),
+    ("US $29.99", USD, (29.99, None, None)),
+    ("299,-", PriceFormat(currency="NOK"), (299.0, None, None)),
+    ("299:-", PriceFormat(currency="SEK"), (299.0, None, None)),
+    ("CHF 89.–", PriceFormat(currency="CHF"), (89.0, None, None)),
+    ("€ 29,- € 19,-", EUR, (19.0, None, "price_two_amounts_read_as_low")),
     # amounts written in another unit: cents, and the toman of Iranian shops (ten rials)
     ("1129", PriceFormat(currency="USD", scale=0.01), (11.29, None, None)),  # exactly as written, not 11.290000000000001
     ("۳,۹۹۵,۰۰۰", PriceFormat(currency="IRR", scale=10.0), (39950000.0, None, None)),

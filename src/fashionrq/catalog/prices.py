@@ -25,16 +25,24 @@ CURRENCY_MARKS: dict[str, frozenset[str]] = {
     "a$": frozenset({"AUD"}), "c$": frozenset({"CAD"}), "nz$": frozenset({"NZD"}), "s$": frozenset({"SGD"}),
     "hk$": frozenset({"HKD"}), "mx$": frozenset({"MXN"}), "nt$": frozenset({"TWD"}), "rd$": frozenset({"DOP"}),
     "r$": frozenset({"BRL"}), "s/": frozenset({"PEN"}), "tl": frozenset({"TRY"}), "ft": frozenset({"HUF"}),
-    "lei": frozenset({"RON"}), "€": frozenset({"EUR"}),
-    "£": frozenset({"GBP"}), "₹": frozenset({"INR"}), "rs": frozenset({"INR"}), "rs.": frozenset({"INR"}),
-    "¥": frozenset({"JPY", "CNY"}), "₺": frozenset({"TRY"}), "₽": frozenset({"RUB"}), "₩": frozenset({"KRW"}),
+    "lei": frozenset({"RON"}), "€": frozenset({"EUR"}), "us $": frozenset({"USD"}),
+    "£": frozenset({"GBP"}), "₹": frozenset({"INR"}),
+    # the rupees of India, Pakistan, Sri Lanka and Nepal are all written "Rs."
+    "rs": frozenset({"INR", "PKR", "LKR", "NPR"}), "rs.": frozenset({"INR", "PKR", "LKR", "NPR"}),
+    "¥": frozenset({"JPY", "CNY"}), "￥": frozenset({"JPY", "CNY"}), "₺": frozenset({"TRY"}), "₽": frozenset({"RUB"}), "₩": frozenset({"KRW"}),
     "₫": frozenset({"VND"}), "฿": frozenset({"THB"}), "₴": frozenset({"UAH"}), "₪": frozenset({"ILS"}),
     "₦": frozenset({"NGN"}), "₱": frozenset({"PHP"}), "zł": frozenset({"PLN"}), "kč": frozenset({"CZK"}),
     "rp": frozenset({"IDR"}), "rm": frozenset({"MYR"}), "kr": frozenset({"SEK", "NOK", "DKK", "ISK"}),
     "kr.": frozenset({"SEK", "NOK", "DKK", "ISK"}), "﷼": frozenset({"IRR", "SAR", "OMR", "QAR", "YER"}),
     "₡": frozenset({"CRC"}), "₲": frozenset({"PYG"}), "₸": frozenset({"KZT"}), "₾": frozenset({"GEL"}), "₼": frozenset({"AZN"}),
     "৳": frozenset({"BDT"}), "₨": frozenset({"PKR", "NPR", "LKR", "MUR", "SCR"}), "₭": frozenset({"LAK"}), "₮": frozenset({"MNT"}),
-    "៛": frozenset({"KHR"}),
+    "៛": frozenset({"KHR"}), "₵": frozenset({"GHS"}), "tk": frozenset({"BDT"}), "tk.": frozenset({"BDT"}),
+    "ksh": frozenset({"KES"}), "ksh.": frozenset({"KES"}), "fr.": frozenset({"CHF"}), "sfr.": frozenset({"CHF"}),
+    # the words and signs shops of other scripts write after an amount (3,980円, 39,000원, 1 299 руб., 390 บาท)
+    "円": frozenset({"JPY"}), "원": frozenset({"KRW"}), "元": frozenset({"CNY"}), "руб": frozenset({"RUB"}),
+    "руб.": frozenset({"RUB"}), "р.": frozenset({"RUB"}), "грн": frozenset({"UAH"}), "грн.": frozenset({"UAH"}),
+    "лв": frozenset({"BGN"}), "лв.": frozenset({"BGN"}), "บาท": frozenset({"THB"}), "đ": frozenset({"VND"}),
+    "ر.س": frozenset({"SAR"}), "د.إ": frozenset({"AED"}),
     **{code.lower(): frozenset({code}) for code in ISO_4217},
 }
 #: Codes that are English words: like every code but the commonest, a cell names a currency by one only in
@@ -44,7 +52,7 @@ CODES_THAT_ARE_WORDS = frozenset({"ALL", "BOB", "CUP", "GEL", "MAD", "MOP", "PEN
 #: in lower case are words.
 CURRENCY_CODES: tuple[str, ...] = ("AUD", "BRL", "CAD", "CHF", "CNY", "DKK", "EUR", "GBP", "HKD", "INR", "JPY", "MXN",
                                    "NOK", "NZD", "SEK", "SGD", "USD")
-_SIGNS = sorted((mark for mark in CURRENCY_MARKS if not mark.isalpha() or len(mark) < 3), key=lambda m: (-len(m), m))
+_SIGNS = sorted((mark for mark in CURRENCY_MARKS if mark.upper() not in ISO_4217), key=lambda m: (-len(m), m))
 #: A mark of letters stands apart from other letters, not from the digits it is written against (``129,99zł``, ``99USD``).
 _APART, _AFTER = r"(?<![^\W\d_])", r"(?![^\W\d_])"
 _MARK = re.compile("|".join([*(rf"{_APART}{re.escape(m)}{_AFTER}" if m[0].isalpha() else re.escape(m) for m in _SIGNS),
@@ -67,6 +75,11 @@ _WORDS = re.compile(r"^(?:(?:now|was|from|sale|only|just|our|special|offer|price
                     r"|precio|preço|prezzo|preis|prix|fiyat|cena)\b\s*:?\s*)+"
                     r"|\s*\b(?:only|each|onwards)\s*$", re.IGNORECASE)
 _DIGITS = re.compile(r"^[+-]?\d[\d.,'’\s\u00a0\u202f]*$")
+#: A space or apostrophe groups thousands only before three digits (``1 299,95``), never between two amounts
+#: (``29.99 19.99``, which had read as 29991999).
+_GROUP_SPACE = re.compile(r"[\s'’\u00a0\u202f]+(?!\d{3}(?!\d))")
+#: The dash a shop writes for no cents (``299,-`` in Germany and Scandinavia, ``299:-`` in Sweden, ``89.–`` in Switzerland).
+_ZERO_CENTS = re.compile(r"\s*[.,:]\s*[-–—]+$")
 #: The Arabic decimal and thousands separators (``۳٬۹۹۵٫۵``; the digits of any script are digits to Python).
 _ARABIC_SEPARATORS = str.maketrans({"\u066b": ".", "\u066c": ","})
 RANGE_CHOICES = ("low", "high", "mid")
@@ -82,15 +95,22 @@ def marked_amount(text: str) -> bool:
     """Whether ``text`` is an amount, or a range of two, written with a currency mark and nothing else but a shop's
     words around it (``$29.99``, ``AED 1,735.00``, ``$69.99 - $74.99``, ``Now £40``): a price cell, whatever its
     column is named."""
-    return bool(currency_marks(text)) and all(_DIGITS.match(part.strip()) for part in _amount_parts(text)[1])
+    return bool(currency_marks(text)) and all(_DIGITS.match(part.strip()) for part in _amount_parts(text)[2])
 
 
-def _amount_parts(text: str) -> tuple[bool, list[str]]:
-    """Whether ``text`` has words around its amount (``Now 40.00``), and its amounts: one, or a range's two ends."""
+def _amount_parts(text: str) -> tuple[bool, str, list[str]]:
+    """Whether ``text`` has words around its amount (``Now 40.00``), and its amounts: ``one``, a ``range``'s two
+    ends, or ``two_amounts`` each with its own mark (a sale price beside the one before, ``£29.99 £19.99``,
+    ``$49.99$29.99``)."""
     marked = " ".join(_MARK.sub(" ", text).split())
     bare = _WORDS.sub("", marked).strip()
     ranged = _RANGE.match(bare)
-    return bare != marked, [ranged.group(1), ranged.group(2)] if ranged else [bare]
+    if ranged:
+        return bare != marked, "range", [ranged.group(1), ranged.group(2)]
+    apart = [part for part in (_WORDS.sub("", piece).strip() for piece in _MARK.split(text)) if part]
+    if len(apart) == 2 and all(_DIGITS.match(_ZERO_CENTS.sub("", part)) for part in apart):
+        return bare != marked, "two_amounts", apart
+    return bare != marked, "one", [bare]
 
 
 @dataclass(frozen=True)
@@ -101,7 +121,8 @@ class PriceFormat:
     ``decimal_separator``: ``.``, ``,`` or ``auto`` (the last of ``.`` and ``,`` when both appear; a lone ``,``
     followed by one or two digits, as in ``12,50``; dots before groups of three digits, as in ``1.299``, group
     thousands but in a currency of three decimals; else ``.``). ``range``: which end of ``10-20`` to keep (``low``,
-    ``high``, or ``mid``). ``placeholder_max``: prices at or below it are placeholders and become null; default
+    ``high``, or ``mid``), and which of two amounts each marked (``£29.99 £19.99``: a sale price beside the one
+    before). ``placeholder_max``: prices at or below it are placeholders and become null; default
     1.0 for INR (Myntra's 0.1 and 1.0 entries), 0 for any other currency (a $0.99 item is a real price).
     ``scale``: what each written amount is multiplied by to be in ``currency`` (0.01 for cents; 10 for prices an
     Iranian shop writes in toman, ten rials each); the placeholder limit applies to the scaled price.
@@ -122,13 +143,14 @@ class PriceFormat:
     def parse(self, text: str) -> tuple[float | None, str | None, str | None]:
         """``(price, why_nulled, repair)`` of a non-empty cell; ``why_nulled`` is ``currency_mismatch``,
         ``unparsable``, ``non_finite`` or ``placeholder`` for a price that is not stored; ``repair`` says how a price
-        was read from more than an amount: ``price_range_read_as_low`` (``$10 - $14``, as ``range`` says) or
+        was read from more than an amount: ``price_range_read_as_low`` (``$10 - $14``, as ``range`` says),
+        ``price_two_amounts_read_as_low`` (``£29.99 £19.99``, likewise) or
         ``price_words_passed_over`` (``Now 40.00``), or from an amount whose one dot grouped thousands,
         ``price_dot_read_as_thousands`` (``R$ 1.299``: 1299)."""
         marks = currency_marks(text)
         if any(self.currency not in CURRENCY_MARKS[mark] for mark in marks):
             return None, "currency_mismatch", None
-        worded, parts = _amount_parts(text)
+        worded, kind, parts = _amount_parts(text)
         values = [self._number(part.strip()) for part in parts]
         if any(v is None or math.isnan(v) for v in values):
             return None, "unparsable", None
@@ -137,8 +159,8 @@ class PriceFormat:
         price = self._scaled({"low": min, "high": max, "mid": lambda v: sum(v) / len(v)}[self.range](values))
         if price <= self.placeholder_limit:
             return None, "placeholder", None
-        if len(parts) == 2:
-            return price, None, f"price_range_read_as_{self.range}"
+        if kind != "one":
+            return price, None, f"price_{kind}_read_as_{self.range}"
         if worded:
             return price, None, "price_words_passed_over"
         return price, None, "price_dot_read_as_thousands" if self._dot_groups_thousands(parts[0].strip()) else None
@@ -157,12 +179,14 @@ class PriceFormat:
                 and _DOT_THOUSANDS.fullmatch(digits) is not None)
 
     def _number(self, text: str) -> float | None:
-        text = text.translate(_ARABIC_SEPARATORS)
+        text = _ZERO_CENTS.sub("", text.translate(_ARABIC_SEPARATORS))
         if not _DIGITS.match(text):
             try:
                 return float(text)  # "1e3", "inf", "nan"
             except ValueError:
                 return None
+        if _GROUP_SPACE.search(text.strip()):
+            return None
         digits = re.sub(r"[\s'’\u00a0\u202f]", "", text)  # 1'299.95 and 1’299.95 (Swiss), 1 299,95 (French)
         decimal = self.decimal_separator
         if decimal == "auto":
