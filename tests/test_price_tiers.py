@@ -69,6 +69,33 @@ def test_myntra_keeps_its_rupees_and_its_tiers_are_800_and_1500(bundled):
     assert forms[("budget", "mid-range")][1] == ("under ₹1,500", "below Rs. 1,500")
 
 
+@pytest.mark.parametrize("prices", [
+    # a German shop's prices, bunched just under round amounts (an About You scrape): its tertiles 34.90 and 46.57
+    # round to 40 and 50, which left 9 of 15 items budget and 3 each mid-range and premium
+    [14.9, 19.9, 24.9, 29.9, 34.9, 34.9, 39.9, 39.9, 39.9, 44.9, 49.9, 49.9, 59.9, 79.9, 109.9],
+    # tertiles 34.90 and 39.90 both round to 40: the catalog had no tiers at all
+    [19.9] * 3 + [29.9] * 3 + [34.9] * 3 + [39.9] * 5 + [49.9] * 3 + [79.9] * 3,
+])
+def test_tertiles_that_round_to_lopsided_tiers_move_to_the_nice_amounts_nearest_to_thirds(prices):
+    tiers = catalog_tiers(prices, "EUR")
+    assert tiers.bounds == (30.0, 40.0)
+    counts = [list(tiers.tiers(prices)).count(tier) for tier in ("budget", "mid-range", "premium")]
+    assert max(abs(c - len(prices) / 3) for c in counts) < len(prices) / 6, counts
+    # no pair of nice amounts (written out above, independently) keeps the tiers nearer to thirds
+    def gap(low, high):
+        p = np.array(prices)
+        return max(abs(n - len(p) / 3) for n in (np.sum(p < low), np.sum((p >= low) & (p <= high)), np.sum(p > high)))
+    assert gap(*tiers.bounds) == min(gap(a, b) for a in NICE for b in NICE if a < b)
+    assert "moved to the nice amounts that keep each tier nearest to a third of the items" in tiers.describe()
+
+
+def test_prices_that_no_two_nice_amounts_split_in_three_give_no_tiers():
+    tiers = catalog_tiers([19.9] * 20 + [29.9] * 10, "EUR")
+    assert tiers.bounds is None and set(tiers.tiers([19.9, 29.9])) == {None}
+    assert tiers.describe() == ("no price tiers (EUR): no two nice amounts split its prices into three tiers "
+                                "(tertiles 19.90 and 23.23); no query asks about price")
+
+
 def test_tiers_in_millions_are_said_in_full(euro_items):
     """An Iranian shop's prices (a public Digikala scrape: tertiles near 1.5 and 3.3 million rials): the build log says
     the tertiles as amounts, never "1.49e+06"."""

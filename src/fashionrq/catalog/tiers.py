@@ -2,8 +2,11 @@
 
 The bounds are the catalog's price tertiles (numpy's default, linear quantile over every item with a price), each
 rounded to the nearest *nice* amount on a ratio scale: 1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8 or 9 times a power of ten
-(docs/querygen.md, "Price tiers"). With fewer than :data:`MIN_PRICED_ITEMS` prices, or tertiles that round to one
-amount, the catalog has no tiers: no item has a tier and no query asks about price.
+(docs/querygen.md, "Price tiers"). Where that rounding leaves a tier further than :data:`MAX_TIER_GAP` from a third
+of the priced items, or the two tertiles round to one amount (prices bunched just under round amounts, ``34.90``, ``39.90``,
+``49.90``), the bounds are the pair of nice amounts that keeps the tiers nearest to thirds instead. With fewer than
+:data:`MIN_PRICED_ITEMS` prices, or no pair of nice amounts that gives every tier an item, the catalog has no tiers:
+no item has a tier and no query asks about price.
 
 Ingestion records the tiers in the items table's schema metadata (:data:`TIERS_KEY`), so they travel with the table
 into a release's ``public/items.parquet`` (and its manifest, ``catalog.price_tiers``); :func:`price_tiers_of`
@@ -32,6 +35,9 @@ PRICE_TIERS: tuple[str, ...] = ("budget", "mid-range", "premium")
 NICE_STEPS: tuple[float, ...] = (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9)
 #: Fewer items with a price than this: no tiers (two tertiles of a handful of prices say nothing of the catalog).
 MIN_PRICED_ITEMS = 10
+#: A tier that the rounded tertiles leave further than this from a third of the priced items (under a sixth, or over
+#: half) has the bounds chosen again, to keep the tiers nearest to thirds.
+MAX_TIER_GAP = 1 / 6
 #: Schema-metadata key of an items table under which its tiers are recorded (JSON of :meth:`PriceTiers.to_dict`).
 TIERS_KEY = b"fashionrq.price_tiers"
 #: The same record in a pandas frame's ``attrs`` (set by :func:`fashionrq.hierarchy.attributes.items_frame`).
@@ -73,13 +79,16 @@ class PriceTiers:
         """One sentence for the build log."""
         if self.bounds is not None:
             (low, high), (q1, q2) = self.bounds, self.tertiles
+            how = ("rounded to nice amounts" if self.bounds == tuple(nice_amount(q) for q in self.tertiles) else
+                   "moved to the nice amounts that keep each tier nearest to a third of the items")
             return (f"price tiers ({self.currency}): budget < {format_amount(low)} <= mid-range <= {format_amount(high)} < "
-                    f"premium, the catalog's price tertiles {_shown(q1)} and {_shown(q2)} rounded to nice amounts "
+                    f"premium, the catalog's price tertiles {_shown(q1)} and {_shown(q2)} {how} "
                     f"({self.priced_items:,} items with a price)")
         why = ("no item has a price" if self.priced_items == 0 else
                f"only {self.priced_items:,} items have a price (at least {MIN_PRICED_ITEMS} needed)"
                if self.priced_items < MIN_PRICED_ITEMS else
-               f"its price tertiles {_shown(self.tertiles[0])} and {_shown(self.tertiles[1])} round to one nice amount")
+               f"no two nice amounts split its prices into three tiers (tertiles {_shown(self.tertiles[0])} and "
+               f"{_shown(self.tertiles[1])})")
         currency = f" ({self.currency})" if self.priced_items else ""  # no price mapped: no currency to name
         return f"no price tiers{currency}: {why}; no query asks about price"
 
@@ -128,8 +137,40 @@ def catalog_tiers(prices, currency: str = DEFAULT_PRICE_FORMAT.currency) -> Pric
     if len(prices) < MIN_PRICED_ITEMS:
         return PriceTiers(currency, priced_items=len(prices))
     tertiles = tuple(round(float(q), 4) for q in np.quantile(prices, [1 / 3, 2 / 3]))
+    prices = np.sort(prices)
     bounds = tuple(nice_amount(q) for q in tertiles)
-    return PriceTiers(currency, bounds if bounds[0] < bounds[1] else None, tertiles, len(prices))
+    if bounds[0] >= bounds[1] or _gap(prices, bounds) > MAX_TIER_GAP * 3 * len(prices):
+        bounds = _balanced_bounds(prices, tertiles)
+    return PriceTiers(currency, bounds, tertiles, len(prices))
+
+
+def _tier_counts(prices: np.ndarray, bounds: tuple[float, float]) -> tuple[int, int, int]:
+    """How many of the sorted ``prices`` are budget, mid-range and premium under ``bounds``."""
+    budget = int(np.searchsorted(prices, bounds[0], side="left"))
+    premium = len(prices) - int(np.searchsorted(prices, bounds[1], side="right"))
+    return budget, len(prices) - budget - premium, premium
+
+
+def _gap(prices: np.ndarray, bounds: tuple[float, float]) -> int:
+    """The largest gap between a tier and a third of the sorted ``prices``, in thirds of an item (an integer, so
+    that no float compares)."""
+    return max(abs(3 * count - len(prices)) for count in _tier_counts(prices, bounds))
+
+
+def _balanced_bounds(prices: np.ndarray, tertiles: tuple[float, float]) -> tuple[float, float] | None:
+    """The pair of nice amounts between the sorted ``prices``' ends whose tiers stray least from thirds (the largest
+    gap, in items, between a tier and a third), nearer the tertiles on a tie; ``None`` when none gives every tier
+    an item."""
+    first, last = math.floor(math.log10(prices[0])), math.floor(math.log10(prices[-1]))
+    amounts = [float(f"{step}e{e}") for e in range(first, last + 1) for step in NICE_STEPS]
+    amounts = [a for a in amounts if prices[0] < a <= prices[-1]]
+
+    def cost(pair: tuple[float, float]) -> tuple[int, float, tuple[float, float]]:
+        return _gap(prices, pair), sum(abs(math.log(b / q)) for b, q in zip(pair, tertiles)), pair
+
+    pairs = [(low, high) for low in amounts for high in amounts if low < high]
+    best = min(pairs, key=cost, default=None)
+    return best if best is not None and min(_tier_counts(prices, best)) > 0 else None
 
 
 def with_price_tiers(table: pa.Table, currency: str) -> pa.Table:
