@@ -564,6 +564,26 @@ def test_a_marketplace_titles_praise_occasions_and_model_lines_are_no_types(fixt
     assert "Air Max" in types_at_end_of_names(names[:1000] + few).spellings
 
 
+def test_a_models_name_in_quotes_after_the_type_is_passed_over_and_accented_types_are_read(fixture_items):
+    """Names as a public About You scrape writes them, the type first and the model's name in quotes after it
+    (``Jeans 'JJIGLENN JJFELIX AM 046 LID NOOS'``, ``Blouson ' Marlon '``): the fixture's types, never the model's last
+    word (``NOOS'``, ``Marlon``, with or without its quote mark), and a type with accented letters (``Röhrenjeans``)
+    read as written. Before, the end of the model's name was read as the type of 46% of such names."""
+    items = [item for item in fixture_items.to_pylist() if item["name"] and item["article_type"]]
+    models = ("'JJIGLENN JJFELIX AM 046 LID NOOS'", "' Marlon '", "\"Glenn Original 887\"", "„Liam“", "'onsMATT LONGY TEE'")
+    names = [f"{item['article_type']} {models[i % 5]}" if i % 3 else item["article_type"] for i, item in enumerate(items)]
+    names += [f"Röhrenjeans {models[i % 5]}" for i in range(30)]
+    bare = [item["article_type"] for item in items] + ["Röhrenjeans"] * 30
+    types = types_at_end_of_names(names)
+    assert types.spellings == types_at_end_of_names(bare).spellings and {"Tshirts", "Shirts", "Röhrenjeans"} <= set(types.spellings)
+    assert not {w.strip("'").lower() for t in types.spellings for w in t.split()} & {"noos", "marlon", "original", "liam", "tee", "887"}
+    assert not any(t.endswith("'") for ts in types.spellings.values() for t in ts)
+    pattern = re.compile(types.pattern(), re.IGNORECASE)
+    read = [found.group(1) if (found := pattern.search(n)) else None for n in names]
+    assert read == [found.group(1) if (found := pattern.search(n)) else None for n in bare]
+    assert sum(r is not None for r in read) >= 0.9 * len(names) and read[-5:] == ["Röhrenjeans"] * 5
+
+
 def test_an_occasion_before_a_type_is_part_of_it_only_where_the_catalog_splits_the_type_by_occasion(fixture_items):
     """Myntra splits its shoes by occasion (Casual, Sports, Formal Shoes: over half its shoe names), a public SHEIN
     scrape names one before one T-shirt in six and one dress in seven ("Casual T-Shirt", "Party Dress"): there a

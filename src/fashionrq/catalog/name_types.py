@@ -25,13 +25,15 @@ from fashionrq.colour import COLOURS, OTHER_LANGUAGE_COLOURS
 from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, PRODUCT_TERMS, STYLE_TERMS
 
 #: What may follow the type at the end of a name: notes in brackets, punctuation, codes and amounts with their units
-#: (``(Pack of 3)``, ``# 31``, ``CH2600``, ``100 ml``, ``1 L, 1.5 L``, ``Size 4.5 UK``), a resale listing's condition
+#: (``(Pack of 3)``, ``# 31``, ``CH2600``, ``100 ml``, ``1 L, 1.5 L``, ``Size 4.5 UK``), a model's name in quotes
+#: (``Jeans 'Glenn Original 887'``: an About You scrape's), a resale listing's condition
 #: (``NWT``, ``EUC``), and the colour and detail phrases at the very end (``trench coat in camel``, ``gilet with tie
 #: waist detail in light khaki``: ASOS's names; ``Kurta with Dupatta``; ``Backless Jumpsuit For Casual Wear``:
 #: SHEIN's). Each piece is short and ends where the next may start, and what is read is never read again (a
 #: possessive loop), so that a name that ends otherwise fails at once, never in exponential time.
 _CONDITION = r"(?i:nwt|nwot|bnwt|nwob|euc|vguc|guc|nib)(?![\w'-])"
 _NOTES = (rf"\s+{_CONDITION}"
+          r"|\s+(?:'[^']*'|\"[^\"]*\"|[‘“„«][^’”“»]*[’”“»])"  # a model's name in quotes (About You's Blouson ' Marlon ')
           r"|\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+(?i:size):?(?=\s+[^\s\d]*\d)"
           r"|\s+(?i:(?:in|with|without|for)\s+[a-z&][a-z'&-]*(?:\s+[a-z&][a-z'&-]*){0,4})(?=\s*$|\s+(?i:in|with|without|for)\s)"
           r"|\s+[^\s\d]*\d\S*(?:\s+(?!(?i:in)\s)[A-Za-z]{1,3}(?![\w'-]))?")  # "037 in brown": no unit
@@ -41,7 +43,10 @@ _NOTES = (rf"\s+{_CONDITION}"
 _SEPARATOR = re.compile(r"(?:,|\s[-–—|])\s")
 #: The notes after a type already known: the rest after a separator too (tried first: a comma is no punctuation note there).
 _NOTES_AFTER_TYPE = rf"(?:{_SEPARATOR.pattern}.*|{_NOTES})*+\s*$"
-_WORD = rf"(?!{_CONDITION})[A-Za-z][A-Za-z'-]*"  # a word, never a listing's condition
+#: Latin letters, with the accents of the languages written in them (``Röhrenjeans``, ``Pantalón``).
+_LETTER = "A-Za-zÀ-ÖØ-öø-ɏ"
+#: A word, never a listing's condition, nor ending in an apostrophe or hyphen (``TEE'`` of ``'onsMATT LONGY TEE'``).
+_WORD = rf"(?!{_CONDITION})[{_LETTER}](?:[{_LETTER}'-]*[{_LETTER}])?"
 _TAIL = re.compile(rf"(?:(?<!\S)({_WORD})\s+)?(?<!\S)({_WORD})(?!:)(?:{_NOTES})*+\s*$")  # "Diameter: 4 cm": a label
 #: Last words that name no type of their own ("Gift Set", "Kurta Set"): only with the word before them.
 GENERIC = frozenset({"set", "combo", "kit", "pack", "collection", "piece", "pair", "pairs", "material", "fabric"})
