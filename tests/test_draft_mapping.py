@@ -1682,6 +1682,23 @@ def test_colour_words_of_other_languages_are_read_as_english_from_a_colour_colum
     assert {item["base_colour"] for item in ingest(tmp_path / "column.csv", mapping=drafted).table.to_pylist()} == {"Black"}
 
 
+def test_german_shades_written_as_one_word_are_read_in_english(tmp_path, fixture_items):
+    """An About You scrape names its colours in German, many as one word (``dunkelblau``, ``hellgrau``,
+    ``graumeliert``, ``anthrazit``, ``marine``), which had been kept as written and said so in English queries
+    ("dunkelblau or dunkelgrau mantels"): each is read as its English colour and counted."""
+    german = {"Navy Blue": ("marine", "nachtblau", "dunkelblau"), "Grey": ("hellgrau", "graumeliert", "anthrazit"),
+              "Green": ("dunkelgrün", "grünmeliert", "hellgrün"), "Maroon": ("dunkelrot", "weinrot", "burgunder")}
+    english = {"marine": "Navy", "nachtblau": "Navy", "dunkelblau": "Dark Blue", "hellgrau": "Light Grey",
+               "graumeliert": "Grey Melange", "anthrazit": "Charcoal", "dunkelgrün": "Dark Green", "grünmeliert": "Green",
+               "hellgrün": "Light Green", "dunkelrot": "Maroon", "weinrot": "Wine", "burgunder": "Burgundy"}
+    items = [i for i in fixture_items.to_pylist() if i["base_colour"] in german][:120]
+    rows = [{"id": i["item_id"], "name": i["name"], "type": i["article_type"], "farbe": german[i["base_colour"]][n % 3]}
+            for n, i in enumerate(items)]
+    result = _ingested(tmp_path, rows, '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\nbase_colour = "farbe"\n')
+    assert [i["base_colour"] for i in result.table.to_pylist()] == [english[r["farbe"]] for r in rows]
+    assert len(result.report.repaired["colour_in_english"]) == len(items)
+
+
 def test_the_draft_reads_the_brand_a_name_starts_with_when_no_column_holds_it(tmp_path, fixture_items):
     """A TataCLiQ or Jabong scrape has no brand column, but every title starts with the brand (``Red Tape Olive Skinny
     Fit Jeans``, ``U.S. Polo Assn. Dark Blue ...``, ``Jack & Jones ...``), as the fixture's names do: the draft lists

@@ -131,6 +131,19 @@ def _italian(*stems: str) -> tuple[str, ...]:
     return tuple(stem + ending for stem in stems for ending in ("o", "a", "i", "e"))
 
 
+_GERMAN_BASES = {"schwarz": "black", "weiß": "white", "weiss": "white", "grau": "grey", "blau": "blue", "rot": "red",
+                 "grün": "green", "gruen": "green", "braun": "brown", "gelb": "yellow", "beige": "beige"}
+
+
+def _german_compounds() -> dict[str, str]:
+    """German colours written as one word: ``dunkel-`` and ``hell-`` before blue, grey, green and brown (``dunkelblau``:
+    dark blue), and ``-meliert`` (mottled) after any base colour (``graumeliert``: grey melange; ``blaumeliert``: blue)."""
+    shaded = {base: english for base, english in _GERMAN_BASES.items() if english in ("blue", "grey", "green", "brown")}
+    return {**{f"{shade}{base}": f"{english_shade} {english}" for base, english in shaded.items()
+               for shade, english_shade in (("dunkel", "dark"), ("hell", "light"))},
+            **{f"{base}meliert": "grey melange" if english == "grey" else english for base, english in _GERMAN_BASES.items()}}
+
+
 #: Colour names of Latin-script languages other than English (Spanish, Portuguese, French, German, Italian, Dutch,
 #: Polish, Turkish, with their gendered and plural forms) -> the English colour of :data:`COLOURS`. A word that is an
 #: English colour name of its own (French ``rose``, ``violet``; ``orange``, ``beige``) is not here.
@@ -145,7 +158,7 @@ _LATIN_LANGUAGE_COLOURS: dict[str, str] = {
                      "granatowy", "granatowa", "granatowe", "donkerblauw", "lacivert"), "navy"),
     **dict.fromkeys(("azul", "azules", "bleu", "bleue", "bleus", "blau", "blu", "blauw", "niebieski", "niebieska",
                      "niebieskie", "mavi"), "blue"),
-    **dict.fromkeys(("azul claro", "azul celeste", "celeste", "bleu clair", "hellblau", "azzurro", "azzurra", "lichtblauw",
+    **dict.fromkeys(("azul claro", "azul celeste", "celeste", "bleu clair", "azzurro", "azzurra", "lichtblauw",
                      "açık mavi"), "light blue"),
     **dict.fromkeys((*_forms("roj", "vermelh"), *_italian("ross"), "rouge", "rouges", "rot", "rood", "czerwony", "czerwona",
                      "czerwone", "kırmızı"), "red"),
@@ -170,7 +183,14 @@ _LATIN_LANGUAGE_COLOURS: dict[str, str] = {
                      "srebrny", "srebrna", "gümüş"), "silver"),
     **dict.fromkeys(("bordô", "burdeos", "bordeaux", "bordo", "vinho", "vino", "granate"), "burgundy"),
     **dict.fromkeys(("turquesa", "türkis", "turchese", "turkuaz"), "turquoise"),
-    **dict.fromkeys(("multicolore", "mehrfarbig", "colorido", "colorida", "multicolorido", "wielokolorowy", "çok renkli"), "multi"),
+    **dict.fromkeys(("multicolore", "mehrfarbig", "bunt", "mischfarben", "colorido", "colorida", "multicolorido", "wielokolorowy",
+                     "çok renkli"), "multi"),
+    # German shades a shop names on their own (an About You scrape's)
+    **dict.fromkeys(("anthrazit", "graphit"), "charcoal"), **dict.fromkeys(("marine", "nachtblau"), "navy"),
+    "dunkelrot": "maroon", "weinrot": "wine", "burgunder": "burgundy", "petrol": "teal", "rostrot": "rust",
+    **dict.fromkeys(("naturweiß", "naturweiss", "wollweiß", "wollweiss"), "off white"), "champagner": "champagne",
+    "flieder": "lilac", "senf": "mustard", "koralle": "coral", "grasgrün": "green", "tannengrün": "dark green",
+    **_german_compounds(),
 }
 #: Colour names a catalog writes in a script other than Latin (Korean loanwords and native words, Japanese katakana
 #: and kanji, Chinese, Russian adjectives in their four forms) -> the English colour of :data:`COLOURS`: queries are
