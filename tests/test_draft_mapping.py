@@ -1697,6 +1697,13 @@ def test_german_shades_written_as_one_word_are_read_in_english(tmp_path, fixture
     result = _ingested(tmp_path, rows, '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\nbase_colour = "farbe"\n')
     assert [i["base_colour"] for i in result.table.to_pylist()] == [english[r["farbe"]] for r in rows]
     assert len(result.report.repaired["colour_in_english"]) == len(items)
+    # names with no word the ingest knows as German (Hemd, Hose), but colours in it: the cross-lingual note all the same
+    assert ("100% of the items name their colour in a language other than English (read in English), so their names are "
+            "likely in it too: queries are written in English around the catalog's own words") in " ".join(result.report.notes)
+    english_rows = [{**r, "farbe": i["base_colour"]} for r, i in zip(rows, items)]
+    (tmp_path / "en").mkdir()
+    assert not any("language other than English" in n for n in _ingested(tmp_path / "en", english_rows, '[columns]\nitem_id = "id"\n'
+               'name = "name"\narticle_type = "type"\nbase_colour = "farbe"\n').report.notes)
 
 
 def test_the_draft_reads_the_brand_a_name_starts_with_when_no_column_holds_it(tmp_path, fixture_items):

@@ -104,7 +104,8 @@ def _nothing_ingested(source: str, report: IngestReport) -> str:
 def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestResult:
     """The ingest result: ``table`` with the price tiers of its prices in ``currency`` recorded, said in the notes,
     and a note when the names, or the product types, are mostly written in another script than Latin, or a tenth of the
-    colours named or more, and when the items have nearly one type each."""
+    colours named or more, when the names (or, failing them, the colours of three items in ten or more) are in another
+    language, and when the items have nearly one type each."""
     table = with_price_tiers(table, currency)
     report.notes.append(price_tiers_of(table).describe())
     script, share = texts_script(table.column("name").to_pylist())
@@ -115,8 +116,10 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
     elif (other := _other_language_names(table.column("name").to_pylist()))[0] >= 0.3:
         share, words = other
         report.notes.append(f"{percent(share)} of the names say a word of a language other than English ({', '.join(words)}, ...): "
-                            "queries are written in English around the catalog's own words, so this benchmark is partly "
-                            "cross-lingual; build with --encoder e5-small, a multilingual encoder, for the items' semantic IDs")
+                            f"{_PARTLY_CROSS_LINGUAL}")
+    elif (share := len(set(report.repaired.get("colour_in_english", ()))) / max(table.num_rows, 1)) >= 0.3:
+        report.notes.append(f"{percent(share)} of the items name their colour in a language other than English (read in "
+                            f"English), so their names are likely in it too: {_PARTLY_CROSS_LINGUAL}")
     types = table.column("article_type").to_pylist()
     script, share = texts_script(types)
     if script != "LATIN" and share >= 0.5:
@@ -141,6 +144,8 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
     return IngestResult(table=table, report=report)
 
 
+_PARTLY_CROSS_LINGUAL = ("queries are written in English around the catalog's own words, so this benchmark is partly "
+                         "cross-lingual; build with --encoder e5-small, a multilingual encoder, for the items' semantic IDs")
 #: Words that mark a name as written in a Latin-script language other than English: its gender and colour words
 #: (``Masculino``, ``Preta``, ``Damen``, ``Schwarz``) and the small words names use (``para``, ``com``, ``für``, ``mit``).
 _OTHER_LANGUAGE_WORDS = (frozenset(OTHER_LANGUAGE_GENDERS) | frozenset(w for w in OTHER_LANGUAGE_COLOURS if texts_script([w])[0] == "LATIN")
