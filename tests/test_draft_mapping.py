@@ -1325,6 +1325,34 @@ def test_brands_written_as_codes_are_read_as_words(tmp_path, fixture_items):
                for note in result.report.notes), result.report.notes
 
 
+def test_the_parts_of_a_path_of_codes_are_read_as_words_and_the_gender_words_of_another_language_as_genders(tmp_path, fixture_items):
+    """A Tokopedia scrape's category path is written as codes, ``fashion-pria/sepatu-pria/sneakers-pria``, and its
+    names say the gender in Indonesian (``Sepatu Sneakers Pria Hitam``): after ``split = "/"`` the type had been kept
+    as the code, so 94% of the queries said "sneakers-prias"; now a clean-up that does not say ``words`` reads such
+    codes as words all the same (``words = false`` keeps them), and the names' ``pria`` and ``wanita`` are genders and
+    their ``hitam`` black."""
+    indonesian = {"Men": "Pria", "Women": "Wanita"}
+    items = [i for i in fixture_items.to_pylist() if i["gender"] in indonesian and i["article_type"] and i["sub_category"]][:300]
+    def slug(text: str) -> str:
+        return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    rows = [{"id": i["item_id"], "name": f"{i['article_type']} {indonesian[i['gender']]} Hitam",
+             "breadcrumb": f"fashion-{slug(indonesian[i['gender']])}/{slug(i['sub_category'])}/{slug(i['article_type'])}"}
+            for i in items]
+    mapping = '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "breadcrumb"\ngender = "name"\nbase_colour = "name"\n'
+    words = mapping + ('[clean.article_type]\nsplit = "/"\n[clean.gender]\nextract = "\\\\b(pria|wanita)\\\\b"\n'
+                       '[clean.base_colour]\nextract = "\\\\b(hitam)\\\\b"\n')
+    result = _ingested(tmp_path, rows, words)
+    read = result.table.to_pylist()
+    assert [i["article_type"] for i in read] == [FieldCleanup(words=True).apply(slug(i["article_type"]))[0] for i in items]
+    assert not any("-" in i["article_type"] and i["article_type"].islower() for i in read)
+    assert len(result.report.repaired["words_article_type"]) == len(items)
+    assert any(n.startswith("the article type values are written as codes, read as words") and "words = false in [clean.article_type]" in n
+               for n in result.report.notes)
+    assert [i["gender"] for i in read] == [i["gender"] for i in items] and {i["base_colour"] for i in read} == {"Black"}
+    kept = _ingested(tmp_path, rows, words.replace('split = "/"\n', 'split = "/"\nwords = false\n')).table.to_pylist()
+    assert [i["article_type"] for i in kept] == [slug(i["article_type"]) for i in items]
+
+
 def test_an_age_group_value_that_names_no_age_is_set_to_null_counted_and_the_value_map_named(tmp_path, fixture_items):
     """A mapping that reads the age group from a column of genders (``Men``, ``Women``, ``Kids``) without a value map:
     ``Kids`` is an age group, ``Men`` and ``Women`` name none, and are set to null, counted and told (the verbalizer

@@ -145,8 +145,9 @@ def _german_compounds() -> dict[str, str]:
 
 
 #: Colour names of Latin-script languages other than English (Spanish, Portuguese, French, German, Italian, Dutch,
-#: Polish, Turkish, with their gendered and plural forms) -> the English colour of :data:`COLOURS`. A word that is an
-#: English colour name of its own (French ``rose``, ``violet``; ``orange``, ``beige``) is not here.
+#: Polish, Turkish, with their gendered and plural forms; Indonesian and Malay) -> the English colour of
+#: :data:`COLOURS`. A word that is an English colour name of its own (French ``rose``, ``violet``; ``orange``,
+#: ``beige``) is not here.
 _LATIN_LANGUAGE_COLOURS: dict[str, str] = {
     **dict.fromkeys(("negro", "negra", "negros", "negras", "preto", "preta", "pretos", "pretas", "noir", "noire", "noirs",
                      "schwarz", "nero", "nera", "neri", "nere", "zwart", "czarny", "czarna", "czarne", "siyah"), "black"),
@@ -185,6 +186,11 @@ _LATIN_LANGUAGE_COLOURS: dict[str, str] = {
     **dict.fromkeys(("turquesa", "türkis", "turchese", "turkuaz"), "turquoise"),
     **dict.fromkeys(("multicolore", "mehrfarbig", "bunt", "mischfarben", "colorido", "colorida", "multicolorido", "wielokolorowy",
                      "çok renkli"), "multi"),
+    # Indonesian and Malay (a Tokopedia scrape's names say "hitam" more than twice as often as "black")
+    "hitam": "black", "putih": "white", **dict.fromkeys(("abu-abu", "abu", "kelabu"), "grey"), "merah": "red",
+    "biru": "blue", **dict.fromkeys(("biru dongker", "dongker", "biru navy"), "navy"), "hijau": "green", "kuning": "yellow",
+    **dict.fromkeys(("coklat", "cokelat"), "brown"), "ungu": "purple", **dict.fromkeys(("oranye", "jingga", "oren"), "orange"),
+    **dict.fromkeys(("merah muda", "merah jambu"), "pink"), "emas": "gold", "perak": "silver", "krem": "cream",
     # German shades a shop names on their own (an About You scrape's)
     **dict.fromkeys(("anthrazit", "graphit"), "charcoal"), **dict.fromkeys(("marine", "nachtblau"), "navy"),
     "dunkelrot": "maroon", "weinrot": "wine", "burgunder": "burgundy", "petrol": "teal", "rostrot": "rust",

@@ -420,13 +420,14 @@ def written_as_codes(values: Counter) -> bool:
 
 
 def _codes_as_words(items: list[dict], mapping: Mapping, report: IngestReport) -> None:
-    """A brand or category field written as codes, with no clean-up of its own in the mapping, is read as words
-    (``hugo_boss``: Hugo Boss, ``sneakers-and-converses``: Sneakers And Converses), as ``[clean.<field>] words =
-    true`` reads it, so that no query says a code; each item changed is counted under ``repaired.words_<field>``
-    and a note says so."""
+    """A brand or category field written as codes, whose clean-up in the mapping (if any) does not say ``words``, is
+    read as words (``hugo_boss``: Hugo Boss, ``sneakers-and-converses``: Sneakers And Converses; a Tokopedia path's
+    last part, ``sneakers-pria``, after ``split = "/"``), as ``[clean.<field>] words = true`` reads it, so that no
+    query says a code; each item changed is counted under ``repaired.words_<field>`` and a note says so."""
     for name in ("brand", *CATEGORY_FIELDS):
         values = Counter(item[name] for item in items if item[name] is not None)
-        if name in mapping.cleanups or not written_as_codes(values):
+        said = mapping.cleanups.get(name)
+        if (said is not None and said.words is not None) or not written_as_codes(values):
             continue
         words = {value: FieldCleanup(words=True).apply(value)[0] or value for value in values}
         for item in items:
@@ -434,9 +435,10 @@ def _codes_as_words(items: list[dict], mapping: Mapping, report: IngestReport) -
                 report.repair(f"words_{name}", item["item_id"])
                 item[name] = words[item[name]]
         shown = ", ".join(f"{value!r}: {words[value]!r}" for value, _ in values.most_common(3))
+        own_way = (f"words = false in [clean.{name}] of {mapping.source} keeps them as written" if said is not None else
+                   f"a [clean.{name}] table in {mapping.source} reads them your own way")
         report.notes.append(f"the {name.replace('_', ' ')} values are written as codes, read as words ({shown}"
-                            f"{' …' if len(values) > 3 else ''}; counted under repaired.words_{name}); a [clean.{name}] "
-                            f"table in {mapping.source} reads them your own way")
+                            f"{' …' if len(values) > 3 else ''}; counted under repaired.words_{name}); {own_way}")
 
 
 def _note_glued_badges(items: list[dict], mapping: Mapping, report: IngestReport) -> None:

@@ -150,7 +150,7 @@ _PARTLY_CROSS_LINGUAL = ("queries are written in English around the catalog's ow
 #: (``Masculino``, ``Preta``, ``Damen``, ``Schwarz``) and the small words names use (``para``, ``com``, ``für``, ``mit``).
 _OTHER_LANGUAGE_WORDS = (frozenset(OTHER_LANGUAGE_GENDERS) | frozenset(w for w in OTHER_LANGUAGE_COLOURS if texts_script([w])[0] == "LATIN")
                          | frozenset({"para", "com", "con", "sin", "sem", "für", "mit", "und", "ohne", "pour", "avec", "sans",
-                                      "et", "per", "ve", "ile", "için", "dla", "voor", "met", "zonder"}))
+                                      "et", "per", "ve", "ile", "için", "dla", "voor", "met", "zonder", "dan", "untuk", "dengan"}))
 
 
 def _other_language_names(names: list[str | None]) -> tuple[float, list[str]]:

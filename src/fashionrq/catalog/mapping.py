@@ -166,7 +166,7 @@ class FieldCleanup:
     extract: re.Pattern | None = None
     remove: tuple[re.Pattern, ...] = ()
     refuse: tuple[re.Pattern, ...] = ()
-    words: bool = False
+    words: bool | None = None  # None: not said (ingest reads a field of codes as words all the same)
 
     def apply(self, text: str, brand: str | None = None) -> tuple[str | None, bool]:
         """``(value, changed)``: the text without ``brand`` (with ``strip_brand``), the ``part`` of it split at

@@ -74,6 +74,8 @@ OTHER_LANGUAGE_GENDERS = {
     "dames": "Women", "heren": "Men", "meisjes": "Girls", "jongens": "Boys",  # Dutch
     "kadın": "Women", "erkek": "Men", "kız": "Girls",  # Turkish
     "damskie": "Women", "damski": "Women", "damska": "Women", "męskie": "Men", "męski": "Men", "męska": "Men",  # Polish
+    "pria": "Men", "wanita": "Women", "laki-laki": "Men", "lelaki": "Men", "perempuan": "Women", "cowok": "Men",  # Indonesian,
+    "cewek": "Women",  # Malay
 }
 #: Every gender word a catalog's values may hold, English or not.
 ANY_GENDER_WORDS = {**GENDER_SYNONYMS, **OTHER_LANGUAGE_GENDERS}
