@@ -1353,6 +1353,32 @@ def test_the_parts_of_a_path_of_codes_are_read_as_words_and_the_gender_words_of_
     assert [i["article_type"] for i in kept] == [slug(i["article_type"]) for i in items]
 
 
+def test_the_draft_for_a_tokopedia_scrape_reads_its_breadcrumb_its_two_prices_and_no_empty_key(tmp_path, fixture_items):
+    """A Tokopedia scrape's columns: ``category_breadcrumb`` (a path of codes), ``price_original`` (``Rp275.000``, only
+    for a discounted product), ``price_number`` (the price paid, in every record), ``labelGroups`` (badges whose
+    ``type`` is empty in every record) and ``mediaURL_image``. The draft had read the empty ``labelGroups[0].type`` as
+    the type, so that ingest left no item, the price from ``price_original`` alone, and no photo column."""
+    items = [i for i in fixture_items.to_pylist() if i["price"] and i["article_type"] and i["sub_category"] and i["master_category"]][:400]
+    def slug(text: str) -> str:
+        return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    rupiah = {i["item_id"]: round(i["price"]) * 190 for i in items}
+    rows = [{"id": i["item_id"], "name": i["name"], "category_breadcrumb": "/".join(slug(i[k]) for k in ("master_category", "sub_category", "article_type")),
+             "price_original": f"Rp{rupiah[i['item_id']]:,}".replace(",", ".") if n % 4 else "",
+             "price_number": rupiah[i["item_id"]] * 4 // 5 if n % 4 else rupiah[i["item_id"]],
+             "labelGroups": json.dumps([{"title": "Bisa COD", "type": ""}]), "mediaURL_image": f"https://images.example.com/{i['item_id']}.jpg"}
+            for n, i in enumerate(items)]
+    catalog = tmp_path / "tokopedia.csv"
+    _write_rows(catalog, rows)
+    drafted, text = _drafted(tmp_path, catalog)
+    columns = tomllib.loads(text)["columns"]
+    assert columns["article_type"] == "category_breadcrumb" and columns["image_path"] == "mediaURL_image"
+    assert columns["price"] == ["price_original", "price_number"] and columns["discounted_price"] == "price_number"
+    assert 'currency = "IDR"' in text
+    read = {i["item_id"]: i for i in ingest(catalog, mapping=drafted).table.to_pylist()}
+    assert len(read) == len(items) and all(read[i["item_id"]]["price"] == rupiah[i["item_id"]] for i in items)
+    assert {read[i["item_id"]]["article_type"].lower() for i in items} == {i["article_type"].lower() for i in items}
+
+
 def test_an_age_group_value_that_names_no_age_is_set_to_null_counted_and_the_value_map_named(tmp_path, fixture_items):
     """A mapping that reads the age group from a column of genders (``Men``, ``Women``, ``Kids``) without a value map:
     ``Kids`` is an age group, ``Men`` and ``Women`` name none, and are set to null, counted and told (the verbalizer

@@ -78,7 +78,7 @@ _PRODUCT_COLOUR_OR_GENDER = PRODUCT_WORDS | {fold(w) for words in (*COLOURS, *AN
 _CODE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)*")
 _YEAR_SUFFIX = re.compile(r"_\d{4}(?:_\w+)?$")
 #: Names of a column that holds a category path (Shopify's Product Category, Flipkart's product_category_tree).
-TAXONOMY_NAMES = ("productcategory", "category", "categorypath", "googleproductcategory", "breadcrumb", "categorytree",
+TAXONOMY_NAMES = ("productcategory", "category", "categorypath", "googleproductcategory", "breadcrumb", "categorybreadcrumb", "categorytree",
                   "productcategorytree")
 #: What separates the parts of a category path in one text, longest first (``Clothing >> Topwear``, ``Women › Tops``,
 #: ``Apparel | Tops``); a taxonomy's parts, read beside a type column, are never taken to be separated by "/" or "|",

@@ -221,9 +221,31 @@ def _option_suffix(guesser: Guesser, variants: list[dict], name: str, colour: st
     return []
 
 
+#: Names of a column of the price before a sale (a scrape's ``price_original``, India's ``mrp``).
+_BEFORE_SALE_NAMES = frozenset({"originalprice", "mrp", "listprice", "regularprice", "retailprice", "wasprice"})
+
+
+def _price_paid_beside(guesser: Guesser, before: str) -> str | None:
+    """An unused column of prices (its name says ``price``; a number or an amount in nine records in ten or more) that
+    holds more of them than ``before``, a column of the price before a sale that is empty in a tenth of the records or
+    more (a Tokopedia scrape's ``price_number`` beside ``price_original``, which only discounted products have)."""
+    filled = len(present_texts(guesser.values(before)))
+    if filled > 0.9 * len(guesser.records):
+        return None
+    for column in guesser.columns:
+        if column in guesser.used or column == before or "price" not in norm(column) or any(n in _BEFORE_SALE_NAMES for n in norms(column)):
+            continue
+        texts = present_texts(guesser.values(column))
+        if len(texts) >= 0.9 * len(guesser.records) and len(texts) > filled and all(re.search(r"\d", t) for t in texts):
+            guesser.used.add(column)
+            return column
+    return None
+
+
 def options_and_sales(guesser: Guesser, found: dict) -> None:
     """The colour from numbered name/value pairs (``Option1 Name`` = ``Color`` beside ``Option1 Value``), before any
-    product-level colour column; the price before a sale (``Variant Compare At Price``) before the price paid."""
+    product-level colour column; the price before a sale (``Variant Compare At Price``) before the price paid, and
+    the price paid after a column of the price before a sale that only some records fill."""
     pairs = Pairs.find(guesser)
     option = pairs.reference("Color|Colour") if pairs else None
     if option is not None and any(present_texts(guesser.values(option))):
@@ -246,6 +268,11 @@ def options_and_sales(guesser: Guesser, found: dict) -> None:
             compare_at = f"{compare_at}.{key}"
         found["price"] = ([compare_at, paid], "the price before a sale, else the price")
         found.setdefault("discounted_price", (paid, "the price paid"))
+    before = found.get("price", (None,))[0]
+    if (isinstance(before, str) and "discounted_price" not in found and any(n in _BEFORE_SALE_NAMES for n in norms(before))
+            and (paid := _price_paid_beside(guesser, before)) is not None):
+        found["price"] = ([before, paid], "the price before a sale, else the price paid")
+        found["discounted_price"] = (paid, "the price paid")
 
 
 def _named_option(guesser: Guesser, *names: str) -> str | None:

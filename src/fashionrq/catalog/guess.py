@@ -31,7 +31,7 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
                "idealfor", "genre", "sexe", "geschlecht", "genero", "sesso"),
     "age_group": ("agegroup", "agesegment", "targetage", "agerange", "googleshoppingagegroup"),
     "article_type": ("articletype", "producttype", "producttypename", "itemtype", "typeprefix", "type", "productcategory",
-                     "category", "categoryname", "categories", "breadcrumbs", "breadcrumb", "categorie", "kategorie", "categoria",
+                     "category", "categoryname", "categories", "breadcrumbs", "breadcrumb", "categorybreadcrumb", "categorie", "kategorie", "categoria",
                      "typ", "tipo", "produkttyp"),
     "master_category": ("mastercategory", "maincategory", "topcategory", "categorylevel1", "garmentgroupname", "division",
                         "category"),
@@ -51,7 +51,7 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
     "description": ("description", "bodyhtml", "productdescription", "longdescription", "detaildesc", "desc", "bulletpoint",
                     "bulletpoints", "beschreibung", "descripcion", "descrizione", "descricao"),
     "image_path": ("imagepath", "image", "imagelink", "imageurl", "imagesrc", "images", "img", "imagefile", "mainimage", "baseimage",
-                   "photo", "picture", "imurl", "imgurl", "imageurls", "bild", "imagen", "immagine", "imagem"),
+                   "photo", "picture", "imurl", "imgurl", "imageurls", "mediaurl", "mediaurlimage", "bild", "imagen", "immagine", "imagem"),
     "attributes": ("attributes", "articleattributes", "details", "specs", "specifications"),
 }
 #: Attribute columns worth keeping, by the attribute name relevance and queries know.
@@ -104,6 +104,11 @@ def _plain_key(key: object) -> bool:
 def present_texts(values: list[object]) -> list[str]:
     """The values as texts, without the empty ones."""
     return [t for t in (to_text(v) for v in values) if t]
+
+
+def _filled(value: object) -> bool:
+    """Whether ``value`` says something: a text that is not blank, a non-empty list or object, any number."""
+    return bool(text.strip()) if (text := to_text(value)) is not None else False
 
 
 def toml_literal(pattern: str) -> str:
@@ -242,15 +247,18 @@ class Guesser:
         lists = [v for v in self.decoded(column) if isinstance(v, list) and v and all(isinstance(e, dict) and len(e) == 1 for e in v)]
         if len(lists) < len(self.records) / 2:
             return None
-        return Counter(k for v in lists for k in dict.fromkeys(next(iter(e)) for e in v) if _plain_key(k))
+        return Counter(k for v in lists for k in dict.fromkeys(next(iter(e)) for e in v if _filled(next(iter(e.values()))))
+                       if _plain_key(k))
 
     def key_inside(self, names: tuple[str, ...], share: float = 0.25) -> tuple[str, str] | None:
         """``(column.key, why)`` for the first object column (``style``, ``details``) one of whose keys is named like
         a field (``{"Color:": " Black", "Size:": " M"}``) in ``share`` of its objects or more, or of a column of lists
-        of one-key objects (``[{"Brand": "Topshop"}]``: ``column[*].Brand``); ``None`` if there is none."""
+        of one-key objects (``[{"Brand": "Topshop"}]``: ``column[*].Brand``); ``None`` if there is none. A key counts
+        only where it holds a value (a Tokopedia scrape's ``labelGroups`` objects name a ``type`` that is empty in
+        every record: read as the type, it had left no item)."""
         for column in self.columns:
             objects = [v for v in self.decoded(column) if isinstance(v, dict)]
-            keys = Counter(k for v in objects for k in v if _plain_key(k))
+            keys = Counter(k for v in objects for k in v if _plain_key(k) and _filled(v[k]))
             key = next((k for k, _ in keys.most_common() if norm(k) in names), None)
             if key is not None and keys[key] >= share * len(objects):  # Magento: a brand on product rows, not on variants
                 self.used.add(column)
@@ -261,7 +269,7 @@ class Guesser:
                 self.used.add(column)
                 return f"{column}[*].{key}", f"the {key!r} entries of the {column!r} lists"
             lists = [v for v in self.decoded(column) if isinstance(v, list) and v and all(isinstance(e, dict) for e in v)]
-            keys = Counter(k for v in lists for k in dict.fromkeys(k for e in v for k in e) if _plain_key(k))
+            keys = Counter(k for v in lists for k in dict.fromkeys(k for e in v for k in e if _filled(e[k])) if _plain_key(k))
             key = next((k for k, n in keys.most_common() if norm(k) in names and n >= len(self.records) / 2), None) if not listed else None
             if key is not None:  # [{"sku": "...", "colour": "Black", "size": "M"}, ...]: each variant's, the first one's
                 self.used.add(column)
