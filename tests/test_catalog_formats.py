@@ -216,6 +216,20 @@ def test_python_literal_cells_read_like_json_cells(tmp_path, rows, reference):
     assert json_text("[" * 100_000) == "[" * 100_000  # nested too deep to be a value: kept as text, no RecursionError
 
 
+def test_a_name_that_reads_as_odd_python_prints_no_warning(tmp_path, reference, recwarn):
+    """A Tokopedia scrape's names (``[BEST] Paket 9in1 Kalung Wanita``) start with a bracket, so they are tried as
+    Python literals; Python's parser had printed "SyntaxWarning: invalid decimal literal" for each, six lines of
+    noise around the draft's output. The names are still read as text, and no warning is given."""
+    catalog = tmp_path / "scrape.csv"
+    _write_csv(catalog, [{"id": item["item_id"], "name": f"[BEST] Paket {n}in1 {item['name']}", "type": item["article_type"]}
+                         for n, item in enumerate(reference)], ",")
+    table = ingest(catalog, mapping=mapping_file(tmp_path, '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\n')).table
+    assert [item["name"] for item in table.to_pylist()] == [f"[BEST] Paket {n}in1 {item['name']}" for n, item in enumerate(reference)]
+    assert draft_mapping(catalog).text()  # the draft reads every cell as a value first
+    assert json_text("[BEST] Paket 9in1 Kalung Wanita") == "[BEST] Paket 9in1 Kalung Wanita"
+    assert not [w for w in recwarn if issubclass(w.category, SyntaxWarning)], [str(w.message) for w in recwarn]
+
+
 def test_a_json_file_of_python_dict_lines_reads_like_json_lines_and_runs_no_code(tmp_path, rows, reference):
     """A file named .json that holds one product per line (as public metadata dumps are named), each a Python dict
     (``{'sku': '15970', ...}``, the 2014 Amazon dumps' lines): read as JSON lines of Python literals, both noted.

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 from fashionrq.catalog.files import (check_header, csv_rows, csv_table, header_line_in_rows, read_bytes, read_text,
                                      refuse_narrow_header, table_records)
 from fashionrq.catalog.report import IngestReport
-from fashionrq.catalog.schema import python_literal
+from fashionrq.catalog.schema import python_expression, python_literal
 from fashionrq.catalog.sheets import sheet_records
 from fashionrq.catalog.xmlfeed import xml_records
 from fashionrq.errors import InputError
@@ -224,7 +224,7 @@ def _python_dict(line: str) -> dict | None:
     """The dict a line writes as a Python literal, or ``None`` for a line that is none; a dict that names a key twice,
     at any depth, is refused with a :class:`_RepeatedKey` (Python would keep only the last value)."""
     try:
-        node = ast.parse(line.strip(), mode="eval").body
+        node = python_expression(line)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     if not isinstance(node, ast.Dict):
@@ -255,7 +255,7 @@ def _printout(path: Path, text: str) -> object:
     if text.lstrip()[:1] not in ("[", "{"):
         return None
     try:
-        node = ast.parse(text.strip(), mode="eval").body
+        node = python_expression(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     try:

@@ -7,6 +7,7 @@ import html
 import json
 import re
 import unicodedata
+import warnings
 from collections import Counter
 from functools import lru_cache
 
@@ -197,12 +198,20 @@ def _decoded(value: str) -> object:
     return python_literal(value, value)
 
 
+def python_expression(text: str) -> ast.expr:
+    """The expression ``text`` writes, parsed by Python's parser, which runs nothing; its warnings about odd literals
+    silenced (a product name such as ``Paket 9in1`` is no code: "invalid decimal literal" had been printed for it)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        return ast.parse(text.strip(), mode="eval").body
+
+
 def python_literal(text: str | ast.expr, otherwise: object = None) -> object:
     """The list or dict a Python literal ``text`` (or its parsed expression) writes (single quotes, ``None``,
     ``True``; tuples read as lists), read with :func:`ast.literal_eval`, which evaluates no code; ``otherwise`` for
     any other text."""
     try:
-        value = ast.literal_eval(text.strip() if isinstance(text, str) else text)
+        value = ast.literal_eval(python_expression(text) if isinstance(text, str) else text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return otherwise
     return _as_json(value) if isinstance(value, list | tuple | dict) else otherwise
