@@ -117,6 +117,19 @@ def test_a_catalog_none_of_whose_rows_gives_an_item_says_why_in_one_sentence(cap
     assert not (tmp_path / "out").exists()
 
 
+def test_the_refusal_of_a_catalog_of_no_item_counts_a_variant_of_each_product_as_one_reason(capsys, tmp_path):
+    """A Tokopedia scrape's repeated ids under [variants] key, with no type: each repeat had been its own reason ("1
+    for a variant of the product at r7.csv:2 ...; 1 for ... at r7.csv:4 ...; and 2 other reasons"); the sentence now
+    counts them as one kind, with the first row and its reason, as the printed report does."""
+    untyped = [",".join(f if i != 5 else "" for i, f in enumerate(row.split(","))) for row in ROWS]
+    catalog, mapping = write_catalog(tmp_path, [row for row in untyped for _ in range(3)],
+                                     mapping=MAPPING + '\n[variants]\nkey = ["sku"]\n')
+    err = cli_error(capsys, "ingest", catalog, "--mapping", mapping, "--out", tmp_path / "out")
+    assert err.startswith(f"no product in {catalog} could be ingested: 9 rows rejected (6 for a variant of the product at … (the "
+                          "same sku) (first: catalog.csv:3, a variant of the product at catalog.csv:2 (the same sku)); 3 for empty "
+                          "required field(s) article_type (first: catalog.csv:2 (id SKU-1530))); fix"), err
+
+
 @pytest.mark.parametrize("layout", ["myntra", "mapped"])
 def test_a_truncated_gzip_catalog_is_one_sentence(capsys, tmp_path, layout):
     if layout == "myntra":

@@ -89,6 +89,15 @@ def test_tertiles_that_round_to_lopsided_tiers_move_to_the_nice_amounts_nearest_
     assert "moved to the nice amounts that keep each tier nearest to a third of the items" in tiers.describe()
 
 
+def test_the_tertiles_of_a_currency_of_whole_units_are_said_whole():
+    """A Tokopedia scrape's note had said "tertiles 89,000 and 229,607.33" of rupiah, which no shop writes in cents."""
+    prices = [89000.0] * 10 + [150000.0, 229000.0, 229000.0, 229911.0, 300000.0] * 4
+    said = catalog_tiers(prices, "IDR").describe()
+    tertile = round(float(np.quantile(prices, 1 / 3)), 4)
+    assert tertile != int(tertile) and f"tertiles {tertile:,.0f} and" in said and "." not in said.split("tertiles")[1], said
+    assert f"tertiles {tertile / 1000:,.2f} and" in catalog_tiers([p / 1000 for p in prices], "USD").describe()
+
+
 def test_prices_that_no_two_nice_amounts_split_in_three_give_no_tiers():
     tiers = catalog_tiers([19.9] * 20 + [29.9] * 10, "EUR")
     assert tiers.bounds is None and set(tiers.tiers([19.9, 29.9])) == {None}

@@ -18,7 +18,7 @@ from fashionrq.catalog.mapping import Mapping
 from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
 from fashionrq.catalog.photos import PhotoFolder, with_photos_by_id
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
-from fashionrq.catalog.report import IngestReport, percent, refuse_duplicate_ids, rows_to_table, types_nearly_one_each
+from fashionrq.catalog.report import IngestReport, percent, reason_kind, refuse_duplicate_ids, rows_to_table, types_nearly_one_each
 from fashionrq.catalog.schema import ITEMS_SCHEMA, OTHER_LANGUAGE_GENDERS, SYNTHETIC_KEY, texts_script
 from fashionrq.catalog.tiers import currency_of, price_tiers_of, with_price_tiers
 from fashionrq.colour import OTHER_LANGUAGE_COLOURS
@@ -90,13 +90,15 @@ def ingest(catalog: str | Path, mapping: str | Path | None = None, images: str |
 
 def _nothing_ingested(source: str, report: IngestReport) -> str:
     """The sentence that refuses a catalog none of whose rows gave an item: how many rows, and why, the commonest
-    reasons first, each with its first row."""
-    reasons = Counter(r["reason"] for r in report.rejected)
+    kinds of reason first (:func:`reason_kind`: a variant of each of many products is one kind), each with its first
+    row and reason."""
+    reasons = Counter(reason_kind(r["reason"]) for r in report.rejected)
     first = {}
     for r in report.rejected:
-        first.setdefault(r["reason"], r["row"])
-    why = "; ".join(f"{count:,} for {reason} (first: {first[reason]})" for reason, count in reasons.most_common(3))
-    more = f"; and {len(reasons) - 3} other reasons" if len(reasons) > 3 else ""
+        first.setdefault(reason_kind(r["reason"]), r)
+    why = "; ".join(f"{count:,} for {first[kind]['reason']} (first: {first[kind]['row']})" if count == 1 or kind == first[kind]["reason"] else
+                    f"{count:,} for {kind} (first: {first[kind]['row']}, {first[kind]['reason']})" for kind, count in reasons.most_common(3))
+    more = f"; and {len(reasons) - 3} other kinds of reason" if len(reasons) > 3 else ""
     rows = f"{len(report.rejected):,} row{'s' if len(report.rejected) != 1 else ''}"
     return f"no product in {source} could be ingested: {rows} rejected ({why or 'no rows'}{more}); fix the file or the mapping there."
 

@@ -146,10 +146,15 @@ def summary_lines(summary: dict) -> list[str]:
     return lines + [f"note: {note}" for note in summary["notes"]]
 
 
+def reason_kind(reason: str) -> str:
+    """A rejected row's reason without its places, quoted values and numbers (``a variant of the product at …``)."""
+    return _PARTICULARS.sub("…", reason)
+
+
 def reason_kinds(rejected: list[dict]) -> str:
     """The rejected rows counted by the kind of their reason (its places, quoted values and numbers left out), the
     five commonest kinds first."""
-    kinds = Counter(_PARTICULARS.sub("…", row["reason"]) for row in rejected)
+    kinds = Counter(reason_kind(row["reason"]) for row in rejected)
     shown = "; ".join(f"{kind} ({count:,})" for kind, count in kinds.most_common(5))
     return shown + (f"; {len(kinds) - 5:,} other kinds" if len(kinds) > 5 else "")
 

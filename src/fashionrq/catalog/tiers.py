@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
+from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT, WHOLE_UNITS
 
 if TYPE_CHECKING:  # a frame is only ever handed in: reading a release's tiers does not import pandas (0.2 s)
     import pandas as pd
@@ -82,13 +82,13 @@ class PriceTiers:
             how = ("rounded to nice amounts" if self.bounds == tuple(nice_amount(q) for q in self.tertiles) else
                    "moved to the nice amounts that keep each tier nearest to a third of the items")
             return (f"price tiers ({self.currency}): budget < {format_amount(low)} <= mid-range <= {format_amount(high)} < "
-                    f"premium, the catalog's price tertiles {_shown(q1)} and {_shown(q2)} {how} "
+                    f"premium, the catalog's price tertiles {_shown(q1, self.currency)} and {_shown(q2, self.currency)} {how} "
                     f"({self.priced_items:,} items with a price)")
         why = ("no item has a price" if self.priced_items == 0 else
                f"only {self.priced_items:,} items have a price (at least {MIN_PRICED_ITEMS} needed)"
                if self.priced_items < MIN_PRICED_ITEMS else
-               f"no two nice amounts split its prices into three tiers (tertiles {_shown(self.tertiles[0])} and "
-               f"{_shown(self.tertiles[1])})")
+               f"no two nice amounts split its prices into three tiers (tertiles {_shown(self.tertiles[0], self.currency)} and "
+               f"{_shown(self.tertiles[1], self.currency)})")
         currency = f" ({self.currency})" if self.priced_items else ""  # no price mapped: no currency to name
         return f"no price tiers{currency}: {why}; no query asks about price"
 
@@ -102,9 +102,10 @@ class PriceTiers:
                    int(record.get("priced_items", 0)))
 
 
-def _shown(tertile: float) -> str:
-    """A tertile as the note writes it: whole, or to the cent (``115,066.67``, never ``115,066.6667``)."""
-    return f"{tertile:,.0f}" if tertile == int(tertile) else f"{tertile:,.2f}"
+def _shown(tertile: float, currency: str) -> str:
+    """A tertile as the note writes it: whole, or to the cent (``115,066.67``, never ``115,066.6667``); whole in a
+    currency written in whole units (a rupiah catalog's ``229,607``, never ``229,607.33``)."""
+    return f"{tertile:,.0f}" if tertile == int(tertile) or currency in WHOLE_UNITS else f"{tertile:,.2f}"
 
 
 def _listed(pair: tuple[float, float] | None) -> list[float] | None:
