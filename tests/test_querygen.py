@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import csv
 import re
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
+from fashionrq.catalog import ingest
+from fashionrq.catalog.ingest import write_items
+from fashionrq.catalog.language import names_in_english
 from fashionrq.errors import InputError
 from fashionrq.hierarchy import attribute_frame, build_hierarchy
+from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.querygen import (
     CATCH_ALL,
     PHI_KEYS,
@@ -413,3 +419,38 @@ def test_types_and_brands_in_another_script_are_said_as_written_and_read_back(it
     assert parser.parse("Any 나이키 кроссовки under ₹2,000?")["brand"] == ["나이키"]
     assert parser.parse("Any 나이키 кроссовки under ₹2,000?")["product_type"] == ["Кроссовки"]
     assert parser.parse("any shoes_for_men") == parser.parse("any shoes for men")  # an underscore is still a space
+
+
+_GERMAN_TYPES = {"Shirts": "Hemd", "Trousers": "Hose", "Jackets": "Jacke", "Casual Shoes": "Schuhe", "Handbags": "Tasche",
+                 "Kurtas": "Kurta", "Tshirts": "T-Shirt", "Jeans": "Jeans"}
+
+
+def test_the_types_of_a_catalog_whose_names_are_in_another_language_take_no_english_ending(tmp_path, fixture_items):
+    """An About You scrape's types are German (``Hemd``, ``Hose``, ``Jacke``), its colours too (``schwarz``): its queries
+    had said "hemds", "hoses" and "jackes". Ingest records that the names are in another language (its cross-lingual
+    note), the record travels with the items table, and the queries say such a type as written, an English product
+    noun (``T-Shirt``, ``Jeans``) in its English plural; the public parser reads both back."""
+    german_colours = {"Black": "schwarz", "White": "weiß", "Blue": "blau", "Navy Blue": "dunkelblau", "Grey": "grau", "Red": "rot"}
+    kept = [i for i in fixture_items.to_pylist() if i["article_type"] in _GERMAN_TYPES and i["base_colour"] in german_colours]
+    with (tmp_path / "shop.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, ["id", "name", "typ", "farbe", "geschlecht", "kategorie"])
+        writer.writeheader()
+        for i in kept:
+            writer.writerow({"id": i["item_id"], "name": f"{_GERMAN_TYPES[i['article_type']]} '{i['brand']}'",
+                             "typ": _GERMAN_TYPES[i["article_type"]], "farbe": german_colours[i["base_colour"]],
+                             "geschlecht": i["gender"], "kategorie": i["master_category"]})
+    (tmp_path / "map.toml").write_text('[columns]\nitem_id = "id"\nname = "name"\narticle_type = "typ"\nbase_colour = "farbe"\n'
+                                       'gender = "geschlecht"\nmaster_category = "kategorie"\n', encoding="utf-8")
+    table = ingest(tmp_path / "shop.csv", mapping=tmp_path / "map.toml").table
+    assert not names_in_english(table) and names_in_english(fixture_items)
+    write_items(table, tmp_path / "items.parquet")
+    assert not names_in_english(pq.read_table(tmp_path / "items.parquet"))  # a release's public items carry the record
+    frame = items_frame(table)
+    codes = np.column_stack([pd.factorize(frame[c].fillna("?"), sort=True)[0] for c in ("master_category", "article_type", "gender")])
+    clusters = [c for c in build_hierarchy(table, codes).clusters.values() if c.size >= 2]
+    queries = [q for qs in generate_all(clusters, frame, seed=0) for q in qs.queries]
+    texts = " ".join(q.text.lower() for q in queries)
+    assert not re.search(r"\b(hemds|hoses|jackes|schuhes|tasches)\b", texts), texts
+    assert re.search(r"\bhemd\b", texts) and re.search(r"\bjacke\b", texts) and re.search(r"\bt-shirts\b", texts)
+    worded = parser_agreement([q for q in queries if not q.held_out], LexiconParser(pq.read_table(tmp_path / "items.parquet")))
+    assert worded["product_type"]["recall"] >= 0.95 and worded["product_type"]["precision"] >= 0.95, worded["product_type"]

@@ -20,6 +20,7 @@ from fashionrq.catalog.photos import PhotoFolder, with_photos_by_id
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.report import IngestReport, percent, reason_kind, refuse_duplicate_ids, rows_to_table, types_nearly_one_each
 from fashionrq.catalog.schema import ITEMS_SCHEMA, OTHER_LANGUAGE_GENDERS, SYNTHETIC_KEY, texts_script
+from fashionrq.catalog.language import with_other_language_names
 from fashionrq.catalog.tiers import currency_of, price_tiers_of, with_price_tiers
 from fashionrq.colour import OTHER_LANGUAGE_COLOURS
 from fashionrq.errors import InputError
@@ -107,9 +108,11 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
     """The ingest result: ``table`` with the price tiers of its prices in ``currency`` recorded, said in the notes,
     and a note when the names, or the product types, are mostly written in another script than Latin, or a tenth of the
     colours named or more, when the names (or, failing them, the colours of three items in ten or more) are in another
-    language, and when the items have nearly one type each."""
+    language, and when the items have nearly one type each. A table whose names or types are in another language is
+    recorded so (:mod:`fashionrq.catalog.language`)."""
     table = with_price_tiers(table, currency)
     report.notes.append(price_tiers_of(table).describe())
+    other_language = True  # the names, or the types, are in another language: types are said as written
     script, share = texts_script(table.column("name").to_pylist())
     if script != "LATIN" and share >= 0.5:
         report.notes.append(f"{percent(share)} of the names are written in {script.title()} script: queries are written in English, so "
@@ -122,6 +125,8 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
     elif (share := len(set(report.repaired.get("colour_in_english", ()))) / max(table.num_rows, 1)) >= 0.3:
         report.notes.append(f"{percent(share)} of the items name their colour in a language other than English (read in "
                             f"English), so their names are likely in it too: {_PARTLY_CROSS_LINGUAL}")
+    else:
+        other_language = False
     types = table.column("article_type").to_pylist()
     script, share = texts_script(types)
     if script != "LATIN" and share >= 0.5:
@@ -129,6 +134,9 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
         report.notes.append(f"{percent(share)} of the product types are written in {script.title()} script ({', '.join(shown)}, ...): "
                             "queries say them as written inside English sentences; for English queries, translate each in "
                             f'[values.article_type] ("{shown[0]}" = "<the type in English>")')
+        other_language = True
+    if other_language:
+        table = with_other_language_names(table)
     if (type_count := types_nearly_one_each(table)) is not None:
         report.notes.append(f"the {table.num_rows:,} items have {type_count:,} product types, nearly one each, so no type groups "
                             "items and the build will refuse the release: map article_type to a column of types, not to the "

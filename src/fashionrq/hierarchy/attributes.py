@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from fashionrq.catalog.language import language_attrs
 from fashionrq.catalog.tiers import FRAME_KEY, price_tiers_of
 
 CATALOG_ATTRIBUTES = (
@@ -29,9 +30,11 @@ _STOP_TERMS = frozenset({"and", "with", "for", "the", "of", "in", "set", "pack",
 
 def items_frame(items: pa.Table | pd.DataFrame) -> pd.DataFrame:
     """The items table as a pandas frame with a fresh 0..N-1 index, carrying the catalog's price tiers
-    (:func:`fashionrq.catalog.tiers.price_tiers_of`) in its ``attrs``."""
+    (:func:`fashionrq.catalog.tiers.price_tiers_of`) and, for names in another language, that record
+    (:mod:`fashionrq.catalog.language`) in its ``attrs``."""
     frame = (items.to_pandas() if isinstance(items, pa.Table) else items).reset_index(drop=True)
     frame.attrs[FRAME_KEY] = price_tiers_of(items).to_dict()
+    frame.attrs.update(language_attrs(items))
     return frame
 
 

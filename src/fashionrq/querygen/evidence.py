@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+import fashionrq.querygen.surface as surface
+from fashionrq.catalog.language import names_in_english
 from fashionrq.catalog.tiers import price_tiers_of
 from fashionrq.hierarchy import Cluster, attribute_frame
 from fashionrq.vocab import VALUELESS
@@ -64,6 +66,7 @@ class CatalogValues:
 
     def __init__(self, items: pd.DataFrame) -> None:
         self.price_tiers = price_tiers_of(items)
+        self.english_names = names_in_english(items)
         frame = attribute_frame(items.reset_index(drop=True))
         self.n = len(frame)
         self.codes: dict[str, np.ndarray] = {}  # φ key -> (N, k) int32 codes, -1 when missing
@@ -86,6 +89,12 @@ class CatalogValues:
         self.index = {key: {v: i for i, v in enumerate(vocab)} for key, vocab in self.vocab.items()}
         article_codes = np.unique(self.codes["product_type"][:, 0])
         self.article_types = tuple(self.vocab["product_type"][c] for c in article_codes if c >= 0)
+        self.article_spellings = frozenset(form for value in self.article_types for form in self.type_forms(value))
+
+    def type_forms(self, value: str) -> tuple[str, ...]:
+        """Spellings of a product-type value (:func:`fashionrq.querygen.surface.type_forms`), as the catalog's
+        language has them."""
+        return surface.type_forms(value, self.english_names)
 
     def evidence(self, rows) -> Evidence:
         """The evidence of the items at ``rows``."""

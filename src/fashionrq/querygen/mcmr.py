@@ -34,6 +34,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
+from fashionrq.catalog.language import names_in_english
 from fashionrq.encoders.text import item_text
 from fashionrq.hierarchy import Cluster, attribute_frame
 from fashionrq.images.verbalize import FACETS, facet_phrase, look_phrase, photo_facets
@@ -183,15 +184,16 @@ def intent_constraints(cluster: Cluster, table: pd.DataFrame, facets: list[dict[
 
 
 def intent_queries(cluster: Cluster, table: pd.DataFrame, facets: list[dict[str, str]], background: Background,
-                   k_max: int, texts: list[str]) -> tuple[list[GeneratedQuery], int]:
+                   k_max: int, texts: list[str], english: bool = True) -> tuple[list[GeneratedQuery], int]:
     """Every variant of one leaf's intent, or ``[]`` when it has fewer than ``k_max`` constraints of a modality; and
-    how many image constraints the text view answered."""
+    how many image constraints the text view answered. ``english``: whether the catalog's names are English
+    (:mod:`fashionrq.catalog.language`; else its types are said as written)."""
     rows = list(cluster.item_rows)
     text, image, answerable = intent_constraints(cluster, table, facets, background, texts)
     if len(text) < k_max or len(image) < k_max:
         return [], answerable
     head_value = cluster.primary_value if cluster.primary_axis == "article_type" else table["article_type"].iloc[rows].mode().iloc[0]
-    head = type_forms(head_value)[0]
+    head = type_forms(head_value, english)[0]
     out = []
     for variant, chosen in variants(text, image, k_max):
         record = ConstraintSet(cluster.cluster_id, variant, head, chosen)
@@ -233,9 +235,9 @@ def mcmr_queries(leaves: list[Cluster], items: pd.DataFrame, photos, k_max: int 
     facets = [photo_facets(photos.get(i)) for i in items["item_id"].tolist()]
     texts = [item_text(row) for row in items.astype(object).where(items.notna(), None).to_dict("records")]
     background = background_shares(table, facets)
-    queries, short = [], Counter()
+    queries, short, english = [], Counter(), names_in_english(items)
     for cluster in leaves:
-        made, answerable = intent_queries(cluster, table, facets, background, k_max, texts)
+        made, answerable = intent_queries(cluster, table, facets, background, k_max, texts, english)
         queries += made
         short["image_constraints_answerable_from_text"] += answerable
         if not made:

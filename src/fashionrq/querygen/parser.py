@@ -10,6 +10,7 @@ import pandas as pd
 import pyarrow as pa
 
 import fashionrq.querygen.surface as surface
+from fashionrq.catalog.language import names_in_english
 from fashionrq.catalog.tiers import price_tiers_of
 from fashionrq.hierarchy.attributes import items_frame
 from fashionrq.querygen.evidence import OCCASION_CANON
@@ -69,9 +70,10 @@ class LexiconParser:
 
     def _build(self, frame: pd.DataFrame) -> None:
         seen_type_phrases: dict[str, int] = {}
+        english = names_in_english(frame)  # a catalog's types as its queries say them (catalog.language)
         for level, column in enumerate(_PRODUCT_LEVELS):
             for value in sorted(frame[column].dropna().unique()):
-                for form in surface.type_forms(value):
+                for form in surface.type_forms(value, english):
                     phrase = normalise_text(form)
                     if seen_type_phrases.get(phrase, level) < level:
                         continue  # a finer level already owns this spelling

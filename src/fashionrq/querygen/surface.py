@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from fashionrq.catalog.name_types import PRODUCT_WORDS, fold
 from fashionrq.catalog.prices import CODES_THAT_ARE_WORDS, CURRENCY_MARKS
 from fashionrq.catalog.schema import GENDER_SYNONYMS
 from fashionrq.catalog.tiers import PriceTiers, format_amount
@@ -113,15 +114,17 @@ _VES_PLURALS = {"scarf": "scarves", "knife": "knives", "leaf": "leaves", "half":
 _VES_SINGULARS = {plural: singular for singular, plural in _VES_PLURALS.items()}
 
 
-def _english_inflects(word: str) -> bool:
+def _english_inflects(word: str, english: bool = True) -> bool:
     """Whether English endings fit ``word``: one written in the letters a to z (a catalog's ``Куртка`` or ``ジャケット``
     is said as written, never ``курткаs``, and so are ``Tênis``, ``Botín`` and ``Gömlek``, never ``têni`` or
-    ``botíns``)."""
-    return all(ch.isascii() for ch in word if ch.isalpha())
+    ``botíns``), and, where the catalog's names are not ``english`` (:mod:`fashionrq.catalog.language`), an English
+    product noun (``T-Shirt``: "t-shirts"; an About You scrape's ``Hemd`` and ``Hose``, a Tokopedia one's ``Kalung``,
+    as written, never "hemds", "hoses" or "kalungs")."""
+    return all(ch.isascii() for ch in word if ch.isalpha()) and (english or fold(word) in PRODUCT_WORDS)
 
 
-def _plural(word: str) -> str:
-    if word in _MASS_WORDS or not _english_inflects(word):
+def _plural(word: str, english: bool = True) -> str:
+    if word in _MASS_WORDS or not _english_inflects(word, english):
         return word
     if word in _VES_PLURALS:
         return _VES_PLURALS[word]
@@ -134,8 +137,8 @@ def _plural(word: str) -> str:
     return word + "s"
 
 
-def _singular(word: str) -> str:
-    if not _english_inflects(word):
+def _singular(word: str, english: bool = True) -> str:
+    if not _english_inflects(word, english):
         return word
     if word in _VES_SINGULARS:
         return _VES_SINGULARS[word]
@@ -153,11 +156,11 @@ def same_word(a: str, b: str) -> bool:
     return _singular(a.lower()) == _singular(b.lower())
 
 
-def _noun_forms(text: str) -> tuple[str, ...]:
+def _noun_forms(text: str, english: bool = True) -> tuple[str, ...]:
     """(plural, as written, singular) of a lower-cased type name (its last word inflected)."""
     words = text.split(" ")
-    plural = " ".join(words[:-1] + [_plural(words[-1])])
-    singular = " ".join(words[:-1] + [_singular(words[-1])])
+    plural = " ".join(words[:-1] + [_plural(words[-1], english)])
+    singular = " ".join(words[:-1] + [_singular(words[-1], english)])
     return tuple(dict.fromkeys((plural, text, singular)))
 
 
@@ -184,26 +187,27 @@ def _alternatives(parts: list[str]) -> list[str]:
     return parts
 
 
-def type_forms(value: str) -> tuple[str, ...]:
+def type_forms(value: str, english: bool = True) -> tuple[str, ...]:
     """Spellings of a product-type value, preferred first: its table entry, else the lower-cased plural; a slashed
-    name ("Hat/beanie", H&M's product types) reads "hats or beanies", and each alternative is a spelling too."""
+    name ("Hat/beanie", H&M's product types) reads "hats or beanies", and each alternative is a spelling too. In a
+    catalog whose names are not ``english``, a type whose last word is no English product noun is said as written."""
     if value in TYPE_FORMS:
         return TYPE_FORMS[value]
     text = " ".join(value.lower().split())
     if " and " in text:
         return (text,)
     if text.startswith("other ") and "/" not in text:  # H&M's "Other shoe": "shoes", not "other shoes"
-        return tuple(dict.fromkeys((*_noun_forms(text[len("other "):]), *_noun_forms(text))))
+        return tuple(dict.fromkeys((*_noun_forms(text[len("other "):], english), *_noun_forms(text, english))))
     parts = _slash_parts(text)
     if len(parts) < 2:
-        return _noun_forms(parts[0] if parts else text)
-    names = [_noun_forms(name) for name in _alternatives(parts)]
+        return _noun_forms(parts[0] if parts else text, english)
+    names = [_noun_forms(name, english) for name in _alternatives(parts)]
     return tuple(dict.fromkeys((said_list(n[0] for n in names), *(form for forms in names for form in forms), text)))
 
 
-def type_display(values) -> str:
+def type_display(values, english: bool = True) -> str:
     """"shirts", "shirts or t-shirts", "shirts, tops or t-shirts"; two types said alike ("Shirt" and "Shirts") once."""
-    return said_list(dict.fromkeys(type_forms(v)[0] for v in values))
+    return said_list(dict.fromkeys(type_forms(v, english)[0] for v in values))
 
 
 # ---- colours, patterns, materials ----------------------------------------------------------------------

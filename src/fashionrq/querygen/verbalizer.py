@@ -7,7 +7,6 @@ just one by one); see docs/querygen.md for the design of sub-type coverage under
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -69,14 +68,9 @@ class _Spec:
     covers: str | None
 
 
-@lru_cache(maxsize=8)
-def _article_spellings(article_types: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(form for value in article_types for form in surface.type_forms(value))
-
-
-def _usable_type(value: str, axis: str, article_spellings: frozenset[str]) -> bool:
+def _usable_type(value: str, axis: str, catalog: CatalogValues) -> bool:
     """A coarse category whose preferred spelling names an article type would be read as that type."""
-    return axis == "article_type" or surface.type_forms(value)[0] not in article_spellings
+    return axis == "article_type" or catalog.type_forms(value)[0] not in catalog.article_spellings
 
 
 def _cover_set(first: str, shares: list[tuple[str, float]], ev: Evidence, usable) -> tuple[str, ...] | None:
@@ -92,7 +86,7 @@ def _cover_set(first: str, shares: list[tuple[str, float]], ev: Evidence, usable
     return tuple(chosen) if ev.support("product_type", chosen) >= MIN_SUPPORT else None
 
 
-def _general_products(ev: Evidence, spellings: frozenset[str]) -> list[tuple[str, ...]]:
+def _general_products(ev: Evidence, catalog: CatalogValues) -> list[tuple[str, ...]]:
     """Product-type assertions >= 90 % of the items support, finest first: a single article type, else a
     pair of article types and/or a single coarser category, else the smallest article-type set (<= 4)."""
     shares = ev.axis_shares("article_type")
@@ -104,7 +98,7 @@ def _general_products(ev: Evidence, spellings: frozenset[str]) -> list[tuple[str
         options.append(pair)
     for axis in PRODUCT_AXES[1:]:
         top = ev.axis_shares(axis)
-        if top and top[0][1] >= MIN_SUPPORT and _usable_type(top[0][0], axis, spellings):
+        if top and top[0][1] >= MIN_SUPPORT and _usable_type(top[0][0], axis, catalog):
             options.append((top[0][0],))
             break
     if not options and pair is not None:
@@ -112,11 +106,11 @@ def _general_products(ev: Evidence, spellings: frozenset[str]) -> list[tuple[str
     return options
 
 
-def _catch_all_product(ev: Evidence, axis: str, spellings: frozenset[str]) -> tuple[str, ...] | None:
+def _catch_all_product(ev: Evidence, axis: str, catalog: CatalogValues) -> tuple[str, ...] | None:
     """The finest single category coarser than the sub-type axis that >= 90 % of the items share."""
     for coarser in PRODUCT_AXES[PRODUCT_AXES.index(axis) + 1:]:
         shares = ev.axis_shares(coarser)
-        if shares and shares[0][1] >= MIN_SUPPORT and _usable_type(shares[0][0], coarser, spellings):
+        if shares and shares[0][1] >= MIN_SUPPORT and _usable_type(shares[0][0], coarser, catalog):
             return (shares[0][0],)
     return None
 
@@ -217,9 +211,10 @@ def _pick(rng: np.random.Generator, options) -> str:
 
 
 def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.random.Generator,
-                 want_tail: bool, price_forms: dict) -> tuple[str, dict[str, list[str]], tuple[str, ...]]:
+                 want_tail: bool, price_forms: dict, english: bool = True) -> tuple[str, dict[str, list[str]], tuple[str, ...]]:
     """Render the noun phrase; return it, the φ attributes it expresses and the keys written in a held-out
-    wording (:mod:`fashionrq.querygen.heldout`). ``price_forms``: :func:`surface.price_forms` of the catalog."""
+    wording (:mod:`fashionrq.querygen.heldout`). ``price_forms``: :func:`surface.price_forms` of the catalog;
+    ``english``: whether its names are English (:attr:`CatalogValues.english_names`)."""
     held_out: list[str] = []
 
     def wording(key: str, values: tuple[str, ...], adjs, tails):
@@ -230,7 +225,7 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
             return forms
         return adjs, tails
 
-    noun = surface.type_display(product) if product else _FALLBACK_NOUN
+    noun = surface.type_display(product, english) if product else _FALLBACK_NOUN
     if product and len(product) == 1 and product[0] in heldout.TYPE and rng.random() < heldout.HELD_OUT_RATE:
         noun = heldout.TYPE[product[0]]
         held_out.append("product_type")
@@ -327,21 +322,21 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
 
 
 def _render(spec: _Spec, mods: list[Clause], frame: tuple[str, str], rng: np.random.Generator,
-            price_forms: dict) -> tuple[str, dict[str, list[str]], tuple[str, ...]]:
+            price_forms: dict, english: bool) -> tuple[str, dict[str, list[str]], tuple[str, ...]]:
     name, template = frame
-    phrase, expressed, held_out = _noun_phrase(spec.product, mods, rng, name == "need", price_forms)
+    phrase, expressed, held_out = _noun_phrase(spec.product, mods, rng, name == "need", price_forms, english)
     text = template.format(np=phrase)
     if name not in ("bare", "best", "some"):
         text = text[0].upper() + text[1:]
     return " ".join(text.split()), expressed, held_out
 
 
-def _usable_mods(spec: _Spec, clauses: list[Clause]) -> list[Clause]:
+def _usable_mods(spec: _Spec, clauses: list[Clause], english: bool = True) -> list[Clause]:
     """Drop an occasion, gender or age group the product noun already names ("casual shoes" needs no "casual", a
     category "Men's Clothing" no "men's": never "men's men's clothing")."""
     if not spec.product:
         return clauses
-    noun = f" {surface.type_display(spec.product)} "
+    noun = f" {surface.type_display(spec.product, english)} "
     return [c for c in clauses if not any(f" {form} " in noun for form in _noun_words(c))]
 
 
@@ -389,15 +384,14 @@ def verbalize(cluster: Cluster, items: pd.DataFrame, seed: int = 0, catalog: Cat
     ev = catalog.evidence(cluster.item_rows)
     sibling_items = Siblings.of(catalog, siblings)
     rng = stream(seed, "verbalizer", cluster.cluster_id)
-    spellings = _article_spellings(catalog.article_types)
-    generals = _general_products(ev, spellings)
+    generals = _general_products(ev, catalog)
     general = generals[0] if generals else None
     axis = subtype_axis(cluster)
     axis_shares = ev.axis_shares(axis)
     gaps: list[str] = []
     specs: list[_Spec] = []
     def usable(value: str) -> bool:
-        return _usable_type(value, axis, spellings)
+        return _usable_type(value, axis, catalog)
 
     for value, _ in required_subtypes(cluster, ev):
         if general and value in general:
@@ -412,7 +406,7 @@ def verbalize(cluster: Cluster, items: pd.DataFrame, seed: int = 0, catalog: Cat
         else:
             specs.append(_Spec(cover, value))
     if any(share < SUBTYPE_SHARE for _, share in axis_shares):
-        specs.append(_Spec(_catch_all_product(ev, axis, spellings), CATCH_ALL))
+        specs.append(_Spec(_catch_all_product(ev, axis, catalog), CATCH_ALL))
     if len(specs) > MAX_QUERIES:
         gaps += [s.covers for s in specs[MAX_QUERIES - 1:-1]]
         specs = specs[: MAX_QUERIES - 1] + specs[-1:]
@@ -432,7 +426,7 @@ def verbalize(cluster: Cluster, items: pd.DataFrame, seed: int = 0, catalog: Cat
     queries: list[GeneratedQuery] = []
     seen: set[str] = set()
     for i, spec in enumerate(specs):
-        mods_pool = _usable_mods(spec, clauses)
+        mods_pool = _usable_mods(spec, clauses, catalog.english_names)
         need_one = spec.product is None
         if need_one and not mods_pool:
             continue
@@ -444,7 +438,7 @@ def verbalize(cluster: Cluster, items: pd.DataFrame, seed: int = 0, catalog: Cat
                                             sibling_items)
             if need_one and not mods:
                 continue
-            text, expressed, held_out = _render(spec, mods, frame, rng, price_forms)
+            text, expressed, held_out = _render(spec, mods, frame, rng, price_forms, catalog.english_names)
             if _norm(text) not in seen:
                 seen.add(_norm(text))
                 queries.append(GeneratedQuery(text, cluster.cluster_id, expressed, spec.covers, SOURCE, held_out=held_out))
