@@ -1789,6 +1789,32 @@ def test_the_draft_reads_the_brand_a_name_starts_with_when_no_column_holds_it(tm
     assert "brand" not in typed["columns"] and "brand" not in typed.get("clean", {})
 
 
+def test_a_word_of_the_catalogs_own_categories_a_shop_word_or_a_badge_is_no_brand(tmp_path, fixture_items):
+    """A Tokopedia scrape's titles start with their type in Indonesian (``Sepatu ...``, ``Tas ...``), a shop word
+    (``PROMO``, ``Paket``) or a badge (``[Beli Lokal]``), and its category path says the same words (``sepatu-pria``):
+    the draft had listed 851 "brands", ``Sepatu``, ``Tas``, ``PROMO``, ``[Beli Lokal]`` among them, and ``Leedoo
+    Sepatu`` for ``Leedoo``. Category words, shop words and badges end a brand as product words do."""
+    indonesian = {"Tshirts": "Kaos", "Shirts": "Kemeja", "Casual Shoes": "Sepatu", "Sports Shoes": "Sepatu", "Handbags": "Tas",
+                  "Watches": "Jam", "Kurtas": "Kurta", "Tops": "Atasan", "Heels": "Sepatu", "Flip Flops": "Sandal"}
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["brand"] and i["article_type"] in indonesian]
+    starts = ("PROMO", "Paket", "[Beli Lokal]", "COD")
+    def title(n: int, item: dict) -> str:
+        word = indonesian[item["article_type"]]
+        if n % 10 == 0:
+            return f"{word} {item['name']}"
+        if n % 10 == 1:
+            return f"{starts[n // 10 % 4]} {item['name']}"
+        return item["name"].replace(item["brand"], f"{item['brand']} {word}", 1) if n % 10 == 2 else item["name"]
+    rows = [{"sku": i["item_id"], "category": f"fashion/{indonesian[i['article_type']].lower()}-pria", "title": title(n, i)}
+            for n, i in enumerate(items)]
+    _write_rows(tmp_path / "titles.csv", rows)
+    brands = tomllib.loads(draft_mapping(tmp_path / "titles.csv").text()).get("clean", {}).get("brand", {}).get("starts_with", [])
+    words = {w.lower() for w in indonesian.values()} | {s.split()[0].lower() for s in starts}
+    assert not [b for b in brands if b.split()[0].lower() in words or b.startswith("[") or b.split()[-1].lower() in words], brands
+    known = {i["brand"].lower() for i in items}
+    assert len(brands) >= 10 and sum(b.lower() in known for b in brands) >= 0.9 * len(brands), brands
+
+
 def test_a_type_per_item_is_noted_at_ingest(tmp_path, fixture_items):
     """A Mercado Livre dump of titles only, its title mapped as the type as the draft's CHECK allowed: ingest says at
     once that the items have nearly one type each, where the build would refuse it only after its embeddings."""

@@ -988,10 +988,13 @@ def _brands(guesser: Guesser, found: dict) -> list[str]:
 
 def _brands_of_name_starts(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
     """With no brand column, the brands the names start with (``Red Tape Olive Skinny Fit Jeans``), when they do
-    (:func:`fashionrq.catalog.name_brands.brands_at_start_of_names`), read by ``[clean.brand] starts_with``: the
-    section's lines, the brands most common first, each with its count."""
+    (:func:`fashionrq.catalog.name_brands.brands_at_start_of_names`, never a word of the catalog's own categories),
+    read by ``[clean.brand] starts_with``: the section's lines, the brands most common first, each with its count."""
     names = present_texts(guesser.values(found["name"][0], every_record=True))
-    starting = brands_at_start_of_names(names)
+    categories = [found[field][0] for field in _CATEGORY_FIELDS if field in found and found[field][0] != found["name"][0]]
+    words = frozenset(w for reference in categories for text in present_texts(guesser.values(reference))
+                      for w in re.findall(r"[^\W\d_]+", text.lower()))
+    starting = brands_at_start_of_names(names, words)
     if starting is None:
         return []
     found["brand"] = (found["name"][0], f"no brand column, but {percent(starting.share)} of the names start with one of "
