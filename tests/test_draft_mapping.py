@@ -1358,11 +1358,14 @@ def test_the_draft_for_a_tokopedia_scrape_reads_its_breadcrumb_its_two_prices_an
     for a discounted product), ``price_number`` (the price paid, in every record), ``labelGroups`` (badges whose
     ``type`` is empty in every record) and ``mediaURL_image``. The draft had read the empty ``labelGroups[0].type`` as
     the type, so that ingest left no item, the price from ``price_original`` alone, and no photo column."""
-    items = [i for i in fixture_items.to_pylist() if i["price"] and i["article_type"] and i["sub_category"] and i["master_category"]][:400]
+    items = [i for i in fixture_items.to_pylist() if i["price"] and i["article_type"] and i["sub_category"] and i["master_category"]
+             and i["gender"] in ("Men", "Women")][:400]
     def slug(text: str) -> str:
         return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     rupiah = {i["item_id"]: round(i["price"]) * 190 for i in items}
-    rows = [{"id": i["item_id"], "name": i["name"], "category_breadcrumb": "/".join(slug(i[k]) for k in ("master_category", "sub_category", "article_type")),
+    said = {"Men": "pria", "Women": "wanita"}  # each part ends in the gender, as Tokopedia's sneakers-pria
+    rows = [{"id": i["item_id"], "name": i["name"],
+             "category_breadcrumb": "/".join(f"{slug(i[k])}-{said[i['gender']]}" for k in ("master_category", "sub_category", "article_type")),
              "price_original": f"Rp{rupiah[i['item_id']]:,}".replace(",", ".") if n % 4 else "",
              "price_number": rupiah[i["item_id"]] * 4 // 5 if n % 4 else rupiah[i["item_id"]],
              "labelGroups": json.dumps([{"title": "Bisa COD", "type": ""}]), "mediaURL_image": f"https://images.example.com/{i['item_id']}.jpg"}
@@ -1374,9 +1377,13 @@ def test_the_draft_for_a_tokopedia_scrape_reads_its_breadcrumb_its_two_prices_an
     assert columns["article_type"] == "category_breadcrumb" and columns["image_path"] == "mediaURL_image"
     assert columns["price"] == ["price_original", "price_number"] and columns["discounted_price"] == "price_number"
     assert 'currency = "IDR"' in text
+    assert columns["gender"] == "category_breadcrumb"  # the gender word the path's last part ends in
     read = {i["item_id"]: i for i in ingest(catalog, mapping=drafted).table.to_pylist()}
     assert len(read) == len(items) and all(read[i["item_id"]]["price"] == rupiah[i["item_id"]] for i in items)
-    assert {read[i["item_id"]]["article_type"].lower() for i in items} == {i["article_type"].lower() for i in items}
+    # the types without the gender word ("sneakers-pria" had been the type "Sneakers Pria", one per gender)
+    assert all(read[i["item_id"]]["article_type"].lower() == i["article_type"].lower() for i in items)
+    assert all(read[i["item_id"]]["gender"] == i["gender"] for i in items)
+    assert all(read[i["item_id"]]["sub_category"].lower() == i["sub_category"].lower() for i in items)
 
 
 def test_an_age_group_value_that_names_no_age_is_set_to_null_counted_and_the_value_map_named(tmp_path, fixture_items):

@@ -64,6 +64,8 @@ _OTHER_LANGUAGES = "|".join(sorted(OTHER_LANGUAGE_GENDERS, key=lambda w: (-len(w
 #: A gender word of English or another language inside a name (``Tênis Masculino``, ``Kleid Damen``), read when the
 #: names say too few English ones; ingest reads each as the gender it names (``schema.OTHER_LANGUAGE_GENDERS``).
 _ANY_GENDER_WORD = re.compile(rf"\b({_ENGLISH_GENDERS}|{_OTHER_LANGUAGES})(?:'s|s')?\b", re.IGNORECASE)
+#: A gender word at the end of a category path's part (a Tokopedia slug's ``sneakers-pria``, ``tas-selempang-wanita``).
+_GENDER_AT_END = re.compile(rf"[-_\s]({_ENGLISH_GENDERS}|{_OTHER_LANGUAGES})(?:'s|s')?$", re.IGNORECASE)
 #: A gender as a part of a product page address's path (Jabong's ``/men/clothing/...``, Vinted's ``/femmes/...``),
 #: in English or another language.
 _GENDER_IN_PATH = re.compile(rf"/(women|womens|men|mens|ladies|girls|boys|unisex|{_OTHER_LANGUAGES})/", re.IGNORECASE)
@@ -896,6 +898,16 @@ def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]
         out += [f"part = {depth - 1}", f"remove = ['{joiner[0]}.*$']   # the other paths, after a {'comma' if joiner != ';' else 'semicolon'} (\"{example}\")"]
     elif sum(", " in path[-1] for path in paths) >= len(paths) / 20:  # "Tshirts, Sale": a second category after a comma
         out.append("remove = [',.*$']   # a second category after a comma (\"Tshirts, Sale\"); CHECK")
+    gendered = not joined and sum(_GENDER_AT_END.search(path[-1]) is not None for path in paths) >= 0.6 * len(paths)
+    removed = (_GENDER_AT_END,) if gendered else ()
+    if gendered:  # a slug's parts end in the gender, as Tokopedia's "fashion-pria/sepatu-pria/sneakers-pria"
+        out.append(f"remove = [{toml_literal(_GENDER_AT_END.pattern)}]   # the gender word the part ends in (\"sneakers-pria\": sneakers)")
+        if "gender" not in found:
+            found["gender"] = (found["article_type"][0], "")
+            guesser.cleanups["gender"] = FieldCleanup(split=separator, part=-1 - named, extract=_GENDER_AT_END)
+            lines.append(f'gender = "{found["article_type"][0]}"   # the gender word the last part of the category path ends in')
+            out += ["", "[clean.gender]", f'split = "{separator}"'] + ([f"part = {-1 - named}"] if named else []) + [
+                f"extract = {toml_literal(_GENDER_AT_END.pattern)}"]
     parts = [("sub_category", depth - 2 if joined else -2 - named), ("master_category", depth - 3 if joined else -3 - named)]
     genders = Counter(i for path in paths for i, part in enumerate(path[:-1]) if part.lower() in ANY_GENDER_WORDS)
     if "gender" not in found and genders and genders.most_common(1)[0][1] >= 0.6 * len(paths):
@@ -905,9 +917,10 @@ def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]
     for name, part in parts:
         if name not in found and (not joined or part >= 1 or not one_root) and depth + named >= (-part if part < 0 else part + 1):
             found[name] = (found["article_type"][0], "")
-            guesser.cleanups[name] = FieldCleanup(split=separator, part=part)
+            guesser.cleanups[name] = FieldCleanup(split=separator, part=part, remove=removed)
             lines.append(f'{name} = "{found["article_type"][0]}"   # a part of the category path')
-            out += ["", f"[clean.{name}]", f'split = "{separator}"', f"part = {part}"]
+            out += ["", f"[clean.{name}]", f'split = "{separator}"', f"part = {part}"] + (
+                [f"remove = [{toml_literal(_GENDER_AT_END.pattern)}]"] if gendered else [])
     return out
 
 
