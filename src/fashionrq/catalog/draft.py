@@ -1004,7 +1004,8 @@ def _brands_of_name_starts(draft: Draft, guesser: Guesser, found: dict) -> list[
     (:func:`fashionrq.catalog.name_brands.brands_at_start_of_names`, never a word of the catalog's own categories),
     read by ``[clean.brand] starts_with``: the section's lines, the brands most common first, each with its count."""
     names = present_texts(guesser.values(found["name"][0], every_record=True))
-    categories = [found[field][0] for field in _CATEGORY_FIELDS if field in found and found[field][0] != found["name"][0]]
+    references = [found[field][0] for field in _CATEGORY_FIELDS if field in found]
+    categories = [r for r in references if found["name"][0] not in (r if isinstance(r, list) else [r])]  # never the names
     words = frozenset(w for reference in categories for text in present_texts(guesser.values(reference))
                       for w in re.findall(r"[^\W\d_]+", text.lower()))
     starting = brands_at_start_of_names(names, words)
