@@ -20,7 +20,7 @@ from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_types import fold, name_tail, other_number, types_at_end_of_names
 from fashionrq.catalog.report import summary_lines
 from fashionrq.errors import InputError
-from fashionrq.colour import COLOURS
+from fashionrq.colour import COLOURS, english_colour
 
 HM_SCHEMA = OTHER_SCHEMA.parent / "hm_schema"
 CORE = ("item_id", "name", "brand", "gender", "article_type", "colours", "price", "description")
@@ -1745,19 +1745,22 @@ def test_colour_words_of_other_languages_are_read_as_english_from_a_colour_colum
 
 def test_german_shades_written_as_one_word_are_read_in_english(tmp_path, fixture_items):
     """An About You scrape names its colours in German, many as one word (``dunkelblau``, ``hellgrau``,
-    ``graumeliert``, ``anthrazit``, ``marine``), which had been kept as written and said so in English queries
-    ("dunkelblau or dunkelgrau mantels"): each is read as its English colour and counted."""
-    german = {"Navy Blue": ("marine", "nachtblau", "dunkelblau"), "Grey": ("hellgrau", "graumeliert", "anthrazit"),
-              "Green": ("dunkelgrün", "grünmeliert", "hellgrün"), "Maroon": ("dunkelrot", "weinrot", "burgunder")}
+    ``graumeliert``, ``anthrazit``, ``marine``; ``rauchgrau``, ``pastellgrün``: a base colour last), which had been
+    kept as written and said so in English queries ("dunkelblau or dunkelgrau mantels", "enzian or rauchgrau
+    chinos"): each is read as its English colour and counted. ``Carrot`` is no German red."""
+    german = {"Navy Blue": ("marine", "nachtblau", "dunkelblau", "enzian"), "Grey": ("hellgrau", "graumeliert", "anthrazit", "rauchgrau"),
+              "Green": ("dunkelgrün", "grünmeliert", "hellgrün", "pastellgrün"), "Maroon": ("dunkelrot", "weinrot", "burgunder", "orangerot")}
     english = {"marine": "Navy", "nachtblau": "Navy", "dunkelblau": "Dark Blue", "hellgrau": "Light Grey",
                "graumeliert": "Grey Melange", "anthrazit": "Charcoal", "dunkelgrün": "Dark Green", "grünmeliert": "Green",
-               "hellgrün": "Light Green", "dunkelrot": "Maroon", "weinrot": "Wine", "burgunder": "Burgundy"}
+               "hellgrün": "Light Green", "dunkelrot": "Maroon", "weinrot": "Wine", "burgunder": "Burgundy",
+               "enzian": "Royal Blue", "rauchgrau": "Grey", "pastellgrün": "Green", "orangerot": "Red"}
     items = [i for i in fixture_items.to_pylist() if i["base_colour"] in german][:120]
-    rows = [{"id": i["item_id"], "name": i["name"], "type": i["article_type"], "farbe": german[i["base_colour"]][n % 3]}
+    rows = [{"id": i["item_id"], "name": i["name"], "type": i["article_type"], "farbe": german[i["base_colour"]][n % 4]}
             for n, i in enumerate(items)]
     result = _ingested(tmp_path, rows, '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\nbase_colour = "farbe"\n')
     assert [i["base_colour"] for i in result.table.to_pylist()] == [english[r["farbe"]] for r in rows]
     assert len(result.report.repaired["colour_in_english"]) == len(items)
+    assert english_colour("carrot") is None and english_colour("parrot") is None and english_colour("Steingrau") == "grey"
     # names with no word the ingest knows as German (Hemd, Hose), but colours in it: the cross-lingual note all the same
     assert ("100% of the items name their colour in a language other than English (read in English), so their names are "
             "likely in it too: queries are written in English around the catalog's own words") in " ".join(result.report.notes)

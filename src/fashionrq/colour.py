@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from fashionrq.ieee import cbrt, power
@@ -196,6 +198,7 @@ _LATIN_LANGUAGE_COLOURS: dict[str, str] = {
     "dunkelrot": "maroon", "weinrot": "wine", "burgunder": "burgundy", "petrol": "teal", "rostrot": "rust",
     **dict.fromkeys(("naturweiß", "naturweiss", "wollweiß", "wollweiss"), "off white"), "champagner": "champagne",
     "flieder": "lilac", "senf": "mustard", "koralle": "coral", "grasgrün": "green", "tannengrün": "dark green",
+    "tanne": "dark green", "enzian": "royal blue", **dict.fromkeys(("schlamm", "schlammfarben"), "taupe"),
     **_german_compounds(),
 }
 #: Colour names a catalog writes in a script other than Latin (Korean loanwords and native words, Japanese katakana
@@ -233,6 +236,21 @@ _OTHER_SCRIPT_COLOURS: dict[str, str] = {
 #: Colour names of other languages, in any script, -> the English colour of :data:`COLOURS` (ingest reads them so,
 #: counted under ``repaired.colour_in_english``).
 OTHER_LANGUAGE_COLOURS: dict[str, str] = {**_LATIN_LANGUAGE_COLOURS, **_OTHER_SCRIPT_COLOURS}
+#: A German colour written as one word whose last part is a base colour (``rauchgrau``, ``basaltgrau``: grey;
+#: ``taubenblau``, ``enzianblau``: blue; ``pastellgrün``: green); ``rot`` only after a word of its own (``orangerot``,
+#: ``kirschrot``), as English words end in it too (``carrot``, ``parrot``).
+_GERMAN_COMPOUND = re.compile(r"[a-zäöüß]{3,}(schwarz|weiß|weiss|grau|blau|grün|gruen|braun|gelb|beige)"
+                              r"|(orange|kirsch|feuer|signal|tomaten|blut|purpur|himbeer|erdbeer)(rot)")
+
+
+def english_colour(text: str) -> str | None:
+    """The English colour of :data:`COLOURS` that a colour name of another language says (``Черная``, ``Preta``,
+    ``dunkelblau``), or of a German compound's last part (``rauchgrau``: grey); ``None`` for any other text."""
+    key = text.strip().casefold()
+    if (english := OTHER_LANGUAGE_COLOURS.get(key)) is not None:
+        return english
+    compound = _GERMAN_COMPOUND.fullmatch(key)
+    return None if compound is None else _GERMAN_BASES[compound.group(1) or compound.group(3)]
 
 #: sRGB (linear) -> CIE XYZ, D65 white point (IEC 61966-2-1).
 _RGB_TO_XYZ = np.array(

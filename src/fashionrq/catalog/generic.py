@@ -22,7 +22,7 @@ from fashionrq.catalog.report import IngestReport, refuse_duplicate_ids
 from fashionrq.catalog.schema import (AGE_SCALE, AGE_SYNONYMS, ANY_GENDER_WORDS, FIELDS, GENDERS, REQUIRED_FIELDS, as_sentences,
                                      clean_string, distinct_ignoring_case, image_object, photo_bytes, strip_html, to_text)
 from fashionrq.catalog.variants import VariantReferences, one_row_per_product
-from fashionrq.colour import COLOURS, OTHER_LANGUAGE_COLOURS
+from fashionrq.colour import COLOURS, english_colour
 from fashionrq.errors import InputError
 from fashionrq.terms import PATTERN_TERMS, STORE_SECTIONS, STYLE_TERMS
 
@@ -271,8 +271,9 @@ def main_fibre(text: str) -> str | None:
 
 
 def _one_colour(text: str | None, report: IngestReport, item_id: str) -> str | None:
-    """A colour named in another language that :data:`fashionrq.colour.OTHER_LANGUAGE_COLOURS` knows (a Musinsa scrape's
-    ``블랙``, a Lamoda one's ``черный``, a Dafiti one's ``Preta``) as the English colour (``Black``), counted under
+    """A colour named in another language that :func:`fashionrq.colour.english_colour` knows (a Musinsa scrape's
+    ``블랙``, a Lamoda one's ``черный``, a Dafiti one's ``Preta``, an About You one's ``rauchgrau``) as the English
+    colour (``Black``), counted under
     ``repaired.colour_in_english``;
     a colour that repeats itself (``Black or black``, ``Navy/Navy``) as the colour once, counted under
     ``repaired.repeated_colour``; a colour with its shade after a dash (an ASOS scrape's ``PINK - BRIGHT``, ``GREY -
@@ -281,7 +282,7 @@ def _one_colour(text: str | None, report: IngestReport, item_id: str) -> str | N
     as the colour, counted under ``repaired.colour_after_shade_name``; any other text as it is."""
     if text is None:
         return None
-    if (english := OTHER_LANGUAGE_COLOURS.get(text.strip().casefold())) is not None:
+    if (english := english_colour(text)) is not None:
         report.repair("colour_in_english", item_id)
         return english.title()
     parts = [p for p in _COLOUR_JOINS.split(text) if p]
