@@ -454,3 +454,7 @@ def test_the_types_of_a_catalog_whose_names_are_in_another_language_take_no_engl
     assert re.search(r"\bhemd\b", texts) and re.search(r"\bjacke\b", texts) and re.search(r"\bt-shirts\b", texts)
     worded = parser_agreement([q for q in queries if not q.held_out], LexiconParser(pq.read_table(tmp_path / "items.parquet")))
     assert worded["product_type"]["recall"] >= 0.95 and worded["product_type"]["precision"] >= 0.95, worded["product_type"]
+    # a type of several words is inflected only when all are English product nouns: a Tokopedia "Sepatu Sandal" (a
+    # sandal shoe, its head first) had been said "sepatu sandals"
+    assert type_forms("Sepatu Sandal", english=False) == ("sepatu sandal",) and type_forms("Celana Chino", english=False) == ("celana chino",)
+    assert type_forms("Flat Shoes", english=False)[0] == "flat shoes" and type_forms("Sepatu Sandal")[0] == "sepatu sandals"

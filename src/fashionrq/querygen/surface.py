@@ -114,17 +114,15 @@ _VES_PLURALS = {"scarf": "scarves", "knife": "knives", "leaf": "leaves", "half":
 _VES_SINGULARS = {plural: singular for singular, plural in _VES_PLURALS.items()}
 
 
-def _english_inflects(word: str, english: bool = True) -> bool:
+def _english_inflects(word: str) -> bool:
     """Whether English endings fit ``word``: one written in the letters a to z (a catalog's ``Куртка`` or ``ジャケット``
     is said as written, never ``курткаs``, and so are ``Tênis``, ``Botín`` and ``Gömlek``, never ``têni`` or
-    ``botíns``), and, where the catalog's names are not ``english`` (:mod:`fashionrq.catalog.language`), an English
-    product noun (``T-Shirt``: "t-shirts"; an About You scrape's ``Hemd`` and ``Hose``, a Tokopedia one's ``Kalung``,
-    as written, never "hemds", "hoses" or "kalungs")."""
-    return all(ch.isascii() for ch in word if ch.isalpha()) and (english or fold(word) in PRODUCT_WORDS)
+    ``botíns``)."""
+    return all(ch.isascii() for ch in word if ch.isalpha())
 
 
-def _plural(word: str, english: bool = True) -> str:
-    if word in _MASS_WORDS or not _english_inflects(word, english):
+def _plural(word: str) -> str:
+    if word in _MASS_WORDS or not _english_inflects(word):
         return word
     if word in _VES_PLURALS:
         return _VES_PLURALS[word]
@@ -137,8 +135,8 @@ def _plural(word: str, english: bool = True) -> str:
     return word + "s"
 
 
-def _singular(word: str, english: bool = True) -> str:
-    if not _english_inflects(word, english):
+def _singular(word: str) -> str:
+    if not _english_inflects(word):
         return word
     if word in _VES_SINGULARS:
         return _VES_SINGULARS[word]
@@ -157,10 +155,15 @@ def same_word(a: str, b: str) -> bool:
 
 
 def _noun_forms(text: str, english: bool = True) -> tuple[str, ...]:
-    """(plural, as written, singular) of a lower-cased type name (its last word inflected)."""
+    """(plural, as written, singular) of a lower-cased type name (its last word inflected); where the catalog's names
+    are not ``english`` (:mod:`fashionrq.catalog.language`), only a name of English product nouns alone is inflected
+    (``T-Shirt``: "t-shirts"; an About You scrape's ``Hemd`` and ``Hose``, a Tokopedia one's ``Kalung`` and ``Sepatu
+    Sandal``, whose head comes first, as written: never "hemds", "hoses", "kalungs" or "sepatu sandals")."""
     words = text.split(" ")
-    plural = " ".join(words[:-1] + [_plural(words[-1], english)])
-    singular = " ".join(words[:-1] + [_singular(words[-1], english)])
+    if not (english or all(fold(word) in PRODUCT_WORDS for word in words)):
+        return (text,)
+    plural = " ".join(words[:-1] + [_plural(words[-1])])
+    singular = " ".join(words[:-1] + [_singular(words[-1])])
     return tuple(dict.fromkeys((plural, text, singular)))
 
 
