@@ -1363,9 +1363,11 @@ def test_the_draft_for_a_tokopedia_scrape_reads_its_breadcrumb_its_two_prices_an
     def slug(text: str) -> str:
         return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     rupiah = {i["item_id"]: round(i["price"]) * 190 for i in items}
-    said = {"Men": "pria", "Women": "wanita"}  # each part ends in the gender, as Tokopedia's sneakers-pria
-    rows = [{"id": i["item_id"], "name": i["name"],
-             "category_breadcrumb": "/".join(f"{slug(i[k])}-{said[i['gender']]}" for k in ("master_category", "sub_category", "article_type")),
+    said = {"Men": "pria", "Women": "wanita"}  # each part ends in the gender, as Tokopedia's sneakers-pria, but a fifth's
+    def path(n: int, item: dict) -> str:      # type ("fashion-wanita/pakaian-dalam-wanita/bra")
+        parts = [f"{slug(item[k])}-{said[item['gender']]}" for k in ("master_category", "sub_category", "article_type")]
+        return "/".join(parts[:2] + [slug(item["article_type"])] if n % 5 == 0 else parts)
+    rows = [{"id": i["item_id"], "name": i["name"], "category_breadcrumb": path(n, i),
              "price_original": f"Rp{rupiah[i['item_id']]:,}".replace(",", ".") if n % 4 else "",
              "price_number": rupiah[i["item_id"]] * 4 // 5 if n % 4 else rupiah[i["item_id"]],
              "labelGroups": json.dumps([{"title": "Bisa COD", "type": ""}]), "mediaURL_image": f"https://images.example.com/{i['item_id']}.jpg"}
@@ -1377,7 +1379,7 @@ def test_the_draft_for_a_tokopedia_scrape_reads_its_breadcrumb_its_two_prices_an
     assert columns["article_type"] == "category_breadcrumb" and columns["image_path"] == "mediaURL_image"
     assert columns["price"] == ["price_original", "price_number"] and columns["discounted_price"] == "price_number"
     assert 'currency = "IDR"' in text
-    assert columns["gender"] == "category_breadcrumb"  # the gender word the path's last part ends in
+    assert columns["gender"] == "category_breadcrumb"  # the gender word a part of the path ends in
     read = {i["item_id"]: i for i in ingest(catalog, mapping=drafted).table.to_pylist()}
     assert len(read) == len(items) and all(read[i["item_id"]]["price"] == rupiah[i["item_id"]] for i in items)
     # the types without the gender word ("sneakers-pria" had been the type "Sneakers Pria", one per gender)
