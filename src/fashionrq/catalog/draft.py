@@ -900,15 +900,8 @@ def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]
         out.append("remove = [',.*$']   # a second category after a comma (\"Tshirts, Sale\"); CHECK")
     gendered = not joined and sum(_GENDER_AT_END.search(path[-1]) is not None for path in paths) >= 0.6 * len(paths)
     removed = (_GENDER_AT_END,) if gendered else ()
-    if gendered:  # a slug's parts end in the gender, as Tokopedia's "fashion-pria/sepatu-pria/sneakers-pria"
-        out.append(f"remove = [{toml_literal(_GENDER_AT_END.pattern)}]   # the gender word the part ends in (\"sneakers-pria\": sneakers)")
-        if "gender" not in found:  # the first part that ends in one (a bra's "fashion-wanita/pakaian-dalam-wanita/bra")
-            at_part_end = re.compile(_GENDER_AT_END.pattern.removesuffix("$") + rf"(?=\s*{re.escape(separator)}|$)", re.IGNORECASE)
-            found["gender"] = (found["article_type"][0], "")
-            guesser.cleanups["gender"] = FieldCleanup(extract=at_part_end)
-            lines.append(f'gender = "{found["article_type"][0]}"   # the gender word a part of the category path ends in')
-            out += ["", "[clean.gender]   # the gender word of the first part of the path that ends in one",
-                    f"extract = {toml_literal(at_part_end.pattern)}"]
+    if gendered:
+        out += _genders_of_slugs(guesser, found, lines, separator)
     parts = [("sub_category", depth - 2 if joined else -2 - named), ("master_category", depth - 3 if joined else -3 - named)]
     genders = Counter(i for path in paths for i, part in enumerate(path[:-1]) if part.lower() in ANY_GENDER_WORDS)
     if "gender" not in found and genders and genders.most_common(1)[0][1] >= 0.6 * len(paths):
@@ -922,6 +915,21 @@ def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]
             lines.append(f'{name} = "{found["article_type"][0]}"   # a part of the category path')
             out += ["", f"[clean.{name}]", f'split = "{separator}"', f"part = {part}"] + (
                 [f"remove = [{toml_literal(_GENDER_AT_END.pattern)}]"] if gendered else [])
+    return out
+
+
+def _genders_of_slugs(guesser: Guesser, found: dict, lines: list[str], separator: str) -> list[str]:
+    """For a category path whose parts end in the gender (Tokopedia's ``fashion-pria/sepatu-pria/sneakers-pria``): the
+    type's clean-up line that cuts it off, and, with no gender column, the gender of the first part that ends in one
+    (a bra's ``fashion-wanita/pakaian-dalam-wanita/bra``)."""
+    out = [f"remove = [{toml_literal(_GENDER_AT_END.pattern)}]   # the gender word the part ends in (\"sneakers-pria\": sneakers)"]
+    if "gender" not in found:
+        at_part_end = re.compile(_GENDER_AT_END.pattern.removesuffix("$") + rf"(?=\s*{re.escape(separator)}|$)", re.IGNORECASE)
+        found["gender"] = (found["article_type"][0], "")
+        guesser.cleanups["gender"] = FieldCleanup(extract=at_part_end)
+        lines.append(f'gender = "{found["article_type"][0]}"   # the gender word a part of the category path ends in')
+        out += ["", "[clean.gender]   # the gender word of the first part of the path that ends in one",
+                f"extract = {toml_literal(at_part_end.pattern)}"]
     return out
 
 
