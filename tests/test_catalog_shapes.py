@@ -24,7 +24,7 @@ from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_types import fold
 from fashionrq.catalog.prices import PriceFormat
 from fashionrq.catalog.schema import parse_price
-from fashionrq.catalog.tiers import currency_of
+from fashionrq.catalog.tiers import catalog_tiers, currency_of, price_tiers_of
 from fashionrq.cli import main
 from fashionrq.errors import InputError
 
@@ -214,6 +214,30 @@ def test_the_ingested_items_keep_their_dollar_prices(us_tops, tmp_path):
     scaled = ingest(us_tops / "catalog.csv", mapping=mapping)
     assert scaled.table.column("price").to_pylist() == pytest.approx([10 * p for p in prices], rel=1e-15)
     assert any(note.startswith("prices read as USD (each written amount times 10, ") for note in scaled.report.notes)
+
+
+def test_a_sellers_placeholder_price_of_a_thousand_times_the_median_is_nulled_and_counted(fixture_items, tmp_path):
+    """A Tokopedia scrape's sellers write 999,999,999 or 2,000,000,000 rupiah for a jacket whose price they do not give
+    (beside a median of 150,000): such prices had been read as prices (63 items at 100 million rupiah or more) and
+    stretched the premium tier. A price of a thousand times the median or more is nulled, with its discounted price,
+    and counted; the rest, and the tiers, are as without them."""
+    items = [i for i in fixture_items.to_pylist() if i["price"] and i["article_type"]][:300]
+    placeholders = {0: 999_999_999, 7: 2_000_000_000, 13: 1_000_000_000}
+    rows = [{"id": i["item_id"], "name": i["name"], "type": i["article_type"],
+             "harga": placeholders.get(n, round(i["price"]) * 190), "diskon": placeholders.get(n, round(i["price"]) * 150)}
+            for n, i in enumerate(items)]
+    with (tmp_path / "shop.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    mapping = '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\nprice = "harga"\ndiscounted_price = "diskon"\n[price]\ncurrency = "IDR"\n'
+    result = ingest(tmp_path / "shop.csv", mapping=mapping_file(tmp_path, mapping))
+    read = result.table.to_pylist()
+    assert [r["price"] for r in read] == [None if n in placeholders else row["harga"] for n, row in enumerate(rows)]
+    assert [r["discounted_price"] for r in read] == [None if n in placeholders else row["diskon"] for n, row in enumerate(rows)]
+    assert result.report.values_nulled["implausible_price"] == [items[n]["item_id"] for n in sorted(placeholders)]
+    plain = [row for n, row in enumerate(rows) if n not in placeholders]
+    assert price_tiers_of(result.table).bounds == catalog_tiers([row["harga"] for row in plain], "IDR").bounds
 
 
 INR = re.compile(r"\d+\.\d\d INR")

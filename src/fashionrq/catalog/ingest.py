@@ -8,19 +8,20 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from fashionrq.catalog.clean import check_item_id, first_duplicate
 from fashionrq.catalog.generic import read_generic
+from fashionrq.catalog.language import with_other_language_names
 from fashionrq.catalog.mapping import Mapping
 from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
 from fashionrq.catalog.photos import PhotoFolder, with_photos_by_id
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.report import IngestReport, percent, reason_kind, refuse_duplicate_ids, rows_to_table, types_nearly_one_each
 from fashionrq.catalog.schema import ITEMS_SCHEMA, OTHER_LANGUAGE_GENDERS, SYNTHETIC_KEY, texts_script
-from fashionrq.catalog.language import with_other_language_names
 from fashionrq.catalog.tiers import currency_of, price_tiers_of, with_price_tiers
 from fashionrq.colour import OTHER_LANGUAGE_COLOURS
 from fashionrq.errors import InputError
@@ -110,7 +111,7 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
     colours named or more, when the names (or, failing them, the colours of three items in ten or more) are in another
     language, and when the items have nearly one type each. A table whose names or types are in another language is
     recorded so (:mod:`fashionrq.catalog.language`)."""
-    table = with_price_tiers(table, currency)
+    table = with_price_tiers(_without_implausible_prices(table, report), currency)
     report.notes.append(price_tiers_of(table).describe())
     other_language = True  # the names, or the types, are in another language: types are said as written
     script, share = texts_script(table.column("name").to_pylist())
@@ -152,6 +153,32 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
                             'colour in English>"; `fashionrq draft-mapping` reads those it finds beside an English one)')
     report.finish(table)
     return IngestResult(table=table, report=report)
+
+
+#: A price this many times the catalog's median or more is a seller's placeholder, never a price (a Tokopedia scrape's
+#: 999,999,999 and 2,000,000,000 rupiah for a jacket, beside a median of 150,000; the bundled catalog's dearest item
+#: is 24 times its median).
+IMPLAUSIBLE_PRICE_RATIO = 1000
+
+
+def _without_implausible_prices(table: pa.Table, report: IngestReport) -> pa.Table:
+    """``table`` with its prices of :data:`IMPLAUSIBLE_PRICE_RATIO` times its median price or more (and the discounted
+    prices beside them) set to null, each counted under ``values_nulled.implausible_price``."""
+    prices = table.column("price").to_numpy(zero_copy_only=False).astype(float)
+    positive = prices[np.isfinite(prices) & (prices > 0)]
+    if positive.size == 0:
+        return table
+    implausible = np.nan_to_num(prices, nan=0.0) >= IMPLAUSIBLE_PRICE_RATIO * float(np.median(positive))
+    if not implausible.any():
+        return table
+    ids = table.column("item_id").to_pylist()
+    for row in np.flatnonzero(implausible):
+        report.null_value("implausible_price", ids[row])
+    mask = pa.array(implausible)
+    for name in ("price", "discounted_price"):
+        table = table.set_column(table.schema.get_field_index(name), table.schema.field(name),
+                                 pc.if_else(mask, pa.scalar(None, pa.float64()), table.column(name)))
+    return table
 
 
 _PARTLY_CROSS_LINGUAL = ("queries are written in English around the catalog's own words, so this benchmark is partly "
