@@ -1359,11 +1359,12 @@ def test_the_draft_for_a_tokopedia_scrape_reads_its_breadcrumb_its_two_prices_an
     ``type`` is empty in every record) and ``mediaURL_image``. The draft had read the empty ``labelGroups[0].type`` as
     the type, so that ingest left no item, the price from ``price_original`` alone, and no photo column."""
     items = [i for i in fixture_items.to_pylist() if i["price"] and i["article_type"] and i["sub_category"] and i["master_category"]
-             and i["gender"] in ("Men", "Women")][:400]
+             and i["gender"] in ("Men", "Women", "Boys", "Girls")][:400]
     def slug(text: str) -> str:
         return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     rupiah = {i["item_id"]: round(i["price"]) * 190 for i in items}
-    said = {"Men": "pria", "Women": "wanita"}  # each part ends in the gender, as Tokopedia's sneakers-pria, but a fifth's
+    said = {"Men": "pria", "Women": "wanita", "Boys": "anak-laki-laki", "Girls": "anak-perempuan"}  # each part ends in
+    # the gender, as Tokopedia's sneakers-pria and sandal-anak-laki-laki (a boy's, never a man's), but a fifth's
     def path(n: int, item: dict) -> str:      # type ("fashion-wanita/pakaian-dalam-wanita/bra")
         parts = [f"{slug(item[k])}-{said[item['gender']]}" for k in ("master_category", "sub_category", "article_type")]
         return "/".join(parts[:2] + [slug(item["article_type"])] if n % 5 == 0 else parts)
@@ -1384,7 +1385,7 @@ def test_the_draft_for_a_tokopedia_scrape_reads_its_breadcrumb_its_two_prices_an
     assert len(read) == len(items) and all(read[i["item_id"]]["price"] == rupiah[i["item_id"]] for i in items)
     # the types without the gender word ("sneakers-pria" had been the type "Sneakers Pria", one per gender)
     assert all(read[i["item_id"]]["article_type"].lower() == i["article_type"].lower() for i in items)
-    assert all(read[i["item_id"]]["gender"] == i["gender"] for i in items)
+    assert all(read[i["item_id"]]["gender"] == i["gender"] for i in items) and {i["gender"] for i in items} >= {"Boys", "Girls"}
     assert all(read[i["item_id"]]["sub_category"].lower() == i["sub_category"].lower() for i in items)
 
 

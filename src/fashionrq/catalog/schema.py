@@ -76,7 +76,8 @@ OTHER_LANGUAGE_GENDERS = {
     "kadın": "Women", "erkek": "Men", "kız": "Girls",  # Turkish
     "damskie": "Women", "damski": "Women", "damska": "Women", "męskie": "Men", "męski": "Men", "męska": "Men",  # Polish
     "pria": "Men", "wanita": "Women", "laki-laki": "Men", "lelaki": "Men", "perempuan": "Women", "cowok": "Men",  # Indonesian,
-    "cewek": "Women",  # Malay
+    "cewek": "Women", "anak laki-laki": "Boys", "anak-laki-laki": "Boys", "anak perempuan": "Girls",  # Malay
+    "anak-perempuan": "Girls",  # a Tokopedia slug's sandal-anak-laki-laki: a boy's, never a man's
 }
 #: Every gender word a catalog's values may hold, English or not.
 ANY_GENDER_WORDS = {**GENDER_SYNONYMS, **OTHER_LANGUAGE_GENDERS}
