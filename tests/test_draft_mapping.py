@@ -584,6 +584,27 @@ def test_a_models_name_in_quotes_after_the_type_is_passed_over_and_accented_type
     assert sum(r is not None for r in read) >= 0.9 * len(names) and read[-5:] == ["Röhrenjeans"] * 5
 
 
+def test_a_stores_phrase_a_spaced_comma_and_a_hyphen_inside_a_type_are_read_as_a_department_store_writes_them(fixture_items):
+    """Names as a Macy's scrape writes them: ``... Sneakers from Finish Line`` (the draft had listed ``Finish Line`` as
+    the fifth type, 641 items), ``Booties , Created for Macy's`` (a space before the comma) and ``Slippers With Faux-Fur
+    Trim, Created For Macy's`` (a phrase, then a comma), which the draft counted as ending in a type but its pattern
+    did not read, and ``Flip-Flops`` beside the listed ``Flip Flops``; its Oxfords and Slingbacks are product words."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["article_type"]]
+    names = [i["name"] for i in items]
+    tails = (" from Finish Line", " , Created for Macy's", " With Faux-Fur Trim, Created For Macy's", "")
+    macys = [name + tails[n % 4] for n, name in enumerate(names)]
+    macys += [f"Women's Model{n} Oxfords" for n in range(5)] + [f"Women's Model{n} Slingbacks" for n in range(5)]
+    types = types_at_end_of_names(macys)
+    assert "Finish Line" not in types.spellings and {"Oxfords", "Slingbacks"} <= set(types.spellings)
+    assert {fold(t) for t in types.spellings} - {"oxford", "slingback"} == {fold(t) for t in types_at_end_of_names(names).spellings}
+    pattern = re.compile(types.pattern(), re.IGNORECASE)
+    bare = re.compile(types_at_end_of_names(names).pattern(), re.IGNORECASE)
+    assert [fold(m.group(1)) if (m := pattern.search(n)) else None for n in macys[:len(names)]] == [
+        fold(m.group(1)) if (m := bare.search(n)) else None for n in names]
+    flips = [n for n in names if n.endswith("Flip Flops")]
+    assert flips and all(pattern.search(n.replace("Flip Flops", "Flip-Flops")) for n in flips)
+
+
 def test_an_occasion_before_a_type_is_part_of_it_only_where_the_catalog_splits_the_type_by_occasion(fixture_items):
     """Myntra splits its shoes by occasion (Casual, Sports, Formal Shoes: over half its shoe names), a public SHEIN
     scrape names one before one T-shirt in six and one dress in seven ("Casual T-Shirt", "Party Dress"): there a

@@ -650,8 +650,10 @@ def _type_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[st
     names = present_texts(guesser.values(found["name"][0], every_record=True))
     brands = _brands(guesser, found)
     types = types_at_end_of_names(names, brands=frozenset(brand.lower() for brand in brands))
+    if types.share < END_TYPES_SURELY and (starting := _type_from_name_starts(draft, found, lines, names, brands, beat=types.share)):
+        return starting  # a German shop's "Anzug 'JPRSteven'", "Shirt mit V-Neck": the start covers more names
     if types.share < 0.5:
-        return _type_from_name_starts(draft, found, lines, names, brands)
+        return []
     found["article_type"] = found["name"]
     lines.append(f'article_type = {toml_reference(found["name"][0])}   # no type column, but {percent(types.share)} of the names '
                  f"end in one of {len(types.spellings)} types")
@@ -660,15 +662,20 @@ def _type_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[st
     return _name_types_section(types)
 
 
-def _type_from_name_starts(draft: Draft, found: dict, lines: list[str], names: list[str], brands: list[str]) -> list[str]:
-    """Names that end in no type but start with one, in a language that puts the noun first (a Mercado Livre ``Tênis
-    Olympikus ...``): ``[clean.article_type] starts_with`` of the types half of the names or more start with, when the
-    names do not start with their brand."""
+#: The share of names ending in a type at which the draft reads the types there, never at the names' start.
+END_TYPES_SURELY = 0.9
+
+
+def _type_from_name_starts(draft: Draft, found: dict, lines: list[str], names: list[str], brands: list[str], beat: float) -> list[str]:
+    """Names that end in no type, or in fewer than start with one, in a language that puts the noun first (a Mercado
+    Livre ``Tênis Olympikus ...``, a German shop's ``Anzug 'JPRSteven'``): ``[clean.article_type] starts_with`` of the
+    types half of the names or more, and more than the ``beat`` share that end in one, start with, when the names do
+    not start with their brand."""
     known = {b.casefold() for b in brands}
     if known and sum(any(" ".join(n.split()[:k]).casefold() in known for k in range(1, 5)) for n in names) >= len(names) / 2:
         return []  # names that start with a brand (read from there, or a brand column's)
     types, others, share = types_at_start_of_names(names, frozenset(known))
-    if share < 0.5 or len(types) < 2:
+    if share < 0.5 or share <= beat or len(types) < 2:
         return []
     found["article_type"] = found["name"]
     lines.append(f'article_type = {toml_reference(found["name"][0])}   # no type column, but {percent(share)} of the names '

@@ -27,20 +27,21 @@ from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, PRODU
 #: What may follow the type at the end of a name: notes in brackets, punctuation, codes and amounts with their units
 #: (``(Pack of 3)``, ``# 31``, ``CH2600``, ``100 ml``, ``1 L, 1.5 L``, ``Size 4.5 UK``), a model's name in quotes
 #: (``Jeans 'Glenn Original 887'``: an About You scrape's), a resale listing's condition
-#: (``NWT``, ``EUC``), and the colour and detail phrases at the very end (``trench coat in camel``, ``gilet with tie
-#: waist detail in light khaki``: ASOS's names; ``Kurta with Dupatta``; ``Backless Jumpsuit For Casual Wear``:
-#: SHEIN's). Each piece is short and ends where the next may start, and what is read is never read again (a
+#: (``NWT``, ``EUC``), and the colour, detail and store phrases at the very end (``trench coat in camel``, ``gilet
+#: with tie waist detail in light khaki``: ASOS's names; ``Kurta with Dupatta``; ``Backless Jumpsuit For Casual
+#: Wear``: SHEIN's; ``Athletic Sneakers from Finish Line``: Macy's). Each piece is short and ends where the next may start, and what is read is never read again (a
 #: possessive loop), so that a name that ends otherwise fails at once, never in exponential time.
 _CONDITION = r"(?i:nwt|nwot|bnwt|nwob|euc|vguc|guc|nib)(?![\w'-])"
 _NOTES = (rf"\s+{_CONDITION}"
           r"|\s+(?:'[^']*'|\"[^\"]*\"|[‘“„«][^’”“»]*[’”“»])"  # a model's name in quotes (About You's Blouson ' Marlon ')
           r"|\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+(?i:size):?(?=\s+[^\s\d]*\d)"
-          r"|\s+(?i:(?:in|with|without|for)\s+[a-z&][a-z'&-]*(?:\s+[a-z&][a-z'&-]*){0,4})(?=\s*$|\s+(?i:in|with|without|for)\s)"
+          r"|\s+(?i:(?:in|with|without|for|from)\s+[a-z&][a-z'&-]*(?:\s+[a-z&][a-z'&-]*){0,4})"
+          r"(?=\s*$|\s+(?i:in|with|without|for|from)\s|\s*,\s|\s[-–—|]\s)"  # then the end, a phrase, or a separator
           r"|\s+[^\s\d]*\d\S*(?:\s+(?!(?i:in)\s)[A-Za-z]{1,3}(?![\w'-]))?")  # "037 in brown": no unit
 #: The rest of a name after a comma or a spaced dash, which, after a type, is a store's brand or line, a colour or
 #: sizes (``Jeans - Universal Thread™``, ``Jeans - Dark Wash``, ``Skinny Jeans, 29" Inseam, Women's Sizes 00-20``,
 #: ``Jeans, Created for Macy's``).
-_SEPARATOR = re.compile(r"(?:,|\s[-–—|])\s")
+_SEPARATOR = re.compile(r"(?:\s?,|\s[-–—|])\s")  # Macy's "Booties , Created for Macy's" too
 #: The notes after a type already known: the rest after a separator too (tried first: a comma is no punctuation note there).
 _NOTES_AFTER_TYPE = rf"(?:{_SEPARATOR.pattern}.*|{_NOTES})*+\s*$"
 #: Latin letters, with the accents of the languages written in them (``Röhrenjeans``, ``Pantalón``).
@@ -66,7 +67,8 @@ _MODIFIERS = NO_TYPE_WORDS | frozenset(w for t in PATTERN_TERMS + MATERIAL_TERMS
 _NO_LAST_WORD = (NO_TYPE_WORDS | frozenset(w for w in _OCCASIONS if not w.endswith("wear"))
                  | frozenset(t for t in PATTERN_TERMS if " " not in t and t != "lace")
                  | frozenset({"summer", "winter", "spring", "autumn", "style", "styles", "design", "look", "day", "holiday",
-                              "festival", "washable", "quality", "suitable", "perfect", "ideal", "gift", "gifts"})
+                              "festival", "washable", "quality", "suitable", "perfect", "ideal", "gift", "gifts",
+                              "created", "exclusive", "exclusively"})  # a department store's "..., Created for Macy's"
                  # a fit, cut or wash a jeans store's names end in ("501 Straight Leg", "Slim Fit", "Dark Wash")
                  | frozenset({"fit", "leg", "cut", "rise", "waisted", "wash", "stonewash", "straight", "slim", "skinny",
                               "stretch", "tapered", "relaxed", "regular", "loose", "bootcut", "inseam"}))
@@ -115,13 +117,19 @@ def name_tail(name: str) -> tuple[str | None, str] | None:
     last word names no product, the last two before a comma or a spaced dash whose word does (``Jeans - Wild
     Fable™``: Jeans; a Golf Ball's ``- Size: 4.26 cm``: none, as ``Ball`` names no product here)."""
     found = _TAIL.search(name)
-    if found is None or fold(found.group(2)) not in PRODUCT_WORDS:
+    if found is None or not _names_product_tail(found):
         for separator in reversed(list(_SEPARATOR.finditer(name))):
             before = _TAIL.search(name[:separator.start()])
-            if before is not None and fold(before.group(2)) in PRODUCT_WORDS:
+            if before is not None and _names_product_tail(before):
                 found = before
                 break
     return (found.group(1), found.group(2)) if found else None
+
+
+def _names_product_tail(tail: re.Match) -> bool:
+    """Whether a :data:`_TAIL` match names a product (:func:`_names_product`: ``Jewellery Set``, ``Slip On`` too)."""
+    before, last = tail.group(1), fold(tail.group(2))
+    return _names_product((before.lower(), last) if before else (last,))
 
 
 @dataclass(frozen=True)
@@ -134,7 +142,8 @@ class NameTypes:
 
     def pattern(self) -> str:
         """A regular expression (matched in any case) whose first group is the type at the end of a name."""
-        return rf"(?<![\w'-])({alternation(s.lower() for ss in self.spellings.values() for s in ss)}){_NOTES_AFTER_TYPE}"
+        spellings = alternation(s.lower() for ss in self.spellings.values() for s in ss).replace(" ", "[ -]")  # Flip-Flops
+        return rf"(?<![\w'-])({spellings}){_NOTES_AFTER_TYPE}"
 
     def value_map(self) -> dict[str, str]:
         """Each spelling other than a type's own, in lower case, -> the type (``tshirts`` -> ``T-shirt``); spellings
