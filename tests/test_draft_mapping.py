@@ -1849,6 +1849,28 @@ def test_a_word_of_the_catalogs_own_categories_a_shop_word_or_a_badge_is_no_bran
     assert len(brands) >= 10 and sum(b.lower() in known for b in brands) >= 0.9 * len(brands), brands
 
 
+def test_the_types_the_names_start_with_are_read_where_more_names_start_than_end_with_one(tmp_path, fixture_items):
+    """A German shop's names put the type first and the model or brand after it (a Gabchak About You scrape: ``Anzug
+    'JPRSteven'``, ``Shirt mit V-Neck``, ``Jeans in Used-Optik 'Hatch'``): once the quoted model names were passed over,
+    three in four of its names ended in a type and the draft read them there, dropping every name that ends in its
+    brand, where the start of the names had read four in five. Below nine in ten ending in a type, the start is read
+    when more names start with a type than end in one; a German phrase after the type is passed over as an English
+    one is (``mit V-Ausschnitt``)."""
+    german = {"Shirts": "Hemd", "Tshirts": "T-Shirt", "Jeans": "Jeans", "Trousers": "Hose", "Jackets": "Jacke", "Kurtas": "Kurta"}
+    items = [i for i in fixture_items.to_pylist() if i["article_type"] in german and i["brand"]]
+    tails = ("{brand}", "'{brand}'", "mit V-Ausschnitt")
+    rows = [{"id": i["item_id"], "titel": f"{german[i['article_type']]} {tails[n % 3].format(brand=i['brand'])}", "marke": i["brand"]}
+            for n, i in enumerate(items)]
+    _write_rows(tmp_path / "shop.csv", rows)
+    assert types_at_end_of_names([r["titel"] for r in rows], brands=frozenset(i["brand"].lower() for i in items)).share < 0.9
+    drafted, text = _drafted(tmp_path, tmp_path / "shop.csv")
+    assert set(tomllib.loads(text)["clean"]["article_type"]["starts_with"]) >= set(german.values())
+    read = {i["item_id"]: i["article_type"] for i in ingest(tmp_path / "shop.csv", mapping=drafted).table.to_pylist()}
+    assert [read.get(i["item_id"]) for i in items] == [german[i["article_type"]] for i in items]
+    phrased = types_at_end_of_names([r["titel"] for n, r in enumerate(rows) if n % 3 == 2])
+    assert set(phrased.spellings) <= set(german.values()) and phrased.share == 1.0
+
+
 def test_a_type_per_item_is_noted_at_ingest(tmp_path, fixture_items):
     """A Mercado Livre dump of titles only, its title mapped as the type as the draft's CHECK allowed: ingest says at
     once that the items have nearly one type each, where the build would refuse it only after its embeddings."""

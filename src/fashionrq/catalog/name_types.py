@@ -32,11 +32,17 @@ from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, PRODU
 #: Wear``: SHEIN's; ``Athletic Sneakers from Finish Line``: Macy's). Each piece is short and ends where the next may start, and what is read is never read again (a
 #: possessive loop), so that a name that ends otherwise fails at once, never in exponential time.
 _CONDITION = r"(?i:nwt|nwot|bnwt|nwob|euc|vguc|guc|nib)(?![\w'-])"
+#: Latin letters, with the accents of the languages written in them (``Röhrenjeans``, ``Pantalón``).
+_LETTER = "A-Za-zÀ-ÖØ-öø-ɏ"
+#: The words that open a detail, colour or store phrase after a type, in English and the languages of Latin-script
+#: shops (a German shop's ``Shirt mit V-Neck``, ``Anzug mit Krawatte``; ``Vestido de fiesta``, ``Chaussures en cuir``).
+_PHRASE = ("in|with|without|for|from|mit|ohne|für|im|aus|con|sin|para|com|sem|avec|sans|pour|en|de|senza|per|met|zonder"
+           "|voor")
 _NOTES = (rf"\s+{_CONDITION}"
           r"|\s+(?:'[^']*'|\"[^\"]*\"|[‘“„«][^’”“»]*[’”“»])"  # a model's name in quotes (About You's Blouson ' Marlon ')
           r"|\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+(?i:size):?(?=\s+[^\s\d]*\d)"
-          r"|\s+(?i:(?:in|with|without|for|from)\s+[a-z&][a-z'&-]*(?:\s+[a-z&][a-z'&-]*){0,4})"
-          r"(?=\s*$|\s+(?i:in|with|without|for|from)\s|\s*,\s|\s[-–—|]\s)"  # then the end, a phrase, or a separator
+          rf"|\s+(?i:(?:{_PHRASE})\s+[{_LETTER}&][{_LETTER}'&-]*(?:\s+[{_LETTER}&][{_LETTER}'&-]*){{0,4}})"
+          rf"(?=\s*$|\s+(?i:{_PHRASE})\s|\s*,\s|\s[-–—|]\s)"  # then the end, a phrase, or a separator
           r"|\s+[^\s\d]*\d\S*(?:\s+(?!(?i:in)\s)[A-Za-z]{1,3}(?![\w'-]))?")  # "037 in brown": no unit
 #: The rest of a name after a comma or a spaced dash, which, after a type, is a store's brand or line, a colour or
 #: sizes (``Jeans - Universal Thread™``, ``Jeans - Dark Wash``, ``Skinny Jeans, 29" Inseam, Women's Sizes 00-20``,
@@ -44,8 +50,6 @@ _NOTES = (rf"\s+{_CONDITION}"
 _SEPARATOR = re.compile(r"(?:\s?,|\s[-–—|])\s")  # Macy's "Booties , Created for Macy's" too
 #: The notes after a type already known: the rest after a separator too (tried first: a comma is no punctuation note there).
 _NOTES_AFTER_TYPE = rf"(?:{_SEPARATOR.pattern}.*|{_NOTES})*+\s*$"
-#: Latin letters, with the accents of the languages written in them (``Röhrenjeans``, ``Pantalón``).
-_LETTER = "A-Za-zÀ-ÖØ-öø-ɏ"
 #: A word, never a listing's condition, nor ending in an apostrophe or hyphen (``TEE'`` of ``'onsMATT LONGY TEE'``).
 _WORD = rf"(?!{_CONDITION})[{_LETTER}](?:[{_LETTER}'-]*[{_LETTER}])?"
 _TAIL = re.compile(rf"(?:(?<!\S)({_WORD})\s+)?(?<!\S)({_WORD})(?!:)(?:{_NOTES})*+\s*$")  # "Diameter: 4 cm": a label
