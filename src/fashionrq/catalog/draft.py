@@ -654,12 +654,19 @@ def _type_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[st
         return starting  # a German shop's "Anzug 'JPRSteven'", "Shirt mit V-Neck": the start covers more names
     if types.share < 0.5:
         return []
-    found["article_type"] = found["name"]
-    lines.append(f'article_type = {toml_reference(found["name"][0])}   # no type column, but {percent(types.share)} of the names '
-                 f"end in one of {len(types.spellings)} types")
-    draft.checks.append(f"the type is read from the end of the names: {len(types.spellings)} types, which end "
-                        f"{percent(types.share)} of the {len(names):,} names (an item whose name ends in none is rejected)")
+    _type_read_from_names(draft, found, lines, "end", len(types.spellings), types.share, len(names))
     return _name_types_section(types)
+
+
+def _type_read_from_names(draft: Draft, found: dict, lines: list[str], at: str, count: int, share: float, names: int) -> None:
+    """The type mapped to the names, read at their ``at`` (``"end"`` or ``"start"``): the column's line and the check
+    that say which share of the ``names`` end (or start) with one of the ``count`` types."""
+    verb, verbs = ("end in", "ends in") if at == "end" else ("start with", "starts with")
+    found["article_type"] = found["name"]
+    lines.append(f'article_type = {toml_reference(found["name"][0])}   # no type column, but {percent(share)} of the names '
+                 f"{verb} one of {count} types")
+    draft.checks.append(f"the type is read from the {at} of the names: {count} types, which {at} {percent(share)} of "
+                        f"the {names:,} names (an item whose name {verbs} none is rejected)")
 
 
 #: The share of names ending in a type at which the draft reads the types there, never at the names' start.
@@ -677,11 +684,7 @@ def _type_from_name_starts(draft: Draft, found: dict, lines: list[str], names: l
     types, others, share = types_at_start_of_names(names, frozenset(known))
     if share < 0.5 or share <= beat or len(types) < 2:
         return []
-    found["article_type"] = found["name"]
-    lines.append(f'article_type = {toml_reference(found["name"][0])}   # no type column, but {percent(share)} of the names '
-                 f"start with one of {len(types)} types")
-    draft.checks.append(f"the type is read from the start of the names: {len(types)} types, which start {percent(share)} of "
-                        f"the {len(names):,} names (an item whose name starts with none is rejected)")
+    _type_read_from_names(draft, found, lines, "start", len(types), share, len(names))
     listed = sorted([*types, *others], key=lambda t: (-types.get(t, 0), t))
     return (["", "[clean.article_type]   # the type the name starts with (a name that starts with none: no type, and the item",
              "# is rejected). CHECK: delete a word that is no type (a brand), add a type the list lacks",
