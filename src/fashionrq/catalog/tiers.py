@@ -124,10 +124,21 @@ def format_amount(amount: float) -> str:
     return text + "0" if len(text.rsplit(".", 1)[1]) == 1 else text
 
 
+def _nice_amounts(low: float, high: float) -> list[float]:
+    """The nice amounts (:data:`NICE_STEPS` times a power of ten) of the decades of ``low`` to ``high`` (> 0), each
+    written exactly (``1.5e2`` is 150.0, never 150.00000000000003)."""
+    return [float(f"{step}e{e}") for e in range(_decade(low), _decade(high) + 1) for step in NICE_STEPS]
+
+
+def _decade(value: float) -> int:
+    """The power of ten at or below ``value > 0``."""
+    return math.floor(math.log10(value))
+
+
 def nice_amount(value: float) -> float:
-    """The nice amount nearest to ``value > 0`` on a ratio scale (:data:`NICE_STEPS` times a power of ten)."""
-    exponent = math.floor(math.log10(value))
-    candidates = [float(f"{step}e{e}") for e in (exponent, exponent + 1) for step in NICE_STEPS]
+    """The nice amount nearest to ``value > 0`` on a ratio scale (:data:`NICE_STEPS` times a power of ten): of its
+    decade's and the next one's."""
+    candidates = _nice_amounts(value, 10.0 ** (_decade(value) + 1))
     return min(candidates, key=lambda amount: (abs(math.log(amount / value)), amount))
 
 
@@ -162,9 +173,7 @@ def _balanced_bounds(prices: np.ndarray, tertiles: tuple[float, float]) -> tuple
     """The pair of nice amounts between the sorted ``prices``' ends whose tiers stray least from thirds (the largest
     gap, in items, between a tier and a third), nearer the tertiles on a tie; ``None`` when none gives every tier
     an item."""
-    first, last = math.floor(math.log10(prices[0])), math.floor(math.log10(prices[-1]))
-    amounts = [float(f"{step}e{e}") for e in range(first, last + 1) for step in NICE_STEPS]
-    amounts = [a for a in amounts if prices[0] < a <= prices[-1]]
+    amounts = [a for a in _nice_amounts(prices[0], prices[-1]) if prices[0] < a <= prices[-1]]
 
     def cost(pair: tuple[float, float]) -> tuple[int, float, tuple[float, float]]:
         return _gap(prices, pair), sum(abs(math.log(b / q)) for b, q in zip(pair, tertiles)), pair
