@@ -98,8 +98,14 @@ def _nothing_ingested(source: str, report: IngestReport) -> str:
     first = {}
     for r in report.rejected:
         first.setdefault(reason_kind(r["reason"]), r)
-    why = "; ".join(f"{count:,} for {first[kind]['reason']} (first: {first[kind]['row']})" if count == 1 or kind == first[kind]["reason"] else
-                    f"{count:,} for {kind} (first: {first[kind]['row']}, {first[kind]['reason']})" for kind, count in reasons.most_common(3))
+
+    def said(kind: str, count: int) -> str:  # a kind of many reasons with its first reason, else the reason itself
+        row = first[kind]
+        if count == 1 or kind == row["reason"]:
+            return f"{count:,} for {row['reason']} (first: {row['row']})"
+        return f"{count:,} for {kind} (first: {row['row']}, {row['reason']})"
+
+    why = "; ".join(said(kind, count) for kind, count in reasons.most_common(3))
     more = f"; and {len(reasons) - 3} other kinds of reason" if len(reasons) > 3 else ""
     rows = f"{len(report.rejected):,} row{'s' if len(report.rejected) != 1 else ''}"
     return f"no product in {source} could be ingested: {rows} rejected ({why or 'no rows'}{more}); fix the file or the mapping there."

@@ -75,9 +75,9 @@ OTHER_LANGUAGE_GENDERS = {
     "dames": "Women", "heren": "Men", "meisjes": "Girls", "jongens": "Boys",  # Dutch
     "kadın": "Women", "erkek": "Men", "kız": "Girls",  # Turkish
     "damskie": "Women", "damski": "Women", "damska": "Women", "męskie": "Men", "męski": "Men", "męska": "Men",  # Polish
-    "pria": "Men", "wanita": "Women", "laki-laki": "Men", "lelaki": "Men", "perempuan": "Women", "cowok": "Men",  # Indonesian,
-    "cewek": "Women", "anak laki-laki": "Boys", "anak-laki-laki": "Boys", "anak perempuan": "Girls",  # Malay
-    "anak-perempuan": "Girls",  # a Tokopedia slug's sandal-anak-laki-laki: a boy's, never a man's
+    "pria": "Men", "wanita": "Women", "laki-laki": "Men", "lelaki": "Men", "perempuan": "Women", "cowok": "Men",  # Indonesian
+    "cewek": "Women",  # and Malay; a child's (a Tokopedia slug's sandal-anak-laki-laki is a boy's, never a man's):
+    "anak laki-laki": "Boys", "anak-laki-laki": "Boys", "anak perempuan": "Girls", "anak-perempuan": "Girls",
 }
 #: Every gender word a catalog's values may hold, English or not.
 ANY_GENDER_WORDS = {**GENDER_SYNONYMS, **OTHER_LANGUAGE_GENDERS}
