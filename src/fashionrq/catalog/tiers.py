@@ -58,10 +58,8 @@ class PriceTiers:
         prices = np.asarray(prices, dtype=float)
         out = np.full(prices.shape, None, dtype=object)
         if self.bounds is not None:
-            low, high = self.bounds
-            out[prices < low] = PRICE_TIERS[0]
-            out[(prices >= low) & (prices <= high)] = PRICE_TIERS[1]
-            out[prices > high] = PRICE_TIERS[2]
+            priced = ~np.isnan(prices)
+            out[priced] = np.asarray(PRICE_TIERS, dtype=object)[_tier_indices(prices[priced], self.bounds)]
         return out
 
     def tier(self, price: float | None) -> str | None:
@@ -149,38 +147,50 @@ def catalog_tiers(prices, currency: str = DEFAULT_PRICE_FORMAT.currency) -> Pric
     if len(prices) < MIN_PRICED_ITEMS:
         return PriceTiers(currency, priced_items=len(prices))
     tertiles = tuple(round(float(q), 4) for q in np.quantile(prices, [1 / 3, 2 / 3]))
-    prices = np.sort(prices)
     bounds = tuple(nice_amount(q) for q in tertiles)
-    if bounds[0] >= bounds[1] or _gap(prices, bounds) > MAX_TIER_GAP * 3 * len(prices):
+    if bounds[0] >= bounds[1] or _gap(_tier_counts(prices, bounds)) > MAX_TIER_GAP * 3 * len(prices):
         bounds = _balanced_bounds(prices, tertiles)
     return PriceTiers(currency, bounds, tertiles, len(prices))
 
 
+def _tier_indices(prices: np.ndarray, bounds: tuple[float, float]) -> np.ndarray:
+    """The tier of every price as its index in :data:`PRICE_TIERS`: budget below the low bound, premium above the
+    high one, mid-range from one to the other, both included (the one place the rule is written)."""
+    low, high = bounds
+    return (prices >= low).astype(np.intp) + (prices > high)
+
+
 def _tier_counts(prices: np.ndarray, bounds: tuple[float, float]) -> tuple[int, int, int]:
-    """How many of the sorted ``prices`` are budget, mid-range and premium under ``bounds``."""
-    budget = int(np.searchsorted(prices, bounds[0], side="left"))
-    premium = len(prices) - int(np.searchsorted(prices, bounds[1], side="right"))
-    return budget, len(prices) - budget - premium, premium
+    """How many of ``prices`` are budget, mid-range and premium under ``bounds``."""
+    return tuple(int(n) for n in np.bincount(_tier_indices(prices, bounds), minlength=len(PRICE_TIERS)))
 
 
-def _gap(prices: np.ndarray, bounds: tuple[float, float]) -> int:
-    """The largest gap between a tier and a third of the sorted ``prices``, in thirds of an item (an integer, so
-    that no float compares)."""
-    return max(abs(3 * count - len(prices)) for count in _tier_counts(prices, bounds))
+def _gap(counts: tuple[int, int, int]) -> int:
+    """The largest gap between a tier's count and a third of all, in thirds of an item (an integer, so that no float
+    compares)."""
+    return max(abs(3 * count - sum(counts)) for count in counts)
 
 
 def _balanced_bounds(prices: np.ndarray, tertiles: tuple[float, float]) -> tuple[float, float] | None:
-    """The pair of nice amounts between the sorted ``prices``' ends whose tiers stray least from thirds (the largest
-    gap, in items, between a tier and a third), nearer the tertiles on a tie; ``None`` when none gives every tier
-    an item."""
-    amounts = [a for a in _nice_amounts(prices[0], prices[-1]) if prices[0] < a <= prices[-1]]
+    """The pair of nice amounts between the cheapest and dearest of ``prices`` whose tiers stray least from thirds
+    (the largest gap, in items, between a tier and a third), nearer the tertiles on a tie; ``None`` when none gives
+    every tier an item."""
+    cheapest, dearest = float(prices.min()), float(prices.max())
+    amounts = [a for a in _nice_amounts(cheapest, dearest) if cheapest < a <= dearest]
+    # Under bounds (a, a) the tiers are the prices below a, at a and above it: a pair's budget is its low amount's
+    # first count, its premium its high amount's last (one pass over the prices an amount, not one a pair).
+    around = {amount: _tier_counts(prices, (amount, amount)) for amount in amounts}
+
+    def counts(pair: tuple[float, float]) -> tuple[int, int, int]:
+        budget, premium = around[pair[0]][0], around[pair[1]][2]
+        return budget, len(prices) - budget - premium, premium
 
     def cost(pair: tuple[float, float]) -> tuple[int, float, tuple[float, float]]:
-        return _gap(prices, pair), sum(abs(math.log(b / q)) for b, q in zip(pair, tertiles)), pair
+        return _gap(counts(pair)), sum(abs(math.log(b / q)) for b, q in zip(pair, tertiles)), pair
 
     pairs = [(low, high) for low in amounts for high in amounts if low < high]
     best = min(pairs, key=cost, default=None)
-    return best if best is not None and min(_tier_counts(prices, best)) > 0 else None
+    return best if best is not None and min(counts(best)) > 0 else None
 
 
 def with_price_tiers(table: pa.Table, currency: str) -> pa.Table:
