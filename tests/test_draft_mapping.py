@@ -1871,6 +1871,16 @@ def test_the_types_the_names_start_with_are_read_where_more_names_start_than_end
     assert set(phrased.spellings) <= set(german.values()) and phrased.share == 1.0
 
 
+def test_a_phrase_in_polish_or_indonesian_after_the_type_is_passed_over():
+    """Polish and Indonesian names put a phrase after the type as German ones do (``Buty Sportowe dla Dzieci``,
+    ``Kemeja Flanel dengan Saku``): its preposition opens it, and the type before it is read, as with ``mit``; the
+    prepositions are one list with those that mark a name as in another language (``catalog.language``)."""
+    names = ["Buty Sportowe dla Dzieci", "Kurtka Zimowa", "Kemeja Flanel dengan Saku", "Sandal Jepit untuk Pantai",
+             "Buty Sportowe", "Kemeja Flanel", "Sandal Jepit", "Kurtka Zimowa dla Kobiet"] * 3
+    read = types_at_end_of_names(names)
+    assert read.share == 1.0 and set(read.spellings) == {"Buty Sportowe", "Kurtka Zimowa", "Kemeja Flanel", "Sandal Jepit"}
+
+
 def test_a_type_per_item_is_noted_at_ingest(tmp_path, fixture_items):
     """A Mercado Livre dump of titles only, its title mapped as the type as the draft's CHECK allowed: ingest says at
     once that the items have nearly one type each, where the build would refuse it only after its embeddings."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
@@ -15,15 +14,14 @@ import pyarrow.parquet as pq
 
 from fashionrq.catalog.clean import check_item_id, first_duplicate
 from fashionrq.catalog.generic import read_generic
-from fashionrq.catalog.language import with_other_language_names
+from fashionrq.catalog.language import other_language_names, with_other_language_names
 from fashionrq.catalog.mapping import Mapping
 from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
 from fashionrq.catalog.photos import PhotoFolder, with_photos_by_id
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.report import IngestReport, percent, reason_kind, refuse_duplicate_ids, rows_to_table, types_nearly_one_each
-from fashionrq.catalog.schema import ITEMS_SCHEMA, OTHER_LANGUAGE_GENDERS, SYNTHETIC_KEY, texts_script
+from fashionrq.catalog.schema import ITEMS_SCHEMA, SYNTHETIC_KEY, texts_script
 from fashionrq.catalog.tiers import currency_of, price_tiers_of, with_price_tiers
-from fashionrq.colour import OTHER_LANGUAGE_COLOURS
 from fashionrq.errors import InputError
 from fashionrq.io import atomic_directory, atomic_writer
 from fashionrq.layout import check_folder_output
@@ -125,7 +123,7 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
         report.notes.append(f"{percent(share)} of the names are written in {script.title()} script: queries are written in English, so "
                             "this benchmark is cross-lingual (systems that match words cannot match them); build with "
                             "--encoder e5-small, a multilingual encoder, for the items' semantic IDs")
-    elif (other := _other_language_names(table.column("name").to_pylist()))[0] >= 0.3:
+    elif (other := other_language_names(table.column("name").to_pylist()))[0] >= 0.3:
         share, words = other
         report.notes.append(f"{percent(share)} of the names say a word of a language other than English ({', '.join(words)}, ...): "
                             f"{_PARTLY_CROSS_LINGUAL}")
@@ -189,18 +187,6 @@ def _without_implausible_prices(table: pa.Table, report: IngestReport) -> pa.Tab
 
 _PARTLY_CROSS_LINGUAL = ("queries are written in English around the catalog's own words, so this benchmark is partly "
                          "cross-lingual; build with --encoder e5-small, a multilingual encoder, for the items' semantic IDs")
-#: Words that mark a name as written in a Latin-script language other than English: its gender and colour words
-#: (``Masculino``, ``Preta``, ``Damen``, ``Schwarz``) and the small words names use (``para``, ``com``, ``für``, ``mit``).
-_OTHER_LANGUAGE_WORDS = (frozenset(OTHER_LANGUAGE_GENDERS) | frozenset(w for w in OTHER_LANGUAGE_COLOURS if texts_script([w])[0] == "LATIN")
-                         | frozenset({"para", "com", "con", "sin", "sem", "für", "mit", "und", "ohne", "pour", "avec", "sans",
-                                      "et", "per", "ve", "ile", "için", "dla", "voor", "met", "zonder", "dan", "untuk", "dengan"}))
-
-
-def _other_language_names(names: list[str | None]) -> tuple[float, list[str]]:
-    """The share of ``names`` that say a word of :data:`_OTHER_LANGUAGE_WORDS`, and the three such words said most."""
-    said = [[w for w in re.findall(r"[^\W\d_]+", name.lower()) if w in _OTHER_LANGUAGE_WORDS] for name in names if name]
-    words = Counter(w for ws in said for w in ws)
-    return (sum(bool(ws) for ws in said) / len(said) if said else 0.0), [w for w, _ in words.most_common(3)]
 
 
 def _keep_synthetic_flag(table: pa.Table, path: Path) -> pa.Table:

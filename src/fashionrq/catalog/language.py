@@ -6,13 +6,34 @@ types as written: an English ending fits an English product noun (``T-Shirt``: "
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from fashionrq.catalog.schema import OTHER_LANGUAGE_GENDERS, texts_script
+from fashionrq.colour import OTHER_LANGUAGE_COLOURS
+
 if TYPE_CHECKING:  # a frame is only ever handed in
     import pandas as pd
 
+#: The words that open a detail, colour or store phrase after a product's type in the Latin-script languages other
+#: than English (German ``Shirt mit V-Neck``, Spanish ``Vestido de fiesta``, French ``Chaussures en cuir``, Italian,
+#: Portuguese, Dutch, Polish ``Buty dla dzieci``, Indonesian ``Tas untuk kerja``).
+OTHER_LANGUAGE_PREPOSITIONS = frozenset({"mit", "ohne", "für", "im", "aus", "con", "sin", "para", "com", "sem", "avec",
+                                         "sans", "pour", "en", "de", "senza", "per", "met", "zonder", "voor", "dla",
+                                         "untuk", "dengan"})
+#: Their other small words, which join words rather than open a phrase: ``und``, ``et``, ``dan``, and Turkish's
+#: ``ve``, ``ile``, ``için`` (``için`` follows its noun: ``Kadın için``).
+OTHER_LANGUAGE_JOINERS = frozenset({"und", "et", "ve", "ile", "için", "dan"})
+#: Of the prepositions, those English names say too (a brand's ``De Moza``, a size's ``AUS 10``): no sign of a language.
+_SAID_IN_ENGLISH_NAMES = frozenset({"en", "de", "im", "aus"})
+#: Words that mark a name as written in a Latin-script language other than English: its gender and colour words
+#: (``Masculino``, ``Preta``, ``Damen``, ``Schwarz``) and the small words names use (``para``, ``com``, ``für``, ``mit``).
+OTHER_LANGUAGE_WORDS = (frozenset(OTHER_LANGUAGE_GENDERS)
+                        | frozenset(w for w in OTHER_LANGUAGE_COLOURS if texts_script([w])[0] == "LATIN")
+                        | (OTHER_LANGUAGE_PREPOSITIONS - _SAID_IN_ENGLISH_NAMES) | OTHER_LANGUAGE_JOINERS)
 #: Schema-metadata key of an items table whose names are in another language, and its value.
 LANGUAGE_KEY, OTHER_LANGUAGE = b"fashionrq.names_language", b"other"
 #: The same record in a pandas frame's ``attrs`` (set by :func:`fashionrq.hierarchy.attributes.items_frame`).
@@ -35,3 +56,10 @@ def names_in_english(items: pa.Table | pd.DataFrame) -> bool:
 def language_attrs(items: pa.Table | pd.DataFrame) -> dict[str, str]:
     """The record a frame of ``items`` carries in its ``attrs``: none for English names."""
     return {} if names_in_english(items) else {FRAME_KEY: OTHER_LANGUAGE.decode()}
+
+
+def other_language_names(names: list[str | None]) -> tuple[float, list[str]]:
+    """The share of ``names`` that say a word of :data:`OTHER_LANGUAGE_WORDS`, and the three such words said most."""
+    said = [[w for w in re.findall(r"[^\W\d_]+", name.lower()) if w in OTHER_LANGUAGE_WORDS] for name in names if name]
+    words = Counter(w for ws in said for w in ws)
+    return (sum(bool(ws) for ws in said) / len(said) if said else 0.0), [w for w, _ in words.most_common(3)]

@@ -20,6 +20,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from fashionrq.catalog.language import OTHER_LANGUAGE_PREPOSITIONS
 from fashionrq.catalog.schema import ANY_GENDER_WORDS
 from fashionrq.colour import COLOURS, OTHER_LANGUAGE_COLOURS
 from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, PRODUCT_TERMS, STYLE_TERMS
@@ -35,9 +36,9 @@ _CONDITION = r"(?i:nwt|nwot|bnwt|nwob|euc|vguc|guc|nib)(?![\w'-])"
 #: Latin letters, with the accents of the languages written in them (``Röhrenjeans``, ``Pantalón``).
 _LETTER = "A-Za-zÀ-ÖØ-öø-ɏ"
 #: The words that open a detail, colour or store phrase after a type, in English and the languages of Latin-script
-#: shops (a German shop's ``Shirt mit V-Neck``, ``Anzug mit Krawatte``; ``Vestido de fiesta``, ``Chaussures en cuir``).
-_PHRASE = ("in|with|without|for|from|mit|ohne|für|im|aus|con|sin|para|com|sem|avec|sans|pour|en|de|senza|per|met|zonder"
-           "|voor")
+#: shops (a German shop's ``Shirt mit V-Neck``, ``Anzug mit Krawatte``; ``Vestido de fiesta``, ``Chaussures en cuir``:
+#: :data:`~fashionrq.catalog.language.OTHER_LANGUAGE_PREPOSITIONS`).
+_PHRASE = "|".join(("in", "with", "without", "for", "from", *sorted(OTHER_LANGUAGE_PREPOSITIONS)))
 _NOTES = (rf"\s+{_CONDITION}"
           r"|\s+(?:'[^']*'|\"[^\"]*\"|[‘“„«][^’”“»]*[’”“»])"  # a model's name in quotes (About You's Blouson ' Marlon ')
           r"|\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+(?i:size):?(?=\s+[^\s\d]*\d)"
