@@ -1881,6 +1881,19 @@ def test_a_phrase_in_polish_or_indonesian_after_the_type_is_passed_over():
     assert read.share == 1.0 and set(read.spellings) == {"Buty Sportowe", "Kurtka Zimowa", "Kemeja Flanel", "Sandal Jepit"}
 
 
+def test_a_type_in_two_spellings_of_one_noun_is_one_type(tmp_path, fixture_items):
+    """An About You scrape writes its sweatshirts with hoods ``Hoody`` and ``Hoodie`` (and British shops
+    ``Pyjamas`` beside ``Pajamas``): one type, as most of its items write it, each item changed counted under
+    ``repaired.spelling_of_article_type``; the fixture's sweatshirts so written."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["article_type"] in ("Sweatshirts", "Night suits")]
+    written = {"Sweatshirts": ("Hoodie", "Hoodie", "Hoody"), "Night suits": ("Pyjamas", "Pajamas", "Pyjamas")}
+    rows = [{"id": i["item_id"], "title": i["name"], "type": written[i["article_type"]][n % 3]} for n, i in enumerate(items)]
+    result = _ingested(tmp_path, rows, '[columns]\nitem_id = "id"\nname = "title"\narticle_type = "type"\n')
+    assert Counter(result.table.column("article_type").to_pylist()) == Counter(
+        {"Hoodie": sum(i["article_type"] == "Sweatshirts" for i in items), "Pyjamas": sum(i["article_type"] == "Night suits" for i in items)})
+    assert result.report.to_dict()["repaired"]["spelling_of_article_type"]["count"] == sum(r["type"] in ("Hoody", "Pajamas") for r in rows) > 5
+
+
 def test_a_type_per_item_is_noted_at_ingest(tmp_path, fixture_items):
     """A Mercado Livre dump of titles only, its title mapped as the type as the draft's CHECK allowed: ingest says at
     once that the items have nearly one type each, where the build would refuse it only after its embeddings."""

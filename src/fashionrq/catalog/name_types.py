@@ -83,12 +83,19 @@ _NO_LAST_WORD = (NO_TYPE_WORDS | frozenset(w for w in _OCCASIONS if not w.endswi
 _ES_PLURALS = ("sses", "shes", "ches", "xes")
 
 
+#: A product noun's other spellings, as :func:`fold` writes both (a German shop's ``Hoody`` beside its ``Hoodie``).
+_SPELLINGS = {"hoody": "hoodie", "pyjama": "pajama", "jewellery": "jewelry", "teeshirt": "tshirt"}
+
+
 def fold(word: str) -> str:
-    """One form for a word's spellings: lower case, no hyphens, no plural ending (``T-shirts`` -> ``tshirt``)."""
+    """One form for a word's spellings: lower case, no hyphens, no plural ending, one of a noun's spellings
+    (``T-shirts`` -> ``tshirt``, ``Hoodies`` and ``Hoody`` -> ``hoodie``)."""
     word = word.lower().replace("-", "")
     if word.endswith(_ES_PLURALS):
-        return word[:-2]
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return _SPELLINGS.get(word, word)
 
 
 #: Product nouns in one spelling (:func:`fold`): the last words of :data:`fashionrq.terms.PRODUCT_TERMS`.
