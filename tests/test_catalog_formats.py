@@ -474,7 +474,8 @@ def test_the_printed_report_counts_rows_left_out_by_skip_as_one_kind_whatever_th
                            "--out", str(tmp_path / "items")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     printed = " ".join((done.stdout + done.stderr).split())
-    assert re.search(r"all 30 by reason: left out: its category is … \(\[skip\] in \S*mapping\.toml\) \(30\)(?!;)", printed)
+    assert re.search(r"all 30 by reason: left out: its category is … \(\[skip\] in \S*mapping\.toml\) \(30; e\.g\. "
+                     r"\"Women's Clothing\", \"Men's Footwear\", \"Kids' Wear\"\)(?!;)", printed), printed
 
 
 def test_the_printed_report_shows_places_and_reasons_as_written(tmp_path, rows):

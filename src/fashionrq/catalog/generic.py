@@ -177,6 +177,14 @@ def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str | N
 NO_PRODUCT_TYPES = STORE_SECTIONS | frozenset(ANY_GENDER_WORDS) | frozenset(AGE_SYNONYMS)
 
 
+def _missing_reason(missing: list[str], record: dict, refs: References, mapping: Mapping) -> str:
+    """Why a row gives no item: its empty required fields, each with the value its clean-up kept nothing of (a name
+    in which ``[clean.article_type] ends_with`` finds no type), so that the user sees what to add to the clean-up."""
+    refused = {f: text for f in missing if f in mapping.cleanups and (text := clean_string(_read(refs.fields[f], record)[0]))}
+    return f"empty required field(s) {', '.join(missing)}" + "".join(
+        f" ([clean.{f}] kept nothing of {text!r})" for f, text in refused.items())
+
+
 def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, report: IngestReport,
                  required: tuple[str, ...]) -> dict | None:
     """One canonical item, or ``None`` when the row is rejected for an empty ``required`` field (recorded in ``report``)."""
@@ -193,7 +201,7 @@ def _mapped_item(where: str, record: dict, refs: References, mapping: Mapping, r
         return None
     missing_required = [f for f in required if clean_string(raw[f]) is None]
     if missing_required:
-        report.reject(f"{where} (id {item_id})", f"empty required field(s) {', '.join(missing_required)}", item_id,
+        report.reject(f"{where} (id {item_id})", _missing_reason(missing_required, record, refs, mapping), item_id,
                       cause=tuple(f"refused_{f}" for f in missing_required))
         return None
     if photo_bytes(raw["image_path"]):

@@ -42,7 +42,7 @@ _PHRASE = "|".join(("in", "with", "without", "for", "from", *sorted(OTHER_LANGUA
 _NOTES = (rf"\s+{_CONDITION}"
           r"|\s+(?:'[^']*'|\"[^\"]*\"|[‘“„«][^’”“»]*[’”“»])"  # a model's name in quotes (About You's Blouson ' Marlon ')
           r"|\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+(?i:size):?(?=\s+[^\s\d]*\d)"
-          rf"|\s+(?i:(?:{_PHRASE})\s+[{_LETTER}&][{_LETTER}'&-]*(?:\s+[{_LETTER}&][{_LETTER}'&-]*){{0,4}})"
+          rf"|\s+(?i:(?:{_PHRASE})\s+[{_LETTER}\d&][{_LETTER}\d'&-]*(?:\s+[{_LETTER}\d&][{_LETTER}\d'&-]*){{0,4}})"
           rf"(?=\s*$|\s+(?i:{_PHRASE})\s|\s*,\s|\s[-–—|]\s)"  # then the end, a phrase, or a separator
           r"|\s+[^\s\d]*\d\S*(?:\s+(?!(?i:in)\s)[A-Za-z]{1,3}(?![\w'-]))?")  # "037 in brown": no unit
 #: The rest of a name after a comma or a spaced dash, which, after a type, is a store's brand or line, a colour or
@@ -180,13 +180,34 @@ def types_at_end_of_names(names: list[str], min_share: float = 1 / 2000, brands:
             spellings[key][written] += 1
     rare = max(least, round(len(names) / 100))  # a type whose last word is no product noun: 1 name in 100
     kept = {key: counts for key, counts in spellings.items() if sum(counts.values()) >= (least if _names_product(key) else rare)}
+    heads = compound_heads((key[0] for key in spellings if key not in kept and len(key) == 1), (k[0] for k in kept if len(k) == 1))
     out = {}
-    for counts in sorted(kept.values(), key=lambda c: (-sum(c.values()), c.most_common(1)[0][0])):
+    for key, counts in sorted(kept.items(), key=lambda kc: (-sum(kc[1].values()), kc[1].most_common(1)[0][0])):
         type_ = counts.most_common(1)[0][0]
-        forms = {form.casefold(): form for s in sorted(counts) for form in (s, other_number(s))}  # ingest merges cases
+        compounds = [s for word, head in heads.items() if (head,) == key for s in spellings[word,]]
+        forms = {form.casefold(): form for s in sorted([*counts, *compounds]) for form in (s, other_number(s))}  # ingest merges cases
         out[type_] = (type_, *sorted(form for key, form in forms.items() if key != type_.casefold()))
-    covered = sum(sum(c.values()) for c in kept.values())
+    covered = sum(sum(c.values()) for c in kept.values()) + sum(sum(spellings[word,].values()) for word in heads)
     return NameTypes(out, covered / max(len(names), 1))
+
+
+#: Heads whose compounds are no kind of them (a ``Jumpsuit``, ``Catsuit`` or ``Swimsuit`` is no suit).
+_NO_KIND_OF_HEAD = frozenset({"suit"})
+
+
+def compound_heads(words, heads) -> dict[str, str]:
+    """Each of ``words`` (too rare to be a type of its own) that is a compound of one of ``heads`` (the types, in
+    the same spelling), read as that type: the longest head it ends in, after three letters or more (a German shop's
+    ``Röhrenjeans``, ``Kurzmantel``, ``Retro-Boxershorts``; an English one's ``Sundress``, ``Raincoat``), so that its
+    name is read, not rejected; a head of four letters or more, and never one whose compounds are no kind of it; never
+    a word that is an English product noun of its own (a rare ``Sweatshirt`` is no ``Shirt``)."""
+    ordered = sorted((h for h in set(heads) if len(h) >= 4 and h not in _NO_KIND_OF_HEAD), key=lambda h: (-len(h), h))
+    found = {}
+    for word in words:
+        head = next((h for h in ordered if word.endswith(h) and len(word[:-len(h)].rstrip("-")) >= 3), None)
+        if head is not None and fold(word) not in PRODUCT_WORDS:
+            found[word] = head
+    return found
 
 
 def _names_product(key: tuple[str, ...]) -> bool:
@@ -222,6 +243,10 @@ def types_at_start_of_names(names: list[str], brands: frozenset[str] = frozenset
         spellings[_plain_letters(word)][word] += 1
     kept = {max(c, key=lambda w: (c[w], w)): c for key, c in spellings.items()
             if c.total() >= least and key not in NO_TYPE_WORDS and key not in brands and len(key) > 2}
+    plain = {_plain_letters(t): t for t in kept}
+    heads = compound_heads((key for key in spellings if key not in plain and key not in brands), plain)
+    for word, head in heads.items():  # a compound of a type is read as the type, counted with it
+        kept[plain[head]] = kept[plain[head]] + spellings[word]
     types = dict(sorted(((t, c.total()) for t, c in kept.items()), key=lambda pair: (-pair[1], pair[0])))
     others = {w: t for t, c in kept.items() for w in sorted(c) if w.casefold() != t.casefold()}
     return types, others, sum(types.values()) / max(len(names), 1)

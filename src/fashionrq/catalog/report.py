@@ -25,6 +25,9 @@ ID_SHOWN_CHARS = 48
 #: What makes one rejection's reason differ from another's of its kind: a place (``feed.tsv:2``), a quoted value (in
 #: the double quotes ``repr`` gives a value with an apostrophe: ``"Women's Clothing"``), a number.
 _PARTICULARS = re.compile(r"\S+:\d+|'[^']*'|\"[^\"]*\"|\b\d[\d,]*\b")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+#: Quoted values shown for each kind of reason in :func:`reason_kinds`.
+EXAMPLES_SHOWN = 3
 
 
 @dataclass
@@ -153,9 +156,20 @@ def reason_kind(reason: str) -> str:
 
 def reason_kinds(rejected: list[dict]) -> str:
     """The rejected rows counted by the kind of their reason (its places, quoted values and numbers left out), the
-    five commonest kinds first."""
+    five commonest kinds first, each with the first :data:`EXAMPLES_SHOWN` quoted values its reasons name (the names
+    a clean-up kept no type of)."""
     kinds = Counter(reason_kind(row["reason"]) for row in rejected)
-    shown = "; ".join(f"{kind} ({count:,})" for kind, count in kinds.most_common(5))
+    examples: dict[str, list[str]] = {}
+    for row in rejected:
+        shown = examples.setdefault(reason_kind(row["reason"]), [])
+        quoted = [q for q in _QUOTED.findall(row["reason"]) if q not in shown]
+        shown.extend(quoted[:EXAMPLES_SHOWN - len(shown)])
+
+    def said(kind: str, count: int) -> str:
+        cut = [q if len(q) <= ID_SHOWN_CHARS else q[:ID_SHOWN_CHARS - 2] + "…" + q[0] for q in examples[kind]]  # quoted still
+        return f"{kind} ({count:,}" + (f"; e.g. {', '.join(cut)})" if cut else ")")
+
+    shown = "; ".join(said(kind, count) for kind, count in kinds.most_common(5))
     return shown + (f"; {len(kinds) - 5:,} other kinds" if len(kinds) > 5 else "")
 
 
