@@ -66,7 +66,31 @@ def test_myntra_keeps_its_rupees_and_its_tiers_are_800_and_1500(bundled):
     assert np.mean(prices < 800) == pytest.approx(0.338, abs=0.001) and np.mean(prices > 1500) == pytest.approx(0.376, abs=0.001)
     forms = price_forms(tiers)
     assert forms[("budget",)][1] == ("under ₹800", "below Rs. 800", "under 800 rupees")
-    assert forms[("budget", "mid-range")][1] == ("under ₹1,500", "below Rs. 1,500")
+    assert forms[("budget", "mid-range")][1] == ("up to ₹1,500", "at most Rs. 1,500")
+
+
+#: What each price phrase the queries write says of a price, word for word.
+_PHRASE_MEANINGS = {"under": lambda p, a: p < a, "below": lambda p, a: p < a, "over": lambda p, a: p > a,
+                    "above": lambda p, a: p > a, "up to": lambda p, a: p <= a, "at most": lambda p, a: p <= a,
+                    "at least": lambda p, a: p >= a, "from": lambda p, a: p >= a}
+
+
+def test_every_price_phrase_says_of_a_price_at_a_bound_what_its_tiers_hold():
+    """A resale store's bounds fall on its sellers' round prices (a Vestiaire Collective scrape: 229 items at €150,
+    177 at €400, its bounds): "under €400" had stood for budget and mid-range, which holds €400, so an item of €400
+    was an exact match for "under €400". Each phrase, read word for word, holds a price just when its tiers do, at
+    the bounds and beside them."""
+    tiers = catalog_tiers([100.0] * 5 + [150.0] * 5 + [400.0] * 5 + [900.0] * 5, "EUR")
+    assert tiers.bounds == (150.0, 400.0)
+    prices = [149.99, 150.0, 150.01, 399.99, 400.0, 400.01]
+    for key, (_, phrases) in price_forms(tiers).items():
+        for phrase in phrases:
+            amounts = [float(a.replace(",", "")) for a in re.findall(r"\d[\d,]*(?:\.\d+)?", phrase)]
+            if phrase.startswith("between") or "range" in phrase:
+                said = [amounts[0] <= p <= amounts[1] for p in prices]
+            else:
+                said = [next(m for w, m in _PHRASE_MEANINGS.items() if phrase.startswith(w))(p, amounts[0]) for p in prices]
+            assert said == [tiers.tier(p) in key for p in prices], (key, phrase)
 
 
 @pytest.mark.parametrize("prices", [

@@ -209,6 +209,10 @@ def test_lexicon_parser_reads_shopper_spellings(items):
     shoes = items["article_type"].isin(["Casual Shoes", "Sports Shoes"]) | items["sub_category"].isin(["Casual Shoes", "Sports Shoes"])
     assert LexiconParser(items[~shoes]).parse("white sneakers")["product_type"] is None
     assert parser.parse("kurtas for a party under ₹1,500")["price_hint"] == ["budget", "mid-range"]  # Myntra: ₹800 / ₹1,500
+    for written in ("up to ₹1,500", "at most Rs. 1,500"):  # the two-tier phrases queries write read back as their tiers
+        assert parser.parse(f"kurtas {written}")["price_hint"] == ["budget", "mid-range"]
+    for written in ("from ₹800 up", "at least Rs. 800"):
+        assert parser.parse(f"kurtas {written}")["price_hint"] == ["mid-range", "premium"]
     assert parser.parse("premium watches")["price_hint"] == ["premium"]
     assert parser.parse("formal shoes for the office")["occasion"] == ["Formal"]
     assert parser.parse("kids' t-shirts")["age_group"] == ["kids"]

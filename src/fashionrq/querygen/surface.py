@@ -385,7 +385,9 @@ def currency_forms(currency: str) -> tuple[str, str, str]:
 
 def price_forms(tiers: PriceTiers) -> dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]]:
     """Asserted tier set -> (adjectives, trailing phrases) for a catalog's tiers: the phrases name its bounds in its
-    currency ("under $10", "between ₹800 and ₹1,500"); without tiers only adjectives remain."""
+    currency ("under $10", "between ₹800 and ₹1,500"), each as the tiers hold them: a budget price is under the low
+    bound and a premium one over the high bound, but mid-range holds both bounds, so a range of two tiers says "up to
+    ₹1,500" and "at least ₹800", never "under ₹1,500" for an item of ₹1,500; without tiers only adjectives remain."""
     if tiers.bounds is None:
         return {key: (adjs, ()) for key, adjs in PRICE_ADJECTIVES.items()}
     sign, second, word = currency_forms(tiers.currency)
@@ -394,8 +396,8 @@ def price_forms(tiers: PriceTiers) -> dict[tuple[str, ...], tuple[tuple[str, ...
         ("budget",): (f"under {sign}{low}", f"below {second}{low}", f"under {low} {word}"),
         ("mid-range",): (f"between {sign}{low} and {sign}{high}", f"in the {sign}{low}-{high} range"),
         ("premium",): (f"over {sign}{high}", f"above {second}{high}"),
-        ("budget", "mid-range"): (f"under {sign}{high}", f"below {second}{high}"),
-        ("mid-range", "premium"): (f"over {sign}{low}", f"above {second}{low}"),
+        ("budget", "mid-range"): (f"up to {sign}{high}", f"at most {second}{high}"),
+        ("mid-range", "premium"): (f"from {sign}{low} up", f"at least {second}{low}"),
     }
     return {key: (adjs, tails[key]) for key, adjs in PRICE_ADJECTIVES.items()}
 

@@ -365,7 +365,7 @@ def _choose_mods(product: tuple[str, ...] | None, clauses: list[Clause], rng: np
         if any(c.key == clauses[i].key and c.key != "style_tags" for c in chosen):
             continue
         if clauses[i].key == "price_hint" and len(clauses[i].values) > 1 and rng.random() >= WIDE_PRICE_RATE:
-            continue  # a two-tier range ("under ₹1,500") holds for many clusters: keep it from crowding every query
+            continue  # a two-tier range ("up to ₹1,500") holds for many clusters: keep it from crowding every query
         if _joint_ok(product, chosen + [clauses[i]], ev):
             chosen.append(clauses[i])
     return chosen
