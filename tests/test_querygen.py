@@ -32,7 +32,7 @@ from fashionrq.querygen import heldout
 from fashionrq.querygen.evidence import OCCASION_CANON
 from fashionrq.querygen.mcmr import background_shares, catalog_table, text_constraints
 from fashionrq.querygen.surface import type_forms
-from fashionrq.querygen.verbalizer import Clause, _noun_phrase, _Spec, _usable_mods
+from fashionrq.querygen.verbalizer import Clause, _noun_phrase, _repeats_a_word, _Spec, _usable_mods
 from fashionrq.sid.kmeans import ResidualKMeans
 from fashionrq.catalog.tiers import price_tiers_of
 
@@ -395,6 +395,25 @@ def test_a_gender_or_age_group_the_type_names_is_not_said_again():
             mods = _usable_mods(_Spec(product, None), clauses)
             text, _, _ = _noun_phrase(product, mods, np.random.default_rng(seed), False, {})
             assert not doubled.search(text), text
+
+
+def test_a_material_colour_or_pattern_the_type_or_another_clause_says_is_not_said_again():
+    """A resale store's types name a material (a Vestiaire Collective scrape's "silk handkerchief", "leather
+    jackets") and its silver rings are silver in colour and material: "multicolour silk handkerchief", "pink leather
+    jackets", "metallic or silver rings", never "silk silk handkerchief" or "silver silver rings"."""
+    clauses = [Clause("material", ("Silk",), 1.0), Clause("color", ("Pink",), 1.0), Clause("pattern", ("Printed",), 1.0)]
+    assert [c.key for c in _usable_mods(_Spec(("Silk Handkerchief",), None), clauses)] == ["color", "pattern"]
+    assert [c.key for c in _usable_mods(_Spec(("Printed Tops",), None), clauses)] == ["material", "color"]
+    assert [c.key for c in _usable_mods(_Spec(("Pink Tops",), None), clauses)] == ["material", "pattern"]
+    assert [c.key for c in _usable_mods(_Spec(("Shirts",), None), clauses)] == ["material", "color", "pattern"]
+    doubled = re.compile(r"\b(\w+)\s+\1\b", re.IGNORECASE)
+    for seed in range(12):
+        mods = _usable_mods(_Spec(("Leather Jackets",), None), [Clause("material", ("Leather",), 1.0), Clause("color", ("Pink",), 1.0)])
+        text, _, _ = _noun_phrase(("Leather Jackets",), mods, np.random.default_rng(seed), False, {})
+        assert not doubled.search(text) and "pink" in text.lower(), text
+    assert _repeats_a_word(Clause("material", ("Silver",), 1.0), [Clause("color", ("Metallic", "Silver"), 1.0)])
+    assert not _repeats_a_word(Clause("material", ("Leather",), 1.0), [Clause("color", ("Black",), 1.0)])
+    assert not _repeats_a_word(Clause("brand", ("Off-White",), 1.0), [Clause("color", ("White",), 1.0)])
 
 
 #: The fixture's most frequent types as a Russian store (a Lamoda scrape) writes them, and brands as a Korean one

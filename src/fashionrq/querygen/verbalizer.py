@@ -194,7 +194,7 @@ def _sharpen(product: tuple[str, ...] | None, chosen: list[Clause], clauses: lis
         used = {c.key for c in chosen if c.key != "style_tags"}
         best, best_left = None, left
         for clause in clauses:
-            if clause in chosen or clause.key in used or not _joint_ok(product, chosen + [clause], ev):
+            if clause in chosen or clause.key in used or _repeats_a_word(clause, chosen) or not _joint_ok(product, chosen + [clause], ev):
                 continue
             still = left & siblings.matched(_joint_mask(product, chosen + [clause], siblings.evidence))
             if still.sum() < best_left.sum():
@@ -332,19 +332,25 @@ def _render(spec: _Spec, mods: list[Clause], frame: tuple[str, str], rng: np.ran
 
 
 def _usable_mods(spec: _Spec, clauses: list[Clause], english: bool = True) -> list[Clause]:
-    """Drop an occasion, gender or age group the product noun already names ("casual shoes" needs no "casual", a
-    category "Men's Clothing" no "men's": never "men's men's clothing")."""
+    """Drop an occasion, gender, age group, material, pattern or colour the product noun already names ("casual
+    shoes" needs no "casual", a category "Men's Clothing" no "men's", "silk handkerchief" no "silk": never "men's
+    men's clothing", "silk silk handkerchief")."""
     if not spec.product:
         return clauses
     noun = f" {surface.type_display(spec.product, english)} "
     return [c for c in clauses if not any(f" {form} " in noun for form in _noun_words(c))]
 
 
+#: Keys whose one value is said as written before the noun.
+_WRITTEN_BEFORE_NOUN = ("occasion", "material", "pattern", "color")
+
+
 def _noun_words(clause: Clause) -> tuple[str, ...]:
-    """The words before a noun that say ``clause`` when it is an occasion, a gender or an age group; else none."""
+    """The words before a noun that say ``clause`` when it is an occasion, a material, a pattern or one colour, a
+    gender or an age group; else none."""
     value = clause.values[0]
-    if clause.key == "occasion":
-        return (value.lower(),)
+    if clause.key in _WRITTEN_BEFORE_NOUN:
+        return (value.lower(),) if len(clause.values) == 1 else ()
     if clause.key == "gender":
         return surface.gender_forms(value)[0]
     return surface.AGE_FORMS[value][0] if clause.key == "age_group" and value in surface.AGE_FORMS else ()
@@ -364,11 +370,24 @@ def _choose_mods(product: tuple[str, ...] | None, clauses: list[Clause], rng: np
             break
         if any(c.key == clauses[i].key and c.key != "style_tags" for c in chosen):
             continue
+        if _repeats_a_word(clauses[i], chosen):
+            continue
         if clauses[i].key == "price_hint" and len(clauses[i].values) > 1 and rng.random() >= WIDE_PRICE_RATE:
             continue  # a two-tier range ("up to ₹1,500") holds for many clusters: keep it from crowding every query
         if _joint_ok(product, chosen + [clauses[i]], ev):
             chosen.append(clauses[i])
     return chosen
+
+
+def _repeats_a_word(clause: Clause, chosen: list[Clause]) -> bool:
+    """Whether ``clause`` says a colour, material or pattern word a chosen clause says (a silver material beside the
+    colours "metallic or silver": never "metallic or silver silver rings")."""
+    return bool(_said_words(clause) & {w for c in chosen for w in _said_words(c)})
+
+
+def _said_words(clause: Clause) -> set[str]:
+    """The words a colour, material or pattern clause says (``{"metallic", "silver"}``); none for other keys."""
+    return {w for v in clause.values for w in v.lower().split()} if clause.key in ("color", "material", "pattern") else set()
 
 
 def _norm(text: str) -> str:
