@@ -1917,6 +1917,31 @@ def test_a_type_in_two_spellings_of_one_noun_is_one_type(tmp_path, fixture_items
     assert result.report.to_dict()["repaired"]["spelling_of_article_type"]["count"] == sum(r["type"] in ("Hoody", "Pajamas") for r in rows) > 5
 
 
+def test_vietnamese_names_give_their_first_word_as_the_type_past_a_shops_badges(tmp_path, fixture_items):
+    """A Shopee Vietnam scrape's names start with the type, often a word of two letters (``Áo Thun Nam``, ``Mũ``,
+    ``Ví``), some behind a badge (``[SALE 50%] - Áo ...``, ``🔥HOT🔥 Áo ...``), and end in the gender (``nam``, ``nữ``)
+    and the phrase "thời trang nam": the draft had read "Trang Nam", "Nam" and adjectives as the types at the end of
+    the names. Now the gender words are no type, the two-letter types are read, badges are passed over, and ingest
+    notes names in another language. The fixture's products so named."""
+    vietnamese = {"Tshirts": "Áo", "Shirts": "Áo", "Tops": "Áo", "Watches": "Đồng hồ", "Casual Shoes": "Giày",
+                  "Sports Shoes": "Giày", "Handbags": "Túi", "Wallets": "Ví", "Belts": "Thắt lưng", "Jeans": "Quần",
+                  "Trousers": "Quần", "Sunglasses": "Kính", "Socks": "Tất", "Sandals": "Dép", "Flip Flops": "Dép"}
+    gender = {"Men": "nam", "Women": "nữ"}
+    items = [i for i in fixture_items.to_pylist() if i["article_type"] in vietnamese and i["gender"] in gender]
+    badges = ("", "[SALE 50%] - ", "🔥HOT🔥 ", "")
+    rows = [{"ten": f"{badges[n % 4]}{vietnamese[i['article_type']]} {i['base_colour'] or ''} {i['brand']} thời trang "
+                    f"{gender[i['gender']]}"} for n, i in enumerate(items)]
+    _write_rows(tmp_path / "shopee.csv", rows)
+    drafted, text = _drafted(tmp_path, tmp_path / "shopee.csv")
+    assert set(tomllib.loads(text)["clean"]["article_type"]["starts_with"]) >= {"Áo", "Quần", "Giày", "Tất", "Ví"}
+    result = ingest(tmp_path / "shopee.csv", mapping=drafted)
+    read = result.table.to_pylist()
+    assert [r["article_type"] for r in read] == [vietnamese[i["article_type"]].split()[0] for i in items]
+    assert [r["gender"] for r in read] == [i["gender"] for i in items]
+    noted = [n for n in result.report.notes if "of the names say a word of a language other than English" in n]
+    assert len(noted) == 1 and noted[0].startswith("100% ") and "thời" in noted[0], result.report.notes
+
+
 def test_a_type_per_item_is_noted_at_ingest(tmp_path, fixture_items):
     """A Mercado Livre dump of titles only, its title mapped as the type as the draft's CHECK allowed: ingest says at
     once that the items have nearly one type each, where the build would refuse it only after its embeddings."""
@@ -1940,6 +1965,10 @@ def test_names_in_another_latin_language_are_noted_as_a_cross_lingual_benchmark(
     assert len(noted) == 1 and "(masculino, " in noted[0] and "--encoder e5-small" in noted[0], result.report.notes
     english = _ingested(tmp_path, [{"id": i["item_id"], "title": i["name"], "type": i["article_type"]} for i in items], mapping)
     assert not [n for n in english.report.notes if "a language other than English" in n]
+    # a name that is a page's address (a Vestiaire Collective scrape's): its host's ".com" is no Portuguese "com"
+    urls = _ingested(tmp_path, [{"id": i["item_id"], "title": f"https://fr.vestiairecollective.com/{i['name'].lower().replace(' ', '-')}.shtml",
+                                 "type": i["article_type"]} for i in items], mapping)
+    assert not [n for n in urls.report.notes if "a language other than English" in n]
 
 
 def test_the_finer_of_two_category_columns_is_the_type(tmp_path, fixture_items):

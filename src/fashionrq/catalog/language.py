@@ -58,8 +58,17 @@ def language_attrs(items: pa.Table | pd.DataFrame) -> dict[str, str]:
     return {} if names_in_english(items) else {FRAME_KEY: OTHER_LANGUAGE.decode()}
 
 
+#: A word: letters between neither letters nor the dot of a host name or a file's extension (``vestiairecollective.com``
+#: says no Portuguese ``com``).
+_WORD = re.compile(r"(?<![^\W\d_])(?<![^\W\d_]\.)[^\W\d_]+(?![^\W\d_])(?!\.[^\W\d_])")
+#: Letters only Vietnamese writes (``thời``, ``trắng``): a word with one is a word of another language.
+_VIETNAMESE = re.compile("[ăắằẳẵặấầẩẫậđếềểễệốồổỗộơớờởỡợưứừửữựạảẹẻẽịỉọỏụủỳỵỷỹ]")
+
+
 def other_language_names(names: list[str | None]) -> tuple[float, list[str]]:
-    """The share of ``names`` that say a word of :data:`OTHER_LANGUAGE_WORDS`, and the three such words said most."""
-    said = [[w for w in re.findall(r"[^\W\d_]+", name.lower()) if w in OTHER_LANGUAGE_WORDS] for name in names if name]
+    """The share of ``names`` that say a word of :data:`OTHER_LANGUAGE_WORDS` or a Vietnamese word, and the three
+    such words said most."""
+    said = [[w for w in _WORD.findall(name.lower()) if w in OTHER_LANGUAGE_WORDS or _VIETNAMESE.search(w)]
+            for name in names if name]
     words = Counter(w for ws in said for w in ws)
     return (sum(bool(ws) for ws in said) / len(said) if said else 0.0), [w for w, _ in words.most_common(3)]

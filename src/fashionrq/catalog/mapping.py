@@ -18,7 +18,7 @@ from pathlib import Path
 from fashionrq.catalog.files import read_text
 from fashionrq.catalog.prices import DECIMAL_SEPARATORS, DEFAULT_PRICE_FORMAT, ISO_4217, RANGE_CHOICES, PriceFormat
 from fashionrq.catalog.records import FORMATS, SAVE_AS_CSV, SPREADSHEETS
-from fashionrq.catalog.schema import FIELDS, STRING_FIELDS
+from fashionrq.catalog.schema import FIELDS, STRING_FIELDS, without_leading_badge
 from fashionrq.errors import InputError
 
 #: Every key a mapping file may hold at its top level.
@@ -204,9 +204,9 @@ class FieldCleanup:
 
 def _starts(text: str, start: str) -> bool:
     """Whether ``text`` starts with ``start``, in any case, as whole words (``Only Pink Top`` with ``Only``, not
-    ``Onlyness``)."""
-    head = text.lstrip()[:len(start)]
-    return head.casefold() == start.casefold() and not text.lstrip()[len(start):len(start) + 1].isalnum()
+    ``Onlyness``), past a shop's badges (``[SALE 50%] - Áo Thun``)."""
+    text = without_leading_badge(text)
+    return text[:len(start)].casefold() == start.casefold() and not text[len(start):len(start) + 1].isalnum()
 
 
 #: A code's possessive: an ``s`` of its own after a word (``levi_s``, ``men_s_shoes``), and as ``str.title`` writes it.

@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from fashionrq.catalog.language import OTHER_LANGUAGE_PREPOSITIONS
-from fashionrq.catalog.schema import ANY_GENDER_WORDS
+from fashionrq.catalog.schema import ANY_GENDER_WORDS, without_leading_badge
 from fashionrq.colour import COLOURS, OTHER_LANGUAGE_COLOURS
 from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, PRODUCT_TERMS, STYLE_TERMS
 
@@ -235,14 +235,14 @@ def types_at_start_of_names(names: list[str], brands: frozenset[str] = frozenset
     three), its spellings in other cases or without accents (``Tenis``) taken as one, written as the commonest, with
     how many names start with it; no colour, gender or small word, and none of ``brands`` (in lower case). Also each
     other spelling -> its type, and the share of the names that start with a type. Read where names end in no type."""
-    first = [re.match(r"\s*([^\W\d_][\w'-]*)", name) for name in names]
+    first = [re.match(r"\s*([^\W\d_][\w'-]*)", without_leading_badge(name)) for name in names]
     words = [m.group(1) for m in first if m]
     least = max(3, round(len(names) / 100))
     spellings: dict[str, Counter] = defaultdict(Counter)
     for word in words:
         spellings[_plain_letters(word)][word] += 1
-    kept = {max(c, key=lambda w: (c[w], w)): c for key, c in spellings.items()
-            if c.total() >= least and key not in NO_TYPE_WORDS and key not in brands and len(key) > 2}
+    kept = {max(c, key=lambda w: (c[w], w)): c for key, c in spellings.items()  # two letters with an accent: Vietnamese Áo
+            if c.total() >= least and key not in NO_TYPE_WORDS and key not in brands and (len(key) > 2 or not max(c).isascii())}
     plain = {_plain_letters(t): t for t in kept}
     heads = compound_heads((key for key in spellings if key not in plain and key not in brands), plain)
     for word, head in heads.items():  # a compound of a type is read as the type, counted with it

@@ -78,6 +78,7 @@ OTHER_LANGUAGE_GENDERS = {
     "pria": "Men", "wanita": "Women", "laki-laki": "Men", "lelaki": "Men", "perempuan": "Women", "cowok": "Men",  # Indonesian
     "cewek": "Women",  # and Malay; a child's (a Tokopedia slug's sandal-anak-laki-laki is a boy's, never a man's):
     "anak laki-laki": "Boys", "anak-laki-laki": "Boys", "anak perempuan": "Girls", "anak-perempuan": "Girls",
+    "nam": "Men", "nữ": "Women", "bé trai": "Boys", "bé gái": "Girls",  # Vietnamese (a Shopee scrape's "Áo Thun Nam")
 }
 #: Every gender word a catalog's values may hold, English or not.
 ANY_GENDER_WORDS = {**GENDER_SYNONYMS, **OTHER_LANGUAGE_GENDERS}
@@ -89,6 +90,18 @@ AGE_SYNONYMS = {
     "toddler": "toddler", "toddlers": "toddler", "baby": "baby", "babies": "baby", "infant": "baby", "infants": "baby",
     "newborn": "baby", "newborns": "baby",
 }
+
+#: A shop's badges before a name's first word: notes in brackets, symbols and emoji (and words between two of one
+#: emoji, never between two of an ASCII mark: ``- Baby-G``), and a dash or colon after them
+#: (a Shopee scrape's ``[SALE 50%] - Áo Thun Nam``, ``🔥HOT🔥 áo phông``, ``⚡Rẻ vô đich ⚡Áo thun``, ``【Hot】 Túi``).
+_LEADING_BADGE = re.compile(r"^(?:\s*(?:\[[^\]]*\]|\([^)]*\)|【[^】]*】|(?P<mark>[^\w\s\[(【!-~])[^\n]{0,40}?(?P=mark)"
+                            r"|[^\w\s\[(【]+))+[\s\-–—:|_]*")
+
+
+def without_leading_badge(text: str) -> str:
+    """``text`` from its first word on, past the badges a shop writes before it (:data:`_LEADING_BADGE`)."""
+    return _LEADING_BADGE.sub("", text, count=1)
+
 
 _TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")
