@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -130,6 +132,9 @@ def test_the_audit_fails_a_release_that_grades_full_matches_0(small_bench, tmp_p
     assert any(f.startswith("open-corpus full matches graded 0") for f in audit.failures)
     assert main_code(["audit", str(bench)]) == 1
     assert main_code(["audit", str(small_bench)]) == 0
+    # the audit is the command's product: on standard output, so that `fashionrq audit BENCH > audit.txt` keeps it
+    done = subprocess.run([sys.executable, "-m", "fashionrq", "audit", str(small_bench)], capture_output=True, text=True)
+    assert done.returncode == 0 and "verdict: every bar met" in done.stdout and "verdict" not in done.stderr, done.stderr
 
 
 def test_the_audit_counts_a_single_full_match_graded_0_and_an_ambiguous_t3_query(small_bench, tmp_path):

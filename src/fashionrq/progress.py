@@ -15,6 +15,9 @@ T = TypeVar("T")
 
 #: Where progress and reports go; never reads ``:name:`` in a catalog's text as an emoji (``catalog.tsv:100:``).
 console = Console(stderr=True, emoji=False)
+#: Where a command whose product is a report (``stats``, ``audit``) prints it: standard output, so that ``fashionrq
+#: stats BENCH > stats.txt`` keeps it while progress and warnings stay on the terminal.
+results = Console(emoji=False)
 #: Seconds between two progress lines in a log (the first comes once a step has run this long).
 LOG_EVERY_S = 15.0
 

@@ -11,7 +11,7 @@ from rich.table import Table
 from fashionrq.cli.catalog import CATALOG_ARGUMENT, one_catalog
 from fashionrq.encoders.registry import DEFAULT_ENCODER
 from fashionrq.errors import InputError
-from fashionrq.progress import console, print_table
+from fashionrq.progress import console, print_table, results
 
 
 def build_command(
@@ -148,12 +148,12 @@ def stats_command(
     if as_json:
         print(json.dumps(s, indent=2, sort_keys=True))
         return
-    print_table(_table("Table 1: clusters per level", ("level", "prefixes", "qualified"),
+    print_table(out=results, table=_table("Table 1: clusters per level", ("level", "prefixes", "qualified"),
                          [(lv, c["prefixes"], c["qualified"]) for lv, c in sorted(s["clusters"].items())]))
-    console.print(f"items {s['items']:,}; anchor queries {s['anchor_queries']:,}")
+    results.print(f"items {s['items']:,}; anchor queries {s['anchor_queries']:,}")
     from fashionrq.tasks import MIN_UNITS
 
-    print_table(_table("Table 7: per-task composition", ("task", "queries", "bootstrap units", "anchor leaves", "candidates/query",
+    print_table(out=results, table=_table("Table 7: per-task composition", ("task", "queries", "bootstrap units", "anchor leaves", "candidates/query",
                                                           "judged pairs"), [
         (t, v["queries"], f"{v['bootstrap_units']:,}" + (" (weak)" if v["bootstrap_units"] < MIN_UNITS else ""), v["anchor_leaves"],
          "no queries" if not v["queries"] else
@@ -163,29 +163,29 @@ def stats_command(
         for t, v in s["tasks"].items()]))
     weak = [t for t, v in s["tasks"].items() if v["bootstrap_units"] < MIN_UNITS]
     if weak:
-        console.print(f"weak tasks (fewer than {MIN_UNITS} bootstrap units; built with --allow-weak): {', '.join(weak)}; "
+        results.print(f"weak tasks (fewer than {MIN_UNITS} bootstrap units; built with --allow-weak): {', '.join(weak)}; "
                       "their intervals are too wide to rank systems, and a task with no queries is not scored", soft_wrap=True)
     tiers = ("exact", "sibling", "related", "irrelevant")
-    print_table(_table("Table 8: relevance-label balance", ("task",) + tiers, [
+    print_table(out=results, table=_table("Table 8: relevance-label balance", ("task",) + tiers, [
         (t, *[f"{v[k]['count']:,} ({v[k]['share']:.1%})" for k in tiers]) for t, v in s["labels"].items()]))
     tags = s["attribute_tags"]
-    print_table(_table(f"attribute tags of φ(q) over {tags['queries']:,} T1 queries (mean {tags['tags_per_query']['mean']} per query)",
+    print_table(out=results, table=_table(f"attribute tags of φ(q) over {tags['queries']:,} T1 queries (mean {tags['tags_per_query']['mean']} per query)",
                          ("attribute", "queries"), sorted(tags["per_attribute"].items(), key=lambda kv: -kv[1])))
     agreement, worded = s.get("parser_agreement") or {}, s.get("parser_agreement_lexicon_worded") or {}
-    print_table(_table("public LexiconParser vs hidden φ(q) (the generator's record; lexicon-worded: without the held-out "
+    print_table(out=results, table=_table("public LexiconParser vs hidden φ(q) (the generator's record; lexicon-worded: without the held-out "
                        "wordings it misses by design)", ("attribute", "precision", "recall", "support", "lexicon-worded P / R"),
                        [(a, f"{v['precision']:.3f}", f"{v['recall']:.3f}", v["support"],
                          f"{worded[a]['precision']:.3f} / {worded[a]['recall']:.3f}" if a in worded else "-")
                         for a, v in sorted(agreement.items())]))
     _print_parser_warnings(worded)
-    console.print("headline metrics: " + ", ".join(f"{t} {m}" for t, m in sorted((s.get("headline") or {}).items())))
+    results.print("headline metrics: " + ", ".join(f"{t} {m}" for t, m in sorted((s.get("headline") or {}).items())))
     cov = s["catalog_coverage"]
-    console.print(f"catalog coverage: {cov['items_touched']:,} of {cov['catalog_items']:,} items touched ({cov['share']:.1%})")
+    results.print(f"catalog coverage: {cov['items_touched']:,} of {cov['catalog_items']:,} items touched ({cov['share']:.1%})")
     for key in ("t2_pairs_by_master_category", "t2_pairs_by_gender"):
-        console.print(f"  {key.replace('_', ' ')}: " + ", ".join(f"{k} {v:,}" for k, v in cov[key].items()), soft_wrap=True)
+        results.print(f"  {key.replace('_', ' ')}: " + (", ".join(f"{k} {v:,}" for k, v in cov[key].items()) or "none"), soft_wrap=True)
     if cov["price"]:
         p = cov["price"]
-        console.print(f"  price of touched items: {p['min']:,.0f}-{p['max']:,.0f} (median {p['median']:,.0f}, mean {p['mean']:,.0f})")
+        results.print(f"  price of touched items: {p['min']:,.0f}-{p['max']:,.0f} (median {p['median']:,.0f}, mean {p['mean']:,.0f})")
 
 
 def register(app: typer.Typer) -> None:

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from fashionrq.layout import refuse_in_release
-from fashionrq.progress import console
+from fashionrq.progress import console, results
 from fashionrq.protocol.commitment import commit_run, ledger_is_torn
 from fashionrq.protocol.components import SHARED_MARK
 from fashionrq.errors import ReleaseTamperedError
@@ -178,7 +178,7 @@ def audit_command(
     if as_json:
         print(json.dumps(audit.to_dict(), indent=2, sort_keys=True))
     else:
-        console.print(str(audit), markup=False, highlight=False, soft_wrap=True)
+        results.print(str(audit), markup=False, highlight=False, soft_wrap=True)
     if not audit.passed:
         raise typer.Exit(AUDIT_FAILED_EXIT_CODE)
 
