@@ -1942,6 +1942,18 @@ def test_vietnamese_names_give_their_first_word_as_the_type_past_a_shops_badges(
     assert len(noted) == 1 and noted[0].startswith("100% ") and "thời" in noted[0], result.report.notes
 
 
+def test_a_column_named_like_the_photos_that_holds_numbers_is_no_photo(tmp_path, fixture_items):
+    """A Shopee scrape's ``images`` column counts each product's photos (``8.0``, ``9.0``): the draft had mapped it as
+    the photo, and ingest then counted every item's photo missing. A column of numbers is no photo; the same column
+    of file names is one."""
+    items = [i for i in fixture_items.to_pylist() if i["name"]][:200]
+    rows = [{"id": i["item_id"], "name": i["name"], "type": i["article_type"], "images": f"{n % 9 + 1}.0"} for n, i in enumerate(items)]
+    _write_rows(tmp_path / "shop.csv", rows)
+    assert "image_path" not in tomllib.loads(_drafted(tmp_path, tmp_path / "shop.csv")[1])["columns"]
+    _write_rows(tmp_path / "shop.csv", [{**r, "images": f"{r['id']}.jpg"} for r in rows])
+    assert tomllib.loads(_drafted(tmp_path, tmp_path / "shop.csv")[1])["columns"]["image_path"] == "images"
+
+
 def test_a_type_per_item_is_noted_at_ingest(tmp_path, fixture_items):
     """A Mercado Livre dump of titles only, its title mapped as the type as the draft's CHECK allowed: ingest says at
     once that the items have nearly one type each, where the build would refuse it only after its embeddings."""

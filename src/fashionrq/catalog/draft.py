@@ -196,6 +196,12 @@ def _record(draft: Draft, path: Path) -> str:
     return name
 
 
+def _numbers_only(values) -> bool:
+    """Whether every present value is a number (``8``, ``9.0``): a count, never a photo's path or address."""
+    texts = present_texts(values)
+    return bool(texts) and all(re.fullmatch(r"\s*[+-]?\d+(?:\.\d+)?\s*", t) for t in texts)
+
+
 def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     found: dict[str, tuple[str, str]] = {}
     same_everywhere = []
@@ -204,8 +210,8 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         while name in _CATEGORY_FIELDS and column is not None and guesser.constant(column):  # "AMAZON FASHION" everywhere
             same_everywhere.append(column)
             column = guesser.column(names)
-        if column is None:
-            continue
+        if column is None or (name == "image_path" and _numbers_only(guesser.values(column))):
+            continue  # a Shopee scrape's "images" column counts its photos: no path
         if name == "base_colour" and any(isinstance(v, list) and len(v) > 1 for v in guesser.values(column)):
             name = "colours"  # a list of several colours: the colours, the first of them the base colour
         found.setdefault(name, guesser.reference(column, many=name == "colours", last=name == "article_type"))
