@@ -9,6 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import main_code
@@ -45,6 +46,22 @@ def test_a_full_match_satisfies_every_stated_condition_on_the_items_own_fields(f
     # product type matches at any category level; "Shirts" is not satisfied by a T-shirt (substring of "Tshirts")
     assert (frame.iloc[full.rows({"product_type": ["Topwear"]})]["sub_category"] == "Topwear").all()
     assert not (frame.iloc[full.rows({"product_type": ["Shirts"]})]["article_type"] == "Tshirts").any()
+
+
+def test_an_item_contradicts_a_query_only_by_a_known_value_far_from_every_stated_one(full, frame):
+    """A green bag contradicts "red handbags", a maroon one does not (ΔE under 60: near, if no full match); a unisex
+    item contradicts no gender, a missing colour nothing; a full match never contradicts."""
+    colour, gender = frame["base_colour"].to_numpy(), frame["gender"].to_numpy()
+    red = full.contradicts({"color": ["Red"]})
+    assert red[colour == "Green"].all() and not red[np.isin(colour, ["Red", "Maroon"])].any()
+    unpriced = pd.isna(frame["price"]).to_numpy()
+    premium = full.contradicts({"price_hint": ["premium"]})
+    assert unpriced.any() and not premium[unpriced].any() and premium[~unpriced].any()
+    women = full.contradicts({"gender": ["Women"]})
+    assert women[gender == "Men"].all() and not women[np.isin(gender, ["Women", "Unisex"])].any() and (gender == "Unisex").any()
+    phi = {"product_type": ["Tshirts"], "gender": ["Men"], "color": ["Black"]}
+    assert not (full.mask(phi) & full.contradicts(phi)).any()
+    assert full.contradicts(phi)[(frame["article_type"] == "Shirts").to_numpy()].all()
 
 
 def test_brand_is_matched_without_case_and_colour_by_cie76(full, frame):
@@ -114,6 +131,25 @@ def _copy(bench: Path, tmp_path: Path) -> Path:
     out = tmp_path / "BENCH"
     shutil.copytree(bench, out, ignore=shutil.ignore_patterns("images"))
     return out
+
+
+def test_the_audit_fails_a_release_that_grades_an_item_contradicting_its_query_exact(small_bench, tmp_path):
+    """The fixture release grades no Exact item that contradicts its query (a Vestiaire Collective scrape's "Show me
+    women's red handbags" had graded the anchor leaf's green bag 3; the leaf's support rule leaves a tenth of it
+    out of any condition); graded by the prefix alone again, the audit fails it and names the share."""
+    assert all(audit_release(small_bench).tasks[t]["exact_contradicting"] == 0 for t in ("t1o", "t1", "t2", "t3", "t4"))
+    bench = _copy(small_bench, tmp_path)
+    found = ReleaseMatches.load(bench)
+    path = bench / "labels" / "t1.qrels"
+    lines = path.read_text().splitlines()
+    raised = [" ".join([*line.split()[:3], "3"]) if line.split()[3] == "2" and found.meta[line.split()[0]]["leaf"]
+              == found.leaf_of[found.row_of[line.split()[2]]] else line for line in lines]
+    assert sum(a != b for a, b in zip(lines, raised)) > 10
+    path.write_text("\n".join(raised) + "\n")
+    audit = audit_release(bench)
+    assert audit.tasks["t1"]["exact_contradicting"] == sum(a != b for a, b in zip(lines, raised))
+    assert any(f.startswith("pooled T1 Exact items that contradict their query") for f in audit.failures)
+    assert main_code(["audit", str(bench)]) == 1
 
 
 def test_the_audit_fails_a_release_that_grades_full_matches_0(small_bench, tmp_path):

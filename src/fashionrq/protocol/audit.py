@@ -54,6 +54,7 @@ class ReleaseMatches:
     leaf_of: np.ndarray  # (N,) leaf prefix of each item row
     meta: dict[str, dict]  # qid -> labels/queries.jsonl record
     matches: dict[str, np.ndarray]  # qid -> sorted item rows of its full matches
+    contradicting: dict[str, np.ndarray]  # qid -> sorted item rows that contradict it (FullMatch.contradicts)
     rows: dict[str, np.ndarray] = field(repr=False)  # prefix of any level -> sorted item rows
     children: dict[str, list[str]] = field(repr=False)  # prefix -> its child prefixes that hold items
     row_of: dict[str, int] = field(repr=False)  # public item id -> row
@@ -77,12 +78,14 @@ class ReleaseMatches:
             for prefix in _prefixes(leaf):
                 rows[prefix].append(r)
         meta = {m["qid"]: m for m in release.label_jsonl(QUERY_RECORDS)}
-        matches = {r["qid"]: full.rows(r["phi"]) for r in release.label_jsonl(PHI)}
+        phis = {r["qid"]: r["phi"] for r in release.label_jsonl(PHI)}
+        matches = {qid: full.rows(phi) for qid, phi in phis.items()}
+        contradicting = {qid: np.flatnonzero(full.contradicts(phi)) for qid, phi in phis.items()}
         children: dict[str, list[str]] = defaultdict(list)
         for prefix in rows:
             if "-" in prefix:
                 children[prefix.rsplit("-", 1)[0]].append(prefix)
-        return cls(ids, leaf_of, meta, matches, {leaf: np.asarray(r, dtype=np.int64) for leaf, r in rows.items()}, dict(children),
+        return cls(ids, leaf_of, meta, matches, contradicting, {leaf: np.asarray(r, dtype=np.int64) for leaf, r in rows.items()}, dict(children),
                    {item: r for r, item in enumerate(ids)})
 
     def siblings(self, anchor: str) -> list[str]:
@@ -116,31 +119,42 @@ def _by_grade(counts: dict[int, int], total: dict[int, int]) -> dict[str, dict]:
 
 
 def _graded_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict:
-    """Full matches among each query's judged candidates, by grade."""
+    """Full matches among each query's judged candidates, by grade, and the Exact ones that contradict the query."""
     index = found.row_of
     counts: dict[int, int] = defaultdict(int)
     total: dict[int, int] = defaultdict(int)
+    contradicting = 0
     for qid, grades in judged.items():
         matched = set(found.matches[qid].tolist())
+        against = set(found.contradicting[qid].tolist())
         for item, grade in grades.items():
             total[grade] += 1
             counts[grade] += index[item] in matched
-    return {"queries": len(judged), "by_grade": _by_grade(counts, total)}
+            contradicting += grade == 3 and index[item] in against
+    return {"queries": len(judged), "by_grade": _by_grade(counts, total)} | _exact_contradicting(contradicting, total.get(3, 0))
+
+
+def _exact_contradicting(count: int, exact: int) -> dict:
+    """How many Exact (query, item) pairs contradict the query, and their share of the Exact pairs."""
+    return {"exact_contradicting": count, "exact_contradicting_share": round(count / exact, 4) if exact else None}
 
 
 def _open_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict:
     """Open corpus: every full match in the catalog, unjudged ones counting as grade 0."""
     counts: dict[int, int] = defaultdict(int)
     per_query = []
+    contradicting = exact = 0
     for qid, grades in judged.items():
         matched = [found.ids[r] for r in found.matches[qid]]
         for item in matched:
             counts[grades.get(item, 0)] += 1
         per_query.append(len(matched))
+        exact += sum(g == 3 for g in grades.values())
+        contradicting += sum(grades.get(found.ids[r]) == 3 for r in found.contradicting[qid])
     total = sum(counts.values())
     return {"queries": len(judged), "full_matches": {f"grade {g}": counts.get(g, 0) for g in GRADES},
             "graded_0_share": round(counts.get(0, 0) / total, 4) if total else None,
-            "full_matches_per_query": _quantiles(per_query)}
+            "full_matches_per_query": _quantiles(per_query)} | _exact_contradicting(contradicting, exact)
 
 
 #: The depth of the expected open-corpus nDCG the listing balance reports.
@@ -283,6 +297,8 @@ def oracle_table(bench: Path, found: ReleaseMatches, judged: dict[str, Qrels], r
 #: The bars a release must meet (issue 25's "done when"): (what, task, path into its report, most allowed).
 BARS = (
     ("open-corpus full matches graded 0", "t1o", ("graded_0_share",), 0.05),
+    *((f"{what} Exact items that contradict their query", task, ("exact_contradicting_share",), 0.0)
+      for what, task in (("open-corpus", "t1o"), ("pooled T1", "t1"), ("T2", "t2"), ("T3", "t3"), ("T4", "t4"))),
     ("T3 queries with a non-target full match", "t3", ("ambiguous_share",), 0.05),
     ("pooled T1 Sibling candidates that are full matches", "t1", ("by_grade", "sibling", "share"), 0.10),
     ("pooled T1 Irrelevant candidates that are full matches", "t1", ("by_grade", "irrelevant", "share"), 0.02),
@@ -355,6 +371,9 @@ class LabelAudit:
             notes.append(_listing_line(t1o["listing"]))
         if t3:
             notes.append(f"T3: {pct(t3['ambiguous_share'])} of the queries have a non-target full match")
+        contradicting = [f"{t.upper()} {pct(self.tasks[t]['exact_contradicting_share'])}" for t in ("t1o", "t1", "t2", "t4")
+                         if t in self.tasks]
+        notes.append("Exact items that contradict their query: " + ", ".join(contradicting))
         oracle = "".join(f"<tr><td>{task.upper()} {escape(r['headline'])}</td><td>{escape(r['run'])}</td><td>{r['run_score']:.4f}</td>"
                          f"<td>{_score(r['run_lexicon_worded'])}</td><td>{_score(r['run_held_out_worded'])}</td>"
                          f"<td>{r['oracle']:.4f} [{r['oracle_low']:.4f}, {r['oracle_high']:.4f}]</td></tr>"
@@ -376,11 +395,12 @@ class LabelAudit:
                 counts = ", ".join(f"{g} {n:,}" for g, n in report["full_matches"].items())
                 share = report["graded_0_share"]
                 lines.append(f"  t1o  {report['queries']:,} queries; full matches by grade: {counts}; graded 0: "
-                             f"{'-' if share is None else f'{share:.1%}'}")
+                             f"{'-' if share is None else f'{share:.1%}'}; {_contradicting_text(report)}")
                 lines.append("       " + _listing_line(report["listing"]))
             else:
                 shares = ", ".join(f"{g} {'-' if v['share'] is None else format(v['share'], '.1%')}" for g, v in report["by_grade"].items())
-                lines.append(f"  {task:4} {report['queries']:,} queries; candidates that are full matches: {shares}")
+                lines.append(f"  {task:4} {report['queries']:,} queries; candidates that are full matches: {shares}; "
+                             f"{_contradicting_text(report)}")
             if task == "t3":
                 lines.append(f"       ambiguous (a non-target full match): {report['ambiguous_share']:.1%}; target not a full match: "
                              f"{report['target_not_full_match_share']:.1%}")
@@ -394,6 +414,11 @@ class LabelAudit:
                              f"queries {_score(r['run_lexicon_worded'])} / {_score(r['run_held_out_worded'])}")
         lines.append("verdict: " + self.verdict)
         return "\n".join(lines)
+
+
+def _contradicting_text(report: dict) -> str:
+    share = report["exact_contradicting_share"]
+    return f"exact items that contradict the query: {'-' if share is None else f'{share:.1%}'}"
 
 
 def audit_release(bench: str | Path, runs: list[Path] = (), resamples: int = 1000, seed: int = 0) -> LabelAudit:

@@ -13,6 +13,11 @@ the item's own catalog value (``fashionrq.relevance.comparators``). On catalog v
 
 A missing value never satisfies a condition: the comparator's neutral 0.5 says "unknown", not "satisfied".
 Values are compared as :func:`value_key` spells them (case, punctuation and plural aside).
+
+An item *contradicts* φ when its own value of a stated attribute is known and scores under the comparator's
+neutral 0.5 against every stated value: another type, brand, tier, occasion, pattern or material, a colour at
+CIE76 ΔE > 60 (a green bag for "red handbags"), another gender or an age two steps away; a unisex item never
+contradicts a gender, nor a missing value anything (docs/benchmark.md, "Labels that credit every valid result").
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from fashionrq.catalog.schema import AGE_SCALE
 from fashionrq.querygen.evidence import CatalogValues
 from fashionrq.relevance.comparators import colour_pair_named
 
@@ -45,13 +51,18 @@ def value_key(value: str) -> str:
     return key
 
 
-def _close_colours(vocab: list[str]) -> np.ndarray:
-    """(V, V) booleans: colour j satisfies a query naming colour i (the comparator's name score reaches THRESHOLD)."""
+#: Under this comparator score a known value contradicts a stated one (the comparator's neutral "unknown").
+NEUTRAL = 0.5
+
+
+def _close_colours(vocab: list[str], threshold: float = THRESHOLD) -> np.ndarray:
+    """(V, V) booleans: colour j satisfies a query naming colour i (the comparator's name score reaches ``threshold``;
+    with :data:`NEUTRAL`, a pair the names cannot compare counts as close too: it is unknown, never contradicted)."""
     close = np.zeros((len(vocab), len(vocab)), dtype=bool)
     for i, a in enumerate(vocab):
         for j, b in enumerate(vocab):
             score = colour_pair_named(a, b)
-            close[i, j] = score is not None and score >= THRESHOLD
+            close[i, j] = score >= threshold if score is not None else threshold <= NEUTRAL
     return close
 
 
@@ -69,7 +80,9 @@ class FullMatch:
             for code, value in enumerate(vocab):
                 self._keys.setdefault(key, {}).setdefault(value_key(value), []).append(code)
         self._close = _close_colours(catalog.vocab["color"])
+        self._compatible_colours = _close_colours(catalog.vocab["color"], NEUTRAL)
         self._clauses: dict[tuple[str, frozenset[str]], np.ndarray] = {}
+        self._known = {key: (codes >= 0).any(axis=1) for key, codes in catalog.codes.items()}
 
     def _codes(self, key: str, values) -> np.ndarray:
         index = self._keys.get(key, {})
@@ -91,6 +104,41 @@ class FullMatch:
                 self._clauses.clear()
             self._clauses[cache_key] = mask
         return self._clauses[cache_key]
+
+    def compatible(self, key: str, values) -> np.ndarray:
+        """Items whose value for φ key ``key`` does not contradict ``values`` (see the module's text), a missing
+        value included (read-only)."""
+        cache_key = ("compatible " + key, frozenset(values))
+        if cache_key not in self._clauses:
+            codes = self._codes(key, values)
+            vocab = self.catalog.vocab[key]
+            wanted = np.zeros(len(vocab) + 1, dtype=bool)
+            wanted[0] = True  # a missing value is unknown
+            if key == "color" and len(codes):
+                wanted[1:] = self._compatible_colours[codes].any(axis=0)
+            else:
+                wanted[codes + 1] = True
+            if key == "gender":
+                wanted[1:] |= [value_key(v) == "unisex" for v in vocab]
+            if key == "age_group":
+                steps = {AGE_SCALE.index(v) for v in values if v in AGE_SCALE}
+                wanted[1:] |= [v in AGE_SCALE and any(abs(AGE_SCALE.index(v) - s) <= 1 for s in steps) for v in vocab]
+            mask = wanted[self.catalog.codes[key] + 1].any(axis=1) | ~self._known[key]
+            mask.flags.writeable = False
+            if (len(self._clauses) + 1) * self.n > CACHE_BYTES:
+                self._clauses.clear()
+            self._clauses[cache_key] = mask
+        return self._clauses[cache_key]
+
+    def contradicts(self, phi: Mapping[str, list[str] | None], rows: np.ndarray | None = None) -> np.ndarray:
+        """Which items (of ``rows``, default all) contradict a condition of ``phi``: a known value of a stated
+        attribute that is no stated value's match, nor near one (the module's text)."""
+        out = np.zeros(self.n if rows is None else len(rows), dtype=bool)
+        for key, values in phi.items():
+            for group in ([v] for v in values or ()) if key == "style_tags" else [values] if values else []:
+                compatible = self.compatible(key, group)
+                out |= ~(compatible if rows is None else compatible[rows])
+        return out
 
     def mask(self, phi: Mapping[str, list[str] | None], rows: np.ndarray | None = None) -> np.ndarray:
         """Which items (of ``rows``, default all) satisfy every condition of ``phi`` (none when φ asserts nothing)."""

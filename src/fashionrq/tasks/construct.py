@@ -34,7 +34,8 @@ from fashionrq.tasks.records import (
     Tasks,
 )
 from fashionrq.taskspec import GRADES, MIN_UNITS, TIER_NAMES
-from fashionrq.tasks.validity import FULL_MATCH_GRADE, QueryMatches, describes_leaf, discriminates, least_penalised, singles_out_target
+from fashionrq.tasks.validity import (FULL_MATCH_GRADE, QueryMatches, describes_leaf, discriminates, least_penalised, query_grades,
+                                      singles_out_target)
 
 
 def prefix_key(prefix: str) -> tuple[int, ...]:
@@ -183,6 +184,13 @@ class _Penalties:
             return None
         return self.matches.count([qi for leaf in leaves for qi in self.by_leaf.get(leaf, [])])
 
+    def own(self, leaf: str, others) -> np.ndarray | None:
+        """Per row, for a draw of ``leaf``'s own (Exact) items: full matches among the queries of the unit's ``others``
+        (for which they are Siblings) and contradictions of ``leaf``'s own queries (for which they are Exact)."""
+        if self.matches is None:
+            return None
+        return self.against(others) + self.matches.count_contradicted(self.by_leaf.get(leaf, []))
+
     def unmatched(self, leaf: str) -> np.ndarray | None:
         """Per row: the queries of ``leaf`` it does not fully match (a target should satisfy them all)."""
         own = self.by_leaf.get(leaf, [])
@@ -261,12 +269,13 @@ def _assign(index: TierIndex, by_leaf: dict[str, list[int]], config: TaskConfig,
 def _claim_own(units, k: int, claims: ItemClaims, rnd: random.Random, index: TierIndex, task: str,
                penalties: _Penalties) -> list[list[int] | None]:
     """``k`` items of every member leaf of every unit (``None`` for a unit where a leaf has fewer free), each leaf's
-    from those that fully match the fewest queries of the unit's other anchors (for which they are Siblings)."""
+    from those that fully match the fewest queries of the unit's other anchors (for which they are Siblings) and
+    contradict the fewest of its own (:meth:`_Penalties.own`)."""
     own = []
     for anchors, members in units:
         drawn = []
         for leaf in members:
-            rows = _free_least(claims, index.rows(leaf), penalties.against(a for a in anchors if a != leaf), k)
+            rows = _free_least(claims, index.rows(leaf), penalties.own(leaf, [a for a in anchors if a != leaf]), k)
             drawn.append(claims.draw(rnd, rows, k, task))
         own.append(None if any(d is None for d in drawn) else [r for d in drawn for r in d])
     return own
@@ -331,7 +340,7 @@ def _t1_t4(units, pools, by_leaf, index: TierIndex, matches: QueryMatches | None
             grades = tuple(index.grade(leaf, rows).tolist())
             queries = _discriminating(by_leaf[leaf], rows, grades, matches)
             dropped += len(by_leaf[leaf]) - len(queries)
-            t1 += [RankingInstance((qi,), leaf, tuple(rows), grades, unit) for qi in queries]
+            t1 += [RankingInstance((qi,), leaf, tuple(rows), query_grades(matches, qi, rows, grades), unit) for qi in queries]
             if len(queries) >= 2:
                 t4.append(RankingInstance(tuple(queries), leaf, tuple(rows), grades, unit))
     return t1, t4, dropped
@@ -355,7 +364,8 @@ def _t2(units, pools, by_leaf, index: TierIndex, config: TaskConfig, rnd: random
             grades = index.grade(leaf, rows).tolist()
             queries = _discriminating(by_leaf[leaf], rows, grades, matches)
             dropped += len(by_leaf[leaf]) - len(queries)
-            pairs += [PairInstance(qi, r, g, split, f"t2-{label:05d}") for qi in queries for r, g in zip(rows, grades)]
+            pairs += [PairInstance(qi, r, g, split, f"t2-{label:05d}") for qi in queries
+                      for r, g in zip(rows, query_grades(matches, qi, rows, grades))]
     return pairs, len(dev), dropped
 
 
@@ -519,8 +529,9 @@ def _build_once(hierarchy: Hierarchy, queries: list[AnchorQuery], config: TaskCo
 def _open_grades(leaves: list[str], by_leaf, index: TierIndex, matches: QueryMatches | None) -> np.ndarray:
     """Per row, how many queries of the open-corpus anchor ``leaves`` grade it 1, 2 and 3 (a column each): the
     shared-prefix length with the anchor, a full match raised to at least 2
-    (:func:`~fashionrq.tasks.validity.credited`). A leaf's prefix grades are added for all its queries at once, over
-    its level-1 prefix's rows only; each query then moves its full matches of grade 0 or 1 to 2."""
+    (:func:`~fashionrq.tasks.validity.credited`), an anchor item that contradicts it lowered to 2. A leaf's prefix
+    grades are added for all its queries at once, over its level-1 prefix's rows only; each query then moves its full
+    matches of grade 0 or 1, and its contradicting items of grade 3, to 2."""
     counts = np.zeros((len(index.h.sids), 3), dtype=np.int64)
     prefix = np.zeros(len(counts), dtype=np.int8)
     for leaf in leaves:
@@ -537,6 +548,9 @@ def _open_grades(leaves: list[str], by_leaf, index: TierIndex, matches: QueryMat
             counts[raised, FULL_MATCH_GRADE - 1] += 1
             below = raised[prefix[raised] > 0]
             counts[below, prefix[below] - 1] -= 1
+            lowered = groups[2][matches.contradicted(qi, groups[2])]
+            counts[lowered, FULL_MATCH_GRADE - 1] += 1
+            counts[lowered, 2] -= 1
         prefix[groups[0]] = 0  # the level-1 prefix holds the others
     return counts
 

@@ -44,7 +44,7 @@ from fashionrq.taskspec import MIN_UNITS
 from fashionrq.tasks.secret import ConstructionSecret
 from fashionrq.tasks.sids import sha256_array
 from fashionrq.tasks.tree import fit_tree
-from fashionrq.tasks.validity import QueryMatches
+from fashionrq.tasks.validity import QueryMatches, query_grades
 from fashionrq.taskspec import TASKS, headlines
 from fashionrq.timing import stage
 
@@ -188,7 +188,8 @@ class _Writer:
         self.files[label_file(T2_TEST)] = test
 
     def groups(self, rng: np.random.Generator) -> None:
-        """T4: paraphrase groups with one shared pool (the T1 pool of their leaf)."""
+        """T4: paraphrase groups with one shared pool (the T1 pool of their leaf), each query graded as in T1 (an
+        Exact candidate that contradicts it is a Sibling for it: :func:`~fashionrq.tasks.validity.query_grades`)."""
         gids = _opaque(rng, len(self.tasks.t4), "g")
         groups, queries, qrels = [], [], []
         n = 0
@@ -198,7 +199,7 @@ class _Writer:
                 qid = self.qids[("t4", n)]
                 n += 1
                 queries.append({"qid": qid, "text": self.tasks.queries[qi].text, "group_id": gid})
-                qrels += self.qrels(qid, group.candidates, group.grades)
+                qrels += self.qrels(qid, group.candidates, query_grades(self.tasks.matches, qi, group.candidates, group.grades))
                 self.remember(qid, "t4", qi, group.unit)
         self.files[public_file(queries_file("t4"))] = queries
         self.files[public_file(T4_GROUPS)] = groups
@@ -220,7 +221,8 @@ class _Writer:
 def _write_open_qrels(path: Path, queries: list[tuple[str, str, int]], index: TierIndex, item_ids: list[str],
                       matches: QueryMatches | None) -> int:
     """Write ``"qid 0 item_id grade"`` for every (qid, leaf, query index) of ``queries`` (sorted by qid): every item of
-    the leaf's level-1 prefix and every full match of the query, in (qid, item_id) order; return the line count."""
+    the leaf's level-1 prefix and every full match of the query (:meth:`QueryMatches.grades`), in (qid, item_id)
+    order; return the line count."""
     import pyarrow.compute as pc
 
     ids = pa.array(item_ids, pa.string())
@@ -235,7 +237,7 @@ def _write_open_qrels(path: Path, queries: list[tuple[str, str, int]], index: Ti
             full = None if matches is None else matches.mask(qi)
             if full is not None:
                 rows = np.union1d(rows, np.flatnonzero(full))
-            graded = index.grade(leaf, rows) if full is None else matches.grades(index.grade(leaf, rows), full[rows])
+            graded = index.grade(leaf, rows) if matches is None else matches.grades(qi, index.grade(leaf, rows), rows)
             order = np.argsort(rank[rows], kind="stable")
             text = pc.binary_join_element_wise(pa.scalar(f"{qid} 0 "), ids.take(rows[order]),
                                                grades.take(pa.array(graded[order])), "")

@@ -42,6 +42,11 @@ class QueryMatches:
         """Which catalog rows (of ``rows``, default all) fully match query ``qi``."""
         return self.full.mask(self.phis[qi], rows)
 
+    def contradicted(self, qi: int, rows: np.ndarray | None = None) -> np.ndarray:
+        """Which catalog rows (of ``rows``, default all) contradict a condition of query ``qi``
+        (:meth:`~fashionrq.relevance.fullmatch.FullMatch.contradicts`: a green bag for "red handbags")."""
+        return self.full.contradicts(self.phis[qi], rows)
+
     def count(self, queries: Sequence[int]) -> np.ndarray:
         """Per catalog row, how many of ``queries`` it fully matches."""
         out = np.zeros(self.full.n, dtype=np.int32)
@@ -49,10 +54,17 @@ class QueryMatches:
             out += self.mask(qi)
         return out
 
-    @staticmethod
-    def grades(prefix_grades: np.ndarray, full: np.ndarray) -> np.ndarray:
-        """Open-corpus grades: the prefix grades, every full match raised to at least :data:`FULL_MATCH_GRADE`."""
-        return credited(prefix_grades, full)
+    def count_contradicted(self, queries: Sequence[int]) -> np.ndarray:
+        """Per catalog row, how many of ``queries`` it contradicts."""
+        out = np.zeros(self.full.n, dtype=np.int32)
+        for qi in queries:
+            out += self.contradicted(qi)
+        return out
+
+    def grades(self, qi: int, prefix_grades: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Open-corpus grades of query ``qi`` for the catalog ``rows``: the prefix grades, every full match raised to
+        at least :data:`FULL_MATCH_GRADE`, and an item of the anchor leaf that contradicts the query lowered to it."""
+        return credited(prefix_grades, self.mask(qi, rows), self.contradicted(qi, rows))
 
     def separated(self, queries: Sequence[int], rows: np.ndarray) -> int:
         """How many of ``queries`` fully match at most :data:`MAX_SIBLING_SHARE` of ``rows`` (a sibling leaf)."""
@@ -83,12 +95,24 @@ def discriminates(hit: np.ndarray, grades: Sequence[int]) -> bool:
     return int(hit[siblings].sum()) <= allowed and not hit[grades < 2].any()
 
 
+def query_grades(matches: QueryMatches | None, qi: int, rows: Sequence[int], grades: Sequence[int]) -> tuple[int, ...]:
+    """A pooled query's grades of its candidates ``rows``: the prefix ``grades``, an Exact candidate that contradicts
+    the query lowered to :data:`FULL_MATCH_GRADE` (the anchor leaf's green bag for "red handbags")."""
+    if matches is None:
+        return tuple(grades)
+    lowered = credited(np.asarray(grades), np.zeros(len(grades), dtype=bool), matches.contradicted(qi, np.asarray(rows, dtype=np.int64)))
+    return tuple(int(g) for g in lowered)
+
+
 def singles_out_target(hit: np.ndarray, grades: Sequence[int]) -> bool:
     """A T3 query: its target (grade 3) is a full match and no other candidate is (``hit``: per candidate)."""
     target = np.asarray(grades) == 3
     return bool(hit[target].all()) and not hit[~target].any()
 
 
-def credited(grades: np.ndarray, full: np.ndarray) -> np.ndarray:
-    """Prefix grades raised to :data:`FULL_MATCH_GRADE` where the item is a full match (``full``: booleans)."""
-    return np.where(full, np.maximum(grades, FULL_MATCH_GRADE), grades)
+def credited(grades: np.ndarray, full: np.ndarray, contradicted: np.ndarray | None = None) -> np.ndarray:
+    """Prefix grades raised to :data:`FULL_MATCH_GRADE` where the item is a full match (``full``: booleans), and
+    an Exact grade lowered to it where the item contradicts the query (``contradicted``: booleans): the anchor
+    leaf's green bag is no exact answer to "red handbags"."""
+    raised = np.where(full, np.maximum(grades, FULL_MATCH_GRADE), grades)
+    return raised if contradicted is None else np.where(contradicted & (raised > FULL_MATCH_GRADE), FULL_MATCH_GRADE, raised)
