@@ -397,6 +397,19 @@ def test_a_gender_or_age_group_the_type_names_is_not_said_again():
             assert not doubled.search(text), text
 
 
+def test_a_gender_value_that_names_no_gender_is_never_said(catalog_clusters, items):
+    """A resale store's gender column also holds its "life & living" department, which no mapping read as a gender:
+    its queries had said "hermès life & living orange cashmere textiles", and φ(q) held it as the gender. The
+    fixture's men's items so filed: no query says it, and none states a gender; the women's still do."""
+    relabelled = items.assign(gender=items["gender"].replace({"Men": "life & living"}))
+    clusters = [c for c in catalog_clusters if set(items["gender"].iloc[list(c.item_rows)]) <= {"Men", "Women"}][:60]
+    sets = generate_all(clusters, relabelled, seed=0)
+    said = [(q.text, q.expressed) for qs in sets for q in qs.queries]
+    assert not [t for t, _ in said if "living" in t.lower()]
+    assert not [e for _, e in said if "life & living" in (e.get("gender") or [])]
+    assert any("Women" in (e.get("gender") or []) for _, e in said)
+
+
 def test_a_material_colour_or_pattern_the_type_or_another_clause_says_is_not_said_again():
     """A resale store's types name a material (a Vestiaire Collective scrape's "silk handkerchief", "leather
     jackets") and its silver rings are silver in colour and material: "multicolour silk handkerchief", "pink leather

@@ -296,7 +296,7 @@ GENDER_FORMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 def gender_forms(value: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The words before a noun and the phrases after it that say the gender ``value`` (a value the table lacks: its
-    own word before the noun)."""
+    own word before the noun, though the verbalizer states no such value: an LLM's query may)."""
     return GENDER_FORMS.get(value, ((value.lower(),), ()))
 
 

@@ -144,6 +144,8 @@ def _modifier_clauses(ev: Evidence, cluster: Cluster) -> list[Clause]:
 
     for key in ("gender", "brand", "pattern", "material"):
         shares = top(key)
+        if key == "gender" and shares and shares[0][0] not in surface.GENDER_FORMS:
+            continue  # a value no mapping read as a gender (a resale store's "life & living" department) is never said as one
         if shares and shares[0][1] >= MIN_SUPPORT:
             candidates.append((key, (shares[0][0],)))
     age = top("age_group")
