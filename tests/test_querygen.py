@@ -330,6 +330,21 @@ def test_a_slashed_type_name_is_said_and_read_as_its_alternatives(items):
     assert parser.parse("gym bags")["product_type"] == ["Weekend/Gym bag"]
 
 
+def test_a_type_name_that_lists_types_is_said_and_read_as_its_alternatives(items):
+    """A resale store's categories list types with ampersands and commas ("Jackets & Coats", "Purses, wallets &
+    cases", "Hats & pull on hats"): queries had said "blue hats & pull on hats"; they say "jackets or coats",
+    "purses, wallets or cases", never the ampersand, and the parser reads each type back as the catalog's value."""
+    listed = {"Jackets": "Jackets & Coats", "Wallets": "Purses, wallets & cases", "Caps": "Hats & pull on hats"}
+    parser = LexiconParser(items.assign(article_type=items["article_type"].replace(listed)))
+    said = {"Jackets & Coats": "jackets or coats", "Purses, wallets & cases": "purses, wallets or cases",
+            "Hats & pull on hats": "hats or pull on hats"}
+    for value, noun in said.items():
+        text, phi, _ = _noun_phrase((value,), [Clause("color", ("Blue",), 1.0)], np.random.default_rng(0), False, {})
+        assert noun in text and "&" not in text and phi["product_type"] == [value], text
+        assert parser.parse(f"blue {noun} for women")["product_type"] == [value], noun
+    assert parser.parse("a wallet")["product_type"] == ["Purses, wallets & cases"]
+
+
 def test_a_slashed_colour_pattern_or_material_is_said_in_words(items):
     """H&M's and feeds' values with a slash ("Bronze/Copper", "Glittering/Metallic", "Cotton/Polyester") are said
     "bronze or copper", "glittering or metallic", "cotton and polyester" (a blend), never with the slash, and the

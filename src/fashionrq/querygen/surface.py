@@ -178,6 +178,13 @@ def _slash_parts(text: str) -> list[str]:
     return [" ".join(p.split()) for p in text.split("/") if p.strip()]
 
 
+def _listed_types(text: str) -> list[str]:
+    """The types a lower-cased category name lists between ampersands and commas, each as written (a resale store's
+    "jackets & coats", "purses, wallets & cases", "hats & pull on hats"); none for a name that lists none."""
+    listed = [" ".join(p.split()) for p in re.split(r"\s+&\s+|\s*,\s+", text) if p.strip()]
+    return listed if len(listed) > 1 else []
+
+
 def _alternatives(parts: list[str]) -> list[str]:
     """The types a slashed name lists (its :func:`_slash_parts`), as a shopper names them: "hat/beanie" → hat, beanie;
     a shared head noun spelt out ("weekend/gym bag" → weekend bag, gym bag); an adjective put first ("cap/peaked" →
@@ -192,7 +199,8 @@ def _alternatives(parts: list[str]) -> list[str]:
 
 def type_forms(value: str, english: bool = True) -> tuple[str, ...]:
     """Spellings of a product-type value, preferred first: its table entry, else the lower-cased plural; a slashed
-    name ("Hat/beanie", H&M's product types) reads "hats or beanies", and each alternative is a spelling too. In a
+    name ("Hat/beanie", H&M's product types) reads "hats or beanies", as does a store's list ("Jackets & Coats":
+    "jackets or coats"), and each alternative is a spelling too. In a
     catalog whose names are not ``english``, a type whose last word is no English product noun is said as written."""
     if value in TYPE_FORMS:
         return TYPE_FORMS[value]
@@ -201,10 +209,11 @@ def type_forms(value: str, english: bool = True) -> tuple[str, ...]:
         return (text,)
     if text.startswith("other ") and "/" not in text:  # H&M's "Other shoe": "shoes", not "other shoes"
         return tuple(dict.fromkeys((*_noun_forms(text[len("other "):], english), *_noun_forms(text, english))))
-    parts = _slash_parts(text)
+    listed = _listed_types(text)
+    parts = listed or _slash_parts(text)
     if len(parts) < 2:
         return _noun_forms(parts[0] if parts else text, english)
-    names = [_noun_forms(name, english) for name in _alternatives(parts)]
+    names = [_noun_forms(name, english) for name in listed or _alternatives(parts)]
     return tuple(dict.fromkeys((said_list(n[0] for n in names), *(form for forms in names for form in forms), text)))
 
 
