@@ -273,3 +273,26 @@ def test_a_handful_of_prices_gives_no_tiers_and_says_so(us_tops, tmp_path):
         "no price tiers (USD): only 3 items have a price (at least 10 needed); no query asks about price"]
     assert set(tiers.tiers(_prices(result.table))) == {None}
     assert catalog_tiers([None] * 5, "USD").describe() == "no price tiers: no item has a price; no query asks about price"
+
+
+def test_prices_written_in_another_unit_are_noted_with_the_scale_that_reads_them(tmp_path, fixture_items):
+    """A Shopee scrape stores ₫179,000 as 17,900,000,000 (x100,000): its tiers were "under ₫15,000,000,000" and
+    nothing said why. The fixture's prices so written: ingest and the draft say the median is about US$1 million and
+    that nearly every price is a multiple of 100,000, with the scale that reads them; as written, no note."""
+    items = [i for i in fixture_items.to_pylist() if i["price"] and i["name"]][:300]
+    for scale, noted in ((100_000, True), (1, False)):
+        catalog = tmp_path / f"shop{scale}.csv"
+        with open(catalog, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["sku", "title", "category", "price"])
+            writer.writerows([i["item_id"], i["name"], i["article_type"], int(i["price"]) * scale] for i in items)
+        mapping = tmp_path / "mapping.toml"
+        mapping.write_text('[columns]\nitem_id = "sku"\nname = "title"\narticle_type = "category"\nprice = "price"\n'
+                           '[price]\ncurrency = "INR"\n', encoding="utf-8")
+        notes = [n for n in ingest(catalog, mapping=mapping).report.notes if n.startswith("the median price is ")]
+        assert bool(notes) == noted, notes
+        if noted:
+            assert "US$1," in notes[0] and "multiples of 100,000" in notes[0] and "scale = 0.00001 in the mapping" in notes[0]
+            done = subprocess.run([sys.executable, "-m", "fashionrq", "draft-mapping", str(catalog), "--out", str(tmp_path / "d.toml"),
+                                   "--force"], capture_output=True, text=True)
+            assert done.returncode == 0 and "check: the median price is " in done.stderr, done.stderr

@@ -18,6 +18,7 @@ from fashionrq.catalog.language import other_language_names, with_other_language
 from fashionrq.catalog.mapping import Mapping
 from fashionrq.catalog.myntra import is_myntra_layout, read_myntra
 from fashionrq.catalog.photos import PhotoFolder, with_photos_by_id
+from fashionrq.catalog.price_scale import scale_note
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.report import IngestReport, percent, reason_kind, refuse_duplicate_ids, rows_to_table, types_nearly_one_each
 from fashionrq.catalog.schema import ITEMS_SCHEMA, SYNTHETIC_KEY, texts_script
@@ -117,6 +118,8 @@ def _finished(table: pa.Table, report: IngestReport, currency: str) -> IngestRes
     recorded so (:mod:`fashionrq.catalog.language`)."""
     table = with_price_tiers(_without_implausible_prices(table, report), currency)
     report.notes.append(price_tiers_of(table).describe())
+    if (unit := scale_note(table.column("price").to_pylist(), currency)) is not None:
+        report.notes.append(unit)
     other_language = True  # the names, or the types, are in another language: types are said as written
     script, share = texts_script(table.column("name").to_pylist())
     if script != "LATIN" and share >= 0.5:

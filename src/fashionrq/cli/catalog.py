@@ -73,6 +73,7 @@ def draft_mapping_command(
     """Guess a first TOML mapping for a catalog from its header and first records, and check it by ingesting."""
     from fashionrq.catalog import ingest
     from fashionrq.catalog.draft import draft_mapping
+    from fashionrq.catalog.price_scale import PRICE_UNIT_NOTE
     from fashionrq.catalog.report import reason_kinds
     from fashionrq.catalog.ingest import ITEMS_FILE
     from fashionrq.catalog.myntra import is_myntra_layout
@@ -105,7 +106,7 @@ def draft_mapping_command(
                   "--out DIR`", soft_wrap=True, markup=False)
     if report["rejected"]:  # the kids' department whose type is an age word, the repeats [variants] lists: said here
         console.print(f"  left out, by reason: {reason_kinds(report['rejected'])}", soft_wrap=True, markup=False)
-    for check in draft.checks:
+    for check in draft.checks + [note for note in report["notes"] if note.startswith(PRICE_UNIT_NOTE)]:
         console.print(f"  check: {check}", soft_wrap=True, markup=False)
 
 
