@@ -1921,16 +1921,18 @@ def test_vietnamese_names_give_their_first_word_as_the_type_past_a_shops_badges(
     """A Shopee Vietnam scrape's names start with the type, often a word of two letters (``Áo Thun Nam``, ``Mũ``,
     ``Ví``), some behind a badge (``[SALE 50%] - Áo ...``, ``🔥HOT🔥 Áo ...``), and end in the gender (``nam``, ``nữ``)
     and the phrase "thời trang nam": the draft had read "Trang Nam", "Nam" and adjectives as the types at the end of
-    the names. Now the gender words are no type, the two-letter types are read, badges are passed over, and ingest
-    notes names in another language. The fixture's products so named."""
+    the names. Now the gender words are no type, the two-letter types are read, badges are passed over, the colours
+    (``Đen``, ``Xanh Dương``) are read in English, and ingest notes names in another language. The fixture's products
+    so named."""
     vietnamese = {"Tshirts": "Áo", "Shirts": "Áo", "Tops": "Áo", "Watches": "Đồng hồ", "Casual Shoes": "Giày",
                   "Sports Shoes": "Giày", "Handbags": "Túi", "Wallets": "Ví", "Belts": "Thắt lưng", "Jeans": "Quần",
                   "Trousers": "Quần", "Sunglasses": "Kính", "Socks": "Tất", "Sandals": "Dép", "Flip Flops": "Dép"}
     gender = {"Men": "nam", "Women": "nữ"}
     items = [i for i in fixture_items.to_pylist() if i["article_type"] in vietnamese and i["gender"] in gender]
     badges = ("", "[SALE 50%] - ", "🔥HOT🔥 ", "")
-    rows = [{"ten": f"{badges[n % 4]}{vietnamese[i['article_type']]} {i['base_colour'] or ''} {i['brand']} thời trang "
-                    f"{gender[i['gender']]}"} for n, i in enumerate(items)]
+    colours = {"Black": "Đen", "White": "Trắng", "Red": "Đỏ", "Blue": "Xanh Dương", "Grey": "Xám", "Brown": "Nâu"}
+    rows = [{"ten": f"{badges[n % 4]}{vietnamese[i['article_type']]} {'cao cấp' if n % 3 else 'cổ tròn'} V{i['item_id']} màu "
+                    f"{colours.get(i['base_colour'], '')} thời trang {gender[i['gender']]}"} for n, i in enumerate(items)]
     _write_rows(tmp_path / "shopee.csv", rows)
     drafted, text = _drafted(tmp_path, tmp_path / "shopee.csv")
     assert set(tomllib.loads(text)["clean"]["article_type"]["starts_with"]) >= {"Áo", "Quần", "Giày", "Tất", "Ví"}
@@ -1938,6 +1940,8 @@ def test_vietnamese_names_give_their_first_word_as_the_type_past_a_shops_badges(
     read = result.table.to_pylist()
     assert [r["article_type"] for r in read] == [vietnamese[i["article_type"]].split()[0] for i in items]
     assert [r["gender"] for r in read] == [i["gender"] for i in items]
+    assert [r["base_colour"] for r, i in zip(read, items) if i["base_colour"] in colours] == [
+        i["base_colour"] for i in items if i["base_colour"] in colours]  # the colours Vietnamese names say, in English
     noted = [n for n in result.report.notes if "of the names say a word of a language other than English" in n]
     assert len(noted) == 1 and noted[0].startswith("100% ") and "thời" in noted[0], result.report.notes
 

@@ -193,6 +193,10 @@ _LATIN_LANGUAGE_COLOURS: dict[str, str] = {
     "biru": "blue", **dict.fromkeys(("biru dongker", "dongker", "biru navy"), "navy"), "hijau": "green", "kuning": "yellow",
     **dict.fromkeys(("coklat", "cokelat"), "brown"), "ungu": "purple", **dict.fromkeys(("oranye", "jingga", "oren"), "orange"),
     **dict.fromkeys(("merah muda", "merah jambu"), "pink"), "emas": "gold", "perak": "silver", "krem": "cream",
+    # Vietnamese (a Shopee scrape's "Áo thun ... 2 màu Trắng Đen"; xanh alone is blue or green, so only with its kind)
+    "đen": "black", "trắng": "white", "đỏ": "red", **dict.fromkeys(("xanh dương", "xanh da trời", "xanh biển"), "blue"),
+    **dict.fromkeys(("xanh lá", "xanh lá cây", "xanh rêu"), "green"), "xanh navy": "navy", "vàng": "yellow", "hồng": "pink",
+    "tím": "purple", "nâu": "brown", "xám": "grey", "màu cam": "orange", "kem": "cream", "bạc": "silver",
     # German shades a shop names on their own (an About You scrape's)
     **dict.fromkeys(("anthrazit", "graphit"), "charcoal"), **dict.fromkeys(("marine", "nachtblau"), "navy"),
     "dunkelrot": "maroon", "weinrot": "wine", "burgunder": "burgundy", "petrol": "teal", "rostrot": "rust",
