@@ -62,6 +62,12 @@ def test_an_item_contradicts_a_query_only_by_a_known_value_far_from_every_stated
     phi = {"product_type": ["Tshirts"], "gender": ["Men"], "color": ["Black"]}
     assert not (full.mask(phi) & full.contradicts(phi)).any()
     assert full.contradicts(phi)[(frame["article_type"] == "Shirts").to_numpy()].all()
+    # a catalog of types only (a Shopee scrape's: no sub or master category): another type still contradicts
+    typed_only = FullMatch(CatalogValues(frame.assign(master_category=None, sub_category=None)))
+    shoes = typed_only.contradicts({"product_type": ["Casual Shoes"]})
+    assert shoes[(frame["article_type"] == "Caps").to_numpy()].all() and not shoes[(frame["article_type"] == "Casual Shoes").to_numpy()].any()
+    # a colour far from every stated one (beige for "turquoise", ΔE 52) contradicts; a near one (maroon for red) not
+    assert full.contradicts({"color": ["Turquoise Blue"]})[colour == "Beige"].all() and (colour == "Beige").any()
 
 
 def test_brand_is_matched_without_case_and_colour_by_cie76(full, frame):

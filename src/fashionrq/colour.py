@@ -64,6 +64,8 @@ COLOURS: dict[str, tuple[int, int, int] | None] = {
     "light grey": (200, 200, 200),
     "dark grey": (80, 80, 80),
     "charcoal grey": (54, 69, 79),
+    "anthracite": (56, 62, 66),  # a resale store's (Vestiaire Collective's) names for a near-black and a raw white
+    "ecru": (240, 234, 214),
     "light blue": (150, 200, 240),
     "sky blue": (135, 206, 235),
     "dark blue": (0, 40, 110),

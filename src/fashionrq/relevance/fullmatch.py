@@ -14,10 +14,11 @@ the item's own catalog value (``fashionrq.relevance.comparators``). On catalog v
 A missing value never satisfies a condition: the comparator's neutral 0.5 says "unknown", not "satisfied".
 Values are compared as :func:`value_key` spells them (case, punctuation and plural aside).
 
-An item *contradicts* φ when its own value of a stated attribute is known and scores under the comparator's
-neutral 0.5 against every stated value: another type, brand, tier, occasion, pattern or material, a colour at
-CIE76 ΔE > 60 (a green bag for "red handbags"), another gender or an age two steps away; a unisex item never
-contradicts a gender, nor a missing value anything (docs/benchmark.md, "Labels that credit every valid result").
+An item *contradicts* φ when it has a value of a stated attribute and no value of it scores the comparator's
+neutral 0.5 against a stated value: another type at each of its category levels, another brand, tier, occasion,
+pattern or material, a colour at CIE76 ΔE > 45 (a green bag for "red handbags"), another gender or an age two
+steps away; a unisex item never contradicts a gender, an item with no value of the attribute nothing
+(docs/benchmark.md, "Labels that credit every valid result").
 """
 
 from __future__ import annotations
@@ -53,16 +54,20 @@ def value_key(value: str) -> str:
 
 #: Under this comparator score a known value contradicts a stated one (the comparator's neutral "unknown").
 NEUTRAL = 0.5
+#: A colour contradicts a stated one further than this CIE76 ΔE (score 1 - ΔE/120 = 0.625): beige and turquoise
+#: (ΔE 52), black and grey (54), grey and white (46) do; red and maroon (44), navy and blue (41), brown and tan (42)
+#: do not, near if no match.
+COLOUR_CONTRADICTION = 1 - 45 / 120
 
 
 def _close_colours(vocab: list[str], threshold: float = THRESHOLD) -> np.ndarray:
     """(V, V) booleans: colour j satisfies a query naming colour i (the comparator's name score reaches ``threshold``;
-    with :data:`NEUTRAL`, a pair the names cannot compare counts as close too: it is unknown, never contradicted)."""
+    under :data:`THRESHOLD`, a pair the names cannot compare counts as close too: it is unknown, never contradicted)."""
     close = np.zeros((len(vocab), len(vocab)), dtype=bool)
     for i, a in enumerate(vocab):
         for j, b in enumerate(vocab):
             score = colour_pair_named(a, b)
-            close[i, j] = score >= threshold if score is not None else threshold <= NEUTRAL
+            close[i, j] = score >= threshold if score is not None else threshold < THRESHOLD
     return close
 
 
@@ -80,7 +85,7 @@ class FullMatch:
             for code, value in enumerate(vocab):
                 self._keys.setdefault(key, {}).setdefault(value_key(value), []).append(code)
         self._close = _close_colours(catalog.vocab["color"])
-        self._compatible_colours = _close_colours(catalog.vocab["color"], NEUTRAL)
+        self._compatible_colours = _close_colours(catalog.vocab["color"], COLOUR_CONTRADICTION)
         self._clauses: dict[tuple[str, frozenset[str]], np.ndarray] = {}
         self._known = {key: (codes >= 0).any(axis=1) for key, codes in catalog.codes.items()}
 
@@ -112,8 +117,7 @@ class FullMatch:
         if cache_key not in self._clauses:
             codes = self._codes(key, values)
             vocab = self.catalog.vocab[key]
-            wanted = np.zeros(len(vocab) + 1, dtype=bool)
-            wanted[0] = True  # a missing value is unknown
+            wanted = np.zeros(len(vocab) + 1, dtype=bool)  # slot 0, a missing value: only an item with none is unknown
             if key == "color" and len(codes):
                 wanted[1:] = self._compatible_colours[codes].any(axis=0)
             else:
