@@ -1149,7 +1149,8 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
         share, pattern = _share_of_names(guesser, found, _GENDER_WORD), _GENDER_WORD
         if share < GENDER_NAMES_SHARE:  # names of another language: the English words and the other language's they say
             names = present_texts(guesser.values(found["name"][0], every_record=True))
-            said = sorted({m.group(1).casefold() for n in names for m in _ANY_GENDER_WORD.finditer(n)} & set(OTHER_LANGUAGE_GENDERS))
+            said = sorted({m.group(1).casefold() for n in names for m in _ANY_GENDER_WORD.finditer(n)} & set(OTHER_LANGUAGE_GENDERS),
+                          key=lambda w: (-len(w), w))  # the longest first: "nam nữ" (unisex) before "nam"
             either = re.compile(rf"\b({_ENGLISH_GENDERS}{''.join('|' + re.escape(w) for w in said)})(?:'s|s')?\b", re.IGNORECASE)
             share, pattern = _share_of_names(guesser, found, either), either
         if share >= GENDER_NAMES_SHARE:

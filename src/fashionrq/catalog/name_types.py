@@ -62,7 +62,8 @@ _OCCASIONS = frozenset(t for t in OCCASION_TERMS if " " not in t)
 #: Words that are no type: colours, genders, departments (``Kidswear``, ``Clothing``), small words, measures.
 NO_TYPE_WORDS = (frozenset(w for c in (*COLOURS, *OTHER_LANGUAGE_COLOURS) for w in c.split()) | frozenset(ANY_GENDER_WORDS) | GENERIC | _PARTICLES
             | frozenset({"of", "and", "with", "without", "for", "the", "in", "a", "an", "to", "by", "from", "kids", "kidswear",
-                         "clothing", "apparel", "accessories", "accessory", "product", "item", "new", "edition"})
+                         "clothing", "apparel", "accessories", "accessory", "product", "item", "new", "edition", "fashion",
+                         "thời"})  # Vietnamese "thời trang", fashion: a Shopee scrape's "Thời Trang Nam ..."
             | frozenset({"size", "inch", "cm", "mm", "ml", "ltr", "litre", "liter", "kg", "gm", "gram", "diameter",
                          "length", "width", "height", "weight", "capacity", "spf"}))
 #: Words that describe a type and are never part of its name (a pattern, material or fit word).
@@ -241,8 +242,9 @@ def types_at_start_of_names(names: list[str], brands: frozenset[str] = frozenset
     spellings: dict[str, Counter] = defaultdict(Counter)
     for word in words:
         spellings[_plain_letters(word)][word] += 1
+    no_type = {_plain_letters(w) for w in NO_TYPE_WORDS}
     kept = {max(c, key=lambda w: (c[w], w)): c for key, c in spellings.items()  # two letters with an accent: Vietnamese Áo
-            if c.total() >= least and key not in NO_TYPE_WORDS and key not in brands and (len(key) > 2 or not max(c).isascii())}
+            if c.total() >= least and key not in no_type and key not in brands and (len(key) > 2 or not max(c).isascii())}
     plain = {_plain_letters(t): t for t in kept}
     heads = compound_heads((key for key in spellings if key not in plain and key not in brands), plain)
     for word, head in heads.items():  # a compound of a type is read as the type, counted with it

@@ -79,6 +79,7 @@ OTHER_LANGUAGE_GENDERS = {
     "cewek": "Women",  # and Malay; a child's (a Tokopedia slug's sandal-anak-laki-laki is a boy's, never a man's):
     "anak laki-laki": "Boys", "anak-laki-laki": "Boys", "anak perempuan": "Girls", "anak-perempuan": "Girls",
     "nam": "Men", "nữ": "Women", "bé trai": "Boys", "bé gái": "Girls",  # Vietnamese (a Shopee scrape's "Áo Thun Nam")
+    "nam nữ": "Unisex", "nữ nam": "Unisex",  # "for men and women": "Áo thun phông nam nữ"
 }
 #: Every gender word a catalog's values may hold, English or not.
 ANY_GENDER_WORDS = {**GENDER_SYNONYMS, **OTHER_LANGUAGE_GENDERS}
