@@ -204,7 +204,8 @@ def intent_queries(cluster: Cluster, table: pd.DataFrame, facets: list[dict[str,
 class ConstraintMatches:
     """MCMR relevance (seed 003): an item is relevant to a query only if it satisfies every condition, its head
     product type (the item's article type) and each constraint on its own field or photo facet. The interface of
-    :class:`fashionrq.tasks.validity.QueryMatches` that open-corpus grading reads (``mask``, ``grades``)."""
+    :class:`fashionrq.tasks.validity.QueryMatches` that the release's grading reads (``mask``, ``grades``,
+    ``contradicted``)."""
 
     def __init__(self, items: pd.DataFrame, photos, queries) -> None:
         self.table = catalog_table(items)
@@ -220,10 +221,14 @@ class ConstraintMatches:
             held &= _holds(constraint, self.table, self.facets, rows)
         return held
 
-    @staticmethod
-    def grades(prefix_grades: np.ndarray, full: np.ndarray) -> np.ndarray:
-        """Binary, as MCMR grades: Exact (3) for an item that satisfies every condition, else 0."""
-        return np.where(full, 3, 0)
+    def grades(self, qi: int, prefix_grades: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Binary, as MCMR grades: Exact (3) for an item of ``rows`` that satisfies every condition of query ``qi``,
+        else 0 (``prefix_grades`` unread: the same call as :meth:`fashionrq.tasks.validity.QueryMatches.grades`)."""
+        return np.where(self.mask(qi, rows), 3, 0)
+
+    def contradicted(self, qi: int, rows: np.ndarray | None = None) -> np.ndarray:
+        """No item: MCMR's pools keep their prefix grades (its relevance is the open corpus's, every condition)."""
+        return np.zeros(self.n if rows is None else len(rows), dtype=bool)
 
 
 def mcmr_queries(leaves: list[Cluster], items: pd.DataFrame, photos, k_max: int = 5) -> tuple[list[GeneratedQuery], dict]:
