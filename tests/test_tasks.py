@@ -98,12 +98,16 @@ def full_matches(bench) -> dict[str, set[str]]:
 
 @pytest.fixture(scope="module")
 def contradicting(bench) -> dict[str, set[str]]:
-    """Each query's contradicting items (public item ids): a known value of a stated attribute that no stated value
-    is near (FullMatch.contradicts), recomputed from its hidden φ and the public items."""
+    """Each query's judged items that contradict it (public item ids): a known value of a stated attribute that no
+    stated value is near (FullMatch.contradicts), recomputed from its hidden φ and the public items."""
     from fashionrq.protocol.audit import ReleaseMatches
 
     found = ReleaseMatches.load(bench)
-    return {qid: {found.ids[r] for r in rows} for qid, rows in found.contradicting.items()}
+    judged = defaultdict(list)
+    for task in ("t1", "t1o", "t3", "t4"):
+        for qid, item, _ in read_qrels(bench / "labels" / f"{task}.qrels"):
+            judged[qid].append(item)
+    return {qid: {i for i, hit in zip(items, found.contradicts(qid, items)) if hit} for qid, items in judged.items()}
 
 
 def test_every_label_is_the_shared_prefix_length_or_credits_a_full_match(bench, release, full_matches, contradicting):

@@ -54,7 +54,8 @@ class ReleaseMatches:
     leaf_of: np.ndarray  # (N,) leaf prefix of each item row
     meta: dict[str, dict]  # qid -> labels/queries.jsonl record
     matches: dict[str, np.ndarray]  # qid -> sorted item rows of its full matches
-    contradicting: dict[str, np.ndarray]  # qid -> sorted item rows that contradict it (FullMatch.contradicts)
+    full: FullMatch = field(repr=False)  # the items' full matches and contradictions (for contradicts)
+    phis: dict[str, dict] = field(repr=False)  # qid -> hidden φ(q)
     rows: dict[str, np.ndarray] = field(repr=False)  # prefix of any level -> sorted item rows
     children: dict[str, list[str]] = field(repr=False)  # prefix -> its child prefixes that hold items
     row_of: dict[str, int] = field(repr=False)  # public item id -> row
@@ -80,13 +81,17 @@ class ReleaseMatches:
         meta = {m["qid"]: m for m in release.label_jsonl(QUERY_RECORDS)}
         phis = {r["qid"]: r["phi"] for r in release.label_jsonl(PHI)}
         matches = {qid: full.rows(phi) for qid, phi in phis.items()}
-        contradicting = {qid: np.flatnonzero(full.contradicts(phi)) for qid, phi in phis.items()}
         children: dict[str, list[str]] = defaultdict(list)
         for prefix in rows:
             if "-" in prefix:
                 children[prefix.rsplit("-", 1)[0]].append(prefix)
-        return cls(ids, leaf_of, meta, matches, contradicting, {leaf: np.asarray(r, dtype=np.int64) for leaf, r in rows.items()}, dict(children),
+        return cls(ids, leaf_of, meta, matches, full, phis, {leaf: np.asarray(r, dtype=np.int64) for leaf, r in rows.items()}, dict(children),
                    {item: r for r, item in enumerate(ids)})
+
+    def contradicts(self, qid: str, items) -> np.ndarray:
+        """Which of ``items`` (public ids) contradict query ``qid`` (:meth:`FullMatch.contradicts`; computed for the
+        items asked about, never the whole catalog: a mask per query would not fit)."""
+        return self.full.contradicts(self.phis[qid], np.fromiter((self.row_of[i] for i in items), dtype=np.int64))
 
     def siblings(self, anchor: str) -> list[str]:
         """The other prefixes under ``anchor``'s parent that hold items (for a leaf: the leaves of its level-2 prefix)."""
@@ -126,11 +131,11 @@ def _graded_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> di
     contradicting = 0
     for qid, grades in judged.items():
         matched = set(found.matches[qid].tolist())
-        against = set(found.contradicting[qid].tolist())
         for item, grade in grades.items():
             total[grade] += 1
             counts[grade] += index[item] in matched
-            contradicting += grade == 3 and index[item] in against
+        exact = [item for item, grade in grades.items() if grade == 3]
+        contradicting += int(found.contradicts(qid, exact).sum())
     return {"queries": len(judged), "by_grade": _by_grade(counts, total)} | _exact_contradicting(contradicting, total.get(3, 0))
 
 
@@ -149,8 +154,9 @@ def _open_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict
         for item in matched:
             counts[grades.get(item, 0)] += 1
         per_query.append(len(matched))
-        exact += sum(g == 3 for g in grades.values())
-        contradicting += sum(grades.get(found.ids[r]) == 3 for r in found.contradicting[qid])
+        graded_exact = [item for item, grade in grades.items() if grade == 3]
+        exact += len(graded_exact)
+        contradicting += int(found.contradicts(qid, graded_exact).sum())
     total = sum(counts.values())
     return {"queries": len(judged), "full_matches": {f"grade {g}": counts.get(g, 0) for g in GRADES},
             "graded_0_share": round(counts.get(0, 0) / total, 4) if total else None,
