@@ -52,8 +52,6 @@ def value_key(value: str) -> str:
     return key
 
 
-#: Under this comparator score a known value contradicts a stated one (the comparator's neutral "unknown").
-NEUTRAL = 0.5
 #: A colour contradicts a stated one further than this CIE76 ΔE (score 1 - ΔE/120 = 0.625): beige and turquoise
 #: (ΔE 52), black and grey (54), grey and white (46) do; red and maroon (44), navy and blue (41), brown and tan (42)
 #: do not, near if no match.
