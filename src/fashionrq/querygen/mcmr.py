@@ -221,10 +221,11 @@ class ConstraintMatches:
             held &= _holds(constraint, self.table, self.facets, rows)
         return held
 
-    def grades(self, qi: int, prefix_grades: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """Binary, as MCMR grades: Exact (3) for an item of ``rows`` that satisfies every condition of query ``qi``,
-        else 0 (``prefix_grades`` unread: the same call as :meth:`fashionrq.tasks.validity.QueryMatches.grades`)."""
-        return np.where(self.mask(qi, rows), 3, 0)
+    @staticmethod
+    def grades(qi: int, prefix_grades: np.ndarray, rows: np.ndarray, full: np.ndarray) -> np.ndarray:
+        """Binary, as MCMR grades: Exact (3) for an item that satisfies every condition (``full``), else 0 (``qi``,
+        ``prefix_grades`` and ``rows`` unread: the call of :meth:`fashionrq.tasks.validity.QueryMatches.grades`)."""
+        return np.where(full, 3, 0)
 
     def contradicted(self, qi: int, rows: np.ndarray | None = None) -> np.ndarray:
         """No item: MCMR's pools keep their prefix grades (its relevance is the open corpus's, every condition)."""

@@ -237,7 +237,7 @@ def _write_open_qrels(path: Path, queries: list[tuple[str, str, int]], index: Ti
             full = None if matches is None else matches.mask(qi)
             if full is not None:
                 rows = np.union1d(rows, np.flatnonzero(full))
-            graded = index.grade(leaf, rows) if matches is None else matches.grades(qi, index.grade(leaf, rows), rows)
+            graded = index.grade(leaf, rows) if full is None else matches.grades(qi, index.grade(leaf, rows), rows, full[rows])
             order = np.argsort(rank[rows], kind="stable")
             text = pc.binary_join_element_wise(pa.scalar(f"{qid} 0 "), ids.take(rows[order]),
                                                grades.take(pa.array(graded[order])), "")

@@ -61,10 +61,11 @@ class QueryMatches:
             out += self.contradicted(qi)
         return out
 
-    def grades(self, qi: int, prefix_grades: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """Open-corpus grades of query ``qi`` for the catalog ``rows``: the prefix grades, every full match raised to
-        at least :data:`FULL_MATCH_GRADE`, and an item of the anchor leaf that contradicts the query lowered to it."""
-        return credited(prefix_grades, self.mask(qi, rows), self.contradicted(qi, rows))
+    def grades(self, qi: int, prefix_grades: np.ndarray, rows: np.ndarray, full: np.ndarray) -> np.ndarray:
+        """Open-corpus grades of query ``qi`` for the catalog ``rows`` (``full``: which of them fully match it): the
+        prefix grades, every full match raised to at least :data:`FULL_MATCH_GRADE`, and an item of the anchor leaf
+        that contradicts the query lowered to it."""
+        return credited(prefix_grades, full, self.contradicted(qi, rows))
 
     def separated(self, queries: Sequence[int], rows: np.ndarray) -> int:
         """How many of ``queries`` fully match at most :data:`MAX_SIBLING_SHARE` of ``rows`` (a sibling leaf)."""
