@@ -242,9 +242,8 @@ def types_at_start_of_names(names: list[str], brands: frozenset[str] = frozenset
     spellings: dict[str, Counter] = defaultdict(Counter)
     for word in words:
         spellings[_plain_letters(word)][word] += 1
-    no_type = {_plain_letters(w) for w in NO_TYPE_WORDS}
     kept = {max(c, key=lambda w: (c[w], w)): c for key, c in spellings.items()  # two letters with an accent: Vietnamese Áo
-            if c.total() >= least and key not in no_type and key not in brands and (len(key) > 2 or not max(c).isascii())}
+            if c.total() >= least and key not in _NO_TYPE_PLAIN and key not in brands and (len(key) > 2 or not max(c).isascii())}
     plain = {_plain_letters(t): t for t in kept}
     heads = compound_heads((key for key in spellings if key not in plain and key not in brands), plain)
     for word, head in heads.items():  # a compound of a type is read as the type, counted with it
@@ -257,3 +256,7 @@ def types_at_start_of_names(names: list[str], brands: frozenset[str] = frozenset
 def _plain_letters(word: str) -> str:
     """``word`` in lower case without accents (``Tênis``: ``tenis``)."""
     return unicodedata.normalize("NFKD", word.casefold()).encode("ascii", "ignore").decode() or word.casefold()
+
+
+#: :data:`NO_TYPE_WORDS` as the names' first words are compared (:func:`_plain_letters`: ``thời`` as ``thoi``).
+_NO_TYPE_PLAIN = frozenset(_plain_letters(w) for w in NO_TYPE_WORDS)

@@ -47,17 +47,17 @@ def scale_note(prices, currency: str) -> str | None:
     if rate is None or not len(prices):
         return None
     median = float(np.median(prices))
+    usd = median * rate
     low, high = PLAUSIBLE_MEDIAN_USD
-    if low <= median * rate <= high:
+    if low <= usd <= high:
         return None
     shares = {k: float(np.mean(np.fmod(prices, 10.0 ** k) == 0)) for k in range(2, 10)}
     factors = [k for k, share in shares.items() if shares[2] >= SHARED_FACTOR and share >= shares[2] - SHARE_SLACK
-               and low <= median * rate / 10 ** k <= high]
-    power = -max(factors) if factors else round(math.log10(TYPICAL_USD / (median * rate)))
+               and low <= usd / 10 ** k <= high]
+    power = -max(factors) if factors else round(math.log10(TYPICAL_USD / usd))
     scale = f"{10.0 ** power:.{max(-power, 0)}f}" if power < 0 else f"{10 ** power}"
-    why = (f"{np.mean(np.fmod(prices, 10.0 ** -power) == 0):.0%} of the prices are multiples of {10 ** -power:,}"
-           if factors else "no catalog's typical item costs that")
-    usd = median * rate
+    why = (f"{shares[-power]:.0%} of the prices are multiples of {10 ** -power:,}" if factors
+           else "no catalog's typical item costs that")
     return (f"{PRICE_UNIT_NOTE}{format_amount(median)} {currency}, about US${usd:,.{2 if usd < 10 else 0}f}, and {why}: if the cells are written "
             f"in another unit, set [price] scale = {scale} in the mapping (a Shopee scrape's are x100,000: scale = 0.00001), "
             "or the currency if it is another one")

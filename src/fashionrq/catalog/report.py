@@ -24,8 +24,8 @@ IDS_SHOWN = 10
 ID_SHOWN_CHARS = 48
 #: What makes one rejection's reason differ from another's of its kind: a place (``feed.tsv:2``), a quoted value (in
 #: the double quotes ``repr`` gives a value with an apostrophe: ``"Women's Clothing"``), a number.
-_PARTICULARS = re.compile(r"\S+:\d+|'[^']*'|\"[^\"]*\"|\b\d[\d,]*\b")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_PARTICULARS = re.compile(rf"\S+:\d+|{_QUOTED.pattern}|\b\d[\d,]*\b")
 #: Quoted values shown for each kind of reason in :func:`reason_kinds`.
 EXAMPLES_SHOWN = 3
 
