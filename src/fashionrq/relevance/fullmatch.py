@@ -69,6 +69,14 @@ def _close_colours(vocab: list[str], threshold: float = THRESHOLD) -> np.ndarray
     return close
 
 
+def _conditions(phi: Mapping[str, list[str] | None]):
+    """φ's conditions as ``(key, values)``, one of which an item must hold: one per stated attribute, one per
+    style tag (each named tag must hold)."""
+    for key, values in phi.items():
+        for group in ([v] for v in values or ()) if key == "style_tags" else [values] if values else []:
+            yield key, group
+
+
 class FullMatch:
     """Full-match masks over one catalog (``CatalogValues`` of its items), one boolean per item row.
 
@@ -136,23 +144,20 @@ class FullMatch:
         """Which items (of ``rows``, default all) contradict a condition of ``phi``: a known value of a stated
         attribute that is no stated value's match, nor near one (the module's text)."""
         out = np.zeros(self.n if rows is None else len(rows), dtype=bool)
-        for key, values in phi.items():
-            for group in ([v] for v in values or ()) if key == "style_tags" else [values] if values else []:
-                compatible = self.compatible(key, group)
-                out |= ~(compatible if rows is None else compatible[rows])
+        for key, values in _conditions(phi):
+            compatible = self.compatible(key, values)
+            out |= ~(compatible if rows is None else compatible[rows])
         return out
 
     def mask(self, phi: Mapping[str, list[str] | None], rows: np.ndarray | None = None) -> np.ndarray:
         """Which items (of ``rows``, default all) satisfy every condition of ``phi`` (none when φ asserts nothing)."""
         size = self.n if rows is None else len(rows)
-        conditions = [(key, values) for key, values in phi.items() if values]
-        if not conditions:
+        if not any(_conditions(phi)):
             return np.zeros(size, dtype=bool)
         out = np.ones(size, dtype=bool)
-        for key, values in conditions:
-            for group in ([v] for v in values) if key == "style_tags" else [values]:
-                clause = self.clause(key, group)
-                out &= clause if rows is None else clause[rows]
+        for key, values in _conditions(phi):
+            clause = self.clause(key, values)
+            out &= clause if rows is None else clause[rows]
         return out
 
     def rows(self, phi: Mapping[str, list[str] | None]) -> np.ndarray:

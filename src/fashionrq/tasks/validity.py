@@ -6,7 +6,7 @@ items whose own fields satisfy every condition of its hidden φ(q); :mod:`fashio
 * a query must describe its own cluster: at least :data:`MIN_COVERAGE` of its anchor leaf's items are full
   matches, else it is dropped before any task is built;
 * candidates that play a non-Exact part for a unit's queries are drawn, where the catalog allows, among the items
-  that fully match the fewest of those queries (:meth:`QueryMatches.prefer`);
+  that fully match the fewest of those queries (:func:`least_penalised`);
 * a pooled query is kept only if at most :data:`MAX_SIBLING_SHARE` of its Sibling candidates and none of its
   Related or Irrelevant candidates are full matches (:func:`discriminates`); a T3 query only if its target is a
   full match and no other candidate is;
@@ -49,16 +49,16 @@ class QueryMatches:
 
     def count(self, queries: Sequence[int]) -> np.ndarray:
         """Per catalog row, how many of ``queries`` it fully matches."""
-        out = np.zeros(self.full.n, dtype=np.int32)
-        for qi in queries:
-            out += self.mask(qi)
-        return out
+        return self._summed(queries, self.mask)
 
     def count_contradicted(self, queries: Sequence[int]) -> np.ndarray:
         """Per catalog row, how many of ``queries`` it contradicts."""
+        return self._summed(queries, self.contradicted)
+
+    def _summed(self, queries: Sequence[int], per_query) -> np.ndarray:
         out = np.zeros(self.full.n, dtype=np.int32)
         for qi in queries:
-            out += self.contradicted(qi)
+            out += per_query(qi)
         return out
 
     def grades(self, qi: int, prefix_grades: np.ndarray, rows: np.ndarray, full: np.ndarray) -> np.ndarray:
