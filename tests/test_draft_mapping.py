@@ -2032,3 +2032,31 @@ def test_the_brand_a_title_starts_with_is_cut_out_before_the_colour_is_read_what
     read = result.table.to_pylist()
     assert items and {r["brand"] for r in read} == {"Red Tape"}
     assert [r["base_colour"] for r in read] == [i["base_colour"] for i in items]
+
+
+@pytest.mark.parametrize("id_column", [True, False])
+def test_the_draft_reads_the_words_of_the_page_addresses_as_names_when_no_column_holds_names(tmp_path, fixture_items, id_column):
+    """A Vestiaire Collective scrape's only text is each listing's address
+    (``https://fr.vestiairecollective.com//women-shoes/ankle-boots/acne-studios/black-leather-...-19126896.shtml``): the draft
+    had exited 2, naming no column for the names. The fixture's products in that shape (with an id column, and with the
+    addresses as the only id): the draft reads the words of each address's last part as the name, marked CHECK, and
+    ingest gives each item its name's words (the file type and the page's number left out)."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and re.fullmatch(r"[A-Za-z0-9 -]+", i["name"]) and i["price"]][:400]
+
+    def address(item: dict) -> str:
+        slug = "-".join(re.split(r"[\s-]+", item["name"].strip().lower()))
+        department = f"{item['gender']}-{item['master_category']}".lower().replace(" ", "-")
+        return f"https://fr.shop.example.com//{department}/{slug}-{item['item_id']}.shtml"
+
+    rows = [{**({"id": i["item_id"]} if id_column else {}), "url": address(i), "price": f"{i['price']:.2f}",
+             "type": i["article_type"].lower(), "designer": i["brand"]} for i in items]
+    _write_rows(tmp_path / "resale.csv", rows)
+    drafted, text = _drafted(tmp_path, tmp_path / "resale.csv")
+    spec = tomllib.loads(text)
+    assert spec["columns"]["name"] == "url" and "CHECK" in text.split('name = "url"')[1].split("\n")[0]
+    assert spec["clean"]["name"]["words"] is True
+    read = {r["item_id"]: r["name"] for r in ingest(tmp_path / "resale.csv", mapping=drafted).table.to_pylist()}
+    assert len(read) == len(items)
+    ids = {i["item_id"]: (i["item_id"] if id_column else address(i)) for i in items}
+    words = lambda text: re.split(r"[\s-]+", text.strip().casefold())  # noqa: E731 ("W Women ...", a brand "W": "W-Women ...")
+    assert all(words(read[ids[i["item_id"]]]) == words(i["name"]) for i in items)

@@ -238,6 +238,11 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     if "name" not in found and (column := _name_column_of_short_texts(guesser)) is not None:
         found["name"] = (column, "CHECK: no column looks like a name; these short texts differ the most")
         draft.checks.append(f"no column looks like a name: the draft reads {column!r}, whose short texts differ the most")
+    address_words = []
+    if "name" not in found and (column := _name_column_of_addresses(guesser, found)) is not None:
+        found["name"] = (column, "CHECK: no column holds names, so the words of these product page addresses are the names")
+        draft.checks.append(f"no column holds names: the draft reads the words of the product page addresses in {column!r}")
+        address_words = _address_words_lines(guesser, column)
     if "price" not in found and (column := _price_column_by_values(guesser)) is not None:
         found["price"] = (column, "no price column by name, but its cells are amounts with a currency sign")
     if "brand" not in found and "name" in found and (column := _brand_column_by_values(guesser, found["name"][0])) is not None:
@@ -262,7 +267,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
     for name in ("master_category", "sub_category"):  # a category path read by name is left for its parts (_taxonomy)
         if name in found and found[name][0] != found.get("article_type", ("",))[0] and _paths(guesser, found[name][0])[1]:
             guesser.used.discard(found.pop(name)[0])
-    lines, extra = ["[columns]"], brands_of_names
+    lines, extra = ["[columns]"], brands_of_names + address_words
     for name, (reference, why) in found.items():
         lines.append(f"{name} = {toml_reference(reference)}" + (f"   # {why}" if why else ""))
     if constant is not None:  # the same in every record: it tells no item from another
@@ -444,10 +449,11 @@ def _id_column_of_addresses(guesser: Guesser) -> str | None:
     return None
 
 
-def _best_column(guesser: Guesser, score: Callable[[str], float | None], least: float) -> str | None:
-    """The unused column (never the file a record came from) whose ``score`` is the highest, ``least`` or more, the
-    first of equals (columns as the catalog orders them: a name before a description); marked used."""
-    scored = [(value, column) for column in guesser.columns if column not in guesser.used and column != PART_FILE
+def _best_column(guesser: Guesser, score: Callable[[str], float | None], least: float, also: set[str] = frozenset()) -> str | None:
+    """The unused column (or one of ``also``; never the file a record came from) whose ``score`` is the highest,
+    ``least`` or more, the first of equals (columns as the catalog orders them: a name before a description); marked
+    used."""
+    scored = [(value, column) for column in guesser.columns if (column not in guesser.used or column in also) and column != PART_FILE
               and (value := score(column)) is not None and value >= least]
     if not scored:
         return None
@@ -476,6 +482,36 @@ def _name_column_of_short_texts(guesser: Guesser) -> str | None:
     """The unused column of short texts (:func:`_short_texts`) that differ the most (a catalog in another language,
     whose names say no English product word)."""
     return _best_column(guesser, lambda column: _short_texts(guesser, column), 0.0)
+
+
+#: The words of a product page's address (a Vestiaire Collective scrape's only text,
+#: ``https://fr.vestiairecollective.com//women-shoes/ankle-boots/acne-studios/black-leather-acne-studios-ankle-boots-19126896.shtml``):
+#: the last part of its path, without the file type and the page's number, its hyphens read as spaces.
+_ADDRESS_WORDS = FieldCleanup(extract=re.compile(r"([^/?#]+?)/*(?:[?#].*)?$"),
+                              remove=(re.compile(r"\.[a-z0-9]{2,5}$", re.IGNORECASE), re.compile(r"[-_]\d{3,}\s*$|^\d{3,}[-_]")), words=True)
+
+
+def _name_column_of_addresses(guesser: Guesser, found: dict) -> str | None:
+    """The column (unused, or the ids) of product page addresses in nine records in ten or more whose last parts are
+    three in four of them words (two or more, :data:`_ADDRESS_WORDS`) that differ, where no column holds names."""
+    def share_of_words(column: str) -> float | None:
+        texts = present_texts(guesser.values(column))
+        if len(texts) < 0.9 * len(guesser.records) or not all(re.fullmatch(r"https?://\S+", t) for t in texts):
+            return None
+        words = [w for w in (_ADDRESS_WORDS.apply(t)[0] for t in texts) if w and len(re.findall(r"[^\W\d_]{2,}", w)) >= 2]
+        share = len(words) / len(texts)
+        return share if len(set(words)) >= 0.75 * len(words) else None
+
+    return _best_column(guesser, share_of_words, 0.75, also={found.get("item_id", ("",))[0]})
+
+
+def _address_words_lines(guesser: Guesser, column: str) -> list[str]:
+    """The ``[clean.name]`` section that reads the words of the addresses in ``column`` (:data:`_ADDRESS_WORDS`)."""
+    guesser.cleanups["name"] = _ADDRESS_WORDS
+    body = (f"extract = {toml_literal(_ADDRESS_WORDS.extract.pattern)}   # the last part of the address's path\n"
+            f"remove = [{', '.join(toml_literal(p.pattern) for p in _ADDRESS_WORDS.remove)}]   # its file type and number\n"
+            "words = true   # its hyphens read as spaces")
+    return _cleanup_lines("name", present_texts(guesser.values(column)), _ADDRESS_WORDS, body)
 
 
 def _short_texts(guesser: Guesser, column: str, least: float = 0.5) -> float | None:
