@@ -2060,3 +2060,20 @@ def test_the_draft_reads_the_words_of_the_page_addresses_as_names_when_no_column
     ids = {i["item_id"]: (i["item_id"] if id_column else address(i)) for i in items}
     words = lambda text: re.split(r"[\s-]+", text.strip().casefold())  # noqa: E731 ("W Women ...", a brand "W": "W-Women ...")
     assert all(words(read[ids[i["item_id"]]]) == words(i["name"]) for i in items)
+
+
+@pytest.mark.parametrize(("host", "code"), [("fr.resale.example.com", "EUR"), ("www.shop.example.co.uk", "GBP"),
+                                            ("shop.example.vn", "VND"), ("www.shop.example.com", "INR")])
+def test_prices_without_a_currency_mark_take_the_currency_of_the_country_the_addresses_name(tmp_path, fixture_items, host, code):
+    """A Vestiaire Collective scrape writes its euro prices as plain numbers (``180.0``) beside addresses on
+    ``fr.vestiairecollective.com``: the draft had guessed rupees. The fixture's products so written: the draft takes the
+    currency of the country the addresses name, marked CHECK with the host; an address that names no country leaves the
+    draft's rupees, marked CHECK, as before."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["price"]][:300]
+    rows = [{"id": i["item_id"], "title": i["name"], "type": i["article_type"], "price": f"{i['price']:.1f}",
+             "link": f"https://{host}/p/{i['item_id']}"} for i in items]
+    _write_rows(tmp_path / "shop.csv", rows)
+    drafted, text = _drafted(tmp_path, tmp_path / "shop.csv")
+    assert tomllib.loads(text)["price"]["currency"] == code
+    line = next(line for line in text.splitlines() if line.startswith("currency = "))
+    assert "CHECK" in line and (host in line) == (code != "INR")

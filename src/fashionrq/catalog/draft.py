@@ -24,7 +24,7 @@ from fashionrq.catalog.name_attributes import NAME_ATTRIBUTES, attributes_in_nam
 from fashionrq.catalog.name_brands import brands_at_start_of_names
 from fashionrq.catalog.name_types import (NO_TYPE_WORDS, PRODUCT_WORDS, NameTypes, fold, literal, name_tail, types_at_end_of_names,
                                           types_at_start_of_names)
-from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, currency_marks, marked_amount
+from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, country_currency, currency_marks, marked_amount, web_host
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, PART_FILE, detect_format, header_line, read_records, table_parts
 from fashionrq.catalog.report import IngestReport, percent
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
@@ -1309,6 +1309,11 @@ def _prices(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
     column = found["price"][0] if isinstance(found["price"][0], str) else ""
     # else the column's name: "Price (INR)", "price_usd", "Price ($)"
     said, where = (marks, "the price cells say") if marks else (_currency_marks([column.replace("_", " ")]), "the column's name says")
+    if not said and (country := _currency_of_addresses(guesser)) is not None:
+        code, host = country
+        draft.checks.append(f"the price cells name no currency: the draft takes {code}, that of the shop's country in its web addresses")
+        return ["", "[price]", f'currency = "{code}"   # CHECK: the price cells name no currency; {code} is that of the country '
+                f"the web addresses name ({host}); give this catalog's ISO 4217 code"]
     if not said:
         draft.checks.append("the price cells name no currency")
         return ["", "[price]", 'currency = "INR"   # CHECK: the price cells name no currency; give this catalog\'s ISO 4217 code']
@@ -1317,6 +1322,22 @@ def _prices(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
     code = "USD" if "USD" in codes else codes[0]
     why = f"{where} {mark!r}" + (f" (also {', '.join(c for c in codes if c != code)}: CHECK)" if len(codes) > 1 else "")
     return ["", "[price]", f'currency = "{code}"   # {why}']
+
+
+def _currency_of_addresses(guesser: Guesser) -> tuple[str, str] | None:
+    """``(currency, an example host)`` of the country the web addresses of the sampled records name, where half of
+    them or more name one (:func:`~fashionrq.catalog.prices.country_currency`: ``fr.vestiairecollective.com``, EUR)."""
+    addresses = Counter(t.strip() for column in guesser.columns for t in present_texts(guesser.values(column)) if web_host(t))
+    named: Counter = Counter()
+    example: dict[str, str] = {}
+    for address, count in addresses.items():
+        if (code := country_currency(address)) is not None:
+            named[code] += count
+            example.setdefault(code, web_host(address))
+    if not named or named.most_common(1)[0][1] < sum(addresses.values()) / 2:
+        return None
+    code = named.most_common(1)[0][0]
+    return code, example[code]
 
 
 def _currency_marks(texts: list[str]) -> Counter:

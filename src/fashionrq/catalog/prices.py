@@ -58,6 +58,42 @@ _APART, _AFTER = r"(?<![^\W\d_])", r"(?![^\W\d_])"
 _MARK = re.compile("|".join([*(rf"{_APART}{re.escape(m)}{_AFTER}" if m[0].isalpha() else re.escape(m) for m in _SIGNS),
                              rf"{_APART}(?:{'|'.join(CURRENCY_CODES)}){_AFTER}", rf"{_APART}(?-i:{'|'.join(sorted(ISO_4217))}){_AFTER}"]),
                     re.IGNORECASE)
+#: The currency of a shop's country, by the two letters of its web address that name the country: the last label of
+#: its host (``.co.uk``, ``.vn``, ``.com.br``) or a first one (``fr.vestiairecollective.com``, ``de.zalando...``).
+COUNTRY_CURRENCIES: dict[str, str] = {
+    **dict.fromkeys(("at", "be", "cy", "de", "ee", "es", "fi", "fr", "gr", "hr", "ie", "it", "lt", "lu", "lv", "mt", "nl",
+                     "pt", "si", "sk"), "EUR"),
+    "uk": "GBP", "gb": "GBP", "in": "INR", "vn": "VND", "br": "BRL", "id": "IDR", "ru": "RUB", "jp": "JPY", "kr": "KRW",
+    "ir": "IRR", "ae": "AED", "sa": "SAR", "tr": "TRY", "pl": "PLN", "cz": "CZK", "se": "SEK", "dk": "DKK", "no": "NOK",
+    "ch": "CHF", "au": "AUD", "ca": "CAD", "mx": "MXN", "cn": "CNY", "th": "THB", "my": "MYR", "sg": "SGD", "ph": "PHP",
+    "us": "USD", "nz": "NZD", "za": "ZAR", "ua": "UAH", "hu": "HUF", "ro": "RON", "il": "ILS", "eg": "EGP", "ng": "NGN",
+    "pk": "PKR", "bd": "BDT", "tw": "TWD", "hk": "HKD", "ar": "ARS", "cl": "CLP", "co": "COP", "pe": "PEN",
+}
+_HOST = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//([^/?#:]+)", re.IGNORECASE)
+#: First labels of a host that are words, not a country's shop (``my.shop.com``, ``id.shop.com``, ``in.shop.com``).
+_NO_LOCALE = frozenset({"my", "id", "co", "in"})
+
+
+def web_host(text: str) -> str | None:
+    """The host of a web address (``https://fr.vestiairecollective.com/...``: ``fr.vestiairecollective.com``), or
+    ``None`` for a text that is no address."""
+    found = _HOST.match(text.strip())
+    return None if found is None else found.group(1).lower()
+
+
+def country_currency(address: str) -> str | None:
+    """The currency of the country a web address's host names (:data:`COUNTRY_CURRENCIES`), or ``None``:
+    ``https://www.shop.co.uk/...`` GBP, ``https://fr.vestiairecollective.com/...`` EUR, ``https://shop.com/...`` none."""
+    host = web_host(address)
+    labels = host.split(".") if host else []
+    if len(labels) < 2:
+        return None
+    last = None if labels[-1] == "co" and labels[-2] != "com" else labels[-1]  # "shop.co" a name, ".com.co" Colombia's
+    first = labels[0] if len(labels) >= 3 and labels[0] not in _NO_LOCALE else None
+    return COUNTRY_CURRENCIES.get(last) or COUNTRY_CURRENCIES.get(first)
+
+
+
 #: Currencies whose prices are written in whole units (ISO 4217's minor unit 0, and the rupiah and rial, whose
 #: cents no shop writes): in them ``150.000`` and ``3,995,000`` group thousands, whatever ``decimal_separator`` guesses.
 WHOLE_UNITS = frozenset({"BIF", "CLP", "DJF", "GNF", "IDR", "IRR", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "VND",
