@@ -81,8 +81,9 @@ def test_a_json_array_reads_like_the_csv(tmp_path, rows, reference, wrap, array)
 
 
 def test_a_json_object_of_products_keyed_by_their_ids_reads_like_the_csv(tmp_path, rows, reference):
-    """``{"SKU-1530": {...}, ...}`` (as Polyvore's item metadata): each value a product, its key in the column _key;
-    an API's answer whose other members are objects too still reads its one array of products."""
+    """``{"SKU-1530": {...}, ...}`` (as Polyvore's item metadata): each value a product, its key in the column _key,
+    also when each holds arrays of its own (a Shopify crawl's variants, which had been refused); an API's answer whose
+    other members are objects too still reads its one array of products."""
     catalog = tmp_path / "catalog.json"
     catalog.write_text(json.dumps({row["sku"]: {k: v for k, v in row.items() if k != "sku"} for row in rows}), encoding="utf-8")
     result = ingest(catalog, mapping=mapping_file(tmp_path, _without_format(MAPPING).replace('item_id = "sku"', 'item_id = "_key"')))
@@ -90,6 +91,11 @@ def test_a_json_object_of_products_keyed_by_their_ids_reads_like_the_csv(tmp_pat
     assert f"catalog.json is an object of {len(rows):,} products by their keys, read with each key in the column '_key'" in result.report.notes
     catalog.write_text(json.dumps({"data": {"items": rows}, "meta": {"page": 1, "of": 1}}), encoding="utf-8")
     assert ingest(catalog, mapping=mapping_file(tmp_path, _without_format(MAPPING))).table.to_pylist() == reference
+    # a Shopify crawl keyed by handle, each product with its own variants: the products, not 2,000 arrays of variants
+    catalog.write_text(json.dumps({row["sku"]: {**{k: v for k, v in row.items() if k != "sku"}, "variants": [{"size": "M"}, {"size": "L"}]}
+                                   for row in rows}), encoding="utf-8")
+    keyed = ingest(catalog, mapping=mapping_file(tmp_path, _without_format(MAPPING).replace('item_id = "sku"', 'item_id = "_key"')))
+    assert keyed.table.to_pylist() == reference
 
 
 def test_a_json_object_with_two_arrays_is_refused_with_their_names(tmp_path, rows):

@@ -290,14 +290,15 @@ def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records,
         if len(arrays) != 1:  # an API's answer: {"data": {"total": 2180, "items": [...]}}
             arrays = [(keys, v) for keys, v in _nested_arrays(value) if v and sum(isinstance(e, dict) for e in v) * 2 > len(v)]
         names = [".".join(keys) for keys, _ in arrays]
-        if not arrays and len(value) > 1 and all(isinstance(v, dict) for v in value.values()):
+        if len(arrays) != 1 and _keyed_products(value):  # each product may hold its own arrays (a Shopify crawl's variants)
             report.notes.append(f"{path.name} is an object of {len(value):,} products by their keys, read with each key in "
                                 f"the column {KEY_COLUMN!r}")  # {"211990161": {"title": ...}, ...}, as Polyvore's item metadata
             return _objects([(f"{path.name} record {i} ({key[:40]})", {KEY_COLUMN: key, **v})
                              for i, (key, v) in enumerate(value.items(), start=1)], report)
         if len(arrays) != 1:
             raise InputError(f"{path} holds a JSON object with {len(arrays)} arrays of objects ({', '.join(map(repr, names[:5])) or 'none'}); "
-                             "a JSON catalog is an array of products, or an object with exactly one array of products in it.")
+                             "a JSON catalog is an array of products, an object with exactly one array of products in it, "
+                             "or an object of products keyed by their ids.")
         report.notes.append(f"products read from the array {names[0]!r} of {path.name}")
         value = arrays[0][1]
     if not isinstance(value, list) or not value:
@@ -307,6 +308,17 @@ def _json_records(path: Path, text: str, report: IngestReport) -> tuple[Records,
 
 #: The column that holds each product's key in a JSON object of products keyed by their ids.
 KEY_COLUMN = "_key"
+
+
+def _keyed_products(value: dict) -> bool:
+    """Whether ``value`` is an object of two or more products by their keys: every value an object, and two or more
+    of the first one's keys (its one key, if it has one) in nine in ten of them (the products of one shop share their
+    fields; an API answer's ``{"filters": {"facets": [...]}, "data": {"items": [...]}}`` does not)."""
+    objects = list(value.values())
+    if len(objects) < 2 or not all(isinstance(v, dict) for v in objects):
+        return False
+    shared = [key for key in objects[0] if sum(key in v for v in objects) >= 0.9 * len(objects)]
+    return bool(shared) and len(shared) >= min(2, len(objects[0]))
 
 
 def _nested_arrays(value: dict, keys: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], list]]:
