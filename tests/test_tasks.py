@@ -272,6 +272,35 @@ def test_t3_one_target_among_neighbouring_leaves(bench, release):
         assert len({sid[i] for i in row["candidates"]}) == len(grades)  # one item per leaf
 
 
+def test_t3_distractors_are_sure_wrong_answers_that_meet_every_condition_but_one(fixture_items):
+    """T3 draws each distractor among the items nearest to satisfying its group's queries without satisfying one
+    (a near miss: "black t-shirts for men" against a women's black t-shirt, not a watch), where it had drawn any item
+    that fully matches none: on the bundled release the hybrid + verifier had read T3 at R@1 0.966, above issue 9's
+    0.95. On the fixture's items, for one query: a full match weighs most, then an item that neither matches nor
+    contradicts it (a missing colour: no sure wrong answer), and among the sure wrong answers fewer unmet conditions
+    weigh less."""
+    from fashionrq.hierarchy.attributes import items_frame
+    from fashionrq.querygen.evidence import CatalogValues
+    from fashionrq.relevance.fullmatch import FullMatch
+    from fashionrq.tasks.construct import _Penalties
+    from fashionrq.tasks.validity import QueryMatches
+
+    frame = items_frame(fixture_items)
+    values = CatalogValues(frame)
+    full_match = FullMatch(values)
+    phi = {"product_type": ["Tshirts"], "gender": ["Men"], "material": ["Cotton"]}
+    penalty = _Penalties(QueryMatches(full_match, [phi]), {"leaf": [0]}, None).near_miss(["leaf"])
+    tees, men = (frame["article_type"] == "Tshirts").to_numpy(), (frame["gender"] == "Men").to_numpy()
+    cotton, no_material = full_match.clause("material", ["Cotton"]), (values.codes["material"] < 0).all(axis=1)
+    full = np.flatnonzero(tees & men & cotton)
+    unknown = np.flatnonzero(tees & men & no_material)  # neither a match nor a sure wrong answer
+    one_off = np.flatnonzero(tees & ~men & (frame["gender"] == "Women").to_numpy() & cotton)
+    two_off = np.flatnonzero(~tees & (frame["gender"] == "Women").to_numpy() & cotton)
+    assert len(full) and len(unknown) and len(one_off) and len(two_off)
+    assert penalty[one_off].max() < penalty[two_off].min() and penalty[two_off].max() < penalty[unknown].min()
+    assert penalty[unknown].max() < penalty[full].min()
+
+
 def test_t4_groups_share_a_leaf_and_its_t1_pool(bench, release):
     meta = release["meta"]
     by_group = defaultdict(list)

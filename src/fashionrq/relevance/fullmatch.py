@@ -160,6 +160,14 @@ class FullMatch:
             out &= clause if rows is None else clause[rows]
         return out
 
+    def unmet(self, phi: Mapping[str, list[str] | None], rows: np.ndarray | None = None) -> np.ndarray:
+        """Per item (of ``rows``, default all): how many of φ's conditions it does not satisfy."""
+        out = np.zeros(self.n if rows is None else len(rows), dtype=np.uint8)  # φ states a few dozen at most
+        for key, values in _conditions(phi):
+            clause = self.clause(key, values)
+            out += ~(clause if rows is None else clause[rows])
+        return out
+
     def rows(self, phi: Mapping[str, list[str] | None]) -> np.ndarray:
         """Sorted rows of the full matches of ``phi``."""
         return np.flatnonzero(self.mask(phi))

@@ -145,8 +145,11 @@ def _pair_units(index: TierIndex, leaves: list[str], free: set[str], min_items: 
     return units
 
 
-def _t3_groups(index: TierIndex, leaves: list[str], free: set[str], config: TaskConfig) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """``(anchors, members)`` groups of up to ``t3_candidates`` neighbouring leaves, filled with free leaves."""
+def _t3_groups(index: TierIndex, leaves: list[str], free: set[str], config: TaskConfig,
+               penalties: _Penalties) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """``(anchors, members)`` groups of up to ``t3_candidates`` neighbouring leaves, filled with free leaves: siblings
+    before cousins, and of each those that hold the nearest miss of the anchors' queries first
+    (:meth:`_Penalties.near_miss`)."""
     by_mid: dict[str, list[str]] = {}
     for leaf in leaves:
         by_mid.setdefault(leaf.rsplit("-", 1)[0], []).append(leaf)
@@ -154,7 +157,10 @@ def _t3_groups(index: TierIndex, leaves: list[str], free: set[str], config: Task
     for group in by_mid.values():
         for start in range(0, len(group), config.t3_candidates):
             anchors = tuple(group[start:start + config.t3_candidates])
-            fill = [c for c in index.siblings(anchors[0]) + index.cousins(anchors[0]) if c in free]
+            near = penalties.near_miss(anchors)
+            nearest = (lambda leaf: 0) if near is None else (lambda leaf: int(near[index.rows(leaf)].min()))
+            siblings, cousins = ([c for c in kin if c in free] for kin in (index.siblings(anchors[0]), index.cousins(anchors[0])))
+            fill = sorted(siblings, key=nearest) + sorted(cousins, key=nearest)
             extra = fill[:config.t3_candidates - len(anchors)]
             if len(anchors) + len(extra) >= config.t3_min_candidates:
                 free.difference_update(extra)
@@ -190,6 +196,19 @@ class _Penalties:
         if self.matches is None:
             return None
         return self.against(others) + self.matches.count_contradicted(self.by_leaf.get(leaf, []))
+
+    def near_miss(self, leaves) -> np.ndarray | None:
+        """Per row, for a T3 distractor of the queries of ``leaves``, in order of weight: the full matches among
+        them, those it neither fully matches nor contradicts (no sure wrong answer), then the conditions it leaves
+        unmet: a draw prefers a sure wrong answer that meets every condition but one."""
+        if self.matches is None:
+            return None
+        queries = [qi for leaf in leaves for qi in self.by_leaf.get(leaf, [])]
+        full = self.matches.count(queries)
+        penalty = np.zeros(len(full), dtype=np.int64)
+        for key in (full, len(queries) - full - self.matches.count_contradicted(queries), self.matches.count_unmet(queries)):
+            penalty = penalty * (int(key.max(initial=0)) + 1) + key
+        return penalty
 
     def unmatched(self, leaf: str) -> np.ndarray | None:
         """Per row: the queries of ``leaf`` it does not fully match (a target should satisfy them all)."""
@@ -259,7 +278,7 @@ def _assign(index: TierIndex, by_leaf: dict[str, list[int]], config: TaskConfig,
         if caps[task] is None or len(chosen[task]) < caps[task]:
             chosen[task].append(leaf)
     t2 = _pair_units(index, chosen["t2"], free, config.t2_per_tier, None, penalties)
-    t3 = _t3_groups(index, chosen["t3"], free, config)
+    t3 = _t3_groups(index, chosen["t3"], free, config, penalties)
     placed = {leaf for units in (t2, t3) for anchors, _ in units for leaf in anchors}
     spill = [leaf for leaf in chosen["t2"] + chosen["t3"] if leaf not in placed]
     return {"t1": t1, "t2": t2, "t3": t3, "t1o": chosen["t1o"] + spill, "spare_leaves": free, "unused_leaves": len(by_leaf) - len(used) - len(placed)
@@ -372,7 +391,7 @@ def _t2(units, pools, by_leaf, index: TierIndex, config: TaskConfig, rnd: random
 def _t3(groups, targets, spare: set[str], claims: ItemClaims, by_leaf, index: TierIndex, rnd: random.Random,
         config: TaskConfig, penalties: _Penalties) -> tuple[list[RankingInstance], list[tuple[str, ...]], int]:
     """Each group's anchors' own items (``targets``, drawn with the other tasks' own items) plus one free item of
-    each other member leaf, among those that fully match the fewest of the group's queries. A member whose items
+    each other member leaf, a near miss of the group's queries (:meth:`_Penalties.near_miss`). A member whose items
     all went to other tasks is replaced by a ``spare`` leaf (one no task anchors or fills) among the anchor's
     siblings, then cousins; a group still short of ``t3_min_candidates`` gives its items back and is dropped. A
     query is kept only if its target is a full match and no other candidate is. Returns the instances, the dropped
@@ -384,7 +403,7 @@ def _t3(groups, targets, spare: set[str], claims: ItemClaims, by_leaf, index: Ti
 
     for n, ((anchors, members), own) in enumerate(zip(groups, targets)):
         rows = list(own or [])
-        avoid = penalties.against(anchors)
+        avoid = penalties.near_miss(anchors)
         for leaf in members[len(anchors):]:
             if (r := draw_one(leaf, avoid)) is not None:
                 rows.append(r[0])

@@ -55,6 +55,10 @@ class QueryMatches:
         """Per catalog row, how many of ``queries`` it contradicts."""
         return self._summed(queries, self.contradicted)
 
+    def count_unmet(self, queries: Sequence[int]) -> np.ndarray:
+        """Per catalog row, how many conditions of ``queries`` (all told) it does not satisfy."""
+        return self._summed(queries, lambda qi: self.full.unmet(self.phis[qi]))
+
     def _summed(self, queries: Sequence[int], per_query) -> np.ndarray:
         out = np.zeros(self.full.n, dtype=np.int32)
         for qi in queries:
