@@ -396,6 +396,26 @@ def test_a_brand_ending_in_the_type_word_is_said_after_the_type(items):
         assert (len(after) >= 4) if brand != "Nike" else (not after and all(t.startswith("Nike ") for t in texts)), texts
 
 
+def test_a_brand_that_says_a_colour_is_said_after_the_type_beside_a_colour(items):
+    """The bundled catalog's "Red Tape", "Red Chief" and "Indigo Nation" (418 queries of its release) and a resale
+    store's "Off-White" before a colour read as colours: "Red Tape brown casual shoes", "Off-White white sneakers".
+    Beside a colour such a brand is said after the type ("brown casual shoes from Red Tape"), and the parser reads
+    brand, colour and type back (no "red"); without a colour, and another brand beside one, stay before the type."""
+    branded = items.copy()
+    branded.loc[branded.index[:3], "brand"] = "Red Tape"  # a brand of the bundled catalog, not in the fixture
+    branded.loc[branded.index[3:6], "brand"] = "Off-White"
+    parser = LexiconParser(branded)
+    for brand, colour in (("Red Tape", "Brown"), ("Off-White", "White"), ("Nike", "Brown")):
+        for colours in ((), (Clause("color", (colour,), 1.0),)):
+            said = [_noun_phrase(("Casual Shoes",), [Clause("brand", (brand,), 1.0), *colours], np.random.default_rng(seed), False, {})[0]
+                    for seed in range(6)]
+            after = bool(colours) and brand != "Nike"
+            assert all(t.endswith(f"casual shoes from {brand}") == after and t.startswith(brand) != after for t in said), said
+            if brand != "Off-White":  # a brand that is a colour's name the parser reads as the colour, wherever it stands
+                assert all(parser.parse(t)["brand"] == [brand] and parser.parse(t)["product_type"] == ["Casual Shoes"] for t in said), said
+                assert all(parser.parse(t)["color"] == ([colour] if colours else None) for t in said), said
+
+
 def test_a_gender_or_age_group_the_type_names_is_not_said_again():
     """A category path's gendered part as the type ("Men's Clothing", "Kids' Clothing", as the public Flipkart crawl
     writes them) with the cluster's gender or age group: "men's clothing", never "men's men's clothing" or "kids' kids'

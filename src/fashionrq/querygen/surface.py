@@ -13,6 +13,7 @@ from fashionrq.catalog.name_types import PRODUCT_WORDS, fold
 from fashionrq.catalog.prices import CODES_THAT_ARE_WORDS, CURRENCY_MARKS
 from fashionrq.catalog.schema import GENDER_SYNONYMS
 from fashionrq.catalog.tiers import PriceTiers, format_amount
+from fashionrq.colour import COLOURS
 
 # ---- product types -------------------------------------------------------------------------------------
 #: Article/sub/master category -> spellings, preferred first (plural, lower-case).
@@ -147,6 +148,13 @@ def _singular(word: str) -> str:
     if word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
+
+
+def says_a_colour(text: str) -> bool:
+    """Whether ``text`` (a brand) is a colour's name or holds one as a word (``Off-White``, ``Red Tape``, ``Indigo
+    Nation``): said before a colour, it would read as one ("Red Tape brown casual shoes")."""
+    words = re.split(r"[\s-]+", text.strip().casefold())
+    return " ".join(words) in COLOURS or any(word in COLOURS for word in words)
 
 
 def same_word(a: str, b: str) -> bool:

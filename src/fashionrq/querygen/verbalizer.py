@@ -313,9 +313,12 @@ def _noun_phrase(product: tuple[str, ...] | None, mods: list[Clause], rng: np.ra
         pre.append(o_adj)
     if o_tail:
         post.append(o_tail)
-    brands = by_key.get("brand", [])
-    if brands and pre and pre[-1] == brands[0].values[0] and surface.same_word(pre[-1].split()[-1], noun.split()[0]):
+    brand = by_key["brand"][0].values[0] if by_key.get("brand") else None
+    if brand is not None and pre and pre[-1] == brand and surface.same_word(brand.split()[-1], noun.split()[0]):
         post.insert(0, f"from {pre.pop()}")  # "F Sports sports shoes" reads "sports shoes from F Sports"
+    elif brand is not None and by_key.get("color") and surface.says_a_colour(brand):
+        pre.remove(brand)
+        post.insert(0, f"from {brand}")  # "Red Tape brown casual shoes" reads "brown casual shoes from Red Tape"
     if gender_tail:
         post.append(gender_tail)
     if price_tail:
