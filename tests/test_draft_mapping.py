@@ -2077,3 +2077,26 @@ def test_prices_without_a_currency_mark_take_the_currency_of_the_country_the_add
     assert tomllib.loads(text)["price"]["currency"] == code
     line = next(line for line in text.splitlines() if line.startswith("currency = "))
     assert "CHECK" in line and (host in line) == (code != "INR")
+
+
+def test_the_draft_reads_a_shops_own_price_column_and_its_company_name_as_the_brand(tmp_path, fixture_items):
+    """A Trendyol scrape names its columns `Company Name`, `ProductEngTitle`, `Trendyol Price` (plain numbers) and
+    `Product Link`: the draft had mapped neither the price (so no currency was asked, and the queries said no price)
+    nor the brand. The fixture's products in that shape: the price by its name's last word (a CHECK, with the
+    currency's), the company as the brand, and ingest reads every price and brand."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["price"] and i["brand"]][:300]
+    rows = [{"Company Name": i["brand"], "ProductEngTitle": i["name"], "Trendyol Price": f"{i['price']:.1f}", "Reviews": f"{n % 90} ",
+             "Product Link": f"https://www.shop.example.com/{i['brand'].lower().replace(' ', '-')}/p-{i['item_id']}"}
+            for n, i in enumerate(items)]
+    _write_rows(tmp_path / "trendyol.csv", rows)
+    drafted, text = _drafted(tmp_path, tmp_path / "trendyol.csv")
+    columns = tomllib.loads(text)["columns"]
+    assert columns["price"] == "Trendyol Price" and columns["brand"] == "Company Name"
+    assert "CHECK" in next(line for line in text.splitlines() if line.startswith("price = "))
+    assert "CHECK" in next(line for line in text.splitlines() if line.startswith("currency = "))
+    read = ingest(tmp_path / "trendyol.csv", mapping=drafted).table.to_pylist()
+    by_link = {r["item_id"]: r for r in read}
+    assert len(read) >= 0.75 * len(items)
+    for row, item in zip(rows, items):
+        if row["Product Link"] in by_link:
+            assert by_link[row["Product Link"]]["price"] == pytest.approx(item["price"]) and by_link[row["Product Link"]]["brand"] == item["brand"]

@@ -245,6 +245,8 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         address_words = _address_words_lines(guesser, column)
     if "price" not in found and (column := _price_column_by_values(guesser)) is not None:
         found["price"] = (column, "no price column by name, but its cells are amounts with a currency sign")
+    if "price" not in found and (column := _price_column_by_last_word(guesser)) is not None:
+        found["price"] = (column, "CHECK: the price, by the last word of its name")
     if "brand" not in found and "name" in found and (column := _brand_column_by_values(guesser, found["name"][0])) is not None:
         found["brand"] = (column, "no brand column by name, but the names say its values")
     brands_of_names = _brands_of_name_starts(draft, guesser, found) if "brand" not in found and "name" in found else []
@@ -524,6 +526,20 @@ def _short_texts(guesser: Guesser, column: str, least: float = 0.5) -> float | N
         return None
     share = len(set(texts)) / len(texts)
     return share if share >= least else None
+
+
+def _price_column_by_last_word(guesser: Guesser) -> str | None:
+    """The unused column whose name's last word is the price's (``price``, ``preis``, ``fiyat``, ...) after a word of
+    the shop's own (a Trendyol scrape's ``Trendyol Price``), nine in ten of its cells amounts or more, the most filled
+    of them."""
+    def filled_with_amounts(column: str) -> float | None:
+        words = re.findall(r"[^\W_]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", column).lower())
+        if len(words) < 2 or norm(words[-1]) not in FIELD_NAMES["price"]:
+            return None
+        texts = present_texts(guesser.values(column))
+        return len(texts) if texts and sum(bool(re.search(r"\d", t)) for t in texts) >= 0.9 * len(texts) else None
+
+    return _best_column(guesser, filled_with_amounts, len(guesser.records) / 2)
 
 
 def _price_column_by_values(guesser: Guesser) -> str | None:
