@@ -996,3 +996,26 @@ def test_a_catalog_in_parts_by_gender_reads_the_gender_from_the_parts_names(tmp_
     read = ingest(folder, mapping=mapping_file(tmp_path, draft.text())).table.to_pylist()
     assert len(read) > 100 and {item["gender"] for item in read} == {"Men", "Women"}
     assert all(item["gender"] == by_id[item["item_id"]]["gender"] for item in read if item["item_id"] in by_id)
+
+
+def test_a_price_of_zero_is_passed_over_for_the_next_reference(tmp_path, fixture_items):
+    """A Shopify storefront crawl writes `compareAtPrice: 0` for "not on sale" beside the variant's price: with `price =
+    ["variants[0].compareAtPrice", "variants[0].price"]` ingest had taken the 0 and nulled it as a placeholder, so 150
+    of 479 items lost a real price. The fixture's products so written (a third of them on sale, the rest with 0 or
+    "0.00"): each item's price is the price before the sale where there is one, else the variant's price, and no
+    price is nulled."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["price"]][:300]
+    zero = lambda n: (0, "0.00")[n % 2]  # noqa: E731
+    products = {f"handle-{i['item_id']}": {"id": i["item_id"], "title": i["name"], "productType": i["article_type"],
+                                             "variants": [{"price": i["price"], "compareAtPrice": i["price"] * 1.5 if n % 3 == 0 else zero(n)}]}
+                for n, i in enumerate(items)}
+    catalog = tmp_path / "products.json"
+    catalog.write_text(json.dumps(products), encoding="utf-8")
+    mapping = mapping_file(tmp_path, '[columns]\nitem_id = "id"\nname = "title"\narticle_type = "productType"\n'
+                                     'price = ["variants[0].compareAtPrice", "variants[0].price"]\ndiscounted_price = "variants[0].price"\n')
+    result = ingest(catalog, mapping=mapping)
+    read = {r["item_id"]: r for r in result.table.to_pylist()}
+    assert len(read) == len(items) and not result.report.values_nulled
+    for n, i in enumerate(items):
+        assert read[i["item_id"]]["price"] == pytest.approx(i["price"] * (1.5 if n % 3 == 0 else 1))
+        assert read[i["item_id"]]["discounted_price"] == pytest.approx(i["price"])

@@ -200,11 +200,12 @@ class FirstOf:
     def get(self, record: dict) -> object:
         return self.first(record)[0]
 
-    def first(self, record: dict) -> tuple[object, str | None]:
-        """The first value present, and the reference (as the mapping writes it) it was read from."""
+    def first(self, record: dict, skip=None) -> tuple[object, str | None]:
+        """The first value present (and not one ``skip`` passes over), and the reference (as the mapping writes it)
+        it was read from."""
         for ref, text in zip(self.references, self.texts, strict=True):
             value = ref.get(record)
-            if value is not None and clean_string(value) is not None:
+            if value is not None and clean_string(value) is not None and not (skip and skip(value)):
                 return value, text
         return None, None
 

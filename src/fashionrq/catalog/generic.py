@@ -118,7 +118,7 @@ def _raw_values(record: dict, refs: References, mapping: Mapping, report: Ingest
     """The record's value for every canonical field: the mapping's constants, then its clean-ups (counted in
     ``report``; the brand's first, as the mapping orders them, so ``strip_brand`` cuts out the brand it gives), then
     its value maps; and that brand."""
-    read = {name: _read(refs.fields[name], record) for name in FIELDS}
+    read = {name: _read(refs.fields[name], record, name) for name in FIELDS}
     raw = {name: mapping.constants.get(name, value) for name, (value, _) in read.items()}
     for name, cleanup in mapping.cleanups.items():
         if cleanup.source is None or read[name][1] in (cleanup.source, None):
@@ -133,10 +133,18 @@ def _raw_values(record: dict, refs: References, mapping: Mapping, report: Ingest
     return raw, brand
 
 
-def _read(reference: Reference, record: dict) -> tuple[object, str | None]:
-    """A field's value in ``record`` and, of the references the field reads in turn, the one (as the mapping writes
-    it) the value was read from (``None`` for a field that reads one reference)."""
-    return reference.first(record) if isinstance(reference, FirstOf) else (reference.get(record), None)
+def _read(reference: Reference, record: dict, name: str) -> tuple[object, str | None]:
+    """Field ``name``'s value in ``record`` and, of the references the field reads in turn, the one (as the mapping
+    writes it) the value was read from (``None`` for a field that reads one reference). A price of zero is passed
+    over for the next reference (Shopify's ``compareAtPrice: 0``, "not on sale", before the variant's price)."""
+    if not isinstance(reference, FirstOf):
+        return reference.get(record), None
+    return reference.first(record, skip=_zero_amount if name in ("price", "discounted_price") else None)
+
+
+def _zero_amount(value: object) -> bool:
+    """Whether ``value`` is an amount of zero (``0``, ``0.0``, ``"0,00"``)."""
+    return value == 0 if isinstance(value, int | float) and not isinstance(value, bool) else isinstance(value, str) and re.fullmatch(r"\s*0+(?:[.,]0+)?\s*", value) is not None
 
 
 def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str | None, report: IngestReport, item_id: str,
@@ -180,7 +188,7 @@ NO_PRODUCT_TYPES = STORE_SECTIONS | frozenset(ANY_GENDER_WORDS) | frozenset(AGE_
 def _missing_reason(missing: list[str], record: dict, refs: References, mapping: Mapping) -> str:
     """Why a row gives no item: its empty required fields, each with the value its clean-up kept nothing of (a name
     in which ``[clean.article_type] ends_with`` finds no type), so that the user sees what to add to the clean-up."""
-    refused = {f: text for f in missing if f in mapping.cleanups and (text := clean_string(_read(refs.fields[f], record)[0]))}
+    refused = {f: text for f in missing if f in mapping.cleanups and (text := clean_string(_read(refs.fields[f], record, f)[0]))}
     return f"empty required field(s) {', '.join(missing)}" + "".join(
         f" ([clean.{f}] kept nothing of {text!r})" for f, text in refused.items())
 
