@@ -2100,3 +2100,21 @@ def test_the_draft_reads_a_shops_own_price_column_and_its_company_name_as_the_br
     for row, item in zip(rows, items):
         if row["Product Link"] in by_link:
             assert by_link[row["Product Link"]]["price"] == pytest.approx(item["price"]) and by_link[row["Product Link"]]["brand"] == item["brand"]
+
+
+def test_whole_number_prices_beside_a_column_named_for_cents_are_read_as_cents(tmp_path, fixture_items):
+    """A Shopify storefront crawl writes its prices in cents (`"price": 5500` beside `priceMinCents`): the draft had
+    written no scale, so the queries said "abayas above $6,000". The fixture's products so written: the draft says
+    `scale = 0.01` (a CHECK) and ingest reads each price back; without the cents column it says no scale."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["price"]][:300]
+    products = [{"id": i["item_id"], "title": i["name"], "productType": i["article_type"], "priceMinCents": round(i["price"] * 100),
+                 "variants": [{"price": round(i["price"] * 100)}]} for i in items]
+    catalog = tmp_path / "products.json"
+    catalog.write_text(json.dumps(products), encoding="utf-8")
+    drafted, text = _drafted(tmp_path, catalog)
+    assert tomllib.loads(text)["price"]["scale"] == 0.01
+    assert "CHECK" in next(line for line in text.splitlines() if line.startswith("scale = "))
+    read = {r["item_id"]: r["price"] for r in ingest(catalog, mapping=drafted).table.to_pylist()}
+    assert all(read[i["item_id"]] == pytest.approx(round(i["price"] * 100) / 100) for i in items if i["item_id"] in read)
+    catalog.write_text(json.dumps([{k: v for k, v in p.items() if k != "priceMinCents"} for p in products]), encoding="utf-8")
+    assert "scale" not in tomllib.loads(_drafted(tmp_path, catalog)[1]).get("price", {})

@@ -1308,8 +1308,27 @@ def _ages_of_genders(found: dict, values: list[str], lines: list[str], cleanup: 
 
 
 def _prices(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
+    """The ``[price]`` section: the currency (:func:`_currency`) and, for whole-number prices beside a column named
+    for cents, ``scale = 0.01``."""
     if "price" not in found:
         return []
+    out = _currency(draft, guesser, found)
+    if (cents := _cents_column(guesser, found)) is not None:
+        draft.checks.append(f"the prices are read as cents (scale = 0.01), as the column {cents!r} names them")
+        out.append(f"scale = 0.01   # CHECK: whole numbers, beside the column {cents!r}: the prices are in cents (5500 is 55.00)")
+    return out
+
+
+def _cents_column(guesser: Guesser, found: dict) -> str | None:
+    """A column named for cents (a crawl's ``priceMinCents``) beside prices that are all whole numbers, where one
+    is: the prices are in cents."""
+    texts = present_texts(guesser.values(found["price"][0]))
+    if not texts or not all(re.fullmatch(r"\s*\d+(?:\.0+)?\s*", t) for t in texts):
+        return None
+    return next((column for column in guesser.columns if "cents" in norm(column)), None)
+
+
+def _currency(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
     texts = present_texts(guesser.values(found["price"][0]))
     marks = _currency_marks(texts)
     currency = guesser.column(("currency", "currencycode"))
