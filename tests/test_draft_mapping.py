@@ -18,7 +18,7 @@ from fashionrq.catalog import ingest
 from fashionrq.catalog.draft import _one_table_each, draft_mapping
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_types import fold, name_tail, other_number, types_at_end_of_names
-from fashionrq.catalog.report import summary_lines
+from fashionrq.catalog.report import summary_counts, summary_lines
 from fashionrq.errors import InputError
 from fashionrq.colour import COLOURS, english_colour
 
@@ -2118,3 +2118,24 @@ def test_whole_number_prices_beside_a_column_named_for_cents_are_read_as_cents(t
     assert all(read[i["item_id"]] == pytest.approx(round(i["price"] * 100) / 100) for i in items if i["item_id"] in read)
     catalog.write_text(json.dumps([{k: v for k, v in p.items() if k != "priceMinCents"} for p in products]), encoding="utf-8")
     assert "scale" not in tomllib.loads(_drafted(tmp_path, catalog)[1]).get("price", {})
+
+
+def test_the_counts_say_how_many_repaired_rows_only_a_clean_up_section_changed(tmp_path, fixture_items):
+    """Two trials read "478 rows repaired" where every row's type was only read from its name as the mapping's
+    [clean.article_type] says, no fault of the data. The fixture's T-shirts and shirts with the type read from the
+    name: the counts say how many of the repaired rows only a clean-up section changed, and a row also repaired for
+    another reason is not among them."""
+    items = [i for i in fixture_items.to_pylist() if i["article_type"] in ("Tshirts", "Shirts") and i["name"]][:200]
+    rows = [{"id": i["item_id"], "title": i["name"], "kind": f"{i['name']} {i['article_type']}", "gender": i["gender"]}
+            for i in items]
+    mapping = ('[columns]\nitem_id = "id"\nname = "title"\narticle_type = "kind"\ngender = "gender"\n\n'
+               "[clean.article_type]\nextract = '(Tshirts|Shirts)$'\n")
+    result = _ingested(tmp_path, rows, mapping)
+    summary = result.report.to_dict()
+    changed = len(items)  # every kind loses its name
+    assert summary["cleaned_only_rows"] == changed == summary["repaired_rows"]
+    assert f"{changed:,} rows repaired ({changed:,} of them only by the mapping's [clean] sections)" in summary_counts(summary)
+    plain = _ingested(tmp_path, [{**r, "kind": r["kind"].rsplit(" ", 1)[1]} for r in rows], mapping).report.to_dict()
+    assert plain["cleaned_only_rows"] == 0 and "of them only" not in summary_counts(plain)
+    result.report.repair("unquoted_comma_in_name", items[0]["item_id"])
+    assert result.report.cleaned_only_rows == changed - 1 and result.report.repaired_rows == changed

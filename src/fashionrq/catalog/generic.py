@@ -18,7 +18,7 @@ from fashionrq.catalog.name_types import alternation, fold
 from fashionrq.catalog.photos import Photos
 from fashionrq.catalog.prices import DEFAULT_PRICE_FORMAT
 from fashionrq.catalog.records import detect_format, read_records
-from fashionrq.catalog.report import IngestReport, refuse_duplicate_ids
+from fashionrq.catalog.report import CLEANED, IngestReport, refuse_duplicate_ids
 from fashionrq.catalog.schema import (AGE_SCALE, AGE_SYNONYMS, ANY_GENDER_WORDS, FIELDS, GENDERS, REQUIRED_FIELDS, as_sentences,
                                      clean_string, distinct_ignoring_case, image_object, photo_bytes, strip_html, to_text)
 from fashionrq.catalog.variants import VariantReferences, one_row_per_product
@@ -168,7 +168,7 @@ def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str | N
         if cleaned is None:
             refused += 1
         elif changed:
-            report.repair(f"cleaned_{name}", item_id)
+            report.repair(f"{CLEANED}{name}", item_id)
         if cleaned is not None:
             out.append(cleaned)
     if not joined and name != "colours":  # a list read into a field of one value: refused only if nothing is kept

@@ -30,6 +30,10 @@ _PARTICULARS = re.compile(rf"\S+:\d+|{_QUOTED.pattern}|\b\d[\d,]*\b")
 EXAMPLES_SHOWN = 3
 
 
+#: The start of the repair reason of a value a ``[clean.<field>]`` section changed (``cleaned_article_type``).
+CLEANED = "cleaned_"
+
+
 @dataclass
 class IngestReport:
     """What happened to every row of a catalog during ingestion."""
@@ -75,6 +79,13 @@ class IngestReport:
     def repaired_rows(self) -> int:
         return len({i for ids in self.repaired.values() for i in ids})
 
+    @property
+    def cleaned_only_rows(self) -> int:
+        """The repaired rows whose only repairs are the mapping's ``[clean.<field>]`` sections' (``cleaned_<field>``:
+        a type read from the name as mapped), no fault of the data."""
+        other = {i for reason, ids in self.repaired.items() if not reason.startswith(CLEANED) for i in ids}
+        return len({i for reason, ids in self.repaired.items() if reason.startswith(CLEANED) for i in ids} - other)
+
     def finish(self, table: pa.Table) -> None:
         """Count written rows and per-field missing values of the final table."""
         self.rows_written = table.num_rows
@@ -88,6 +99,7 @@ class IngestReport:
             "rows_read": self.rows_read,
             "rows_written": self.rows_written,
             "repaired_rows": self.repaired_rows,
+            "cleaned_only_rows": self.cleaned_only_rows,
             "repaired": {k: {"count": len(v), "ids": v} for k, v in sorted(self.repaired.items())},
             "rejected_rows": len(self.rejected),
             "rejected": self.rejected,
@@ -126,8 +138,10 @@ def summary_counts(summary: dict) -> str:
     def rows(count: int, noun: str = "row") -> str:
         return f"{count:,} {noun}{'s' * (count != 1)}"
 
+    cleaned = summary.get("cleaned_only_rows", 0)
+    only = f" ({cleaned:,} of them only by the mapping's [clean] sections)" if cleaned else ""
     return (f"{rows(summary['rows_read'])} read, {rows(summary['rows_written'], 'item')} written, "
-            f"{rows(summary['repaired_rows'])} repaired, {rows(summary['rejected_rows'])} rejected")
+            f"{rows(summary['repaired_rows'])} repaired{only}, {rows(summary['rejected_rows'])} rejected")
 
 
 def summary_lines(summary: dict) -> list[str]:
