@@ -65,6 +65,8 @@ def test_a_weak_release_is_refused_in_one_sentence_with_nothing_written(refused)
     assert f"fewer than {MIN_UNITS} bootstrap units" in message and "--allow-weak" in message
     assert "units per task: t1 0," in message and "Traceback" not in result.stderr
     assert not out.exists()
+    # the ingest counts are said before the refusal (a trial's refused build had shown none)
+    assert f"catalog: {PRODUCTS:,} rows read, {PRODUCTS:,} items, 0 rows rejected" in result.stderr
 
 
 def test_the_refusal_names_mapping_more_fields_first_when_the_items_say_little_but_their_type(fixture_items):

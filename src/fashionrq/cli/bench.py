@@ -63,12 +63,12 @@ def build_command(
     ingested = ingest(catalog, mapping=mapping, images=images)
     for note in ingested.report.notes:  # what to check or fix, before the long steps (the price tiers among them)
         console.print(f"note: {note}", soft_wrap=True, markup=False)
-    path = build_release(config, ingested=ingested)
-    manifest = json.loads(path.read_text())
-    source = manifest["catalog"]
-    console.print(f"catalog: {source['rows_read']:,} rows read, {source['items']:,} items, {source['rejected_rows']:,} rows rejected, "
+    source = ingested.report.counts()  # said before the build, which may refuse a weak release
+    console.print(f"catalog: {source['rows_read']:,} rows read, {ingested.table.num_rows:,} items, {source['rejected_rows']:,} rows rejected, "
                   f"{sum(source['values_nulled'].values()):,} values nulled, {sum(source['placeholders'].values()):,} placeholders read as null "
                   "(details: `fashionrq ingest`)", soft_wrap=True)
+    path = build_release(config, ingested=ingested)
+    manifest = json.loads(path.read_text())
     counts = manifest["counts"]
     levels = ", ".join(f"L{k}: {v['qualified']}/{v['prefixes']}" for k, v in sorted(counts["clusters"].items()))
     console.print(f"qualified clusters per level {levels}")
