@@ -1735,8 +1735,9 @@ def test_a_rare_compound_of_a_type_is_read_as_the_type_and_a_name_with_none_show
 
 def test_gender_words_of_other_languages_are_read_from_a_gender_column_and_from_the_names(tmp_path, fixture_items):
     """A Mercado Livre title says its gender in Portuguese (``Tênis Olympikus Esporte Valente - Masculino``), a
-    Zalando or Trendyol export in a column of its own (``Damen``, ``Herren``, ``Kadın``): the draft reads the names'
-    words, and ingest reads each as the gender it names, with no value map to write."""
+    Zalando or Trendyol export in a column of its own (``Damen``, ``Herren``, ``Kadın``, also ``Kadin`` without its
+    dotless ı): the draft reads the names' words, and ingest reads each as the gender it names, with no value map to
+    write."""
     words = {"Men": "Masculino", "Women": "Feminina", "Boys": "Menino", "Girls": "Menina"}
     said = re.compile(r"\b(Men|Women|Boys|Girls)\b")
     items = [i for i in fixture_items.to_pylist() if i["name"] and i["price"] and said.findall(i["name"]) == [i["gender"]]][:300]
@@ -1753,6 +1754,11 @@ def test_gender_words_of_other_languages_are_read_from_a_gender_column_and_from_
     _write_rows(tmp_path / "column.csv", column)
     drafted, text = _drafted(tmp_path, tmp_path / "column.csv")
     assert "gender" not in tomllib.loads(text).get("values", {}) and "gender value" not in text
+    read = {item["item_id"]: item["gender"] for item in ingest(tmp_path / "column.csv", mapping=drafted).table.to_pylist()}
+    assert [read[i["item_id"]] for i in items] == [i["gender"] for i in items]
+    # Turkish written without its dotless ı, as a Trendyol seller typed "Kadin Sedef Kalp Küpe"; a child's "Erkek Çocuk"
+    turkish = {"Men": "Erkek", "Women": "Kadin", "Boys": "Erkek Çocuk", "Girls": "KIZ"}
+    _write_rows(tmp_path / "column.csv", [{**row, "gender": turkish[i["gender"]]} for row, i in zip(column, items)])
     read = {item["item_id"]: item["gender"] for item in ingest(tmp_path / "column.csv", mapping=drafted).table.to_pylist()}
     assert [read[i["item_id"]] for i in items] == [i["gender"] for i in items]
 

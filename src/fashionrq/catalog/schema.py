@@ -73,7 +73,8 @@ OTHER_LANGUAGE_GENDERS = {
     "damen": "Women", "frauen": "Women", "herren": "Men", "männer": "Men", "mädchen": "Girls", "jungen": "Boys",  # German
     "donna": "Women", "donne": "Women", "uomo": "Men", "uomini": "Men", "bambina": "Girls", "bambino": "Boys",  # Italian
     "dames": "Women", "heren": "Men", "meisjes": "Girls", "jongens": "Boys",  # Dutch
-    "kadın": "Women", "erkek": "Men", "kız": "Girls",  # Turkish
+    "kadın": "Women", "erkek": "Men", "kız": "Girls",  # Turkish, also as written without its dotless ı
+    "kadin": "Women", "kiz": "Girls", "erkek çocuk": "Boys", "kız çocuk": "Girls", "kiz çocuk": "Girls",
     "damskie": "Women", "damski": "Women", "damska": "Women", "męskie": "Men", "męski": "Men", "męska": "Men",  # Polish
     "pria": "Men", "wanita": "Women", "laki-laki": "Men", "lelaki": "Men", "perempuan": "Women", "cowok": "Men",  # Indonesian
     "cewek": "Women",  # and Malay; a child's (a Tokopedia slug's sandal-anak-laki-laki is a boy's, never a man's):
