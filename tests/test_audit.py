@@ -120,6 +120,35 @@ def test_the_fixture_release_meets_every_label_bar(small_bench):
     assert "every bar met" in str(audit)
 
 
+def test_the_audit_reports_the_items_graded_2_that_are_of_another_type(small_bench):
+    """A Shopify crawl's open-corpus T1 graded a tote bag 2 for "black or purple tees" (28% of its grade-2 pairs;
+    the grade is the shared prefix's, seed 000 §8.0.4), and the audit said nothing. It now reports, per task, the
+    share of the pairs graded 2 whose item is of another type than the query states (no bar). Recounted here from
+    the public items' three category levels and the hidden φ: a type the query names at none of them."""
+    import pyarrow.parquet as pq
+
+    from fashionrq.relevance.fullmatch import value_key
+
+    items = {r["item_id"]: r for r in pq.read_table(small_bench / "public" / "items.parquet").to_pylist()}
+    phis = {r["qid"]: r["phi"] for r in read_jsonl(small_bench / "labels" / "phi.jsonl")}
+    tasks = audit_release(small_bench).tasks
+    for task in ("t1o", "t1", "t2", "t3", "t4"):
+        if task == "t2":  # the pairs, their dev labels public and their test labels withheld
+            labels = {r["pair_id"]: r["label"] for name in ("public/t2_dev_labels.jsonl", "labels/t2_test.jsonl")
+                      for r in read_jsonl(small_bench / name)}
+            qrels = [(r["qid"], r["item_id"], labels[r["pair_id"]]) for r in read_jsonl(small_bench / "public" / "t2_pairs.jsonl")]
+        else:
+            qrels = read_qrels(small_bench / "labels" / f"{task}.qrels")
+        pairs = [(q, i) for q, i, g in qrels if g == 2]
+        other = sum(bool(phis[q].get("product_type")) and not {value_key(t) for t in phis[q]["product_type"]} & {
+            value_key(items[i][level]) for level in ("master_category", "sub_category", "article_type") if items[i][level]}
+            for q, i in pairs)
+        assert tasks[task]["graded_2_other_type"] == other, task
+        assert tasks[task]["graded_2_other_type_share"] == (round(other / len(pairs), 4) if pairs else None)
+    assert tasks["t1"]["graded_2_other_type"] > 0  # the fixture's pooled Sibling tiers hold other types
+    assert "items graded 2 of another type: " in str(audit_release(small_bench))
+
+
 def test_open_corpus_answers_sit_in_public_lists_as_often_as_the_catalogs_items(small_bench):
     """The hard-negative draws balance every open-corpus grade's listed share (ItemClaims.draw(balance=True)), so
     putting the never-listed items first gains nothing on open-corpus T1 (probe-rarity). Before the balance weighed

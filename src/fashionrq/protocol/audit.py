@@ -93,6 +93,13 @@ class ReleaseMatches:
         items asked about, never the whole catalog: a mask per query would not fit)."""
         return self.full.contradicts(self.phis[qid], np.fromiter((self.row_of[i] for i in items), dtype=np.int64))
 
+    def of_another_type(self, qid: str, items) -> np.ndarray:
+        """Which of ``items`` (public ids) are of another product type than query ``qid`` states (they contradict
+        its type condition; none where it states no type)."""
+        types = self.phis[qid].get("product_type")
+        rows = np.fromiter((self.row_of[i] for i in items), dtype=np.int64)
+        return self.full.contradicts({"product_type": types}, rows) if types else np.zeros(len(rows), dtype=bool)
+
     def siblings(self, anchor: str) -> list[str]:
         """The other prefixes under ``anchor``'s parent that hold items (for a leaf: the leaves of its level-2 prefix)."""
         return [other for other in self.children[anchor.rsplit("-", 1)[0]] if other != anchor]
@@ -128,7 +135,7 @@ def _graded_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> di
     index = found.row_of
     counts: dict[int, int] = defaultdict(int)
     total: dict[int, int] = defaultdict(int)
-    contradicting = 0
+    contradicting = other_type = 0
     for qid, grades in judged.items():
         matched = set(found.matches[qid].tolist())
         for item, grade in grades.items():
@@ -136,7 +143,16 @@ def _graded_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> di
             counts[grade] += index[item] in matched
         exact = [item for item, grade in grades.items() if grade == 3]
         contradicting += int(found.contradicts(qid, exact).sum())
-    return {"queries": len(judged), "by_grade": _by_grade(counts, total)} | _exact_contradicting(contradicting, total.get(3, 0))
+        other_type += int(found.of_another_type(qid, [item for item, grade in grades.items() if grade == 2]).sum())
+    return ({"queries": len(judged), "by_grade": _by_grade(counts, total)} | _exact_contradicting(contradicting, total.get(3, 0))
+            | _of_another_type(other_type, total.get(2, 0)))
+
+
+def _of_another_type(count: int, graded_2: int) -> dict:
+    """How many (query, item) pairs graded 2 (a sibling cluster's, or a full match raised) are of another product
+    type than the query states, and their share of the pairs graded 2 (reported; no bar: the grade is the shared
+    prefix's, seed 000 §8.0.4)."""
+    return {"graded_2_other_type": count, "graded_2_other_type_share": round(count / graded_2, 4) if graded_2 else None}
 
 
 def _exact_contradicting(count: int, exact: int) -> dict:
@@ -148,7 +164,7 @@ def _open_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict
     """Open corpus: every full match in the catalog, unjudged ones counting as grade 0."""
     counts: dict[int, int] = defaultdict(int)
     per_query = []
-    contradicting = exact = 0
+    contradicting = exact = other_type = graded_2 = 0
     for qid, grades in judged.items():
         matched = [found.ids[r] for r in found.matches[qid]]
         for item in matched:
@@ -157,10 +173,14 @@ def _open_task(found: ReleaseMatches, judged: dict[str, dict[str, int]]) -> dict
         graded_exact = [item for item, grade in grades.items() if grade == 3]
         exact += len(graded_exact)
         contradicting += int(found.contradicts(qid, graded_exact).sum())
+        sibling = [item for item, grade in grades.items() if grade == 2]
+        graded_2 += len(sibling)
+        other_type += int(found.of_another_type(qid, sibling).sum())
     total = sum(counts.values())
-    return {"queries": len(judged), "full_matches": {f"grade {g}": counts.get(g, 0) for g in GRADES},
-            "graded_0_share": round(counts.get(0, 0) / total, 4) if total else None,
-            "full_matches_per_query": _quantiles(per_query)} | _exact_contradicting(contradicting, exact)
+    return ({"queries": len(judged), "full_matches": {f"grade {g}": counts.get(g, 0) for g in GRADES},
+             "graded_0_share": round(counts.get(0, 0) / total, 4) if total else None,
+             "full_matches_per_query": _quantiles(per_query)} | _exact_contradicting(contradicting, exact)
+            | _of_another_type(other_type, graded_2))
 
 
 #: The depth of the expected open-corpus nDCG the listing balance reports.
@@ -423,8 +443,9 @@ class LabelAudit:
 
 
 def _contradicting_text(report: dict) -> str:
-    share = report["exact_contradicting_share"]
-    return f"exact items that contradict the query: {'-' if share is None else f'{share:.1%}'}"
+    share, other = report["exact_contradicting_share"], report.get("graded_2_other_type_share")
+    return (f"exact items that contradict the query: {'-' if share is None else f'{share:.1%}'}; items graded 2 of "
+            f"another type: {'-' if other is None else f'{other:.1%}'}")
 
 
 def audit_release(bench: str | Path, runs: list[Path] = (), resamples: int = 1000, seed: int = 0) -> LabelAudit:
