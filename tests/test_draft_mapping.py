@@ -2145,3 +2145,20 @@ def test_the_counts_say_how_many_repaired_rows_only_a_clean_up_section_changed(t
     assert plain["cleaned_only_rows"] == 0 and "of them only" not in summary_counts(plain)
     result.report.repair("unquoted_comma_in_name", items[0]["item_id"])
     assert result.report.cleaned_only_rows == changed - 1 and result.report.repaired_rows == changed
+
+
+def test_the_steel_of_a_metal_is_no_colour_read_from_the_names(tmp_path, fixture_items):
+    """A Trendyol scrape's jewellery is "Stainless Steel Silver Color Earrings": the draft's colour-from-names clean-up
+    had read Steel (81 items; "Any steel earrings?"). The fixture's products whose names say their colour, each name
+    opened by "Stainless Steel" or "Surgical Steel": the colour read is the one read without those words, never Steel."""
+    items = [i for i in fixture_items.to_pylist() if i["name"] and i["base_colour"] and i["base_colour"] != "Steel"
+             and re.search(rf"\b{re.escape(i['base_colour'])}\b", i["name"])][:300]
+    rows = [{"id": i["item_id"], "title": f"{('Stainless', 'Surgical')[n % 2]} Steel {i['name']}", "type": i["article_type"]}
+            for n, i in enumerate(items)]
+    _write_rows(tmp_path / "jewellery.csv", rows)
+    drafted, text = _drafted(tmp_path, tmp_path / "jewellery.csv")
+    assert tomllib.loads(text)["columns"]["base_colour"] == "title"
+    read = {r["item_id"]: r["base_colour"] for r in ingest(tmp_path / "jewellery.csv", mapping=drafted).table.to_pylist()}
+    _write_rows(tmp_path / "plain.csv", [{**row, "title": i["name"]} for row, i in zip(rows, items)])
+    plain = {r["item_id"]: r["base_colour"] for r in ingest(tmp_path / "plain.csv", mapping=drafted).table.to_pylist()}
+    assert "Steel" not in read.values() and read == plain and len(read) == len(items)

@@ -47,9 +47,13 @@ _SALE_KEYS = FIELD_NAMES["discounted_price"] + ("sale", "discounted", "offer", "
 
 
 def _colour_words(colours) -> re.Pattern:
-    """One of ``colours`` as a word, the longest first (``navy blue`` before ``blue``)."""
-    return re.compile(r"\b(" + "|".join(re.escape(c).replace("\\ ", " ") for c in sorted(colours, key=lambda c: (-len(c), c))) + r")\b",
-                      re.IGNORECASE)
+    """One of ``colours`` as a word, the longest first (``navy blue`` before ``blue``), never the steel of a metal
+    (``Stainless Steel``, ``Surgical Steel``: a material)."""
+    def word(colour: str) -> str:
+        spelled = re.escape(colour).replace("\\ ", " ")
+        return rf"(?<!stainless )(?<!surgical ){spelled}" if colour.casefold() == "steel" else spelled
+
+    return re.compile(r"\b(" + "|".join(word(c) for c in sorted(colours, key=lambda c: (-len(c), c))) + r")\b", re.IGNORECASE)
 
 
 _COLOUR_WORD = _colour_words(COLOURS)
