@@ -93,7 +93,6 @@ def country_currency(address: str) -> str | None:
     return COUNTRY_CURRENCIES.get(last) or COUNTRY_CURRENCIES.get(first)
 
 
-
 #: Currencies whose prices are written in whole units (ISO 4217's minor unit 0, and the rupiah and rial, whose
 #: cents no shop writes): in them ``150.000`` and ``3,995,000`` group thousands, whatever ``decimal_separator`` guesses.
 WHOLE_UNITS = frozenset({"BIF", "CLP", "DJF", "GNF", "IDR", "IRR", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "VND",
