@@ -74,7 +74,8 @@ _NO_LAST_WORD = (NO_TYPE_WORDS | frozenset(w for w in _OCCASIONS if not w.endswi
                  | frozenset(t for t in PATTERN_TERMS if " " not in t and t != "lace")
                  | frozenset({"summer", "winter", "spring", "autumn", "style", "styles", "design", "look", "day", "holiday",
                               "festival", "washable", "quality", "suitable", "perfect", "ideal", "gift", "gifts",
-                              "created", "exclusive", "exclusively"})  # a department store's "..., Created for Macy's"
+                              "created", "exclusive", "exclusively",  # a department store's "..., Created for Macy's"
+                              "color", "colour", "colors", "colours", "discolor"})  # "... Ring Set Gold Color"
                  # a fit, cut or wash a jeans store's names end in ("501 Straight Leg", "Slim Fit", "Dark Wash")
                  | frozenset({"fit", "leg", "cut", "rise", "waisted", "wash", "stonewash", "straight", "slim", "skinny",
                               "stretch", "tapered", "relaxed", "regular", "loose", "bootcut", "inseam"}))
