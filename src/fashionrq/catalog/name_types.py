@@ -28,7 +28,8 @@ from fashionrq.terms import MATERIAL_TERMS, OCCASION_TERMS, PATTERN_TERMS, PRODU
 #: What may follow the type at the end of a name: notes in brackets, punctuation, codes and amounts with their units
 #: (``(Pack of 3)``, ``# 31``, ``CH2600``, ``100 ml``, ``1 L, 1.5 L``, ``Size 4.5 UK``), a model's name in quotes
 #: (``Jeans 'Glenn Original 887'``: an About You scrape's), a resale listing's condition
-#: (``NWT``, ``EUC``), and the colour, detail and store phrases at the very end (``trench coat in camel``, ``gilet
+#: (``NWT``, ``EUC``), a colour said with "Color" (``Ring Set Gold Color``: a Trendyol scrape's), and the colour,
+#: detail and store phrases at the very end (``trench coat in camel``, ``gilet
 #: with tie waist detail in light khaki``: ASOS's names; ``Kurta with Dupatta``; ``Backless Jumpsuit For Casual
 #: Wear``: SHEIN's; ``Athletic Sneakers from Finish Line``: Macy's). Each piece is short and ends where the next may start, and what is read is never read again (a
 #: possessive loop), so that a name that ends otherwise fails at once, never in exponential time.
@@ -39,9 +40,12 @@ _LETTER = "A-Za-zÀ-ÖØ-öø-ɏ"
 #: shops (a German shop's ``Shirt mit V-Neck``, ``Anzug mit Krawatte``; ``Vestido de fiesta``, ``Chaussures en cuir``:
 #: :data:`~fashionrq.catalog.language.OTHER_LANGUAGE_PREPOSITIONS`).
 _PHRASE = "|".join(("in", "with", "without", "for", "from", *sorted(OTHER_LANGUAGE_PREPOSITIONS)))
+#: The words of the colours' names, and "mixed", as a name says them before "Color" (``Rose Gold Color``, ``Mixed Color``).
+_COLOUR_WORDS = "|".join(sorted({w for c in COLOURS for w in c.split()} | {"mixed"}, key=lambda w: (-len(w), w)))
 _NOTES = (rf"\s+{_CONDITION}"
           r"|\s+(?:'[^']*'|\"[^\"]*\"|[‘“„«][^’”“»]*[’”“»])"  # a model's name in quotes (About You's Blouson ' Marlon ')
           r"|\s*(?:\([^)]*\)|\[[^\]]*\]|[^\w\s(\[]+(?!\S))|\s+(?i:size):?(?=\s+[^\s\d]*\d)"
+          rf"|\s+(?i:(?:{_COLOUR_WORDS})\s+){{1,2}}(?i:colou?r)(?=\s*$)"  # the colour at the very end ("Ring Set Gold Color")
           rf"|\s+(?i:(?:{_PHRASE})\s+[{_LETTER}\d&][{_LETTER}\d'&-]*(?:\s+[{_LETTER}\d&][{_LETTER}\d'&-]*){{0,4}})"
           rf"(?=\s*$|\s+(?i:{_PHRASE})\s|\s*,\s|\s[-–—|]\s)"  # then the end, a phrase, or a separator
           r"|\s+[^\s\d]*\d\S*(?:\s+(?!(?i:in)\s)[A-Za-z]{1,3}(?![\w'-]))?")  # "037 in brown": no unit
