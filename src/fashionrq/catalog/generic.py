@@ -144,7 +144,9 @@ def _read(reference: Reference, record: dict, name: str) -> tuple[object, str | 
 
 def _zero_amount(value: object) -> bool:
     """Whether ``value`` is an amount of zero (``0``, ``0.0``, ``"0,00"``)."""
-    return value == 0 if isinstance(value, int | float) and not isinstance(value, bool) else isinstance(value, str) and re.fullmatch(r"\s*0+(?:[.,]0+)?\s*", value) is not None
+    if isinstance(value, str):
+        return re.fullmatch(r"\s*0+(?:[.,]0+)?\s*", value) is not None
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == 0
 
 
 def _cleaned(value: object, cleanup: FieldCleanup, name: str, separator: str | None, report: IngestReport, item_id: str,

@@ -91,14 +91,15 @@ class ReleaseMatches:
     def contradicts(self, qid: str, items) -> np.ndarray:
         """Which of ``items`` (public ids) contradict query ``qid`` (:meth:`FullMatch.contradicts`; computed for the
         items asked about, never the whole catalog: a mask per query would not fit)."""
-        return self.full.contradicts(self.phis[qid], np.fromiter((self.row_of[i] for i in items), dtype=np.int64))
+        return self.full.contradicts(self.phis[qid], self._rows(items))
 
     def of_another_type(self, qid: str, items) -> np.ndarray:
         """Which of ``items`` (public ids) are of another product type than query ``qid`` states (they contradict
         its type condition; none where it states no type)."""
-        types = self.phis[qid].get("product_type")
-        rows = np.fromiter((self.row_of[i] for i in items), dtype=np.int64)
-        return self.full.contradicts({"product_type": types}, rows) if types else np.zeros(len(rows), dtype=bool)
+        return self.full.contradicts({"product_type": self.phis[qid].get("product_type")}, self._rows(items))
+
+    def _rows(self, items) -> np.ndarray:
+        return np.fromiter((self.row_of[i] for i in items), dtype=np.int64)
 
     def siblings(self, anchor: str) -> list[str]:
         """The other prefixes under ``anchor``'s parent that hold items (for a leaf: the leaves of its level-2 prefix)."""
