@@ -15,6 +15,7 @@ from __future__ import annotations
 import atexit
 import math
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -50,6 +51,7 @@ EXPONENT_SHIFT, EXPONENT_MASK, EXPONENT_BIAS = 52, 0x7FF, 1023
 MAGNITUDE = 0x7FFFFFFFFFFFFFFF
 
 _copied_caches: list[Path] = []  # the folder numba caches in when a kernel's own folder is read-only (at most one)
+_kernel_modules: set[str] = set()  # the modules whose compiled kernels copy_kernel_cache has looked for
 
 
 def copy_kernel_cache(module_file: str) -> None:
@@ -57,7 +59,11 @@ def copy_kernel_cache(module_file: str) -> None:
     numba would compile its kernels again in every process (seconds each): it caches only in a folder it can write.
     Then the kernels already compiled beside that module (by the process that started the run) are copied into a
     folder under the temporary folder, which numba then uses (NUMBA_CACHE_DIR) for every module. A kernel missing
-    there is compiled and cached in that folder. Call it at the top of the module, before its first kernel."""
+    there is compiled and cached in that folder. :func:`kernel` calls it for its module's first kernel (the T2
+    calibrator's, which no module copied, were compiled again in every sealed run: about 6 s)."""
+    if module_file in _kernel_modules:
+        return
+    _kernel_modules.add(module_file)
     here = Path(module_file).resolve()
     compiled = here.parent / "__pycache__"
     if not compiled.is_dir() or (numba.config.CACHE_DIR and not _copied_caches):
@@ -80,15 +86,13 @@ def copy_kernel_cache(module_file: str) -> None:
         shutil.copyfile(path, target / path.name)
 
 
-copy_kernel_cache(__file__)
-
-
 def kernel(function):
     """numba without ``fastmath`` (no reassociation, no fused multiply-adds) and with numpy's error model (no
     per-division zero check), so that element-wise loops vectorise to the same IEEE operations as the scalar code.
     Compiled once and cached beside its module, or (NUMBA_CACHE_DIR) elsewhere, or in a sealed run in a copy of the
     kernels compiled beside it (:func:`copy_kernel_cache`); where no folder is writable, numba has no cache location
     and the loops are compiled in memory (a few seconds per process)."""
+    copy_kernel_cache(sys.modules[function.__module__].__file__)
     try:
         return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
     except RuntimeError:  # numba: "cannot cache function ...: no locator available"

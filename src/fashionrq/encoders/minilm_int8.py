@@ -34,8 +34,7 @@ import numpy as np
 from fashionrq.encoders.base import Encoder, file_sha256
 from fashionrq.encoders.sentence import MAX_SEQ_LENGTH
 from fashionrq.exact import grid_bits
-from fashionrq.ieee import (MAGNITUDE, binary_exponent, copy_kernel_cache, float_from_bits, kernel, magnitude_peak_bits,
-                              power_of_two)
+from fashionrq.ieee import MAGNITUDE, binary_exponent, float_from_bits, kernel, magnitude_peak_bits, power_of_two
 from fashionrq.limits import available_cores
 
 #: Bumped whenever the arithmetic below changes (part of the encoder identity, so of every cache key).
@@ -74,9 +73,6 @@ def minilm_tokenizer(max_length: int = MAX_SEQ_LENGTH):
 def default_threads() -> int:
     """Threads that encode batches side by side: the cores this process may use, at most 2."""
     return min(2, available_cores())
-
-
-copy_kernel_cache(__file__)
 
 
 # ---- scalar kernels: polynomials of single IEEE operations ------------------------------------------------------
