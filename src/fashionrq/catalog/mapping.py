@@ -167,6 +167,15 @@ class FieldCleanup:
     remove: tuple[re.Pattern, ...] = ()
     refuse: tuple[re.Pattern, ...] = ()
     words: bool | None = None  # None: not said (ingest reads a field of codes as words all the same)
+    #: ``starts_with`` by length, the longest first, each length's texts by their casefolded form (the first listed of
+    #: those that fold alike): a value's start is looked up once per length, not compared with every text.
+    _starts_by_length: tuple[tuple[int, dict[str, str]], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_length: dict[int, dict[str, str]] = {}
+        for start in self.starts_with:
+            by_length.setdefault(len(start), {}).setdefault(start.casefold(), start)
+        object.__setattr__(self, "_starts_by_length", tuple(sorted(by_length.items(), reverse=True)))
 
     def apply(self, text: str, brand: str | None = None) -> tuple[str | None, bool]:
         """``(value, changed)``: the text without ``brand`` (with ``strip_brand``), the ``part`` of it split at
@@ -178,7 +187,7 @@ class FieldCleanup:
         part, a text without a match) or the result matches a ``refuse`` pattern whole."""
         cleaned = text
         if self.starts_with:
-            cleaned = next((start for start in self.starts_with if _starts(cleaned, start)), "")
+            cleaned = self._start_of(cleaned)
         if self.strip_brand and brand and brand.strip():
             cleaned = re.sub(rf"(?<!\w){re.escape(brand.strip())}(?!\w)", " ", cleaned, count=1, flags=re.IGNORECASE)
         if self.split is not None:
@@ -201,12 +210,17 @@ class FieldCleanup:
             return None, True
         return cleaned, cleaned != text.strip()
 
+    def _start_of(self, text: str) -> str:
+        """The longest of ``starts_with`` that ``text`` starts with, in any case, as whole words (``Only Pink Top``
+        with ``Only``, not ``Onlyness``), past a shop's badges (``[SALE 50%] - Áo Thun``); ``""`` if none."""
+        text = without_leading_badge(text)
+        for length, starts in self._starts_by_length:
+            start = starts.get(text[:length].casefold())
+            if start is not None and not text[length:length + 1].isalnum():
+                return start
+        return ""
 
-def _starts(text: str, start: str) -> bool:
-    """Whether ``text`` starts with ``start``, in any case, as whole words (``Only Pink Top`` with ``Only``, not
-    ``Onlyness``), past a shop's badges (``[SALE 50%] - Áo Thun``)."""
-    text = without_leading_badge(text)
-    return text[:len(start)].casefold() == start.casefold() and not text[len(start):len(start) + 1].isalnum()
+
 
 
 #: A code's possessive: an ``s`` of its own after a word (``levi_s``, ``men_s_shoes``), and as ``str.title`` writes it.

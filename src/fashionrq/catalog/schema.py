@@ -368,12 +368,17 @@ def texts_script(texts: list[str | None]) -> tuple[str, float]:
     it Arabic) and the share of texts written in it, read from :data:`SCRIPT_SAMPLE` texts spread evenly over ``texts``."""
     present = [text for text in texts if text]
     sample = present[::max(1, len(present) // SCRIPT_SAMPLE)]
-    scripts = Counter()
-    for text in sample:
-        letters = Counter(unicodedata.name(ch, "?").split()[0] for ch in text if ch.isalpha())
-        if letters:
-            scripts[min(letters.items(), key=lambda kv: (-kv[1], kv[0]))[0]] += 1
+    scripts = Counter(script for script in map(_script_of, sample) if script)
     if not scripts:
         return "LATIN", 0.0
     script, count = min(scripts.items(), key=lambda kv: (-kv[1], kv[0]))
     return script, count / sum(scripts.values())
+
+
+def _script_of(text: str) -> str | None:
+    """The script most of ``text``'s letters are written in (the first by name on a tie); ``None`` without letters.
+    ASCII letters are all Latin, read without naming each character."""
+    if text.isascii():
+        return "LATIN" if any(ch.isalpha() for ch in text) else None
+    letters = Counter(unicodedata.name(ch, "?").split()[0] for ch in text if ch.isalpha())
+    return min(letters.items(), key=lambda kv: (-kv[1], kv[0]))[0] if letters else None
