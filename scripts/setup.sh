@@ -51,10 +51,21 @@ install() {
 }
 install -c constraints.txt torch==2.13.0
 install -c constraints.txt -e ".$extras"
-# Bytecode for what fashionrq's processes load, written once here: every worker and sealed child then reads it
-# instead of compiling its imports again (about 3.5 s of CPU each), also where PYTHONDONTWRITEBYTECODE is set, as
-# in many containers (Python still reads bytecode then; a sealed child could not write it anyway)
-PYTHONDONTWRITEBYTECODE= .venv/bin/python -c "import fashionrq.report.demo, fashionrq.protocol.probe, \
-fashionrq.systems.probes, fashionrq.systems.run, fashionrq.encoders.minilm_int8, fashionrq.tasks.release, \
-fashionrq.cli.commands, onnxruntime, onnx, tokenizers, safetensors.numpy"
+# Bytecode and compiled kernels for what fashionrq's processes load, written once here: every worker and sealed
+# child then reads them instead of compiling again (bytecode: about 3.5 s of CPU a process; the numba kernels of the
+# encoder, the T2 calibrator and the bootstrap: about 15 s in each of the first processes of a fresh clone), also
+# where PYTHONDONTWRITEBYTECODE is set, as in many containers (Python still reads bytecode then; a sealed child
+# could not write it anyway)
+PYTHONDONTWRITEBYTECODE= .venv/bin/python - <<'PY'
+import numpy as np
+import fashionrq.cli.commands, fashionrq.protocol.probe, fashionrq.report.demo, fashionrq.systems.probes, fashionrq.systems.run
+import fashionrq.tasks.release, onnx, onnxruntime, safetensors.numpy, tokenizers
+from fashionrq.encoders.minilm_int8 import MiniLMInt8Encoder
+from fashionrq.protocol.bootstrap import resample_counts, weighted
+from fashionrq.systems.t2 import GradeCalibrator
+MiniLMInt8Encoder(threads=1).encode_documents(["red cotton kurta for women"])
+features = np.arange(24, dtype=np.float64).reshape(12, 2) % 5
+GradeCalibrator().fit(features, np.arange(12) % 4).predict(features)
+weighted(resample_counts(3, 2, 0), np.ones((3, 1)))
+PY
 echo "$want ${extras:-[]}" > "$stamp"
