@@ -549,6 +549,20 @@ def test_a_type_is_no_measure_label_or_particle_and_a_generic_last_word_keeps_th
         "Lace Up", "Lace Up", "Blouse Material", "Kadhai", "Skates", None, None, None]
 
 
+def test_a_two_word_product_is_its_own_type_beside_many_names_ending_in_its_last_word(fixture_items):
+    """A Trendyol jewellery scrape's titles end in ``Silver Chain`` (necklaces) and, fewer, ``Key Chain``: the key
+    chains had been read as chains, as a compound was one only where most names ending in its last word end in it.
+    A two-word product that is no kind of its last word (``Key Chain``, ``Bow Tie``) is a type where enough names end
+    in it. The fixture's brands so named."""
+    brands = sorted({item["brand"] for item in fixture_items.to_pylist() if item["brand"]})
+    names = ([f"{brand} Silver Chain" for brand in brands[:40]] + [f"{brand} Metal Key Chain" for brand in brands[40:48]]
+             + [f"{brand} Slim Tie" for brand in brands[48:88]] + [f"{brand} Satin Bow Tie" for brand in brands[88:96]])
+    types = types_at_end_of_names(names)
+    assert set(types.spellings) == {"Chain", "Key Chain", "Tie", "Bow Tie"}
+    pattern = re.compile(types.pattern(), re.IGNORECASE)
+    assert [pattern.search(n).group(1) for n in (names[0], names[40], names[48], names[88])] == ["Chain", "Key Chain", "Tie", "Bow Tie"]
+
+
 def test_a_marketplace_titles_praise_occasions_and_model_lines_are_no_types(fixture_items):
     """Titles as a public SHEIN scrape writes them: the fixture's names with "For Summer Beach Vacation" or "Without
     Belt" after the type give the fixture's own types, and names that end in "Summer", "Random Print" or "Sexy" none;

@@ -223,8 +223,15 @@ def _names_product(key: tuple[str, ...]) -> bool:
     return fold(head) in PRODUCT_WORDS
 
 
+#: Two-word products that are no kind of their last word's (a ``Key Chain`` is no chain, a ``Bow Tie`` no tie), as
+#: ``(first word, folded last word)``: a type of their own wherever enough names end in them, however many more
+#: end in the last word alone (a jewellery shop's ``Silver Chain`` necklaces beside its few ``Key Chain``).
+_TWO_WORD_PRODUCTS = frozenset({("key", "chain"), ("key", "ring"), ("phone", "case"), ("watch", "strap"),
+                                *((first, fold(last)) for first, last in (t.split() for t in PRODUCT_TERMS if t.count(" ") == 1))})
+
+
 def _is_compound(before: str, word: str, pairs: Counter, last: Counter, occasioned: Counter, least: int) -> bool:
-    if word in _PARTICLES:
+    if word in _PARTICLES or (before, word) in _TWO_WORD_PRODUCTS:
         return pairs[before, word] >= least
     if before in _MODIFIERS or len(before) < 3 or word in _NO_LAST_WORD - GENERIC or pairs[before, word] < least:
         return False
