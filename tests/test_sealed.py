@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import types
 import threading
 from pathlib import Path
 
@@ -495,6 +496,19 @@ def test_a_sealed_run_loads_the_kernels_compiled_beside_the_encoder_ieee_and_the
     assert loaded and not compiled, done.stdout[-2000:]
     assert {"minilm_int8", "ieee", "logistic"} <= {Path(line.split()[-1]).name.split(".")[0] for line in loaded}, loaded
     assert not list((work / "tmp").iterdir())  # the copy is removed when the process ends
+
+
+def test_a_kernel_written_outside_a_module_file_is_compiled_in_memory():
+    """:func:`fashionrq.ieee.kernel` looks for the compiled copies beside its function's module; a kernel written in a
+    notebook or by ``python -c`` has no module file (kernel had raised AttributeError there) and is compiled in
+    memory, as numba caches it nowhere."""
+    cell = types.ModuleType("notebook_cell")
+    sys.modules[cell.__name__] = cell
+    try:
+        exec("from fashionrq.ieee import kernel\n@kernel\ndef add_one(x):\n    return x + 1.0\n", cell.__dict__)
+        assert cell.add_one(1.0) == 2.0
+    finally:
+        del sys.modules[cell.__name__]
 
 
 def test_the_memory_watch_reads_the_costly_pss_only_when_the_resident_sum_is_over_the_limit(monkeypatch):

@@ -92,7 +92,9 @@ def kernel(function):
     Compiled once and cached beside its module, or (NUMBA_CACHE_DIR) elsewhere, or in a sealed run in a copy of the
     kernels compiled beside it (:func:`copy_kernel_cache`); where no folder is writable, numba has no cache location
     and the loops are compiled in memory (a few seconds per process)."""
-    copy_kernel_cache(sys.modules[function.__module__].__file__)
+    module_file = getattr(sys.modules.get(function.__module__), "__file__", None)
+    if module_file:  # not a kernel defined in a notebook or by `python -c`, which numba caches nowhere
+        copy_kernel_cache(module_file)
     try:
         return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
     except RuntimeError:  # numba: "cannot cache function ...: no locator available"
