@@ -23,7 +23,7 @@ def print_ingest_report(report: IngestReport) -> None:
     from fashionrq.catalog.report import summary_counts, summary_lines  # imported here so other commands start fast
 
     summary = report.to_dict()
-    console.print(f"[bold]{escape(summary['source'])}[/]: {summary_counts(summary)}", soft_wrap=True)
+    console.print(f"[bold]{escape(summary['source'])}[/]: {escape(summary_counts(summary))}", soft_wrap=True)
     for line in summary_lines(summary):
         console.print(f"  {line}", soft_wrap=True, markup=False)
     table = Table(title="missing values per field", show_edge=False)
