@@ -94,10 +94,13 @@ AGE_SYNONYMS = {
 }
 
 #: A shop's badges before a name's first word: notes in brackets, symbols and emoji (and words between two of one
-#: emoji, never between two of an ASCII mark: ``- Baby-G``), and a dash or colon after them
-#: (a Shopee scrape's ``[SALE 50%] - Áo Thun Nam``, ``🔥HOT🔥 áo phông``, ``⚡Rẻ vô đich ⚡Áo thun``, ``【Hot】 Túi``).
+#: emoji, never between two of an ASCII mark: ``- Baby-G``), promotions in capitals and the shop's department (a
+#: Shopee scrape's ``[SALE 50%] - Áo Thun Nam``, ``🔥HOT🔥 áo phông``, ``⚡Rẻ vô đich ⚡Áo thun``, ``【Hot】 Túi``,
+#: ``FREESHIP Áo thun``, ``SALE- Áo``, ``Thời trang nam- áo sơ mi``: "men's fashion"), and a dash, colon or comma
+#: after them.
 _LEADING_BADGE = re.compile(r"^(?:\s*(?:\[[^\]]*\]|\([^)]*\)|【[^】]*】|(?P<mark>[^\w\s\[(【!-~])[^\n]{0,40}?(?P=mark)"
-                            r"|[^\w\s\[(【]+))+[\s\-–—:|_]*")
+                            r"|(?:FREESHIP|FREE SHIP|SALE)(?!\w)|(?i:thời trang(?: nam nữ| nam| nữ)?)(?=[\s,\-–—:])"
+                            r"|[^\w\s\[(【]+))+[\s\-–—:|_,]*")
 
 
 def without_leading_badge(text: str) -> str:
