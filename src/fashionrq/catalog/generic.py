@@ -506,10 +506,10 @@ CATEGORY_FIELDS = ("master_category", "sub_category", "article_type", "usage", "
 def _one_spelling_per_category(items: list[dict], report: IngestReport) -> None:
     """A category written in several cases (``SweatShirt`` and ``Sweatshirt``, ``shorts`` and ``Shorts``), or in
     both numbers or with and without a hyphen (``Shirt`` and ``Shirts``, ``T-Shirts`` and ``Tshirts``: a type code
-    beside a category path; ``Earring Set`` and ``Earrings Set``: any word's number), is one category, written as most of its items write it (the first of equally common
-    spellings), and one written in capitals only (``NAVY BLUE``, read from a name in capitals) is written with a
-    capital letter per word; each item changed is counted under ``repaired.case_of_<field>`` (a colour, or a
-    category only in case) or ``repaired.spelling_of_<field>``."""
+    beside a category path; ``Earring Set`` and ``Earrings Set``: any word's number), is one category, written as
+    most of its items write it (the first of equally common spellings), and one written in capitals only (``NAVY
+    BLUE``, read from a name in capitals) is written with a capital letter per word; each item changed is counted
+    under ``repaired.case_of_<field>`` (a colour, or a category only in case) or ``repaired.spelling_of_<field>``."""
     for name in (*CATEGORY_FIELDS, "base_colour"):
         key = str.casefold if name == "base_colour" else (lambda text: " ".join(map(fold, text.replace("_", " ").split())))
         spellings: dict[str, Counter] = {}

@@ -221,8 +221,6 @@ class FieldCleanup:
         return ""
 
 
-
-
 #: A code's possessive: an ``s`` of its own after a word (``levi_s``, ``men_s_shoes``), and as ``str.title`` writes it.
 _POSSESSIVE_CODE = re.compile(r"(?<=[A-Za-z])_[sS](?=_|$)")
 _TITLED_POSSESSIVE = re.compile(r"'S\b")
