@@ -503,15 +503,21 @@ def _note_labelled_attributes(items: list[dict], mapping: Mapping, report: Inges
 CATEGORY_FIELDS = ("master_category", "sub_category", "article_type", "usage", "season")
 
 
+#: Where a category's words part: spaces, underscores and hyphens (``Flip-Flops``, ``Flip Flops`` and ``FLIP_FLOPS``
+#: read as one).
+_WORD_BREAKS = re.compile(r"[\s_-]+")
+
+
 def _one_spelling_per_category(items: list[dict], report: IngestReport) -> None:
     """A category written in several cases (``SweatShirt`` and ``Sweatshirt``, ``shorts`` and ``Shorts``), or in
     both numbers or with and without a hyphen (``Shirt`` and ``Shirts``, ``T-Shirts`` and ``Tshirts``: a type code
-    beside a category path; ``Earring Set`` and ``Earrings Set``: any word's number), is one category, written as
+    beside a category path; ``Earring Set`` and ``Earrings Set``: any word's number; ``Flip-Flops`` and ``Flip
+    Flops``: a hyphen or a space), is one category, written as
     most of its items write it (the first of equally common spellings), and one written in capitals only (``NAVY
     BLUE``, read from a name in capitals) is written with a capital letter per word; each item changed is counted
     under ``repaired.case_of_<field>`` (a colour, or a category only in case) or ``repaired.spelling_of_<field>``."""
     for name in (*CATEGORY_FIELDS, "base_colour"):
-        key = str.casefold if name == "base_colour" else (lambda text: " ".join(map(fold, text.replace("_", " ").split())))
+        key = str.casefold if name == "base_colour" else (lambda text: "".join(map(fold, _WORD_BREAKS.split(text))))
         spellings: dict[str, Counter] = {}
         for item in items:
             if item[name] is not None:
