@@ -33,6 +33,8 @@ from fashionrq.ieee import cbrt, cos_array, exp_array, log2_array, log_array, po
 
 from conftest import MYNTRA_SMALL, SMALL_BUILD
 
+CONSTRAINTS = Path(__file__).resolve().parents[1] / "constraints.txt"
+
 #: sha256 of the fixture release's manifest.json (conftest.SMALL_BUILD): every file of the release is hashed in it.
 #: Measured on an Intel Xeon (Sapphire Rapids: AVX-512, AMX), from two folders and under the caps of
 #: test_the_fixture_release_is_the_same_under_caps (docs/architecture.md, "What depends on the CPU"). Re-pinned in
@@ -47,7 +49,8 @@ from conftest import MYNTRA_SMALL, SMALL_BUILD
 #: clause says, and an Exact item that contradicts its query is graded 2 (docs/benchmark.md, rule 6), its leaf's
 #: own items drawn among those contradicting the fewest of its queries (a colour beyond ΔE 45 contradicts).
 #: Re-pinned in stop 56 (2-core AMD EPYC): T3 distractors are near misses and filler leaves those that hold them;
-#: a brand that names a colour is said after the type beside a colour.
+#: a brand that names a colour is said after the type beside a colour. The manifest records the versions of the
+#: libraries it was built with: they are constraints.txt's pins (checked first, so a drifted install says so).
 FIXTURE_MANIFEST_SHA256 = "eedc8144c557a7496142a2fabf3dfc2191e2087c2ced089961d11685ff872507"
 
 #: Every library's instruction-set switch set to the lowest level it takes (oneDNN and MKL SSE4, ATen's default
@@ -298,7 +301,13 @@ def test_the_fixture_release_has_the_committed_manifest_hash(small_bench):
     manifest = (small_bench / "manifest.json").read_bytes()
     assert str(MYNTRA_SMALL.parent).encode() not in manifest  # the catalog is named, not located: any folder, one hash
     got = hashlib.sha256(manifest).hexdigest()
-    files = json.loads(manifest).get("files", {})
+    recorded = json.loads(manifest)
+    pins = dict(line.split("==") for line in CONSTRAINTS.read_text().splitlines() if "==" in line)
+    drifted = {name: (version, pins.get(name)) for name, version in recorded["versions"].items()
+               if name != "fashionrq" and version.split("+")[0] != pins.get(name)}
+    assert not drifted, (f"the release was built with other versions than constraints.txt pins ({drifted}, as "
+                         "(installed, pinned)): run bash scripts/setup.sh test, or move the pins and the hashes together")
+    files = recorded.get("files", {})
     assert got == FIXTURE_MANIFEST_SHA256, (
         f"this machine built another fixture release (manifest sha256 {got}); {len(files)} files are listed in "
         f"{small_bench / 'manifest.json'}: compare them with a release built on a machine that passes")
