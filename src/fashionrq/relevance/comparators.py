@@ -102,6 +102,7 @@ def colour_lab(name: str) -> np.ndarray | None:
     return None if rgb is None else srgb_to_lab(rgb)
 
 
+@lru_cache(maxsize=1 << 16)  # a verifier or AttrScore compares the same few colour names in every (query, item) pair
 def colour_pair_named(query: str, product: str) -> float | None:
     """One query colour against one product colour by name alone: identical 1.0, CIE76 when both resolve, else
     ``None`` (only a text similarity could compare them)."""
