@@ -182,6 +182,8 @@ _LATIN_LANGUAGE_COLOURS: dict[str, str] = {
     **dict.fromkeys(("caqui", "cáqui", "kaki", "haki"), "khaki"),
     **dict.fromkeys(("marfil", "marfim", "ivoire", "avorio", "elfenbein"), "ivory"),
     **dict.fromkeys(("crema", "creme", "crème", "krem"), "cream"),
+    **dict.fromkeys(("crudo", "cruda", "crudos", "crudas"), "ecru"),  # an El Corte Inglés scrape's "Jersey de hombre crudo"
+    **dict.fromkeys(("mostaza", "mostarda", "moutarde", "senf", "senape"), "mustard"),
     **dict.fromkeys((*_forms("dorad", "dourad"), "doré", "dorée", "oro", "dorato", "dorata", "złoty", "złota",
                      "altın"), "gold"),
     **dict.fromkeys((*_forms("platead", "pratead"), *_italian("argentat"), "silber", "argenté", "argentée", "argento", "zilver",

@@ -517,12 +517,12 @@ def _one_spelling_per_category(items: list[dict], report: IngestReport) -> None:
     BLUE``, read from a name in capitals) is written with a capital letter per word; each item changed is counted
     under ``repaired.case_of_<field>`` (a colour, or a category only in case) or ``repaired.spelling_of_<field>``."""
     for name in (*CATEGORY_FIELDS, "base_colour"):
-        key = str.casefold if name == "base_colour" else (lambda text: "".join(map(fold, _WORD_BREAKS.split(text))))
+        key = _colour_key if name == "base_colour" else (lambda text: "".join(map(fold, _WORD_BREAKS.split(text))))
         spellings: dict[str, Counter] = {}
         for item in items:
             if item[name] is not None:
                 spellings.setdefault(key(item[name]), Counter())[item[name]] += 1
-        chosen = {k: _not_in_capitals(counts.most_common(1)[0][0]) for k, counts in spellings.items()}
+        chosen = {k: _not_in_capitals(counts.most_common(1)[0][0], lower=name == "base_colour") for k, counts in spellings.items()}
         for item in items:
             if item[name] is not None and (spelling := chosen[key(item[name])]) != item[name]:
                 if name == "base_colour":
@@ -532,11 +532,23 @@ def _one_spelling_per_category(items: list[dict], report: IngestReport) -> None:
                 report.repair(f"{reason}_{name}", item["item_id"])
 
 
-def _not_in_capitals(text: str) -> str:
-    """``text`` with a capital letter per word if it is written in capitals only (``T-SHIRT``: ``T-shirt``), a code's
-    underscores read as spaces (``SPORTING_GOODS``: ``Sporting Goods``)."""
+#: The spellings of a colour of many colours, one colour (an El Corte Inglés scrape's ``multicolor`` beside ``Multi``).
+_MULTI_SPELLINGS = frozenset({"multi", "multicolor", "multicolour", "multicolored", "multicoloured", "multi color",
+                              "multi colour", "multi-color", "multi-colour", "multi-coloured", "multi-colored"})
+
+
+def _colour_key(text: str) -> str:
+    """What the spellings of one colour share: the text in any case, a colour of many colours in any spelling."""
+    folded = text.casefold()
+    return "multi" if folded in _MULTI_SPELLINGS else folded
+
+
+def _not_in_capitals(text: str, lower: bool = False) -> str:
+    """``text`` with a capital letter per word if it is written in capitals only (``T-SHIRT``: ``T-shirt``), or with
+    ``lower`` in small letters only (a colour read from a name, ``beige``: ``Beige``), a code's underscores read as
+    spaces (``SPORTING_GOODS``: ``Sporting Goods``)."""
     letters = [c for c in text if c.isalpha()]
-    if len(letters) < 2 or not all(c.isupper() for c in letters):
+    if len(letters) < 2 or not (all(c.isupper() for c in letters) or (lower and all(c.islower() for c in letters))):
         return text
     return " ".join(word[:1].upper() + word[1:].lower() for word in text.replace("_", " ").split())
 

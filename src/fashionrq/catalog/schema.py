@@ -46,8 +46,15 @@ FIELDS: tuple[str, ...] = tuple(ITEMS_SCHEMA.names)
 REQUIRED_FIELDS: tuple[str, ...] = ("item_id", "name", "article_type")
 STRING_FIELDS = frozenset(f.name for f in ITEMS_SCHEMA if pa.types.is_string(f.type))
 
-#: Spellings catalogs use for "no value" (matched case-insensitively after trimming); they become null.
-PLACEHOLDERS = frozenset({"", "na", "n/a", "n.a.", "nan", "null", "none", "-", "--", "?", "unknown", "undefined", "not available"})
+#: A spreadsheet's error values, which an export writes in the cell (an El Corte Inglés scrape's name ``#¡REF!``), in
+#: English, Spanish, German and French.
+SPREADSHEET_ERRORS = frozenset({"#ref!", "#n/a", "#value!", "#name?", "#div/0!", "#null!", "#num!", "#spill!", "#calc!",
+                                "#¡ref!", "#n/d", "#¡valor!", "#¿nombre?", "#¡div/0!", "#¡nulo!", "#¡núm!", "#bezug!",
+                                "#nv", "#wert!", "#zahl!", "#valeur!", "#nom?", "#nul!", "#nombre!"})
+#: Spellings catalogs use for "no value" (matched case-insensitively after trimming), spreadsheet errors among them;
+#: they become null.
+PLACEHOLDERS = frozenset({"", "na", "n/a", "n.a.", "nan", "null", "none", "-", "--", "?", "unknown", "undefined",
+                          "not available"}) | SPREADSHEET_ERRORS
 #: Years outside this range are typos or placeholders (0, 9999) and become null.
 YEAR_RANGE = (1800, 2100)
 
@@ -81,6 +88,12 @@ OTHER_LANGUAGE_GENDERS = {
     "anak laki-laki": "Boys", "anak-laki-laki": "Boys", "anak perempuan": "Girls", "anak-perempuan": "Girls",
     "nam": "Men", "nữ": "Women", "bé trai": "Boys", "bé gái": "Girls",  # Vietnamese (a Shopee scrape's "Áo Thun Nam")
     "nam nữ": "Unisex", "nữ nam": "Unisex",  # "for men and women": "Áo thun phông nam nữ"
+}
+#: English gender words that are an ordinary word of another language, with that language's gender words: names that
+#: say one of those are of that language, and the English word in them is not read (Turkish ``boy`` is a size or a
+#: length: ``Orta Boy Halka Küpe``, a medium hoop earring).
+ENGLISH_GENDER_FALSE_FRIENDS = {
+    "boy": frozenset({"kadın", "kadin", "erkek", "kız", "kiz", "erkek çocuk", "kız çocuk", "kiz çocuk"}),
 }
 #: Every gender word a catalog's values may hold, English or not.
 ANY_GENDER_WORDS = {**GENDER_SYNONYMS, **OTHER_LANGUAGE_GENDERS}
