@@ -2215,3 +2215,83 @@ def test_color_at_the_end_of_names_is_no_type(tmp_path, fixture_items):
     plain = {r["item_id"]: r["article_type"] for r in ingest(tmp_path / "plain.csv", mapping=drafted).table.to_pylist()}
     assert read.keys() <= plain.keys() and sum(read[k] == plain[k] for k in read) >= 0.99 * len(plain)  # "Lipstick 80V Red
     # Color": a code's unit may take a colour of three letters, and the name then ends in no type
+
+
+def test_a_breadcrumb_joined_by_commas_is_a_path_and_a_path_that_stops_at_a_section_is_left_out(tmp_path, fixture_items):
+    """A Scrapy crawl of El Corte Inglés writes ``",".join`` of each breadcrumb (``Moda hombre,Ropa,Camisas``), and a
+    product listed under a section only stops above the products (``Moda hombre,Ropa``: clothing): the draft reads
+    the last part as the type and the parts above as the categories, and refuses a section two levels or more above
+    a product, so those records are left out, counted, instead of making "clothing" a type whose labels grade every
+    shirt 0. A list of sizes, read the same way, is no path."""
+    items = [i for i in fixture_items.to_pylist() if i["sub_category"] and i["master_category"] and i["price"]][:400]
+    stops = {i["item_id"] for n, i in enumerate(items) if n % 8 == 3}
+    rows = [{"id": i["item_id"], "name": i["name"], "sizes": "S,M,L" if n % 2 else "M,L,XL",
+             "category": ",".join([i["master_category"], *([] if i["item_id"] in stops else [i["sub_category"], i["article_type"]])]),
+             "price": i["price"]} for n, i in enumerate(items)]
+    _write_rows(tmp_path / "crawl.csv", rows)
+    drafted, text = _drafted(tmp_path, tmp_path / "crawl.csv")
+    spec = tomllib.loads(text)
+    assert spec["columns"]["article_type"] == "category" and spec["clean"]["article_type"]["split"] == ","
+    assert sorted(spec["clean"]["article_type"]["refuse"]) == sorted({re.escape(i["master_category"]) for i in items if i["item_id"] in stops})
+    assert "sizes" not in spec["columns"].values() and "stop at a section above the products" in text
+    result = ingest(tmp_path / "crawl.csv", mapping=drafted)
+    read = {r["item_id"]: r for r in result.table.to_pylist()}
+    assert set(read) == {i["item_id"] for i in items} - stops
+    assert all((read[i["item_id"]]["article_type"], read[i["item_id"]]["sub_category"]) == (i["article_type"], i["sub_category"])
+               for i in items if i["item_id"] not in stops)
+    assert len(result.report.rejected) == len(stops)
+
+
+def test_types_of_another_latin_script_language_are_listed_for_translation(tmp_path, fixture_items):
+    """Spanish names (``Camiseta de hombre azul``) beside Spanish types (``Camisetas``): queries would say "blue
+    camisetas" inside English sentences, so the draft lists each type, the most frequent first, to give in English,
+    as it does for types in another script; once given, ingest reads them in English."""
+    spanish = {"Tshirts": "Camisetas", "Shirts": "Camisas", "Jeans": "Vaqueros", "Casual Shoes": "Zapatillas", "Handbags": "Bolsos",
+               "Watches": "Relojes", "Tops": "Blusas", "Kurtas": "Kurtas", "Sports Shoes": "Deportivas"}
+    genders = {"Men": "de hombre", "Women": "de mujer", "Boys": "de niño", "Girls": "de niña", "Unisex": "unisex"}
+    items = [i for i in fixture_items.to_pylist() if i["article_type"] in spanish and i["price"] and i["gender"] in genders][:300]
+    rows = [{"id": i["item_id"], "nombre": f"{spanish[i['article_type']].rstrip('s')} {i['brand'] or ''} {genders[i['gender']]}",
+             "categoria": spanish[i["article_type"]], "precio": i["price"]} for i in items]
+    _write_rows(tmp_path / "tienda.csv", rows)
+    _, text = _drafted(tmp_path, tmp_path / "tienda.csv")
+    listed = re.findall(r'^# (\S+) = "\?"   # ([\d,]+) records$', text, re.MULTILINE)
+    counts = Counter(spanish[i["article_type"]] for i in items)
+    assert "written in a language other than English, as the names are" in text
+    assert listed == [(t, f"{n:,}") for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    english = {v: k for k, v in spanish.items()}
+    answered = re.sub(r'^# (\S+) = "\?".*$', lambda m: f'{m.group(1)} = "{english[m.group(1)]}"', text, flags=re.MULTILINE)
+    (tmp_path / "answered.toml").write_text(answered, encoding="utf-8")
+    read = {r["item_id"]: r["article_type"] for r in ingest(tmp_path / "tienda.csv", mapping=tmp_path / "answered.toml").table.to_pylist()}
+    assert read == {i["item_id"]: i["article_type"] for i in items}
+
+
+def test_turkish_names_never_read_boy_a_size_as_the_gender(tmp_path, fixture_items):
+    """Trendyol's Turkish titles say the gender in Turkish (``Kadın``, ``Erkek``) and ``Boy`` as a size or length
+    (``Orta Boy Halka Küpe``: a medium hoop earring): the draft's gender pattern for such names leaves the English
+    ``boy`` out, so a title that says only the size has no gender, never Boys."""
+    turkish = {"Men": "Erkek", "Women": "Kadın"}
+    items = [i for i in fixture_items.to_pylist() if i["gender"] in turkish and i["price"]][:300]
+    sized = {i["item_id"] for n, i in enumerate(items) if n % 5 == 0}
+    rows = [{"id": i["item_id"], "baslik": f"{'Orta Boy' if i['item_id'] in sized else turkish[i['gender']]} {i['article_type']} {i['brand'] or ''}",
+             "kategori": i["article_type"], "fiyat": i["price"]} for i in items]
+    _write_rows(tmp_path / "trendyol.csv", rows)
+    drafted, text = _drafted(tmp_path, tmp_path / "trendyol.csv")
+    assert tomllib.loads(text)["columns"]["gender"] == "baslik"
+    read = {r["item_id"]: r["gender"] for r in ingest(tmp_path / "trendyol.csv", mapping=drafted).table.to_pylist()}
+    assert read == {i["item_id"]: None if i["item_id"] in sized else i["gender"] for i in items}
+
+
+def test_spreadsheet_errors_are_no_values_and_a_colour_has_one_spelling(tmp_path, fixture_items):
+    """An export's ``#¡REF!`` name is no name (its record is left out, counted), ``#N/A`` no colour; a colour read in
+    small letters from a name (``beige``) is written as the others are (``Beige``), and ``multicolor`` beside
+    ``Multi`` is one colour."""
+    items = [i for i in fixture_items.to_pylist() if i["price"] and i["base_colour"]][:60]
+    colours = {0: "#N/A", 1: "beige", 2: "multicolor", 3: "Multi", 4: "Multi"}
+    rows = [{"id": i["item_id"], "name": "#¡REF!" if n == 5 else i["name"], "type": i["article_type"],
+             "colour": colours.get(n, i["base_colour"]), "price": i["price"]} for n, i in enumerate(items)]
+    result = _ingested(tmp_path, rows, '[columns]\nitem_id = "id"\nname = "name"\narticle_type = "type"\nbase_colour = "colour"\n'
+                                       'price = "price"\n\n[price]\ncurrency = "INR"\n')
+    read = {r["item_id"]: r["base_colour"] for r in result.table.to_pylist()}
+    ids = [i["item_id"] for i in items]
+    assert ids[5] not in read and len(result.report.rejected) == 1
+    assert (read[ids[0]], read[ids[1]]) == (None, "Beige") and read[ids[2]] == read[ids[3]] == read[ids[4]] == "Multi"

@@ -22,13 +22,15 @@ from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, 
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_attributes import NAME_ATTRIBUTES, attributes_in_names
 from fashionrq.catalog.name_brands import brands_at_start_of_names
+from fashionrq.catalog.language import other_language_names
 from fashionrq.catalog.name_types import (NO_TYPE_WORDS, PRODUCT_WORDS, NameTypes, fold, literal, name_tail, types_at_end_of_names,
                                           types_at_start_of_names)
 from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, country_currency, currency_marks, marked_amount, web_host
 from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, PART_FILE, detect_format, header_line, read_records, table_parts
 from fashionrq.catalog.report import IngestReport, percent
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
-from fashionrq.catalog.schema import (AGE_SCALE, AGE_SYNONYMS, ANY_GENDER_WORDS, GENDERS, OTHER_LANGUAGE_GENDERS,
+from fashionrq.catalog.schema import (AGE_SCALE, AGE_SYNONYMS, ANY_GENDER_WORDS, ENGLISH_GENDER_FALSE_FRIENDS, GENDERS,
+                                     OTHER_LANGUAGE_GENDERS,
                                      WEB_ADDRESS, normalise_gender, photo_bytes, texts_script)
 from fashionrq.catalog.xmlfeed import product_element
 from fashionrq.colour import COLOURS, OTHER_LANGUAGE_COLOURS
@@ -87,9 +89,10 @@ _YEAR_SUFFIX = re.compile(r"_\d{4}(?:_\w+)?$")
 TAXONOMY_NAMES = ("productcategory", "category", "categorypath", "googleproductcategory", "breadcrumb", "categorybreadcrumb", "categorytree",
                   "productcategorytree")
 #: What separates the parts of a category path in one text, longest first (``Clothing >> Topwear``, ``Women › Tops``,
-#: ``Apparel | Tops``); a taxonomy's parts, read beside a type column, are never taken to be separated by "/" or "|",
-#: which a type's own name may hold (``Tops/T-shirts``).
-PATH_SEPARATORS = (">>", ">", "›", "»", "/", "|")
+#: ``Apparel | Tops``), and last a comma (a Scrapy crawl's ``",".join`` of a breadcrumb: ``Moda hombre,Ropa,Camisas``)
+#: where the texts are such paths (:func:`_comma_breadcrumbs`); a taxonomy's parts, read beside a type column, are
+#: never taken to be separated by "/" or "|", which a type's own name may hold (``Tops/T-shirts``).
+PATH_SEPARATORS = (">>", ">", "›", "»", "/", "|", ",")
 TAXONOMY_SEPARATORS = (">>", ">", "›", "»")
 #: A keyword in lower case with hyphens between its words (Amazon's item_type: ``casual-shoes``).
 _KEYWORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -292,7 +295,7 @@ def _columns(draft: Draft, guesser: Guesser) -> list[str]:
         if name not in found:
             lines.append(f'# {name} = "?"   # CHECK: required, and no column looks like it; name the column')
             draft.missing_required.append(name)
-    extra += _category_path(guesser, found, lines)
+    extra += _category_path(draft, guesser, found, lines)
     extra += _taxonomy(guesser, found, lines)
     extra += _departments_of_no_fashion(draft, guesser, found)
     draft.top += _colour_lists(guesser, found, lines)
@@ -335,18 +338,29 @@ _MOST_TO_TRANSLATE = 100
 
 def _types_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
     """Commented ``[values.article_type]`` lines to fill in, the most frequent first, when the product types are
-    mostly written in a script other than Latin (a Lamoda scrape's ``Куртка``): queries would say them as written
-    inside English sentences."""
+    mostly written in a script other than Latin (a Lamoda scrape's ``Куртка``), or in a Latin-script language other
+    than English, as the names are (El Corte Inglés's ``Camisas``, ``Vaqueros`` beside names that say ``de hombre``):
+    queries would say them as written inside English sentences."""
     reference = found.get("article_type", (None,))[0]
     if reference is None or reference == ROW_NUMBER:
         return []
     types = guesser.cleaned_counts("article_type", present_texts(guesser.values(reference, every_record=True)))
     script, share = texts_script(list(types.elements()))
-    if script == "LATIN" or share < 0.5:
+    if script == "LATIN":
+        if "name" not in found or reference == found["name"][0]:
+            return []  # a type read from the names is a word of them, listed by the draft's spellings of it
+        names = present_texts(guesser.values(found["name"][0], every_record=True))
+        share = sum(n for t, n in types.items() if fold(t.split()[-1]) not in PRODUCT_WORDS) / max(types.total(), 1)
+        if other_language_names(names)[0] < 0.3 or share < 0.5:
+            return []
+        written = "in a language other than English, as the names are"
+    elif share >= 0.5:
+        written = f"in {script.title()} script"
+    else:
         return []
-    draft.checks.append(f"{percent(share)} of the product types are written in {script.title()} script: give each in English for English queries")
+    draft.checks.append(f"{percent(share)} of the product types are written {written}: give each in English for English queries")
     shown = sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[:_MOST_TO_TRANSLATE]
-    return (["", f"[values.article_type]   # CHECK: {percent(share)} of the types are written in {script.title()} script, which queries "
+    return (["", f"[values.article_type]   # CHECK: {percent(share)} of the types are written {written}, which queries "
              "would say as written inside English sentences; give each in English (the most frequent first)"]
             + [f'# {toml_key(value)} = "?"   # {count:,} records' for value, count in shown])
 
@@ -932,7 +946,7 @@ def _colour_from_names(draft: Draft, guesser: Guesser, found: dict, lines: list[
             *brand, f"extract = {toml_literal(pattern.pattern)}"]
 
 
-def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
+def _category_path(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> list[str]:
     """An article type written as a path (``Women > Apparel > Tops``): its last part, and the parts above it for
     the categories the catalog has no column for."""
     if "article_type" not in found:
@@ -961,19 +975,32 @@ def _category_path(guesser: Guesser, found: dict, lines: list[str]) -> list[str]
         paths = [path[:-1] for path in paths]
     depth = Counter(map(len, paths)).most_common(1)[0][0]
     out = ["", "[clean.article_type]   # a category path: its last part", f'split = "{separator}"']
+    cleanup: dict = {"split": separator, "part": -1, "remove": (), "refuse": ()}  # what those lines do, for the draft's own reading
     if named:
         out[1] = "[clean.article_type]   # a category path: the part before its last, which is the product's name"
         out.append("part = -2")
+        cleanup["part"] = -2
     if joined:
         example = "Tshirts,Default Category/Sale" if joiner != ";" else "Tops;Sale"
         out[1] = f"[clean.article_type]   # the last part of the first of the paths; CHECK (paths of {depth} parts)"
         out += [f"part = {depth - 1}", f"remove = ['{joiner[0]}.*$']   # the other paths, after a {'comma' if joiner != ';' else 'semicolon'} (\"{example}\")"]
+        cleanup.update(part=depth - 1, remove=(re.compile(f"{joiner[0]}.*$"),))
     elif sum(", " in path[-1] for path in paths) >= len(paths) / 20:  # "Tshirts, Sale": a second category after a comma
         out.append("remove = [',.*$']   # a second category after a comma (\"Tshirts, Sale\"); CHECK")
+        cleanup["remove"] = (re.compile(",.*$"),)
+    if not joined and (sections := _sections(paths)):
+        stopped = sum(path[-1] in sections for path in paths)
+        draft.checks.append(f"{stopped:,} of the {len(paths):,} sampled category paths stop at a section above the products "
+                            f"({', '.join(map(repr, sections[:5]))}): their records are left out, counted; CHECK")
+        out.append(f"refuse = [{', '.join(toml_literal(re.escape(section)) for section in sections)}]   # paths that stop at "
+                   "a section above the products: no type; CHECK")
+        cleanup["refuse"] = tuple(re.compile(re.escape(section), re.IGNORECASE) for section in sections)
     gendered = not joined and sum(_GENDER_AT_END.search(path[-1]) is not None for path in paths) >= 0.6 * len(paths)
     removed = (_GENDER_AT_END,) if gendered else ()
     if gendered:
         out += _genders_of_slugs(guesser, found, lines, separator)
+        cleanup["remove"] += removed
+    guesser.cleanups["article_type"] = FieldCleanup(**cleanup)
     parts = [("sub_category", depth - 2 if joined else -2 - named), ("master_category", depth - 3 if joined else -3 - named)]
     genders = Counter(i for path in paths for i, part in enumerate(path[:-1]) if part.lower() in ANY_GENDER_WORDS)
     if "gender" not in found and genders and genders.most_common(1)[0][1] >= 0.6 * len(paths):
@@ -1202,13 +1229,15 @@ def _genders(draft: Draft, guesser: Guesser, found: dict, lines: list[str]) -> l
                         "", "[clean.article_type]   # the type without that word (\"Men's Shirts\": Shirts)",
                         f"remove = [{toml_literal(_GENDER_BEFORE_TYPE.pattern)}]"]
     if "gender" not in found and "name" in found:
-        share, pattern = _share_of_names(guesser, found, _GENDER_WORD), _GENDER_WORD
+        names = present_texts(guesser.values(found["name"][0], every_record=True))
+        said = sorted({m.group(1).casefold() for n in names for m in _ANY_GENDER_WORD.finditer(n)} & set(OTHER_LANGUAGE_GENDERS),
+                      key=lambda w: (-len(w), w))  # the longest first: "nam nữ" (unisex) before "nam"
+        english = "|".join(w for w in _ENGLISH_GENDERS.split("|") if not ENGLISH_GENDER_FALSE_FRIENDS.get(w, frozenset()) & set(said))
+        pattern = _GENDER_WORD if english == _ENGLISH_GENDERS else re.compile(rf"\b({english})(?:'s|s')?\b", re.IGNORECASE)
+        share = _share_of_names(guesser, found, pattern)
         if share < GENDER_NAMES_SHARE:  # names of another language: the English words and the other language's they say
-            names = present_texts(guesser.values(found["name"][0], every_record=True))
-            said = sorted({m.group(1).casefold() for n in names for m in _ANY_GENDER_WORD.finditer(n)} & set(OTHER_LANGUAGE_GENDERS),
-                          key=lambda w: (-len(w), w))  # the longest first: "nam nữ" (unisex) before "nam"
-            either = re.compile(rf"\b({_ENGLISH_GENDERS}{''.join('|' + re.escape(w) for w in said)})(?:'s|s')?\b", re.IGNORECASE)
-            share, pattern = _share_of_names(guesser, found, either), either
+            pattern = re.compile(rf"\b({english}{''.join('|' + re.escape(w) for w in said)})(?:'s|s')?\b", re.IGNORECASE)
+            share = _share_of_names(guesser, found, pattern)
         if share >= GENDER_NAMES_SHARE:
             lines.append(f'gender = "{found["name"][0]}"   # no gender column, but {percent(share)} of the names say one')
             draft.checks.append(f"the gender is read from the names, which say one in {percent(share)} of them")
@@ -1473,5 +1502,27 @@ def _last_part(text: str, separator: str | None) -> str:
 
 
 def _path_separator(texts: list[str], separators: tuple[str, ...]) -> str | None:
-    """The first of ``separators`` that half of ``texts`` or more hold: they are paths of categories."""
-    return next((s for s in separators if texts and sum(s in t for t in texts) >= len(texts) / 2), None)
+    """The first of ``separators`` that half of ``texts`` or more hold: they are paths of categories (a comma only
+    where they are breadcrumbs, :func:`_comma_breadcrumbs`)."""
+    return next((s for s in separators if texts and sum(s in t for t in texts) >= len(texts) / 2
+                 and (s != "," or _comma_breadcrumbs(texts))), None)
+
+
+def _comma_breadcrumbs(texts: list[str]) -> bool:
+    """Whether the texts that hold a comma are breadcrumbs (``Moda hombre,Ropa,Camisas``) rather than lists (``Tops,
+    Sale``, ``S,M,L``): three roots or fewer start four in five of them, and they end in three times as many
+    categories as they start with."""
+    paths = [[part.strip() for part in t.split(",")] for t in texts if "," in t]
+    roots = Counter(path[0] for path in paths)
+    return (sum(n for _, n in roots.most_common(3)) >= 0.8 * len(paths)
+            and len({path[-1] for path in paths}) >= 3 * len(roots))
+
+
+def _sections(paths: list[list[str]]) -> list[str]:
+    """The last parts of the paths that stop two levels or more above a product (``Moda hombre,Ropa``, clothing,
+    beside ``Moda hombre,Ropa,Pantalones,Chinos``), where no path ends in that part as a product: a store's section,
+    no type a query may ask for (a path that stops one level above, ``Moda hombre,Ropa,Pantalones``, names a kind of
+    product: trousers)."""
+    two_above = {tuple(path[:k]) for path in paths for k in range(1, len(path) - 1)}
+    leaves = {path[-1] for path in paths if tuple(path) not in two_above}
+    return sorted({path[-1] for path in paths if tuple(path) in two_above} - leaves)
