@@ -120,14 +120,20 @@ def test_a_catalog_none_of_whose_rows_gives_an_item_says_why_in_one_sentence(cap
 def test_the_refusal_of_a_catalog_of_no_item_counts_a_variant_of_each_product_as_one_reason(capsys, tmp_path):
     """A Tokopedia scrape's repeated ids under [variants] key, with no type: each repeat had been its own reason ("1
     for a variant of the product at r7.csv:2 ...; 1 for ... at r7.csv:4 ...; and 2 other reasons"); the sentence now
-    counts them as one kind, with the first row and its reason, as the printed report does."""
+    counts them as one kind, with the first row and its reason, as the printed report does. A row repeated whole (an
+    El Corte Inglés crawl listed 286 products twice) is a repeat, one that differs a variant."""
     untyped = [",".join(f if i != 5 else "" for i, f in enumerate(row.split(","))) for row in ROWS]
     catalog, mapping = write_catalog(tmp_path, [row for row in untyped for _ in range(3)],
                                      mapping=MAPPING + '\n[variants]\nkey = ["sku"]\n')
     err = cli_error(capsys, "ingest", catalog, "--mapping", mapping, "--out", tmp_path / "out")
-    assert err.startswith(f"no product in {catalog} could be ingested: 9 rows rejected (6 for a variant of the product at … (the "
-                          "same sku) (first: catalog.csv:3, a variant of the product at catalog.csv:2 (the same sku)); 3 for empty "
-                          "required field(s) article_type (first: catalog.csv:2 (id SKU-1530))); fix"), err
+    assert err.startswith(f"no product in {catalog} could be ingested: 9 rows rejected (6 for a repeat of the row at … (every "
+                          "field the same) (first: catalog.csv:3, a repeat of the row at catalog.csv:2 (every field the same)); 3 "
+                          "for empty required field(s) article_type (first: catalog.csv:2 (id SKU-1530))); fix"), err
+    # a row of the same sku that differs (another size) is a variant, and says so
+    catalog, mapping = write_catalog(tmp_path, [row + suffix for row in untyped for suffix in ("", " ")],
+                                     mapping=MAPPING + '\n[variants]\nkey = ["sku"]\n')
+    err = cli_error(capsys, "ingest", catalog, "--mapping", mapping, "--out", tmp_path / "out")
+    assert "3 for a variant of the product at … (the same sku) (first: catalog.csv:3, a variant of the product at catalog.csv:2" in err
 
 
 @pytest.mark.parametrize("layout", ["myntra", "mapped"])

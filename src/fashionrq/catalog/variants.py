@@ -82,6 +82,7 @@ def one_row_per_product(records: Records, refs: VariantReferences, variants: Var
         return records
     key_names = ", ".join(variants.key)
     first: dict[tuple, str] = {}
+    first_record: dict[tuple, dict] = {}
     first_of_product: dict[str, tuple] = {}
     kept = []
     for where, record in records:
@@ -94,11 +95,14 @@ def one_row_per_product(records: Records, refs: VariantReferences, variants: Var
             key = first_of_product.get(key[0], key)
         first_of_product.setdefault(key[0], key)
         if first.setdefault(key, where) == where:
+            first_record[key] = record
             kept.append((where, record))
+        elif record == first_record[key]:  # a crawl that listed one product twice, not a size or a colour of it
+            report.reject(where, f"a repeat of the row at {first[key]} (every field the same)")
         else:
             report.reject(where, f"a variant of the product at {first[key]} (the same {key_names})")
     left_out = len(records) - len(kept)
-    report.notes.append(f"{left_out:,} rows left out as variants of an earlier row with the same {key_names} "
+    report.notes.append(f"{left_out:,} rows left out as variants or repeats of an earlier row with the same {key_names} "
                         f"([variants] in {source}); each is listed under rejected")
     return kept
 
