@@ -1383,8 +1383,11 @@ def _currency(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
         return ["", "[price]", f'currency = "{code}"   # CHECK: the price cells name no currency; {code} is that of the country '
                 f"the web addresses name ({host}); give this catalog's ISO 4217 code"]
     if not said:
-        draft.checks.append("the price cells name no currency")
-        return ["", "[price]", 'currency = "INR"   # CHECK: the price cells name no currency; give this catalog\'s ISO 4217 code']
+        names = present_texts(guesser.values(found["name"][0], every_record=True)) if "name" in found else []
+        share, words = other_language_names(names)
+        other = f", and the names are in another language ({', '.join(words)}): INR, Myntra's, is only a stand-in" if share >= 0.3 else ""
+        draft.checks.append(f"the price cells name no currency{other}")
+        return ["", "[price]", f'currency = "INR"   # CHECK: the price cells name no currency{other}; give this catalog\'s ISO 4217 code']
     mark = said.most_common(1)[0][0]
     codes = sorted(CURRENCY_MARKS[mark])
     code = "USD" if "USD" in codes else codes[0]
