@@ -15,7 +15,7 @@ import pytest
 
 from conftest import OTHER_SCHEMA, main_code, mapping_file
 from fashionrq.catalog import ingest
-from fashionrq.catalog.draft import _one_table_each, draft_mapping
+from fashionrq.catalog.draft import _higher_than, _one_table_each, draft_mapping
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_types import fold, name_tail, other_number, types_at_end_of_names
 from fashionrq.catalog.report import summary_counts, summary_lines
@@ -2296,3 +2296,13 @@ def test_spreadsheet_errors_are_no_values_and_a_colour_has_one_spelling(tmp_path
     ids = [i["item_id"] for i in items]
     assert ids[5] not in read and len(result.report.rejected) == 1
     assert (read[ids[0]], read[ids[1]]) == (None, "Beige") and read[ids[2]] == read[ids[3]] == read[ids[4]] == "Multi"
+
+
+def test_a_part_that_stands_higher_in_other_paths_is_no_category_of_its_level():
+    """El Corte Inglés's paths are three or four parts deep: ``Ropa`` (clothing) is the part above the type in ``Moda
+    hombre,Ropa,Camisas`` but two above it in ``Moda hombre,Ropa,Pantalones,Chinos``, so it is no sub category (queries
+    had said "Any navy ropa?"); Myntra's ``Accessories > Accessories > Watches`` keeps its sub category, a part of that
+    level in every path."""
+    paths = [p.split(",") for p in ("Moda hombre,Ropa,Camisas", "Moda hombre,Ropa,Pantalones,Chinos", "Moda hombre,Ropa,Polos",
+                                    "Accessories,Accessories,Watches", "Accessories,Bags,Handbags")]
+    assert _higher_than(paths, 1) == ["Ropa"] and _higher_than(paths, 2) == ["Moda hombre"]

@@ -359,10 +359,20 @@ def _types_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> lis
     else:
         return []
     draft.checks.append(f"{percent(share)} of the product types are written {written}: give each in English for English queries")
-    shown = sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[:_MOST_TO_TRANSLATE]
-    return (["", f"[values.article_type]   # CHECK: {percent(share)} of the types are written {written}, which queries "
-             "would say as written inside English sentences; give each in English (the most frequent first)"]
-            + [f'# {toml_key(value)} = "?"   # {count:,} records' for value, count in shown])
+    out = [*_to_translate(types, "article_type", f"{percent(share)} of the types are written {written}, which queries would "
+                          "say as written inside English sentences; give each in English (the most frequent first)")]
+    for category in ("sub_category", "master_category"):  # parts of the same category path, in the same language
+        if found.get(category, (None,))[0] == reference:
+            out += _to_translate(guesser.cleaned_counts(category, present_texts(guesser.values(reference, every_record=True))), category,
+                                 f"the {category.replace('_', ' ')} of the same category paths, likewise")
+    return out
+
+
+def _to_translate(counts: Counter, field: str, why: str) -> list[str]:
+    """A commented ``[values.<field>]`` line to fill in for each of ``counts``' values, the most frequent first."""
+    shown = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:_MOST_TO_TRANSLATE]
+    return (["", f"[values.{field}]   # CHECK: {why}"]
+            + [f'# {toml_key(value)} = "?"   # {count:,} record{"s" * (count != 1)}' for value, count in shown]) if shown else []
 
 
 def _colours_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> list[str]:
@@ -1010,11 +1020,29 @@ def _category_path(draft: Draft, guesser: Guesser, found: dict, lines: list[str]
     for name, part in parts:
         if name not in found and (not joined or part >= 1 or not one_root) and depth + named >= (-part if part < 0 else part + 1):
             found[name] = (found["article_type"][0], "")
-            guesser.cleanups[name] = FieldCleanup(split=separator, part=part, remove=removed)
+            higher = _higher_than(paths, {"sub_category": 1, "master_category": 2}[name]) if name != "gender" and not joined else []
+            guesser.cleanups[name] = FieldCleanup(split=separator, part=part, remove=removed,
+                                                  refuse=tuple(re.compile(re.escape(h), re.IGNORECASE) for h in higher))
             lines.append(f'{name} = "{found["article_type"][0]}"   # a part of the category path')
             out += ["", f"[clean.{name}]", f'split = "{separator}"', f"part = {part}"] + (
-                [f"remove = [{toml_literal(_GENDER_AT_END.pattern)}]"] if gendered else [])
+                [f"remove = [{toml_literal(_GENDER_AT_END.pattern)}]"] if gendered else []) + (
+                [f"refuse = [{', '.join(toml_literal(re.escape(h)) for h in higher)}]   # a part that stands higher in other "
+                 f"paths (a section above this level): no {name.replace('_', ' ')}"] if higher else [])
     return out
+
+
+def _higher_than(paths: list[list[str]], level: int) -> list[str]:
+    """The parts that stand ``level`` parts above the end of a path and more in another (``Ropa`` in ``Moda
+    hombre,Ropa,Camisas`` and ``Moda hombre,Ropa,Pantalones,Chinos``): in paths of several depths, a section above the
+    category that part of the path is read as, which the path then has none of. Parts are told apart by the path
+    above them (Myntra's ``Accessories > Accessories > Watches``: the second is a sub category, never the first), and
+    a name that is a category of that level in some path is never refused."""
+    heights: dict[tuple[str, ...], set[int]] = {}
+    for path in paths:
+        for k in range(1, len(path) + 1):
+            heights.setdefault(tuple(path[:k]), set()).add(len(path) - k)
+    at_level = [(node[-1], max(h)) for node, h in heights.items() if level in h]
+    return sorted({name for name, top in at_level if top > level} - {name for name, top in at_level if top == level})
 
 
 def _genders_of_slugs(guesser: Guesser, found: dict, lines: list[str], separator: str) -> list[str]:
