@@ -19,10 +19,10 @@ from fashionrq.catalog.files import read_bytes
 from fashionrq.catalog.generic import ROW_NUMBER, badge_pattern, descriptive_brands, glued_badges, refused_brands, written_as_codes
 from fashionrq.catalog.guess import (ATTRIBUTE_NAMES, FIELD_NAMES, GROUP_NAMES, Guesser, norm, norms, present_texts, toml_key,
                                      toml_literal, toml_reference)
+from fashionrq.catalog.language import other_language_names
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_attributes import NAME_ATTRIBUTES, attributes_in_names
 from fashionrq.catalog.name_brands import brands_at_start_of_names
-from fashionrq.catalog.language import other_language_names
 from fashionrq.catalog.name_types import (NO_TYPE_WORDS, PRODUCT_WORDS, NameTypes, fold, literal, name_tail, types_at_end_of_names,
                                           types_at_start_of_names)
 from fashionrq.catalog.prices import CURRENCY_MARKS, ISO_4217, country_currency, currency_marks, marked_amount, web_host
@@ -30,8 +30,7 @@ from fashionrq.catalog.records import DEFAULT_DELIMITERS, DELIMITER_NAMES, PART_
 from fashionrq.catalog.report import IngestReport, percent
 from fashionrq.catalog.sheets import guessed_header_row, read_sheet
 from fashionrq.catalog.schema import (AGE_SCALE, AGE_SYNONYMS, ANY_GENDER_WORDS, ENGLISH_GENDER_FALSE_FRIENDS, GENDERS,
-                                     OTHER_LANGUAGE_GENDERS,
-                                     WEB_ADDRESS, normalise_gender, photo_bytes, texts_script)
+                                     OTHER_LANGUAGE_GENDERS, WEB_ADDRESS, normalise_gender, photo_bytes, texts_script)
 from fashionrq.catalog.xmlfeed import product_element
 from fashionrq.colour import COLOURS, OTHER_LANGUAGE_COLOURS
 
