@@ -15,7 +15,7 @@ import pytest
 
 from conftest import OTHER_SCHEMA, main_code, mapping_file
 from fashionrq.catalog import ingest
-from fashionrq.catalog.draft import _higher_than, _one_table_each, draft_mapping
+from fashionrq.catalog.draft import _one_table_each, _sections, draft_mapping
 from fashionrq.catalog.mapping import FieldCleanup
 from fashionrq.catalog.name_types import fold, name_tail, other_number, types_at_end_of_names
 from fashionrq.catalog.report import summary_counts, summary_lines
@@ -2305,4 +2305,4 @@ def test_a_part_that_stands_higher_in_other_paths_is_no_category_of_its_level():
     level in every path."""
     paths = [p.split(",") for p in ("Moda hombre,Ropa,Camisas", "Moda hombre,Ropa,Pantalones,Chinos", "Moda hombre,Ropa,Polos",
                                     "Accessories,Accessories,Watches", "Accessories,Bags,Handbags")]
-    assert _higher_than(paths, 1) == ["Ropa"] and _higher_than(paths, 2) == ["Moda hombre"]
+    assert _sections(paths, 1, 2) == ["Ropa"] and _sections(paths, 2, 3) == ["Moda hombre"]

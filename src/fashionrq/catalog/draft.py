@@ -343,7 +343,8 @@ def _types_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> lis
     reference = found.get("article_type", (None,))[0]
     if reference is None or reference == ROW_NUMBER:
         return []
-    types = guesser.cleaned_counts("article_type", present_texts(guesser.values(reference, every_record=True)))
+    texts = present_texts(guesser.values(reference, every_record=True))
+    types = guesser.cleaned_counts("article_type", texts)
     script, share = texts_script(list(types.elements()))
     if script == "LATIN":
         if "name" not in found or reference == found["name"][0]:
@@ -362,7 +363,7 @@ def _types_in_another_script(draft: Draft, guesser: Guesser, found: dict) -> lis
                           "say as written inside English sentences; give each in English (the most frequent first)")]
     for category in ("sub_category", "master_category"):  # parts of the same category path, in the same language
         if found.get(category, (None,))[0] == reference:
-            out += _to_translate(guesser.cleaned_counts(category, present_texts(guesser.values(reference, every_record=True))), category,
+            out += _to_translate(guesser.cleaned_counts(category, texts), category,
                                  f"the {category.replace('_', ' ')} of the same category paths, likewise")
     return out
 
@@ -1019,7 +1020,8 @@ def _category_path(draft: Draft, guesser: Guesser, found: dict, lines: list[str]
     for name, part in parts:
         if name not in found and (not joined or part >= 1 or not one_root) and depth + named >= (-part if part < 0 else part + 1):
             found[name] = (found["article_type"][0], "")
-            higher = _higher_than(paths, {"sub_category": 1, "master_category": 2}[name]) if name != "gender" and not joined else []
+            level = {"sub_category": 1, "master_category": 2}.get(name)
+            higher = _sections(paths, level, level + 1) if level and not joined else []
             guesser.cleanups[name] = FieldCleanup(split=separator, part=part, remove=removed,
                                                   refuse=tuple(re.compile(re.escape(h), re.IGNORECASE) for h in higher))
             lines.append(f'{name} = "{found["article_type"][0]}"   # a part of the category path')
@@ -1028,20 +1030,6 @@ def _category_path(draft: Draft, guesser: Guesser, found: dict, lines: list[str]
                 [f"refuse = [{', '.join(toml_literal(re.escape(h)) for h in higher)}]   # a part that stands higher in other "
                  f"paths (a section above this level): no {name.replace('_', ' ')}"] if higher else [])
     return out
-
-
-def _higher_than(paths: list[list[str]], level: int) -> list[str]:
-    """The parts that stand ``level`` parts above the end of a path and more in another (``Ropa`` in ``Moda
-    hombre,Ropa,Camisas`` and ``Moda hombre,Ropa,Pantalones,Chinos``): in paths of several depths, a section above the
-    category that part of the path is read as, which the path then has none of. Parts are told apart by the path
-    above them (Myntra's ``Accessories > Accessories > Watches``: the second is a sub category, never the first), and
-    a name that is a category of that level in some path is never refused."""
-    heights: dict[tuple[str, ...], set[int]] = {}
-    for path in paths:
-        for k in range(1, len(path) + 1):
-            heights.setdefault(tuple(path[:k]), set()).add(len(path) - k)
-    at_level = [(node[-1], max(h)) for node, h in heights.items() if level in h]
-    return sorted({name for name, top in at_level if top > level} - {name for name, top in at_level if top == level})
 
 
 def _genders_of_slugs(guesser: Guesser, found: dict, lines: list[str], separator: str) -> list[str]:
@@ -1548,11 +1536,17 @@ def _comma_breadcrumbs(texts: list[str]) -> bool:
             and len({path[-1] for path in paths}) >= 3 * len(roots))
 
 
-def _sections(paths: list[list[str]]) -> list[str]:
-    """The last parts of the paths that stop two levels or more above a product (``Moda hombre,Ropa``, clothing,
-    beside ``Moda hombre,Ropa,Pantalones,Chinos``), where no path ends in that part as a product: a store's section,
-    no type a query may ask for (a path that stops one level above, ``Moda hombre,Ropa,Pantalones``, names a kind of
-    product: trousers)."""
-    two_above = {tuple(path[:k]) for path in paths for k in range(1, len(path) - 1)}
-    leaves = {path[-1] for path in paths if tuple(path) not in two_above}
-    return sorted({path[-1] for path in paths if tuple(path) in two_above} - leaves)
+def _sections(paths: list[list[str]], level: int = 0, least: int = 2) -> list[str]:
+    """The parts ``level`` parts above the end of a path (0: its last) that stand ``least`` parts or more above the end
+    of a path, and never a part of that level that stands lower in every path: a store's section, no category of that
+    level. The last parts of the paths that stop two levels or more above a product (``Moda hombre,Ropa``, clothing,
+    beside ``Moda hombre,Ropa,Pantalones,Chinos``) are no type a query may ask for (a path that stops one level above,
+    ``Moda hombre,Ropa,Pantalones``, names a kind of product: trousers); in paths of several depths, ``Ropa`` above
+    ``Camisas`` is no sub category either (``level = 1``, ``least = 2``). Parts are told apart by the path above them
+    (Myntra's ``Accessories > Accessories > Watches``: the second is a sub category, never the first)."""
+    heights: dict[tuple[str, ...], set[int]] = {}
+    for path in paths:
+        for k in range(1, len(path) + 1):
+            heights.setdefault(tuple(path[:k]), set()).add(len(path) - k)
+    at_level = [(node[-1], max(h)) for node, h in heights.items() if level in h]
+    return sorted({name for name, top in at_level if top >= least} - {name for name, top in at_level if top < least})
